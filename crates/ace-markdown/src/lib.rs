@@ -1,0 +1,20 @@
+//! The markdown playbook of seed 000 and of the ACE paper's code:
+//!
+//! ```text
+//! ## STRATEGIES & INSIGHTS
+//! [str-00001] helpful=5 harmful=0 :: Always verify data types before processing
+//! ```
+//!
+//! The reader accepts every shape seen in real files and reports each
+//! deviation as a diagnostic; the writer produces the canonical layout and
+//! reports whatever the format cannot hold.
+
+mod line;
+mod reader;
+mod writer;
+
+pub use reader::{read, ReadOutput};
+pub use writer::{write, WriteOutput};
+
+/// `extra` key on a section that records a heading level other than 2.
+pub const HEADING_LEVEL_KEY: &str = "heading_level";

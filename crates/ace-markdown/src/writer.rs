@@ -1,0 +1,450 @@
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use ace_model::normalize::section_key;
+use ace_model::{rules, Entry, LossEntry, Playbook, Section};
+
+use crate::line::{
+    comment_open, entry_head, heading, is_blank, is_valid_id, looks_like_tail_syntax,
+};
+use crate::reader::derived_prefix;
+use crate::HEADING_LEVEL_KEY;
+
+/// The canonical text and what it could not hold.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOutput {
+    pub text: String,
+    pub losses: Vec<LossEntry>,
+}
+
+/// Writes the canonical layout of seed 000: an optional `# title`, then each
+/// section as `## TITLE` followed directly by its entries, sections separated
+/// by one blank line, LF line endings and a final newline. Descriptions (prose
+/// kept from the source) stand after the title or heading, set off by blank
+/// lines. An empty playbook is an empty file.
+pub fn write(pb: &Playbook) -> WriteOutput {
+    let mut w = Writer {
+        out: String::with_capacity(pb.entries.len() * 160 + 256),
+        losses: Vec::new(),
+        started: false,
+    };
+    w.playbook_fields(pb);
+    let groups = group(pb);
+    let order: Vec<usize> = groups
+        .iter()
+        .flat_map(|g| g.entries.iter().copied())
+        .collect();
+    if order.iter().enumerate().any(|(i, &e)| i != e) {
+        let moved = order.iter().enumerate().filter(|(i, e)| i != *e).count();
+        w.losses.push(LossEntry::new(
+            &rules::ORDER_CHANGED,
+            None,
+            "entries",
+            format!(
+                "entries are grouped by section; {moved} of {} change position",
+                order.len()
+            ),
+        ));
+    }
+    if let Some(title) = &pb.title {
+        w.block();
+        let t = w.one_line(title, None, "title");
+        w.out.push_str("# ");
+        w.out.push_str(&t);
+        w.out.push('\n');
+    }
+    if let Some(d) = &pb.description {
+        w.block();
+        w.description(d, "description");
+    }
+    let expected_keys = expected_section_keys(&groups);
+    for (g, expected_key) in groups.iter().zip(expected_keys) {
+        let starts_file = !w.started;
+        w.block();
+        if let Some(sec) = &g.section {
+            w.heading(pb, sec, &g.entries, starts_file, &expected_key);
+        }
+        for &e in &g.entries {
+            w.entry(&pb.entries[e]);
+        }
+    }
+    WriteOutput {
+        text: w.out,
+        losses: w.losses,
+    }
+}
+
+/// Entries of one heading, in written order.
+struct Group<'a> {
+    section: Option<Cow<'a, Section>>,
+    entries: Vec<usize>,
+}
+
+/// Unsectioned entries first, then declared sections in order, then sections
+/// that entries name but the playbook does not declare, in order of first use.
+fn group(pb: &Playbook) -> Vec<Group<'_>> {
+    let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut unsectioned = Vec::new();
+    let mut undeclared: Vec<&str> = Vec::new();
+    for (i, e) in pb.entries.iter().enumerate() {
+        match e.section.as_deref() {
+            None => unsectioned.push(i),
+            Some(k) => {
+                let list = by_key.entry(k).or_default();
+                if list.is_empty() && pb.section(k).is_none() {
+                    undeclared.push(k);
+                }
+                list.push(i);
+            }
+        }
+    }
+    let mut groups = Vec::new();
+    if !unsectioned.is_empty() {
+        groups.push(Group {
+            section: None,
+            entries: unsectioned,
+        });
+    }
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for s in &pb.sections {
+        let entries = if seen.insert(&s.key, ()).is_none() {
+            by_key.remove(s.key.as_str()).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        groups.push(Group {
+            section: Some(Cow::Borrowed(s)),
+            entries,
+        });
+    }
+    for k in undeclared {
+        let mut s = Section::new(k);
+        s.title = Some(k.to_owned());
+        groups.push(Group {
+            section: Some(Cow::Owned(s)),
+            entries: by_key.remove(k).unwrap_or_default(),
+        });
+    }
+    groups
+}
+
+/// The keys the reader will derive from the written headings, in order.
+fn expected_section_keys(groups: &[Group]) -> Vec<String> {
+    let mut taken: HashMap<String, ()> = HashMap::new();
+    groups
+        .iter()
+        .map(|g| {
+            let Some(s) = &g.section else {
+                return String::new();
+            };
+            let base = match section_key(&single_line(s.display_title())) {
+                k if k.is_empty() => "section".to_owned(),
+                k => k,
+            };
+            let mut key = base.clone();
+            let mut n = 2;
+            while taken.contains_key(&key) {
+                key = format!("{base}_{n}");
+                n += 1;
+            }
+            taken.insert(key.clone(), ());
+            key
+        })
+        .collect()
+}
+
+fn single_line(s: &str) -> Cow<'_, str> {
+    if s.contains(['\n', '\r']) || s.trim() != s {
+        Cow::Owned(
+            s.split(['\n', '\r'])
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+struct Writer {
+    out: String,
+    losses: Vec<LossEntry>,
+    /// Whether a block has been written, so the next needs a blank line.
+    started: bool,
+}
+
+impl Writer {
+    fn block(&mut self) {
+        if std::mem::replace(&mut self.started, true) {
+            self.out.push('\n');
+        }
+    }
+
+    fn lose(
+        &mut self,
+        rule: &rules::Rule,
+        entry: Option<&str>,
+        field: impl Into<String>,
+        reason: impl Into<String>,
+    ) {
+        self.losses.push(LossEntry::new(rule, entry, field, reason));
+    }
+
+    fn one_line<'s>(&mut self, text: &'s str, entry: Option<&str>, field: &str) -> Cow<'s, str> {
+        let fixed = single_line(text);
+        if fixed != text {
+            self.lose(&rules::ALTERED_TEXT, entry, field, "a heading holds one line without surrounding white space; line breaks became spaces and the ends were trimmed");
+        }
+        fixed
+    }
+
+    fn playbook_fields(&mut self, pb: &Playbook) {
+        let fields = [
+            ("version", pb.version.is_some()),
+            ("project_id", pb.project_id.is_some()),
+            ("created_at", pb.created_at.is_some()),
+            ("updated_at", pb.updated_at.is_some()),
+        ];
+        for (name, present) in fields {
+            if present {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    name,
+                    "the markdown playbook has no place for playbook metadata",
+                );
+            }
+        }
+        for key in pb.extra.keys() {
+            self.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                format!("extra.{key}"),
+                "the markdown playbook has no place for extra playbook fields",
+            );
+        }
+    }
+
+    /// Free text, written so that it reads back as the same text: lines that
+    /// would read as structure are escaped with a backslash.
+    fn description(&mut self, text: &str, field: &str) {
+        let standalone = crate::reader::read(text).playbook;
+        let round_trips = standalone.description.as_deref() == Some(text)
+            && standalone.title.is_none()
+            && standalone.sections.is_empty()
+            && standalone.entries.is_empty();
+        if round_trips {
+            self.out.push_str(text);
+            self.out.push('\n');
+            return;
+        }
+        self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings or entries, or runs of blank lines; those lines are escaped with `\\` and blank runs collapse");
+        let mut blank = true;
+        for line in text.lines() {
+            if is_blank(line) {
+                if !blank {
+                    self.out.push('\n');
+                }
+                blank = true;
+                continue;
+            }
+            blank = false;
+            if heading(line).is_some() || entry_head(line).is_some() {
+                self.out.push('\\');
+            }
+            self.out.push_str(line);
+            self.out.push('\n');
+        }
+        if self.out.ends_with("\n\n") {
+            self.out.pop();
+        }
+    }
+
+    fn heading(
+        &mut self,
+        pb: &Playbook,
+        s: &Section,
+        entries: &[usize],
+        starts_file: bool,
+        expected_key: &str,
+    ) {
+        let field = |name: &str| format!("sections[{}].{name}", s.key);
+        let mut level = 2;
+        for (k, v) in &s.extra {
+            if k == HEADING_LEVEL_KEY {
+                match v.as_u64() {
+                    Some(1) if starts_file => self.lose(&rules::DROPPED_FIELD, None, field(k), "a level-1 heading on the first line reads as the playbook title; written at level 2"),
+                    Some(n @ 1..=6) => level = n as usize,
+                    _ => self.lose(&rules::DROPPED_FIELD, None, field(k), "heading level must be a whole number from 1 to 6; written at level 2"),
+                }
+            } else {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    field(&format!("extra.{k}")),
+                    "the markdown playbook has no place for extra section fields",
+                );
+            }
+        }
+        if s.weight.is_some() {
+            self.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                field("weight"),
+                "the markdown playbook has no place for section weights",
+            );
+        }
+        if s.key != expected_key {
+            self.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                field("key"),
+                format!(
+                    "section keys are derived from headings; `{}` reads back as `{expected_key}`",
+                    s.key
+                ),
+            );
+        }
+        if let Some(p) = &s.prefix {
+            let derived = derived_prefix(entries.iter().map(|&e| pb.entries[e].id.as_str()));
+            if derived != Some(p.as_str()) {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    field("prefix"),
+                    "the section prefix is read from the entry IDs, which do not all use it",
+                );
+            }
+        }
+        let title = self.one_line(s.display_title(), None, &field("title"));
+        for _ in 0..level {
+            self.out.push('#');
+        }
+        if !title.is_empty() {
+            self.out.push(' ');
+            self.out.push_str(&title);
+        }
+        self.out.push('\n');
+        if let Some(d) = &s.description {
+            self.out.push('\n');
+            self.description(d, &field("description"));
+            if !entries.is_empty() {
+                self.out.push('\n');
+            }
+        }
+    }
+
+    fn entry(&mut self, e: &Entry) {
+        self.dropped_entry_fields(e);
+        let id = e.id.as_str();
+        if !is_valid_id(id) {
+            self.lose(&rules::ALTERED_TEXT, Some(id), "id", "not a markdown playbook ID (letters, digits, `_`, `.`, `-`, with at least one digit): the entry reads back as text");
+        }
+        let mut lines = e.content.split('\n');
+        let first = lines.next().unwrap_or("");
+        self.out.push('[');
+        self.out.push_str(id);
+        self.out.push(']');
+        let counters = [
+            ("helpful", e.helpful),
+            ("harmful", e.harmful),
+            ("neutral", e.neutral),
+        ];
+        let mut any = false;
+        for (name, value) in counters {
+            if let Some(v) = value {
+                let _ = write!(self.out, " {name}={v}");
+                any = true;
+            }
+        }
+        if first.starts_with([' ', '\t']) {
+            self.lose(
+                &rules::ALTERED_TEXT,
+                Some(id),
+                "content",
+                "leading white space of the content is not kept",
+            );
+        }
+        if any || (!first.is_empty() && looks_like_tail_syntax(first)) {
+            self.out.push_str(" ::");
+        }
+        if !first.is_empty() {
+            self.out.push(' ');
+            self.out.push_str(first);
+        }
+        self.line_end(first, id);
+        for line in lines {
+            if is_blank(line) {
+                self.lose(
+                    &rules::ALTERED_TEXT,
+                    Some(id),
+                    "content",
+                    "a blank line inside the content would end the entry; it was removed",
+                );
+                continue;
+            }
+            if entry_head(line).is_some()
+                || comment_open(line)
+                || matches!(heading(line), Some((level, _)) if level >= 2)
+            {
+                self.lose(&rules::ALTERED_TEXT, Some(id), "content", "a content line that reads as a heading, an entry or a comment was escaped with `\\`");
+                self.out.push('\\');
+            }
+            self.out.push_str(line);
+            self.line_end(line, id);
+        }
+    }
+
+    fn line_end(&mut self, line: &str, id: &str) {
+        if line.ends_with('\r') {
+            self.lose(
+                &rules::ALTERED_TEXT,
+                Some(id),
+                "content",
+                "a carriage return at the end of a content line reads as part of the line ending",
+            );
+        }
+        self.out.push('\n');
+    }
+
+    fn dropped_entry_fields(&mut self, e: &Entry) {
+        let present = [
+            ("kind", e.kind.is_some()),
+            ("title", e.title.is_some()),
+            ("tags", e.tags.is_some()),
+            ("evidence", e.evidence.is_some()),
+            ("confidence", e.confidence.is_some()),
+            ("status", e.status.is_some()),
+            ("deprecation_reason", e.deprecation_reason.is_some()),
+            ("created_at", e.created_at.is_some()),
+            ("updated_at", e.updated_at.is_some()),
+            ("supersedes", e.supersedes.is_some()),
+            ("superseded_by", e.superseded_by.is_some()),
+            ("duplicate_of", e.duplicate_of.is_some()),
+            ("links", e.links.is_some()),
+            ("provenance", e.provenance.is_some()),
+            ("scope", e.scope.is_some()),
+            ("project_id", e.project_id.is_some()),
+        ];
+        for (name, is_present) in present {
+            if is_present {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    Some(&e.id),
+                    name,
+                    "the markdown playbook has no place for this field",
+                );
+            }
+        }
+        for key in e.extra.keys() {
+            self.lose(
+                &rules::DROPPED_FIELD,
+                Some(&e.id),
+                format!("extra.{key}"),
+                "the markdown playbook has no place for extra entry fields",
+            );
+        }
+    }
+}

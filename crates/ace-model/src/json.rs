@@ -1,0 +1,123 @@
+//! The canonical JSON form of the model (`--to json`), like pandoc's `native`:
+//! every field the model holds, nothing else, in a fixed order.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diag::{Diagnostic, Span};
+use crate::model::Playbook;
+use crate::rules;
+
+pub const FORMAT_TAG: &str = "ace-canonical";
+pub const VERSION: u64 = 1;
+
+#[derive(Serialize)]
+struct DocOut<'a> {
+    format: &'static str,
+    version: u64,
+    playbook: &'a Playbook,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DocIn {
+    format: String,
+    version: u64,
+    playbook: Playbook,
+}
+
+/// Pretty-printed with two-space indent and a final newline.
+pub fn write(playbook: &Playbook) -> String {
+    let doc = DocOut {
+        format: FORMAT_TAG,
+        version: VERSION,
+        playbook,
+    };
+    let mut out = serde_json::to_string_pretty(&doc).expect("the model always serialises");
+    out.push('\n');
+    out
+}
+
+/// Reads a canonical document; any error is an `ACE000` diagnostic at the
+/// position serde_json reports.
+pub fn read(src: &str) -> Result<Playbook, Diagnostic> {
+    let doc: DocIn = serde_json::from_str(src).map_err(|e| {
+        let offset = offset_of(src, e.line(), e.column());
+        Diagnostic::new(
+            &rules::PARSE_ERROR,
+            Span::new(offset, offset),
+            e.to_string(),
+        )
+    })?;
+    if doc.format != FORMAT_TAG {
+        return Err(Diagnostic::new(
+            &rules::PARSE_ERROR,
+            Span::new(0, 0),
+            format!(
+                "expected \"format\": \"{FORMAT_TAG}\", found \"{}\"",
+                doc.format
+            ),
+        ));
+    }
+    if doc.version != VERSION {
+        return Err(Diagnostic::new(
+            &rules::PARSE_ERROR,
+            Span::new(0, 0),
+            format!(
+                "canonical version {} is not supported; expected {VERSION}",
+                doc.version
+            ),
+        ));
+    }
+    Ok(doc.playbook)
+}
+
+/// Whether `src` looks like a canonical document (for format detection).
+pub fn sniff(src: &str) -> bool {
+    let head: String = src.chars().take(256).collect();
+    head.trim_start().starts_with('{') && head.contains(&format!("\"{FORMAT_TAG}\""))
+}
+
+/// serde_json reports 1-based line and column (in bytes); turn them into an offset.
+fn offset_of(src: &str, line: usize, column: usize) -> usize {
+    if line == 0 {
+        return 0;
+    }
+    let line_start: usize = src.split_inclusive('\n').take(line - 1).map(str::len).sum();
+    (line_start + column.saturating_sub(1)).min(src.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::LineIndex;
+    use crate::model::*;
+
+    #[test]
+    fn round_trip_keeps_absent_distinct_from_zero() {
+        let mut pb = Playbook::default();
+        pb.sections.push(Section::new("s"));
+        let mut a = Entry::new("s-1", "text");
+        a.section = Some("s".into());
+        a.helpful = Some(0);
+        let b = Entry::new("s-2", "other");
+        pb.entries = vec![a, b];
+        let text = write(&pb);
+        assert!(sniff(&text));
+        let back = read(&text).unwrap();
+        assert_eq!(back, pb);
+        assert_eq!(back.entries[0].helpful, Some(0));
+        assert_eq!(back.entries[1].helpful, None);
+        assert_eq!(write(&back), text);
+    }
+
+    #[test]
+    fn errors_carry_a_position() {
+        let err = read("{\n  \"format\": \"ace-canonical\",\n  oops\n}").unwrap_err();
+        assert_eq!(err.code, "ACE000");
+        let text = "{\n  \"format\": \"ace-canonical\",\n  oops\n}";
+        let lc = LineIndex::new(text).line_col(text, err.span.start);
+        assert_eq!(lc.line, 3);
+        assert!(read(r#"{"format":"x","version":1,"playbook":{}}"#).is_err());
+        assert!(read(r#"{"format":"ace-canonical","version":9,"playbook":{}}"#).is_err());
+    }
+}

@@ -1,0 +1,19 @@
+//! The canonical ACE playbook model.
+//!
+//! Every format converts into and out of [`Playbook`]; no format crate knows
+//! another. The model is a superset of the fields of every ACE variant, keeps
+//! "absent" distinct from "zero" or "empty", and carries an order-preserving
+//! `extra` map at every level so that fields a format does not understand still
+//! survive a round trip through that same format.
+
+pub mod diag;
+pub mod ids;
+pub mod json;
+pub mod loss;
+mod model;
+pub mod normalize;
+pub mod rules;
+
+pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
+pub use loss::LossEntry;
+pub use model::*;

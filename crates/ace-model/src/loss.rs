@@ -1,0 +1,32 @@
+//! What a writer could not carry into its target format.
+
+use serde::Serialize;
+
+/// One piece of information a conversion drops or alters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LossEntry {
+    /// A loss rule code from [`crate::rules`] (`ACE1xx`).
+    pub code: &'static str,
+    /// The entry concerned, if the loss is on an entry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entry_id: Option<String>,
+    /// Dotted path of the field (`title`, `sections[str].weight`, ...).
+    pub field: String,
+    pub reason: String,
+}
+
+impl LossEntry {
+    pub fn new(
+        rule: &crate::rules::Rule,
+        entry_id: Option<&str>,
+        field: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Self {
+        LossEntry {
+            code: rule.code,
+            entry_id: entry_id.map(str::to_owned),
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The registry of every diagnostic and loss code.
+//!
+//! Codes are stable: a code is never reused for another meaning. `docs/rules.md`
+//! is generated from this table (`cargo xtask docs`) and a test fails when the
+//! two disagree.
+
+use crate::diag::Severity;
+
+/// Whether a code reports a finding in an input or a loss in a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    Diagnostic,
+    Loss,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub kind: RuleKind,
+    pub severity: Severity,
+    /// The spec the rule comes from (`seed 000`, ...), or `ace-tools`.
+    pub source: &'static str,
+    pub summary: &'static str,
+    pub doc: &'static str,
+}
+
+macro_rules! rules {
+    ($( $ident:ident = $code:literal $name:literal $kind:ident $sev:ident $source:literal
+        summary: $summary:literal doc: $doc:literal ; )*) => {
+        $(
+            pub const $ident: Rule = Rule {
+                code: $code,
+                name: $name,
+                kind: RuleKind::$kind,
+                severity: Severity::$sev,
+                source: $source,
+                summary: $summary,
+                doc: $doc,
+            };
+        )*
+        /// Every rule, in code order.
+        pub const ALL: &[Rule] = &[$($ident),*];
+    };
+}
+
+rules! {
+    PARSE_ERROR = "ACE000" "parse-error" Diagnostic Error "ace-tools"
+        summary: "The file is not well-formed in its format and cannot be read."
+        doc: "The input could not be parsed at all (for example broken JSON). The message gives the line and column and what was expected there. Nothing is converted from a file with this error.";
+    ID_SHAPE = "ACE001" "id-shape" Diagnostic Warning "seed 000"
+        summary: "Entry ID does not have the seed's shape `xxx-NNNNN`."
+        doc: "Seed 000 defines an entry ID as three lower-case letters, a dash and five zero-padded digits (`str-00001`). Real playbooks use other shapes (`calc-00014`, `sr-001`, `s6`); they are read and kept as they are, but tools that follow the seed literally may reject them. Renumber with a converter that allocates IDs if the file must follow the seed.";
+    DUPLICATE_ID = "ACE002" "duplicate-id" Diagnostic Error "seed 000"
+        summary: "Two entries share one ID."
+        doc: "IDs identify entries for counter updates, deltas and references, so they must be unique within a playbook (seed 000, File Integrity). Every occurrence after the first is reported, pointing at the first. Give one of the entries a new ID: the highest number for its prefix plus one.";
+    MISSING_COUNTERS = "ACE003" "missing-counters" Diagnostic Warning "seed 000"
+        summary: "Entry has no `helpful=N harmful=M` counters."
+        doc: "Seed 000 requires both counters on every entry. The paper's AppWorld playbooks omit them (`[shr-00001] text`). The entry is read with its counters absent, which is kept distinct from zero; curation cannot judge such an entry until counters are added. Also reported when only one of the two counters is present.";
+    MALFORMED_COUNTERS = "ACE004" "malformed-counters" Diagnostic Error "seed 000"
+        summary: "Counter text after the ID is not `name=integer`."
+        doc: "Text such as `helpful=N`, `helpful=1 helpful=2` or a number too large to store follows the ID. The reader does not guess: the whole text after the ID is kept as the entry's content and the entry has no counters. Fix the counters so that each of `helpful`, `harmful` and `neutral` appears at most once with a whole number.";
+    NEGATIVE_COUNTER = "ACE005" "negative-counter" Diagnostic Error "seed 000"
+        summary: "A counter is negative."
+        doc: "Seed 000 defines counters as integers greater than or equal to zero: they count how often an entry helped or misled. A negative value usually comes from applying a decrement twice. Set the counter to the true count.";
+    CURATION_THRESHOLD = "ACE006" "curation-threshold" Diagnostic Warning "seed 000"
+        summary: "`harmful > helpful + threshold`: the entry is a pruning candidate."
+        doc: "Seed 000's curation rule removes an entry once `harmful > helpful + 3`; the threshold can be changed with `--threshold`. The entry is reported so that a person can decide to rewrite or remove it before a curator does.";
+    PREFIX_SECTION = "ACE007" "prefix-section-mismatch" Diagnostic Warning "seed 000"
+        summary: "The ID prefix does not agree with the entry's section."
+        doc: "Seed 000 ties each prefix to one section (`str` to STRATEGIES & INSIGHTS, `cal` to FORMULAS & CALCULATIONS, `mis` to COMMON MISTAKES TO AVOID, `dom` to DOMAIN KNOWLEDGE). Reported when a known prefix sits under another known section, when a section mixes prefixes (each minority entry is reported), or when one prefix is used in several sections. Move the entry or give it an ID with the section's prefix.";
+    DUPLICATE_CONTENT = "ACE008" "duplicate-content" Diagnostic Warning "seed 001"
+        summary: "Two entries in one section have the same normalised content."
+        doc: "Seed 001 treats two bullets as duplicates when `section::normalize(content)` is equal, where normalise trims, lower-cases and collapses white space. Duplicates split the counters of one piece of advice over two IDs. Merge them, keeping the older ID and adding up the counters.";
+    CRLF = "ACE009" "crlf-line-endings" Diagnostic Warning "seed 000"
+        summary: "The file uses CR LF line endings."
+        doc: "Seed 000's File Integrity rules require Unix line endings (LF). The reader accepts CR LF and drops the CR; a rewrite writes LF.";
+    BOM = "ACE010" "byte-order-mark" Diagnostic Warning "seed 000"
+        summary: "The file starts with a UTF-8 byte-order mark."
+        doc: "A BOM is not part of the playbook and trips line-oriented tools, whose first ID then starts with U+FEFF. The reader skips it; a rewrite drops it.";
+    TRAILING_WHITESPACE = "ACE011" "trailing-whitespace" Diagnostic Warning "seed 000"
+        summary: "Line ends with white space."
+        doc: "Seed 000 forbids trailing white space on entry lines. It is invisible, makes diffs noisy and changes the normalised hash of some tools. Reported on entry, continuation and heading lines; remove it.";
+    SECTION_SPACING = "ACE012" "section-spacing" Diagnostic Warning "seed 000"
+        summary: "Sections are not separated by exactly one blank line."
+        doc: "Seed 000 asks for a single blank line between sections. Reported for a heading with no blank line or several blank lines before it, for runs of blank lines, and for blank lines at the start or end of the file. The canonical writer produces heading, entries, one blank line, next heading.";
+    MISSING_FINAL_NEWLINE = "ACE013" "missing-final-newline" Diagnostic Warning "seed 000"
+        summary: "The file does not end with a newline."
+        doc: "A file whose last line has no LF is not a well-formed text file for POSIX tools, and appending to it joins two lines. Many generated playbooks end this way. A rewrite adds the newline.";
+    MISSING_SEPARATOR = "ACE014" "missing-separator" Diagnostic Warning "seed 000"
+        summary: "Entry has counters but no `::` before its content."
+        doc: "Seed 000 separates counters from content with ` :: `. Without it, parsers such as the paper's regular expression do not recognise the line as an entry at all. The reader takes the content to start after the last counter.";
+    MULTI_LINE_ENTRY = "ACE015" "multi-line-entry" Diagnostic Warning "ace-tools"
+        summary: "Entry content continues on the following lines."
+        doc: "The markdown playbook is line-oriented: the paper's parser and most tools read only the first line of an entry and silently drop the rest. ace-tools keeps every continuation line up to the next blank line, heading or entry as part of the content. Put the content on one line, or move code into a format that holds multi-line text.";
+    HEADING_IN_ENTRY = "ACE016" "heading-like-continuation" Diagnostic Warning "ace-tools"
+        summary: "A continuation line starts with `# ` and reads as a heading elsewhere."
+        doc: "Inside a multi-line entry, a line such as `# Create CSV content` is a code comment, but a markdown renderer or a line-oriented parser takes it as a level-1 heading and splits the playbook there. ace-tools keeps it as content; other tools will not.";
+    ENTRY_BEFORE_SECTION = "ACE017" "entry-before-section" Diagnostic Warning "seed 000"
+        summary: "Entry appears before the first section heading."
+        doc: "Seed 000 places every entry under a `## SECTION` heading, and the section gives the entry its meaning and prefix. The entry is read with no section; converters that need one will report it.";
+    HEADING_STYLE = "ACE018" "heading-style" Diagnostic Info "seed 000"
+        summary: "Section heading is not an upper-case `## NAME`."
+        doc: "Seed 000 writes section headings as `## SECTION NAME` in capitals. Headings with a trailing colon, in mixed case or at another level are read as sections all the same; the title is kept as written and the section key is derived from it.";
+    LIST_MARKER = "ACE019" "list-marker-entry" Diagnostic Info "ace-tools"
+        summary: "Entry is written as a list item (`- [id] ...`)."
+        doc: "Some playbooks embedded in other markdown documents write entries as list items. They are read as entries; the canonical layout writes them without the list marker.";
+    EMPTY_SECTION = "ACE020" "empty-section" Diagnostic Info "ace-tools"
+        summary: "Section has no entries."
+        doc: "Generated playbooks often keep every heading even when a section is empty. This is harmless and reported only for information.";
+    EMPTY_CONTENT = "ACE021" "empty-content" Diagnostic Warning "seed 000"
+        summary: "Entry has no content."
+        doc: "An entry with an ID and counters but no text gives the agent nothing to apply. Write the content or remove the entry.";
+    DUPLICATE_SECTION = "ACE022" "duplicate-section" Diagnostic Warning "ace-tools"
+        summary: "Two section headings have the same key."
+        doc: "Two headings normalise to the same section key (`STRATEGIES & INSIGHTS` and `Strategies and Insights`). They are kept as separate sections, the second with a numbered key, so that no entry moves; merge them by hand.";
+    STRAY_TEXT = "ACE023" "stray-text" Diagnostic Info "ace-tools"
+        summary: "Text that is neither a heading nor an entry."
+        doc: "Prose, tables, lists or code blocks outside entries are not part of seed 000's format. They are kept as the description of the playbook or of the section they appear in, and a rewrite places them right after the title or the section heading.";
+    UNCLOSED_BLOCK = "ACE024" "unclosed-block" Diagnostic Warning "ace-tools"
+        summary: "A code fence or HTML comment is never closed."
+        doc: "An opening ``` fence or `<!--` without its closing line would swallow the rest of the file in a markdown renderer. ace-tools reads the opening line as plain text instead, so that the entries after it are not lost.";
+    ENTRY_IN_BLOCK = "ACE025" "entry-in-block" Diagnostic Info "ace-tools"
+        summary: "An entry-like line inside a code fence or HTML comment is not an entry."
+        doc: "Specs and documents quote example entries inside code fences, and curators comment entries out with `<!-- ... -->`. Such lines are read as text, not as entries. Remove the fence or comment if the entry is meant to be live.";
+    DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
+        summary: "The target format has no place for a field, which is dropped."
+        doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";
+    ALTERED_TEXT = "ACE102" "text-altered" Loss Warning "ace-tools"
+        summary: "Text had to be changed to keep the target's structure."
+        doc: "Content that the target would read back differently, such as a blank line or a line that looks like a heading inside a multi-line markdown entry, is changed so that the file stays well-formed. The report says which entry and what was changed.";
+    ORDER_CHANGED = "ACE103" "order-changed" Loss Warning "ace-tools"
+        summary: "Entries are regrouped by section and their order changes."
+        doc: "Formats that group entries under section headings cannot keep an order in which sections interleave. Entries are written section by section, keeping their order within each section.";
+}
+
+pub fn by_code(code: &str) -> Option<&'static Rule> {
+    ALL.iter().find(|r| r.code.eq_ignore_ascii_case(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_well_formed() {
+        for pair in ALL.windows(2) {
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} before {}",
+                pair[0].code,
+                pair[1].code
+            );
+        }
+        for r in ALL {
+            assert!(r.code.len() == 6 && r.code.starts_with("ACE"), "{}", r.code);
+            assert!(r.code[3..].bytes().all(|b| b.is_ascii_digit()));
+            assert!(!r.doc.is_empty() && !r.summary.is_empty());
+            assert_eq!(r.kind == RuleKind::Loss, r.code.as_bytes()[3] == b'1');
+        }
+        let mut names: Vec<_> = ALL.iter().map(|r| r.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ALL.len());
+    }
+
+    #[test]
+    fn lookup_is_case_insensitive() {
+        assert_eq!(by_code("ace002").unwrap().name, "duplicate-id");
+        assert!(by_code("ACE999").is_none());
+    }
+}
