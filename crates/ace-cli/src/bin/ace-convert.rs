@@ -1,0 +1,225 @@
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use ace_cli::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_USAGE};
+use ace_io::Format;
+use ace_model::Severity;
+use clap::{Parser, ValueEnum};
+
+const PROG: &str = "ace-convert";
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Report {
+    Text,
+    Json,
+}
+
+/// Convert an ACE playbook between formats, through the canonical model.
+///
+/// What the target format cannot hold is reported on stderr; nothing is
+/// dropped silently. Output is written to a temporary file and renamed.
+#[derive(Parser, Debug)]
+#[command(name = PROG, version)]
+struct Args {
+    /// Input file, or `-` for standard input.
+    #[arg(required_unless_present = "list_formats")]
+    input: Option<String>,
+    /// Output file, or `-` for standard output (the default).
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<String>,
+    /// Input format (detected from the file name and content if omitted).
+    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    from: Option<Format>,
+    /// Output format (from the output file's extension, or the input format with --in-place).
+    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    to: Option<Format>,
+    /// Fail with exit 1, writing nothing, if anything would be lost.
+    #[arg(long)]
+    strict: bool,
+    /// Rewrite the input file itself.
+    #[arg(long, conflicts_with = "output")]
+    in_place: bool,
+    /// How to report losses on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    report: Report,
+    /// Do not report losses (they still fail --strict).
+    #[arg(short, long)]
+    quiet: bool,
+    /// Name to use for standard input in messages.
+    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
+    stdin_filename: String,
+    /// List the formats and what each can hold, then exit.
+    #[arg(long)]
+    list_formats: bool,
+}
+
+fn main() -> ExitCode {
+    ExitCode::from(run(Args::parse()) as u8)
+}
+
+fn list_formats() -> i32 {
+    let mut out = std::io::stdout().lock();
+    for f in Format::ALL {
+        let status = if f.is_supported() {
+            "read, write"
+        } else {
+            "not yet supported"
+        };
+        let _ = writeln!(out, "{:<14} {:<18} {}", f.name(), status, f.description());
+    }
+    0
+}
+
+/// The output format implied by an output file name.
+fn format_of_output(path: &str) -> Option<Format> {
+    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "md" | "markdown" | "txt" => Some(Format::Markdown),
+        "tron" => Some(Format::VagendaTron),
+        "yaml" | "yml" => Some(Format::PlaybookYaml),
+        _ => None,
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn run(args: Args) -> i32 {
+    if args.list_formats {
+        return list_formats();
+    }
+    let input = args.input.as_deref().unwrap_or("-");
+    let source = match load_input(input, &args.stdin_filename) {
+        Ok(s) => s,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let from = args
+        .from
+        .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
+    let to = match (args.to, &args.output, args.in_place) {
+        (Some(to), _, _) => to,
+        (None, _, true) => from,
+        (None, Some(out), false) if out != "-" => match format_of_output(out) {
+            Some(f) => f,
+            None => {
+                error(
+                    PROG,
+                    format!("cannot tell the output format from `{out}`; pass --to FORMAT"),
+                );
+                return EXIT_USAGE;
+            }
+        },
+        _ => {
+            error(
+                PROG,
+                "no output format; pass --to FORMAT (for example --to json)",
+            );
+            return EXIT_USAGE;
+        }
+    };
+    let parsed = match ace_io::read(from, &source.text) {
+        Ok(p) => p,
+        Err(ace_io::ReadError::Unsupported(f)) => {
+            error(
+                PROG,
+                format!(
+                    "{}: format `{f}` is not supported by this version of ace-tools",
+                    source.name
+                ),
+            );
+            return EXIT_USAGE;
+        }
+        Err(ace_io::ReadError::Syntax(d)) => {
+            print_diagnostics(&source.name, &source.text, &[d]);
+            return EXIT_FINDINGS;
+        }
+    };
+    let errors: Vec<_> = parsed
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if !errors.is_empty() && !args.quiet {
+        print_diagnostics(&source.name, &source.text, &errors);
+    }
+    let written = match ace_io::write(to, &parsed.playbook) {
+        Ok(w) => w,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    if !args.quiet || args.strict {
+        let mut err = std::io::stderr().lock();
+        let _ = match args.report {
+            Report::Text => ace_report::render_losses_text(&written.losses, to.name(), &mut err),
+            Report::Json => ace_report::render_losses_json(&written.losses, to.name(), &mut err),
+        };
+    }
+    if args.strict && !written.losses.is_empty() {
+        error(PROG, format!("--strict: {} piece(s) of information would be lost converting to {to}; nothing written", written.losses.len()));
+        return EXIT_FINDINGS;
+    }
+    let target: Option<PathBuf> = if args.in_place {
+        match &source.path {
+            Some(p) => Some(p.clone()),
+            None => {
+                error(PROG, "--in-place needs an input file, not standard input");
+                return EXIT_USAGE;
+            }
+        }
+    } else {
+        match args.output.as_deref() {
+            None | Some("-") => None,
+            Some(out) => {
+                let out = PathBuf::from(out);
+                if source.path.as_deref().is_some_and(|p| same_file(p, &out)) {
+                    error(
+                        PROG,
+                        format!(
+                            "{}: refusing to overwrite the input; use --in-place",
+                            out.display()
+                        ),
+                    );
+                    return EXIT_USAGE;
+                }
+                Some(out)
+            }
+        }
+    };
+    let result = match target {
+        Some(path) => ace_io::write_atomic(&path, written.text.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(written.text.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(|e| format!("<stdout>: {e}"))
+        }
+    };
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            error(PROG, e);
+            EXIT_USAGE
+        }
+    }
+}
+
+fn print_diagnostics(name: &str, text: &str, diags: &[ace_model::Diagnostic]) {
+    let report = [ace_report::FileReport {
+        name,
+        text,
+        diagnostics: diags,
+    }];
+    let mut err = std::io::stderr().lock();
+    let _ = ace_report::render(ace_report::OutputFormat::Concise, &report, false, &mut err);
+}

@@ -1,0 +1,176 @@
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use ace_cli::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_io::Format;
+use ace_model::{rules, Diagnostic, Severity};
+use ace_report::{FileReport, OutputFormat};
+use clap::{Parser, ValueEnum};
+
+const PROG: &str = "ace-validate";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Output {
+    /// `github` when GITHUB_ACTIONS=true, else `full`.
+    Auto,
+    Full,
+    Concise,
+    Json,
+    Github,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Check ACE playbooks against the rules of their specs.
+///
+/// Exit status: 0 when no error-level finding, 1 when there is one, 2 on a
+/// usage or I/O error.
+#[derive(Parser, Debug)]
+#[command(name = PROG, version)]
+struct Args {
+    /// Files to check; `-` reads standard input.
+    files: Vec<String>,
+    /// Input format for every file (detected per file if omitted).
+    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    from: Option<Format>,
+    #[arg(long, value_enum, default_value = "auto")]
+    output_format: Output,
+    /// Colour in human output; NO_COLOR and FORCE_COLOR are honoured with `auto`.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: Color,
+    /// Only report these codes (comma-separated, e.g. ACE002,ACE006).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    select: Vec<String>,
+    /// Never report these codes.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    ignore: Vec<String>,
+    /// Curation threshold: report entries with harmful > helpful + N.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    threshold: i64,
+    /// Exit 0 even when errors are found.
+    #[arg(long)]
+    exit_zero: bool,
+    /// Name to use for standard input in messages.
+    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
+    stdin_filename: String,
+}
+
+fn main() -> ExitCode {
+    ExitCode::from(run(Args::parse()) as u8)
+}
+
+fn codes(list: &[String]) -> Result<Vec<&'static str>, String> {
+    list.iter()
+        .filter(|c| !c.is_empty())
+        .map(|c| {
+            rules::by_code(c.trim())
+                .map(|r| r.code)
+                .ok_or_else(|| format!("unknown rule code `{c}`"))
+        })
+        .collect()
+}
+
+fn use_color(choice: Color) -> bool {
+    let set = |v: &str| std::env::var_os(v).is_some_and(|x| !x.is_empty());
+    match choice {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto if set("NO_COLOR") => false,
+        Color::Auto if set("FORCE_COLOR") => true,
+        Color::Auto => std::io::stdout().is_terminal(),
+    }
+}
+
+fn run(args: Args) -> i32 {
+    if args.files.is_empty() {
+        error(
+            PROG,
+            "no input files; pass one or more playbooks, or `-` for standard input",
+        );
+        return EXIT_USAGE;
+    }
+    let (select, ignore) = match (codes(&args.select), codes(&args.ignore)) {
+        (Ok(s), Ok(i)) => (s, i),
+        (Err(e), _) | (_, Err(e)) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let opts = ace_lint::Options {
+        threshold: args.threshold,
+        ..ace_lint::Options::default()
+    };
+    let mut failed_io = false;
+    let mut results: Vec<(ace_io::Source, Vec<Diagnostic>)> = Vec::new();
+    for file in &args.files {
+        let source = match load_input(file, &args.stdin_filename) {
+            Ok(s) => s,
+            Err(e) => {
+                error(PROG, e);
+                failed_io = true;
+                continue;
+            }
+        };
+        let format = args
+            .from
+            .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
+        match ace_io::validate(format, &source.text, &opts) {
+            Ok(mut diags) => {
+                diags.retain(|d| {
+                    (select.is_empty() || select.contains(&d.code)) && !ignore.contains(&d.code)
+                });
+                results.push((source, diags));
+            }
+            Err(e) => {
+                error(PROG, format!("{}: {e}", source.name));
+                failed_io = true;
+            }
+        }
+    }
+    let format = match args.output_format {
+        Output::Auto if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") => {
+            OutputFormat::Github
+        }
+        Output::Auto | Output::Full => OutputFormat::Full,
+        Output::Concise => OutputFormat::Concise,
+        Output::Json => OutputFormat::Json,
+        Output::Github => OutputFormat::Github,
+    };
+    let reports: Vec<FileReport> = results
+        .iter()
+        .map(|(s, d)| FileReport {
+            name: &s.name,
+            text: &s.text,
+            diagnostics: d,
+        })
+        .collect();
+    if reports.is_empty() {
+        return EXIT_USAGE;
+    }
+    let mut out = std::io::stdout().lock();
+    let color =
+        use_color(args.color) && matches!(format, OutputFormat::Full | OutputFormat::Concise);
+    if let Err(e) = ace_report::render(format, &reports, color, &mut out).and_then(|_| out.flush())
+    {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            error(PROG, format!("<stdout>: {e}"));
+        }
+        return EXIT_USAGE;
+    }
+    let has_errors = results
+        .iter()
+        .flat_map(|(_, d)| d)
+        .any(|d| d.severity == Severity::Error);
+    if failed_io {
+        EXIT_USAGE
+    } else if has_errors && !args.exit_zero {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}

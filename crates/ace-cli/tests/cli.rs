@@ -1,0 +1,368 @@
+//! The command-line contract: exit codes, messages and outputs.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/markdown")
+        .join(name)
+}
+
+fn convert() -> Command {
+    Command::cargo_bin("ace-convert").unwrap()
+}
+
+fn validate() -> Command {
+    let mut c = Command::cargo_bin("ace-validate").unwrap();
+    c.env_remove("GITHUB_ACTIONS").env_remove("FORCE_COLOR");
+    c
+}
+
+#[test]
+fn converts_markdown_to_canonical_json_on_stdout() {
+    let out = convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(json["format"], "ace-canonical");
+    assert_eq!(json["playbook"]["entries"][0]["id"], "str-00001");
+    assert_eq!(json["playbook"]["entries"][0]["helpful"], 5);
+}
+
+#[test]
+fn json_back_to_markdown_is_byte_identical() {
+    let json = convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "json"])
+        .output()
+        .unwrap()
+        .stdout;
+    let md = convert()
+        .args(["-", "--to", "markdown"])
+        .write_stdin(json)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(md, std::fs::read(fixture("canonical.md")).unwrap());
+}
+
+#[test]
+fn output_is_deterministic() {
+    let run = || {
+        convert()
+            .arg(fixture("no-counters.txt"))
+            .args(["--to", "markdown"])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn writes_output_files_atomically_and_never_overwrites_input_by_accident() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("play.txt");
+    std::fs::copy(fixture("no-counters.txt"), &input).unwrap();
+    let before = std::fs::read(&input).unwrap();
+
+    let out = dir.path().join("out.md");
+    convert().arg(&input).arg("-o").arg(&out).assert().success();
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.ends_with("not valid anymore.\n"));
+
+    convert()
+        .arg(&input)
+        .arg("-o")
+        .arg(&input)
+        .args(["--to", "markdown"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("refusing to overwrite the input"));
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+
+    convert().arg(&input).arg("--in-place").assert().success();
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), written);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+}
+
+#[test]
+fn losses_are_reported_and_strict_refuses() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("in.json");
+    std::fs::write(
+        &json,
+        r#"{"format":"ace-canonical","version":1,"playbook":{"entries":[{"id":"str-00001","title":"T","content":"c","tags":["a"]}]}}"#,
+    )
+    .unwrap();
+    convert()
+        .arg(&json)
+        .args(["--to", "markdown"])
+        .assert()
+        .success()
+        .stdout("[str-00001] c\n")
+        .stderr(
+            predicate::str::contains("ACE101")
+                .and(predicate::str::contains("`title`"))
+                .and(predicate::str::contains("`tags`")),
+        );
+    let out = dir.path().join("out.md");
+    convert()
+        .arg(&json)
+        .arg("-o")
+        .arg(&out)
+        .arg("--strict")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nothing written"));
+    assert!(!out.exists());
+    let report = convert()
+        .arg(&json)
+        .args(["--to", "markdown", "--report", "json"])
+        .output()
+        .unwrap()
+        .stderr;
+    let report: serde_json::Value = serde_json::from_slice(&report).unwrap();
+    assert_eq!(report["lossless"], false);
+    assert_eq!(report["losses"].as_array().unwrap().len(), 2);
+    // a lossless conversion says so, and --strict lets it through
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "json", "--strict"])
+        .assert()
+        .success()
+        .stderr("");
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("bin.md");
+    std::fs::write(&binary, b"\x7fELF\0\0\x01").unwrap();
+    let invalid = dir.path().join("bad.md");
+    std::fs::write(&invalid, b"## A\n[a-1] caf\xe9\n").unwrap();
+    let cases: [(PathBuf, &str); 4] = [
+        (dir.path().join("missing.md"), "no such file"),
+        (dir.path().to_owned(), "is a directory"),
+        (binary, "binary file"),
+        (invalid, "bad.md:2:10: invalid UTF-8 (byte 0xe9)"),
+    ];
+    for (path, message) in cases {
+        for mut cmd in [convert(), validate()] {
+            let out = cmd
+                .arg(&path)
+                .args(["--from", "markdown"])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(2), "{}: {stderr}", path.display());
+            assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+            assert!(stderr.contains(message), "{stderr}");
+            assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"));
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    validate()
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no input files"));
+    convert()
+        .arg(fixture("canonical.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--to"));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown format"));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "skill-json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not supported"));
+    validate()
+        .arg(fixture("canonical.md"))
+        .args(["--select", "ACE999"])
+        .assert()
+        .code(2);
+    convert()
+        .arg(fixture("canonical.md"))
+        .arg("-o")
+        .arg("out.weird")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot tell the output format"));
+}
+
+#[test]
+fn list_formats_names_every_format() {
+    let out = convert()
+        .arg("--list-formats")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    for name in [
+        "markdown",
+        "agents-md",
+        "playbook-yaml",
+        "skill-json",
+        "vagenda-json",
+        "vagenda-tron",
+        "json",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(name)),
+            "{name} missing:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn validate_reports_path_line_col_code_and_frame() {
+    validate()
+        .arg(fixture("malformed.md"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "malformed.md:4:1: error[ACE002]: duplicate ID `str-00002`",
+        ))
+        .stdout(predicate::str::contains(
+            "4 | [str-00002] helpful=1 harmful=9",
+        ))
+        .stdout(predicate::str::contains("= note: first used here at"))
+        .stdout(predicate::str::contains("malformed.md:2:13: error[ACE004]"));
+}
+
+#[test]
+fn validate_exit_codes_and_filters() {
+    // warnings only: exit 0
+    validate()
+        .arg(fixture("no-counters.txt"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("warning[ACE003]"));
+    validate()
+        .arg(fixture("malformed.md"))
+        .arg("--exit-zero")
+        .assert()
+        .code(0);
+    validate()
+        .arg(fixture("malformed.md"))
+        .args(["--ignore", "ACE002,ACE004,ACE005"])
+        .assert()
+        .code(0);
+    validate()
+        .arg(fixture("malformed.md"))
+        .args(["--select", "ace006", "--output-format", "concise"])
+        .assert()
+        .code(0)
+        .stdout("tests/../../tests/fixtures/markdown/malformed.md:4:1: warning[ACE006]: harmful=9 exceeds helpful=1 + 3: pruning candidate\nFound 0 error(s), 1 warning(s), 0 info in 1 file.\n".replace("tests/../../", &format!("{}/../../", env!("CARGO_MANIFEST_DIR"))));
+    validate()
+        .arg(fixture("malformed.md"))
+        .args(["--select", "ACE006", "--threshold", "10"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("All checks passed."));
+    validate()
+        .arg(fixture("canonical.md"))
+        .args(["--ignore", "ACE020"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("All checks passed."));
+}
+
+#[test]
+fn validate_machine_outputs() {
+    let out = validate()
+        .arg(fixture("malformed.md"))
+        .args(["--output-format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let dup = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "ACE002")
+        .unwrap();
+    assert_eq!(
+        (
+            dup["line"].as_u64(),
+            dup["column"].as_u64(),
+            dup["severity"].as_str()
+        ),
+        (Some(4), Some(1), Some("error"))
+    );
+    validate()
+        .arg(fixture("malformed.md"))
+        .env("GITHUB_ACTIONS", "true")
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("::error file=").and(predicate::str::contains(
+                "title=ACE002 duplicate-id::duplicate ID",
+            )),
+        );
+}
+
+#[test]
+fn validate_colour_control() {
+    let colored = |args: &[&str], env: Option<(&str, &str)>| {
+        let mut c = validate();
+        c.arg(fixture("malformed.md"))
+            .args(args)
+            .env_remove("NO_COLOR");
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        c.output().unwrap().stdout.contains(&0x1b)
+    };
+    assert!(!colored(&[], None), "not a terminal: no colour");
+    assert!(colored(&["--color", "always"], None));
+    assert!(colored(&[], Some(("FORCE_COLOR", "1"))));
+    assert!(!colored(&["--color", "never"], Some(("FORCE_COLOR", "1"))));
+    assert!(!colored(&[], Some(("NO_COLOR", "1"))));
+}
+
+#[test]
+fn validate_reads_stdin_and_several_files() {
+    validate()
+        .args(["-", "--stdin-filename", "play.md"])
+        .write_stdin(
+            "## A\n[str-00001] helpful=0 harmful=0 :: x\n[str-00001] helpful=0 harmful=0 :: y\n",
+        )
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("play.md:3:1: error[ACE002]"));
+    validate()
+        .arg(fixture("canonical.md"))
+        .arg(fixture("missing.md"))
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("in 1 file"))
+        .stderr(predicate::str::contains("missing.md: no such file"));
+}

@@ -1,0 +1,413 @@
+//! The one place that knows every format. Format crates know only the model;
+//! this crate picks the right one, loads input safely and writes atomically.
+
+use std::fmt;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use ace_model::{Diagnostic, LineIndex, LossEntry, Playbook};
+
+/// Every format name, the same in every command and document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    Markdown,
+    AgentsMd,
+    PlaybookYaml,
+    SkillJson,
+    VagendaJson,
+    VagendaTron,
+    Json,
+}
+
+impl Format {
+    pub const ALL: [Format; 7] = [
+        Format::Markdown,
+        Format::AgentsMd,
+        Format::PlaybookYaml,
+        Format::SkillJson,
+        Format::VagendaJson,
+        Format::VagendaTron,
+        Format::Json,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Markdown => "markdown",
+            Format::AgentsMd => "agents-md",
+            Format::PlaybookYaml => "playbook-yaml",
+            Format::SkillJson => "skill-json",
+            Format::VagendaJson => "vagenda-json",
+            Format::VagendaTron => "vagenda-tron",
+            Format::Json => "json",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether this build can read and write the format.
+    pub fn is_supported(self) -> bool {
+        matches!(self, Format::Markdown | Format::Json)
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::Markdown => {
+                "markdown playbook `[str-00001] helpful=N harmful=M :: text` (seed 000)"
+            }
+            Format::AgentsMd => "AGENTS.md bullets `[Bullet #id, helpful:N, harmful:M]` (seed 001)",
+            Format::PlaybookYaml => "curator knowledge/playbook.yaml (seed 001)",
+            Format::SkillJson => "skill playbook.json bullets (seed 003)",
+            Format::VagendaJson => "vAgenda document with the ACE extension, JSON (seed 002)",
+            Format::VagendaTron => "vAgenda document with the ACE extension, TRON (seed 002)",
+            Format::Json => "the canonical ace-tools model, for debugging and lossless storage",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Input that could not be turned into text.
+#[derive(Debug)]
+pub enum LoadError {
+    NotFound(String),
+    IsDirectory(String),
+    Binary(String),
+    InvalidUtf8 {
+        name: String,
+        line: usize,
+        col: usize,
+        byte: u8,
+    },
+    Io(String, std::io::Error),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound(n) => write!(f, "{n}: no such file"),
+            LoadError::IsDirectory(n) => write!(f, "{n}: is a directory; expected a playbook file"),
+            LoadError::Binary(n) => write!(
+                f,
+                "{n}: binary file (contains NUL bytes); expected UTF-8 text"
+            ),
+            LoadError::InvalidUtf8 {
+                name,
+                line,
+                col,
+                byte,
+            } => {
+                write!(
+                    f,
+                    "{name}:{line}:{col}: invalid UTF-8 (byte 0x{byte:02x}); expected UTF-8 text"
+                )
+            }
+            LoadError::Io(n, e) => write!(f, "{n}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A loaded input: its display name, path (none for stdin) and text.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub name: String,
+    pub path: Option<PathBuf>,
+    pub text: String,
+}
+
+pub fn load(path: &Path) -> Result<Source, LoadError> {
+    let name = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => LoadError::NotFound(name.clone()),
+        _ => LoadError::Io(name.clone(), e),
+    })?;
+    if meta.is_dir() {
+        return Err(LoadError::IsDirectory(name));
+    }
+    let bytes = std::fs::read(path).map_err(|e| LoadError::Io(name.clone(), e))?;
+    Ok(Source {
+        text: decode(bytes, &name)?,
+        name,
+        path: Some(path.to_owned()),
+    })
+}
+
+pub fn load_stdin(name: &str) -> Result<Source, LoadError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| LoadError::Io(name.to_owned(), e))?;
+    Ok(Source {
+        text: decode(bytes, name)?,
+        name: name.to_owned(),
+        path: None,
+    })
+}
+
+fn decode(bytes: Vec<u8>, name: &str) -> Result<String, LoadError> {
+    if bytes.contains(&0) {
+        return Err(LoadError::Binary(name.to_owned()));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let valid = e.utf8_error().valid_up_to();
+        let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+        let pos = LineIndex::new(prefix).line_col(prefix, valid);
+        LoadError::InvalidUtf8 {
+            name: name.to_owned(),
+            line: pos.line,
+            col: pos.col,
+            byte: bytes[valid],
+        }
+    })
+}
+
+/// Picks a format from the file name, then from the content.
+pub fn detect(path: Option<&Path>, text: &str) -> Format {
+    if let Some(path) = path {
+        let file = path
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if matches!(
+            file.as_str(),
+            "agents.md" | "agent.md" | "agents.archive.md"
+        ) {
+            return Format::AgentsMd;
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "tron" => return Format::VagendaTron,
+            "yaml" | "yml" => return Format::PlaybookYaml,
+            "json" => return detect_json(text),
+            "md" | "markdown" | "txt" => return detect_text(text),
+            _ => {}
+        }
+    }
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
+    {
+        return detect_json(text);
+    }
+    if trimmed.starts_with("class ") {
+        return Format::VagendaTron;
+    }
+    detect_text(text)
+}
+
+fn detect_json(text: &str) -> Format {
+    if ace_model::json::sniff(text) {
+        Format::Json
+    } else if text.contains("\"vAgendaInfo\"") || text.contains("\"vContextInfo\"") {
+        Format::VagendaJson
+    } else {
+        Format::SkillJson
+    }
+}
+
+fn detect_text(text: &str) -> Format {
+    if text.contains("[Bullet #") {
+        Format::AgentsMd
+    } else {
+        Format::Markdown
+    }
+}
+
+/// Why an input could not be read.
+#[derive(Debug)]
+pub enum ReadError {
+    Unsupported(Format),
+    Syntax(Diagnostic),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Unsupported(format) => write!(
+                f,
+                "format `{format}` is not supported by this version of ace-tools"
+            ),
+            ReadError::Syntax(d) => f.write_str(&d.message),
+        }
+    }
+}
+
+/// A playbook and the reader's diagnostics.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    pub playbook: Playbook,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
+    match format {
+        Format::Markdown => {
+            let out = ace_markdown::read(text);
+            Ok(Parsed {
+                playbook: out.playbook,
+                diagnostics: out.diagnostics,
+            })
+        }
+        Format::Json => ace_model::json::read(text)
+            .map(|playbook| Parsed {
+                playbook,
+                diagnostics: Vec::new(),
+            })
+            .map_err(ReadError::Syntax),
+        other => Err(ReadError::Unsupported(other)),
+    }
+}
+
+/// Output text and what the target could not hold.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    pub text: String,
+    pub losses: Vec<LossEntry>,
+}
+
+pub fn write(format: Format, pb: &Playbook) -> Result<Written, ReadError> {
+    match format {
+        Format::Markdown => {
+            let out = ace_markdown::write(pb);
+            Ok(Written {
+                text: out.text,
+                losses: out.losses,
+            })
+        }
+        Format::Json => Ok(Written {
+            text: ace_model::json::write(pb),
+            losses: Vec::new(),
+        }),
+        other => Err(ReadError::Unsupported(other)),
+    }
+}
+
+/// Every finding for one input: the reader's diagnostics, then the lint
+/// rules, in source order.
+pub fn validate(
+    format: Format,
+    text: &str,
+    opts: &ace_lint::Options,
+) -> Result<Vec<Diagnostic>, ReadError> {
+    let parsed = match read(format, text) {
+        Ok(p) => p,
+        Err(ReadError::Syntax(d)) => return Ok(vec![d]),
+        Err(e) => return Err(e),
+    };
+    let mut diags = parsed.diagnostics;
+    diags.extend(ace_lint::lint(&parsed.playbook, opts));
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    Ok(diags)
+}
+
+/// Writes `bytes` to a temporary file beside `path` and renames it over
+/// `path`, so a reader never sees half a file and a failure leaves the old
+/// file intact. An existing file's permissions are kept.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".ace-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        tmp.as_file().set_permissions(meta.permissions())?;
+    }
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Format::from_name("md"), None);
+    }
+
+    #[test]
+    fn detection() {
+        let p = |s: &str| Some(Path::new(s).to_owned());
+        assert_eq!(
+            detect(p("knowledge/AGENTS.md").as_deref(), ""),
+            Format::AgentsMd
+        );
+        assert_eq!(
+            detect(p("x/AGENTS.archive.md").as_deref(), ""),
+            Format::AgentsMd
+        );
+        assert_eq!(
+            detect(p("playbook.txt").as_deref(), "## A\n[a-1] x"),
+            Format::Markdown
+        );
+        assert_eq!(
+            detect(
+                p("notes.md").as_deref(),
+                "[Bullet #1, helpful:0, harmful:0] x"
+            ),
+            Format::AgentsMd
+        );
+        assert_eq!(detect(p("p.yaml").as_deref(), ""), Format::PlaybookYaml);
+        assert_eq!(detect(p("p.tron").as_deref(), ""), Format::VagendaTron);
+        assert_eq!(
+            detect(p("p.json").as_deref(), "{\"bullets\": []}"),
+            Format::SkillJson
+        );
+        assert_eq!(
+            detect(p("p.json").as_deref(), "{\"vAgendaInfo\": {}}"),
+            Format::VagendaJson
+        );
+        let canonical = ace_model::json::write(&Playbook::default());
+        assert_eq!(detect(None, &canonical), Format::Json);
+        assert_eq!(
+            detect(None, "[str-00001] helpful=1 harmful=0 :: x"),
+            Format::Markdown
+        );
+        assert_eq!(detect(None, "[{\"id\": \"b-1\"}]"), Format::SkillJson);
+    }
+
+    #[test]
+    fn decoding_errors_name_the_position() {
+        assert!(matches!(
+            decode(b"a\0b".to_vec(), "f"),
+            Err(LoadError::Binary(_))
+        ));
+        let err = decode(b"ok\nab\xffc".to_vec(), "f").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f:2:3: invalid UTF-8 (byte 0xff); expected UTF-8 text"
+        );
+    }
+
+    #[test]
+    fn atomic_write_replaces_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.md");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+}

@@ -1,0 +1,275 @@
+//! Rules that judge a playbook's content rather than its syntax, so they apply
+//! to every format: IDs, counters, curation, prefixes and duplicates.
+
+use std::collections::HashMap;
+
+use ace_model::{ids, rules, Diagnostic, Entry, Playbook, Span};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Seed 000's curation rule prunes when `harmful > helpful + threshold`.
+    pub threshold: i64,
+    /// Check seed 000's ID shape (`xxx-NNNNN`).
+    pub id_shape: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threshold: 3,
+            id_shape: true,
+        }
+    }
+}
+
+/// Seed 000's section for each of its prefixes, by section key.
+const SEED_PREFIXES: [(&str, &str); 4] = [
+    ("str", "strategies_and_insights"),
+    ("cal", "formulas_and_calculations"),
+    ("mis", "common_mistakes_to_avoid"),
+    ("dom", "domain_knowledge"),
+];
+
+fn span(e: &Entry) -> Span {
+    e.origin.0.unwrap_or_default()
+}
+
+pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    ids_and_counters(pb, opts, &mut out);
+    prefixes(pb, &mut out);
+    duplicate_content(pb, &mut out);
+    out.sort_by_key(|d| (d.span.start, d.code));
+    out
+}
+
+fn ids_and_counters(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
+    let mut first: HashMap<&str, &Entry> = HashMap::with_capacity(pb.entries.len());
+    for e in &pb.entries {
+        if opts.id_shape && !ids::is_canonical(&e.id) {
+            out.push(Diagnostic::new(
+                &rules::ID_SHAPE,
+                span(e),
+                format!("ID `{}` is not of the form `xxx-NNNNN`", e.id),
+            ));
+        }
+        if let Some(prev) = first.get(e.id.as_str()) {
+            out.push(
+                Diagnostic::new(
+                    &rules::DUPLICATE_ID,
+                    span(e),
+                    format!("duplicate ID `{}`", e.id),
+                )
+                .with_related(span(prev), "first used here"),
+            );
+        } else {
+            first.insert(&e.id, e);
+        }
+        for (name, value) in [
+            ("helpful", e.helpful),
+            ("harmful", e.harmful),
+            ("neutral", e.neutral),
+        ] {
+            if let Some(v) = value.filter(|v| *v < 0) {
+                out.push(Diagnostic::new(
+                    &rules::NEGATIVE_COUNTER,
+                    span(e),
+                    format!("`{name}` is {v}; counters are never negative"),
+                ));
+            }
+        }
+        if let (Some(helpful), Some(harmful)) = (e.helpful, e.harmful) {
+            if harmful > helpful.saturating_add(opts.threshold) {
+                out.push(
+                    Diagnostic::new(
+                        &rules::CURATION_THRESHOLD,
+                        span(e),
+                        format!(
+                            "harmful={harmful} exceeds helpful={helpful} + {}: pruning candidate",
+                            opts.threshold
+                        ),
+                    )
+                    .with_help("rewrite the entry or remove it"),
+                );
+            }
+        }
+        if e.content.trim().is_empty() {
+            out.push(Diagnostic::new(
+                &rules::EMPTY_CONTENT,
+                span(e),
+                format!("entry `{}` has no content", e.id),
+            ));
+        }
+    }
+}
+
+fn prefixes(pb: &Playbook, out: &mut Vec<Diagnostic>) {
+    // Per section: how many entries use each prefix.
+    let mut per_section: HashMap<&str, HashMap<&str, usize>> = HashMap::new();
+    for e in &pb.entries {
+        if let (Some(s), Some(p)) = (e.section.as_deref(), ids::parse_prefixed(&e.id)) {
+            *per_section
+                .entry(s)
+                .or_default()
+                .entry(p.prefix)
+                .or_default() += 1;
+        }
+    }
+    for e in &pb.entries {
+        let (Some(section), Some(p)) = (e.section.as_deref(), ids::parse_prefixed(&e.id)) else {
+            continue;
+        };
+        let seed_home = SEED_PREFIXES
+            .iter()
+            .find(|(sp, _)| *sp == p.prefix)
+            .map(|(_, s)| *s);
+        let section_is_seed = SEED_PREFIXES.iter().any(|(_, s)| *s == section);
+        let title = pb
+            .section(section)
+            .map(|s| s.display_title())
+            .unwrap_or(section);
+        if let Some(home) = seed_home.filter(|h| section_is_seed && *h != section) {
+            out.push(Diagnostic::new(
+                &rules::PREFIX_SECTION,
+                span(e),
+                format!(
+                    "prefix `{}` belongs to section `{home}`, but `{}` is under `{title}`",
+                    p.prefix, e.id
+                ),
+            ));
+            continue;
+        }
+        let counts = &per_section[section];
+        if counts.len() > 1 {
+            let main = majority(counts).unwrap_or(p.prefix);
+            if main != p.prefix {
+                out.push(Diagnostic::new(
+                    &rules::PREFIX_SECTION,
+                    span(e),
+                    format!(
+                        "section `{title}` mostly uses prefix `{main}`, but `{}` uses `{}`",
+                        e.id, p.prefix
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+/// The most used prefix; ties go to the alphabetically first, so output is stable.
+fn majority<'a>(counts: &HashMap<&'a str, usize>) -> Option<&'a str> {
+    counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(p, _)| *p)
+}
+
+fn duplicate_content(pb: &Playbook, out: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<String, &Entry> = HashMap::with_capacity(pb.entries.len());
+    for e in &pb.entries {
+        if e.content.trim().is_empty() {
+            continue;
+        }
+        let key = e.dedup_key();
+        if let Some(prev) = seen.get(&key) {
+            out.push(
+                Diagnostic::new(
+                    &rules::DUPLICATE_CONTENT,
+                    span(e),
+                    format!(
+                        "`{}` has the same normalised content as `{}`",
+                        e.id, prev.id
+                    ),
+                )
+                .with_related(span(prev), "first entry with this content"),
+            );
+        } else {
+            seen.insert(key, e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ace_model::Section;
+
+    fn entry(id: &str, section: &str, content: &str, helpful: i64, harmful: i64) -> Entry {
+        let mut e = Entry::new(id, content);
+        e.section = Some(section.into());
+        e.helpful = Some(helpful);
+        e.harmful = Some(harmful);
+        e
+    }
+
+    fn codes(pb: &Playbook) -> Vec<(&'static str, String)> {
+        lint(pb, &Options::default())
+            .into_iter()
+            .map(|d| (d.code, d.message))
+            .collect()
+    }
+
+    #[test]
+    fn clean_playbook_has_no_findings() {
+        let mut pb = Playbook::default();
+        pb.sections.push(Section::new("strategies_and_insights"));
+        pb.entries.push(entry(
+            "str-00001",
+            "strategies_and_insights",
+            "Verify types",
+            5,
+            0,
+        ));
+        pb.entries.push(entry(
+            "str-00002",
+            "strategies_and_insights",
+            "Split problems",
+            0,
+            3,
+        ));
+        assert!(codes(&pb).is_empty(), "{:?}", codes(&pb));
+    }
+
+    #[test]
+    fn each_rule_fires() {
+        let mut pb = Playbook::default();
+        let s = "strategies_and_insights";
+        pb.entries = vec![
+            entry("str-00001", s, "Verify types", 1, 0),
+            entry("str-00001", s, "other", 1, 0),
+            entry("str-00003", s, "  VERIFY   types ", 0, 0),
+            entry("str-00004", s, "neg", -1, 0),
+            entry("str-00005", s, "bad advice", 1, 5),
+            entry("mis-00006", s, "wrong home", 0, 0),
+            entry("calc-00007", s, "odd shape", 0, 0),
+            entry("str-00008", s, " ", 0, 0),
+        ];
+        let got: Vec<&str> = codes(&pb).iter().map(|(c, _)| *c).collect();
+        for code in [
+            "ACE002", "ACE008", "ACE005", "ACE006", "ACE007", "ACE001", "ACE021",
+        ] {
+            assert!(got.contains(&code), "{code} missing from {got:?}");
+        }
+        // harmful = helpful + 3 is not yet over the threshold
+        pb.entries = vec![entry("str-00001", s, "x", 1, 4)];
+        assert!(codes(&pb).is_empty());
+        let strict = Options {
+            threshold: 0,
+            ..Options::default()
+        };
+        assert_eq!(lint(&pb, &strict)[0].code, "ACE006");
+    }
+
+    #[test]
+    fn minority_prefix_in_a_section() {
+        let mut pb = Playbook::default();
+        pb.entries = vec![
+            entry("shr-00001", "rules", "a", 0, 0),
+            entry("shr-00002", "rules", "b", 0, 0),
+            entry("api-00003", "rules", "c", 0, 0),
+        ];
+        let found = codes(&pb);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].1.contains("`api-00003`"));
+    }
+}

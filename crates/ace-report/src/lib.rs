@@ -1,0 +1,415 @@
+//! Turns diagnostics and loss entries into text for people and machines.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use ace_model::{rules, Diagnostic, LineIndex, LossEntry, Severity};
+use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// `path:line:col: severity[CODE]: message` with a code frame.
+    Full,
+    /// One line per diagnostic.
+    Concise,
+    /// One JSON array of every diagnostic.
+    Json,
+    /// GitHub Actions workflow commands (`::error file=...::message`).
+    Github,
+}
+
+/// The diagnostics of one input file, with its text for positions and frames.
+pub struct FileReport<'a> {
+    pub name: &'a str,
+    pub text: &'a str,
+    pub diagnostics: &'a [Diagnostic],
+}
+
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+
+    fn severity(&self, sev: Severity) -> String {
+        let code = match sev {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Info => "1;36",
+        };
+        self.paint(code, sev.as_str())
+    }
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    file: &'a str,
+    code: &'a str,
+    name: &'a str,
+    severity: Severity,
+    message: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    start_offset: usize,
+    end_offset: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related: Vec<JsonRelated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    message: &'a str,
+    line: usize,
+    column: usize,
+}
+
+pub fn render(
+    format: OutputFormat,
+    reports: &[FileReport],
+    color: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let style = Style { color };
+    match format {
+        OutputFormat::Json => render_json(reports, out),
+        OutputFormat::Github => render_github(reports, out),
+        OutputFormat::Full | OutputFormat::Concise => {
+            for r in reports {
+                let index = LineIndex::new(r.text);
+                for d in r.diagnostics {
+                    render_human(r, &index, d, format == OutputFormat::Full, &style, out)?;
+                }
+            }
+            summary(reports, &style, out)
+        }
+    }
+}
+
+fn render_human(
+    r: &FileReport,
+    index: &LineIndex,
+    d: &Diagnostic,
+    frame: bool,
+    style: &Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let start = index.line_col(r.text, d.span.start);
+    writeln!(
+        out,
+        "{}:{}:{}: {}[{}]: {}",
+        r.name,
+        start.line,
+        start.col,
+        style.severity(d.severity),
+        d.code,
+        d.message
+    )?;
+    if !frame {
+        return Ok(());
+    }
+    let line_text = index.line_text(r.text, start.line);
+    let gutter = start.line.to_string().len();
+    let pad = " ".repeat(gutter);
+    let bar = style.paint("34", "|");
+    writeln!(out, "{pad} {bar}")?;
+    writeln!(
+        out,
+        "{} {bar} {}",
+        style.paint("34", &start.line.to_string()),
+        line_text
+    )?;
+    let col_byte = byte_of_col(line_text, start.col);
+    let lead = UnicodeWidthStr::width(&line_text[..col_byte]);
+    let end = index.line_col(r.text, d.span.end);
+    let end_byte = if end.line == start.line {
+        byte_of_col(line_text, end.col)
+    } else {
+        line_text.len()
+    };
+    let width = UnicodeWidthStr::width(&line_text[col_byte..end_byte.max(col_byte)]).max(1);
+    let marker = match d.severity {
+        Severity::Error => "31",
+        Severity::Warning => "33",
+        Severity::Info => "36",
+    };
+    writeln!(
+        out,
+        "{pad} {bar} {}{}",
+        " ".repeat(lead),
+        style.paint(marker, &"^".repeat(width))
+    )?;
+    for rel in &d.related {
+        let pos = index.line_col(r.text, rel.span.start);
+        writeln!(
+            out,
+            "{pad} = note: {} at {}:{}:{}",
+            rel.message, r.name, pos.line, pos.col
+        )?;
+    }
+    if let Some(help) = &d.help {
+        writeln!(out, "{pad} = help: {help}")?;
+    }
+    writeln!(out)
+}
+
+/// Byte offset of 1-based character column `col` in `line`.
+fn byte_of_col(line: &str, col: usize) -> usize {
+    line.char_indices()
+        .nth(col.saturating_sub(1))
+        .map(|(i, _)| i)
+        .unwrap_or(line.len())
+}
+
+fn summary(reports: &[FileReport], style: &Style, out: &mut dyn Write) -> io::Result<()> {
+    let mut counts = [0usize; 3];
+    for d in reports.iter().flat_map(|r| r.diagnostics) {
+        counts[d.severity as usize] += 1;
+    }
+    let [info, warning, error] = counts;
+    let files = reports.len();
+    let noun = if files == 1 { "file" } else { "files" };
+    if info + warning + error == 0 {
+        return writeln!(
+            out,
+            "{} ({files} {noun} checked)",
+            style.paint("1;32", "All checks passed.")
+        );
+    }
+    writeln!(
+        out,
+        "Found {error} error(s), {warning} warning(s), {info} info in {files} {noun}."
+    )
+}
+
+fn render_json(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> {
+    let mut all = Vec::new();
+    for r in reports {
+        let index = LineIndex::new(r.text);
+        for d in r.diagnostics {
+            let s = index.line_col(r.text, d.span.start);
+            let e = index.line_col(r.text, d.span.end);
+            all.push(JsonDiagnostic {
+                file: r.name,
+                code: d.code,
+                name: rules::by_code(d.code).map(|r| r.name).unwrap_or(""),
+                severity: d.severity,
+                message: &d.message,
+                line: s.line,
+                column: s.col,
+                end_line: e.line,
+                end_column: e.col,
+                start_offset: d.span.start,
+                end_offset: d.span.end,
+                help: d.help.as_deref(),
+                related: d
+                    .related
+                    .iter()
+                    .map(|rel| {
+                        let p = index.line_col(r.text, rel.span.start);
+                        JsonRelated {
+                            message: &rel.message,
+                            line: p.line,
+                            column: p.col,
+                        }
+                    })
+                    .collect(),
+            });
+        }
+    }
+    serde_json::to_writer_pretty(&mut *out, &all)?;
+    writeln!(out)
+}
+
+/// GitHub's workflow-command escaping: `%`, CR and LF in data, plus `,` and
+/// `:` in property values.
+fn gh_escape(s: &str, property: bool) -> String {
+    let mut o = s
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    if property {
+        o = o.replace(',', "%2C").replace(':', "%3A");
+    }
+    o
+}
+
+fn render_github(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> {
+    for r in reports {
+        let index = LineIndex::new(r.text);
+        for d in r.diagnostics {
+            let s = index.line_col(r.text, d.span.start);
+            let e = index.line_col(r.text, d.span.end);
+            let level = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "notice",
+            };
+            let name = rules::by_code(d.code).map(|r| r.name).unwrap_or("");
+            writeln!(
+                out,
+                "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+                gh_escape(r.name, true),
+                s.line,
+                s.col,
+                e.line,
+                e.col,
+                gh_escape(&format!("{} {name}", d.code), true),
+                gh_escape(&d.message, false)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Loss entries grouped by code and field, one line per group, so that a
+/// field dropped from 10,000 entries is one line and not 10,000.
+pub fn render_losses_text(
+    losses: &[LossEntry],
+    target: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut groups: BTreeMap<(&str, &str), (usize, Option<&str>, &str)> = BTreeMap::new();
+    for l in losses {
+        let g = groups.entry((l.code, l.field.as_str())).or_insert((
+            0,
+            l.entry_id.as_deref(),
+            &l.reason,
+        ));
+        g.0 += 1;
+    }
+    for ((code, field), (count, first, reason)) in groups {
+        let name = rules::by_code(code).map(|r| r.name).unwrap_or("");
+        let which = match (count, first) {
+            (1, Some(id)) => format!(" (entry `{id}`)"),
+            (n, Some(id)) => format!(" ({n} entries, first `{id}`)"),
+            (n, None) if n > 1 => format!(" ({n} times)"),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "warning[{code}] {name}: {target}: `{field}`{which}: {reason}"
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct LossReport<'a> {
+    target: &'a str,
+    lossless: bool,
+    losses: &'a [LossEntry],
+}
+
+pub fn render_losses_json(
+    losses: &[LossEntry],
+    target: &str,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let report = LossReport {
+        target,
+        lossless: losses.is_empty(),
+        losses,
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ace_model::Span;
+
+    fn diag() -> Diagnostic {
+        Diagnostic::new(
+            &rules::DUPLICATE_ID,
+            Span::new(13, 18),
+            "duplicate ID `a-1`",
+        )
+        .with_related(Span::new(0, 5), "first used here")
+        .with_help("renumber it")
+    }
+
+    fn render_str(format: OutputFormat, text: &str) -> String {
+        let d = [diag()];
+        let reports = [FileReport {
+            name: "p.md",
+            text,
+            diagnostics: &d,
+        }];
+        let mut out = Vec::new();
+        render(format, &reports, false, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn full_output_has_a_code_frame() {
+        let out = render_str(OutputFormat::Full, "[a-1] first\n[a-1] second\n");
+        let expected = "p.md:2:2: error[ACE002]: duplicate ID `a-1`\n  |\n2 | [a-1] second\n  |  ^^^^^\n  = note: first used here at p.md:1:1\n  = help: renumber it\n\nFound 1 error(s), 0 warning(s), 0 info in 1 file.\n";
+        assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn carets_follow_display_width() {
+        let text = "안녕 [a-1] x\n";
+        let d = [Diagnostic::new(&rules::ID_SHAPE, Span::new(7, 12), "m")];
+        let reports = [FileReport {
+            name: "k",
+            text,
+            diagnostics: &d,
+        }];
+        let mut out = Vec::new();
+        render(OutputFormat::Full, &reports, false, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("\n  |      ^^^^^\n"), "{out}");
+    }
+
+    #[test]
+    fn concise_json_and_github() {
+        let text = "[a-1] first\n[a-1] second\n";
+        assert!(render_str(OutputFormat::Concise, text)
+            .starts_with("p.md:2:2: error[ACE002]: duplicate ID `a-1`\nFound"));
+        let json: serde_json::Value =
+            serde_json::from_str(&render_str(OutputFormat::Json, text)).unwrap();
+        assert_eq!(json[0]["line"], 2);
+        assert_eq!(json[0]["name"], "duplicate-id");
+        assert_eq!(json[0]["related"][0]["line"], 1);
+        let gh = render_str(OutputFormat::Github, text);
+        assert_eq!(gh, "::error file=p.md,line=2,col=2,endLine=2,endColumn=7,title=ACE002 duplicate-id::duplicate ID `a-1`\n");
+    }
+
+    #[test]
+    fn color_is_off_unless_asked() {
+        assert!(!render_str(OutputFormat::Full, "[a-1] first\n[a-1] second\n").contains('\x1b'));
+    }
+
+    #[test]
+    fn losses_are_grouped() {
+        let losses = vec![
+            LossEntry::new(&rules::DROPPED_FIELD, Some("a-1"), "title", "no place"),
+            LossEntry::new(&rules::DROPPED_FIELD, Some("a-2"), "title", "no place"),
+            LossEntry::new(&rules::DROPPED_FIELD, None, "version", "no place"),
+        ];
+        let mut out = Vec::new();
+        render_losses_text(&losses, "markdown", &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.lines().count(), 2);
+        assert!(out.contains("`title` (2 entries, first `a-1`)"));
+        let mut out = Vec::new();
+        render_losses_json(&[], "markdown", &mut out).unwrap();
+        assert!(String::from_utf8(out)
+            .unwrap()
+            .contains("\"lossless\": true"));
+    }
+}
