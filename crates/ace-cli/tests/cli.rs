@@ -366,3 +366,30 @@ fn validate_reads_stdin_and_several_files() {
         .stdout(predicate::str::contains("in 1 file"))
         .stderr(predicate::str::contains("missing.md: no such file"));
 }
+
+#[test]
+fn converts_every_corpus_playbook() {
+    let Some(root) = std::env::var_os("ACE_CORPUS") else {
+        return;
+    };
+    let dir = PathBuf::from(root).join("markdown-playbook");
+    assert!(
+        dir.is_dir(),
+        "ACE_CORPUS is set but {} is missing",
+        dir.display()
+    );
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        for to in ["json", "markdown"] {
+            convert()
+                .arg(&path)
+                .args(["--to", to, "--strict"])
+                .assert()
+                .success();
+        }
+        validate().arg(&path).assert().code(0);
+        n += 1;
+    }
+    assert!(n >= 13, "only {n} corpus files");
+}

@@ -262,12 +262,14 @@ mod tests {
 
     #[test]
     fn minority_prefix_in_a_section() {
-        let mut pb = Playbook::default();
-        pb.entries = vec![
-            entry("shr-00001", "rules", "a", 0, 0),
-            entry("shr-00002", "rules", "b", 0, 0),
-            entry("api-00003", "rules", "c", 0, 0),
-        ];
+        let pb = Playbook {
+            entries: vec![
+                entry("shr-00001", "rules", "a", 0, 0),
+                entry("shr-00002", "rules", "b", 0, 0),
+                entry("api-00003", "rules", "c", 0, 0),
+            ],
+            ..Playbook::default()
+        };
         let found = codes(&pb);
         assert_eq!(found.len(), 1);
         assert!(found[0].1.contains("`api-00003`"));

@@ -92,6 +92,11 @@ struct Reader<'a> {
     diags: Vec<Diagnostic>,
     current: Option<usize>,
     entry_counts: Vec<usize>,
+    /// Per section: the one prefix its entries share so far (`Err` once they differ).
+    prefixes: Vec<Result<Option<String>, ()>>,
+    /// An entry head found while scanning for continuation lines, so that
+    /// the main loop does not parse the same line twice.
+    pending_head: Option<(usize, crate::line::EntryHead<'a>)>,
     keys: HashMap<String, usize>,
     sink: TextSink,
     /// Fence character and shortest run for which no closing fence exists
@@ -121,6 +126,8 @@ pub fn read(src: &str) -> ReadOutput {
         diags,
         current: None,
         entry_counts: Vec::new(),
+        prefixes: Vec::new(),
+        pending_head: None,
         keys: HashMap::new(),
         sink: TextSink {
             blank_since_text: false,
@@ -128,6 +135,12 @@ pub fn read(src: &str) -> ReadOutput {
         no_fence_close: [None, None],
         no_comment_close_after: None,
     };
+    let likely_entries = r
+        .lines
+        .iter()
+        .filter(|l| l.text.starts_with(['[', '-', '*', '+']))
+        .count();
+    r.pb.entries.reserve_exact(likely_entries);
     r.run(src);
     ReadOutput {
         playbook: r.pb,
@@ -165,7 +178,11 @@ impl<'a> Reader<'a> {
                 i += 1;
             } else {
                 self.spacing_other(line, prev, blank_run);
-                if let Some(head) = entry_head(line.text) {
+                let head = match self.pending_head.take() {
+                    Some((at, head)) if at == i => Some(head),
+                    _ => entry_head(line.text),
+                };
+                if let Some(head) = head {
                     i = self.entry(i, head);
                     prev = Prev::Entry;
                 } else {
@@ -280,11 +297,12 @@ impl<'a> Reader<'a> {
         self.current = Some(self.pb.sections.len());
         self.pb.sections.push(section);
         self.entry_counts.push(0);
+        self.prefixes.push(Ok(None));
         self.sink.blank_since_text = false;
     }
 
     /// Reads the entry starting at line `i`; returns the index of the next line.
-    fn entry(&mut self, i: usize, head: crate::line::EntryHead) -> usize {
+    fn entry(&mut self, i: usize, head: crate::line::EntryHead<'a>) -> usize {
         let line = self.lines[i];
         let tail_text = &line.text[head.rest..];
         let tail = parse_tail(tail_text);
@@ -336,7 +354,11 @@ impl<'a> Reader<'a> {
         let mut j = i + 1;
         while let Some(next) = self.lines.get(j) {
             // A comment after an entry annotates it; it is not more content.
-            if is_blank(next.text) || entry_head(next.text).is_some() || comment_open(next.text) {
+            if is_blank(next.text) || comment_open(next.text) {
+                break;
+            }
+            if let Some(h) = entry_head(next.text) {
+                self.pending_head = Some((j, h));
                 break;
             }
             match heading(next.text) {
@@ -381,6 +403,14 @@ impl<'a> Reader<'a> {
         };
         if let Some(s) = self.current {
             self.entry_counts[s] += 1;
+            let prefix = ids::prefix_of(head.id);
+            let state = &mut self.prefixes[s];
+            match (&*state, prefix) {
+                (_, None) => *state = Err(()),
+                (Ok(None), Some(p)) if self.entry_counts[s] == 1 => *state = Ok(Some(p.to_owned())),
+                (Ok(Some(q)), Some(p)) if q == p => {}
+                _ => *state = Err(()),
+            }
         }
         self.pb.entries.push(entry);
         j
@@ -492,23 +522,9 @@ impl<'a> Reader<'a> {
                 ));
             }
         }
-        let index: HashMap<&str, usize> = self
-            .pb
-            .sections
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.key.as_str(), i))
-            .collect();
-        let mut ids_by_section: Vec<Vec<&str>> = vec![Vec::new(); self.pb.sections.len()];
-        for e in &self.pb.entries {
-            if let Some(&s) = e.section.as_deref().and_then(|k| index.get(k)) {
-                ids_by_section[s].push(&e.id);
-            }
-        }
-        let derived: Vec<Option<String>> = ids_by_section
-            .iter()
-            .map(|ids| derived_prefix(ids.iter().copied()).map(str::to_owned))
-            .collect();
+        let derived = std::mem::take(&mut self.prefixes)
+            .into_iter()
+            .map(|p| p.ok().flatten());
         for ((section, prefix), count) in self
             .pb
             .sections

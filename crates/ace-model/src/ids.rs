@@ -14,29 +14,45 @@ pub struct PrefixedId<'a> {
 /// Splits an ID into prefix and number. Returns `None` for IDs outside the
 /// family (hex hashes, UUIDs, slugs without a trailing number).
 pub fn parse_prefixed(id: &str) -> Option<PrefixedId<'_>> {
-    let digits_start = id
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_ascii_digit())
-        .last()
-        .map(|(i, _)| i)?;
+    let b = id.as_bytes();
+    let digits_start = b.len() - b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
     let digits = &id[digits_start..];
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
     let number = digits.parse().ok()?;
     let (prefix, dashed) = match id[..digits_start].strip_suffix('-') {
         Some(p) => (p, true),
         None => (&id[..digits_start], false),
     };
-    let valid_prefix = !prefix.is_empty()
-        && prefix.starts_with(|c: char| c.is_ascii_alphabetic())
-        && prefix
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let pb = prefix.as_bytes();
+    let valid_prefix = pb.first().is_some_and(u8::is_ascii_alphabetic)
+        && pb
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-');
     valid_prefix.then_some(PrefixedId {
         prefix,
         number,
         width: digits.len(),
         dashed,
     })
+}
+
+/// Just the prefix of [`parse_prefixed`], without parsing the number; the
+/// markdown reader calls this once per entry.
+pub fn prefix_of(id: &str) -> Option<&str> {
+    let b = id.as_bytes();
+    let digits = b.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let head = &b[..b.len() - digits];
+    let prefix = head.strip_suffix(b"-").unwrap_or(head);
+    let valid = prefix.first().is_some_and(u8::is_ascii_alphabetic)
+        && prefix
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-');
+    valid.then(|| &id[..prefix.len()])
 }
 
 /// Seed 000's shape: three lower-case letters, a dash, five digits.
@@ -95,6 +111,18 @@ mod tests {
         assert_eq!(parse_prefixed("test-good"), None);
         assert_eq!(parse_prefixed("-1"), None);
         assert_eq!(parse_prefixed("x-99999999999999999999999"), None);
+        for id in [
+            "str-00001",
+            "s6",
+            "sr-001",
+            "bullet-2025-10-25-001",
+            "88f22305",
+            "test-good",
+            "-1",
+            "a--1",
+        ] {
+            assert_eq!(prefix_of(id), parse_prefixed(id).map(|p| p.prefix), "{id}");
+        }
     }
 
     #[test]

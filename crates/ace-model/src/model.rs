@@ -261,7 +261,7 @@ pub struct Provenance {
 #[serde(untagged)]
 pub enum Scope {
     Name(String),
-    Detail(ScopeDetail),
+    Detail(Box<ScopeDetail>),
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

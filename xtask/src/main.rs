@@ -1,0 +1,286 @@
+//! `cargo xtask docs [--check]` regenerates docs/rules.md.
+//! `cargo xtask bench` measures the markdown reader and writer and the
+//! ace-validate process against named baselines.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("docs") => docs(args.iter().any(|a| a == "--check")),
+        Some("bench") => bench(),
+        _ => Err("usage: cargo xtask docs [--check] | cargo xtask bench".to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn docs(check: bool) -> Result<(), String> {
+    let path = root().join("docs/rules.md");
+    let fresh = ace_model::rules::markdown_doc();
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    if current == fresh {
+        println!("docs/rules.md is up to date");
+        return Ok(());
+    }
+    if check {
+        return Err("docs/rules.md is stale; run `cargo xtask docs`".into());
+    }
+    std::fs::write(&path, fresh).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("wrote docs/rules.md");
+    Ok(())
+}
+
+/// A deterministic playbook of `n` entries in eight sections, with counters,
+/// varied lengths and some non-ASCII text, about 150 bytes per entry.
+fn generate(n: usize) -> String {
+    const SECTIONS: [(&str, &str); 8] = [
+        ("str", "STRATEGIES & INSIGHTS"),
+        ("cal", "FORMULAS & CALCULATIONS"),
+        ("mis", "COMMON MISTAKES TO AVOID"),
+        ("dom", "DOMAIN KNOWLEDGE"),
+        ("cod", "CODE SNIPPETS & TEMPLATES"),
+        ("prb", "PROBLEM-SOLVING HEURISTICS"),
+        ("ctx", "CONTEXT CLUES & INDICATORS"),
+        ("oth", "OTHERS"),
+    ];
+    const WORDS: [&str; 16] = [
+        "verify",
+        "the",
+        "API",
+        "response",
+        "before",
+        "retrying",
+        "pagination",
+        "loops",
+        "timezone",
+        "conversion",
+        "Σ(cash flow)",
+        "→",
+        "안전",
+        "handles",
+        "edge",
+        "cases",
+    ];
+    let mut seed: u64 = 0x9e3779b97f4a7c15;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut out = String::with_capacity(n * 160);
+    let per = n.div_ceil(SECTIONS.len());
+    let mut id = 0;
+    for (i, (prefix, title)) in SECTIONS.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("## ");
+        out.push_str(title);
+        out.push('\n');
+        for _ in 0..per.min(n - id) {
+            id += 1;
+            let r = next();
+            out.push_str(&format!(
+                "[{prefix}-{id:05}] helpful={} harmful={} ::",
+                r % 40,
+                (r >> 8) % 9
+            ));
+            for w in 0..(14 + (r >> 16) % 12) {
+                out.push(' ');
+                out.push_str(WORDS[((r >> (w % 48)) as usize + w as usize) % WORDS.len()]);
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Median time of `f`; freeing its result happens outside the timing.
+fn time<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    median(
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                let value = std::hint::black_box(f());
+                let elapsed = t.elapsed();
+                drop(value);
+                elapsed
+            })
+            .collect(),
+    )
+}
+
+fn mbps(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64()
+}
+
+fn bench() -> Result<(), String> {
+    println!("building release binaries ...");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "-p", "ace-cli"])
+        .current_dir(root())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("cargo build --release failed".into());
+    }
+
+    let big = generate(100_000);
+    let bytes = big.len();
+    let entries = ace_markdown::read(&big).playbook.entries.len();
+    println!(
+        "\n## markdown reader and writer: {entries} entries, {:.1} MB, median of 7 runs",
+        bytes as f64 / 1e6
+    );
+    let floor = time(7, || memchr::memchr_iter(b'\n', big.as_bytes()).count());
+    let read = time(7, || ace_markdown::read(&big));
+    let pb = ace_markdown::read(&big).playbook;
+    let write = time(7, || ace_markdown::write(&pb));
+    let out = ace_markdown::write(&pb).text;
+    assert_eq!(out, big, "the generated playbook is canonical");
+    let json = ace_model::json::write(&pb);
+    let json_read = time(7, || ace_model::json::read(&json));
+    println!("| operation | time | throughput | vs. baseline |");
+    println!("|---|---|---|---|");
+    println!(
+        "| memchr line count (floor) | {:.1} ms | {:.0} MB/s | 1.00x |",
+        ms(floor),
+        mbps(bytes, floor)
+    );
+    println!(
+        "| ace_markdown::read | {:.1} ms | {:.0} MB/s | {:.2}x of floor |",
+        ms(read),
+        mbps(bytes, read),
+        floor.as_secs_f64() / read.as_secs_f64()
+    );
+    println!(
+        "| ace_markdown::write | {:.1} ms | {:.0} MB/s | {:.2}x of floor |",
+        ms(write),
+        mbps(bytes, write),
+        floor.as_secs_f64() / write.as_secs_f64()
+    );
+    println!("| canonical JSON read (serde_json, {:.1} MB) | {:.1} ms | {:.0} MB/s | markdown read is {:.1}x faster |", json.len() as f64 / 1e6, ms(json_read), mbps(json.len(), json_read), json_read.as_secs_f64() / read.as_secs_f64());
+    if let Some(py) = python_baseline(&big) {
+        println!("| paper's regex parser (python3 re, in-process) | {:.1} ms | {:.0} MB/s | ace read is {:.1}x faster |", ms(py), mbps(bytes, py), py.as_secs_f64() / read.as_secs_f64());
+    }
+
+    let sample = match std::env::var_os("ACE_CORPUS") {
+        Some(c) => {
+            let p = PathBuf::from(c).join("markdown-playbook/ace-agent__ace-appworld__experiments__playbooks__appworld_online_trained_playbook.txt");
+            std::fs::read_to_string(p).ok()
+        }
+        None => None,
+    };
+    let (label, text) = match sample {
+        Some(t) => ("appworld online playbook from $ACE_CORPUS", t),
+        None => ("generated", generate(850)),
+    };
+    let dir = std::env::temp_dir().join(format!("ace-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let file = dir.join("playbook.txt");
+    std::fs::write(&file, &text).map_err(|e| e.to_string())?;
+    let exe = root().join("target/release/ace-validate");
+    let run = |cmd: &mut Command| {
+        let t = Instant::now();
+        let out = cmd.output().expect("spawn");
+        std::hint::black_box(out);
+        t.elapsed()
+    };
+    let runs = 31;
+    let validate = median(
+        (0..runs)
+            .map(|_| {
+                run(Command::new(&exe)
+                    .arg(&file)
+                    .args(["--output-format", "concise"]))
+            })
+            .collect(),
+    );
+    let truth = median((0..runs).map(|_| run(&mut Command::new("true"))).collect());
+    println!("\n## ace-validate process on a {:.0} KB playbook ({label}), median of {runs} runs, start-up included", text.len() as f64 / 1e3);
+    println!("| command | wall time | vs. baseline |");
+    println!("|---|---|---|");
+    println!("| `true` (fork/exec floor) | {:.2} ms | 1.00x |", ms(truth));
+    println!(
+        "| ace-validate | {:.2} ms | {:.1}x of floor |",
+        ms(validate),
+        validate.as_secs_f64() / truth.as_secs_f64()
+    );
+    if Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .output()
+        .is_ok()
+    {
+        let py = median(
+            (0..runs)
+                .map(|_| run(Command::new("python3").args(["-c", "pass"])))
+                .collect(),
+        );
+        println!(
+            "| `python3 -c pass` (start-up of a Python validator) | {:.2} ms | {:.1}x of floor |",
+            ms(py),
+            py.as_secs_f64() / truth.as_secs_f64()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// The ACE paper's own parser (`playbook_utils.py`) reads each line with one
+/// regular expression; this is that approach, timed inside Python so that
+/// interpreter start-up is excluded.
+fn python_baseline(text: &str) -> Option<Duration> {
+    let script = r#"
+import re, sys, time
+data = sys.stdin.read()
+pat = re.compile(r'\[([^\]]+)\]\s*helpful=(\d+)\s*harmful=(\d+)\s*::\s*(.*)')
+best = None
+for _ in range(5):
+    t = time.perf_counter()
+    out = []
+    for line in data.split('\n'):
+        m = pat.match(line)
+        if m:
+            out.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)))
+    d = time.perf_counter() - t
+    best = d if best is None or d < best else best
+print(best)
+"#;
+    use std::io::Write;
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    let secs: f64 = String::from_utf8(out.stdout).ok()?.trim().parse().ok()?;
+    Some(Duration::from_secs_f64(secs))
+}
