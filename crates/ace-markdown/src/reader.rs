@@ -92,8 +92,7 @@ struct Reader<'a> {
     diags: Vec<Diagnostic>,
     current: Option<usize>,
     entry_counts: Vec<usize>,
-    /// Per section: the one prefix its entries share so far (`Err` once they differ).
-    prefixes: Vec<Result<Option<String>, ()>>,
+    prefixes: Vec<SharedPrefix<'a>>,
     /// An entry head found while scanning for continuation lines, so that
     /// the main loop does not parse the same line twice.
     pending_head: Option<(usize, crate::line::EntryHead<'a>)>,
@@ -297,7 +296,7 @@ impl<'a> Reader<'a> {
         self.current = Some(self.pb.sections.len());
         self.pb.sections.push(section);
         self.entry_counts.push(0);
-        self.prefixes.push(Ok(None));
+        self.prefixes.push(SharedPrefix::Empty);
         self.sink.blank_since_text = false;
     }
 
@@ -403,14 +402,7 @@ impl<'a> Reader<'a> {
         };
         if let Some(s) = self.current {
             self.entry_counts[s] += 1;
-            let prefix = ids::prefix_of(head.id);
-            let state = &mut self.prefixes[s];
-            match (&*state, prefix) {
-                (_, None) => *state = Err(()),
-                (Ok(None), Some(p)) if self.entry_counts[s] == 1 => *state = Ok(Some(p.to_owned())),
-                (Ok(Some(q)), Some(p)) if q == p => {}
-                _ => *state = Err(()),
-            }
+            self.prefixes[s].push(head.id);
         }
         self.pb.entries.push(entry);
         j
@@ -524,7 +516,7 @@ impl<'a> Reader<'a> {
         }
         let derived = std::mem::take(&mut self.prefixes)
             .into_iter()
-            .map(|p| p.ok().flatten());
+            .map(|p| p.get().map(str::to_owned));
         for ((section, prefix), count) in self
             .pb
             .sections
@@ -545,17 +537,51 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The prefix the reader derives for a section: the one prefix all its
-/// entries share, if they share one.
-pub(crate) fn derived_prefix<'e>(entries: impl Iterator<Item = &'e str>) -> Option<&'e str> {
-    let mut found = None;
-    for id in entries {
-        let p = ids::parse_prefixed(id)?.prefix;
-        match found {
-            None => found = Some(p),
-            Some(q) if q != p => return None,
-            _ => {}
+/// The ID prefix a section's entries share, built one ID at a time. The
+/// reader derives `Section::prefix` with it and the writer checks with it
+/// whether a prefix will survive a round trip, so the two cannot disagree.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum SharedPrefix<'a> {
+    #[default]
+    Empty,
+    One(&'a str),
+    Mixed,
+}
+
+impl<'a> SharedPrefix<'a> {
+    pub(crate) fn push(&mut self, id: &'a str) {
+        *self = match (*self, ids::prefix_of(id)) {
+            (SharedPrefix::Empty, Some(p)) => SharedPrefix::One(p),
+            (SharedPrefix::One(q), Some(p)) if q == p => SharedPrefix::One(q),
+            _ => SharedPrefix::Mixed,
+        };
+    }
+
+    pub(crate) fn get(self) -> Option<&'a str> {
+        match self {
+            SharedPrefix::One(p) => Some(p),
+            _ => None,
         }
     }
-    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SharedPrefix;
+
+    fn shared<'a>(ids: &[&'a str]) -> Option<&'a str> {
+        let mut acc = SharedPrefix::default();
+        ids.iter().for_each(|id| acc.push(id));
+        acc.get()
+    }
+
+    #[test]
+    fn shared_prefix_needs_every_id_to_agree() {
+        assert_eq!(shared(&[]), None);
+        assert_eq!(shared(&["str-00001", "str-00002"]), Some("str"));
+        assert_eq!(shared(&["str-00001", "cal-00002"]), None);
+        assert_eq!(shared(&["str-00001", "42"]), None);
+        assert_eq!(shared(&["42", "str-00001"]), None);
+        assert_eq!(shared(&["ctx1", "ctx-2"]), Some("ctx"));
+    }
 }

@@ -8,7 +8,7 @@ use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 use crate::line::{
     comment_open, entry_head, heading, is_blank, is_valid_id, looks_like_tail_syntax,
 };
-use crate::reader::derived_prefix;
+use crate::reader::SharedPrefix;
 use crate::HEADING_LEVEL_KEY;
 
 /// The canonical text and what it could not hold.
@@ -308,8 +308,9 @@ impl Writer {
             );
         }
         if let Some(p) = &s.prefix {
-            let derived = derived_prefix(entries.iter().map(|&e| pb.entries[e].id.as_str()));
-            if derived != Some(p.as_str()) {
+            let mut shared = SharedPrefix::default();
+            entries.iter().for_each(|&e| shared.push(&pb.entries[e].id));
+            if shared.get() != Some(p.as_str()) {
                 self.lose(
                     &rules::DROPPED_FIELD,
                     None,

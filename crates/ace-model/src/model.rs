@@ -130,7 +130,9 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provenance: Option<Provenance>,
+    /// Boxed: few entries carry it, and inline it would double the size of
+    /// every entry (a 100,000-entry playbook is read into one vector).
+    pub provenance: Option<Box<Provenance>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
