@@ -393,3 +393,109 @@ fn converts_every_corpus_playbook() {
     }
     assert!(n >= 13, "only {n} corpus files");
 }
+
+fn curator_fixture(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel)
+}
+
+/// A `knowledge/` folder with AGENTS.md and playbook.yaml side by side.
+fn knowledge_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        curator_fixture("agents-md/seed-layout.md"),
+        dir.path().join("AGENTS.md"),
+    )
+    .unwrap();
+    std::fs::copy(
+        curator_fixture("playbook-yaml/curator.yaml"),
+        dir.path().join("playbook.yaml"),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn agents_md_picks_up_playbook_yaml_beside_it() {
+    let dir = knowledge_dir();
+    let out = convert()
+        .arg(dir.path().join("AGENTS.md"))
+        .args(["--to", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["playbook"]["version"], 0.3);
+    assert_eq!(v["playbook"]["sections"][0]["weight"], 0.7);
+    // --sections names another file; here one with a string version.
+    let out = convert()
+        .arg(dir.path().join("AGENTS.md"))
+        .arg("--sections")
+        .arg(curator_fixture("playbook-yaml/string-version.yaml"))
+        .args(["--to", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["playbook"]["version"], "0.3");
+}
+
+#[test]
+fn the_curator_pair_round_trips_in_place_and_to_a_directory() {
+    let dir = knowledge_dir();
+    let agents = dir.path().join("AGENTS.md");
+    convert()
+        .arg(&agents)
+        .args(["--in-place", "--strict"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&agents).unwrap(),
+        std::fs::read(curator_fixture("agents-md/seed-layout.md")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("playbook.yaml")).unwrap(),
+        std::fs::read(curator_fixture("playbook-yaml/curator.yaml")).unwrap()
+    );
+    let out = dir.path().join("out/");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "agents-md", "-o"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("ACE104"));
+    let yaml = std::fs::read_to_string(out.join("playbook.yaml")).unwrap();
+    assert!(yaml.contains("weight: 0.5"), "{yaml}");
+    let md = std::fs::read_to_string(out.join("AGENTS.md")).unwrap();
+    assert!(md.contains("[Bullet #str-00001, helpful:"), "{md}");
+}
+
+#[test]
+fn validate_reports_both_files_of_the_pair() {
+    let dir = knowledge_dir();
+    validate()
+        .arg(dir.path().join("AGENTS.md"))
+        .args(["--output-format", "concise"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "playbook.yaml:8:9: warning[ACE031]",
+        ))
+        .stdout(predicate::str::contains(
+            "playbook.yaml:9:13: error[ACE032]",
+        ))
+        .stdout(predicate::str::contains("AGENTS.md:7:1: warning[ACE029]"))
+        .stdout(predicate::str::contains("AGENTS.md:8:1: warning[ACE028]"));
+    validate()
+        .arg(dir.path().join("AGENTS.md"))
+        .args(["--no-sections", "--output-format", "concise"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ACE031").not());
+}

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use ace_model::{Diagnostic, LineIndex, LossEntry, Playbook};
 
+pub use ace_lint::Options as LintOptions;
+
 /// Every format name, the same in every command and document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -48,7 +50,10 @@ impl Format {
 
     /// Whether this build can read and write the format.
     pub fn is_supported(self) -> bool {
-        matches!(self, Format::Markdown | Format::Json)
+        matches!(
+            self,
+            Format::Markdown | Format::AgentsMd | Format::PlaybookYaml | Format::Json
+        )
     }
 
     pub fn description(self) -> &'static str {
@@ -261,6 +266,19 @@ pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
                 diagnostics: out.diagnostics,
             })
         }
+        Format::AgentsMd => {
+            let out = ace_agents::read(text);
+            Ok(Parsed {
+                playbook: out.playbook,
+                diagnostics: out.diagnostics,
+            })
+        }
+        Format::PlaybookYaml => ace_yaml::read(text)
+            .map(|out| Parsed {
+                playbook: out.playbook,
+                diagnostics: out.diagnostics,
+            })
+            .map_err(ReadError::Syntax),
         Format::Json => ace_model::json::read(text)
             .map(|playbook| Parsed {
                 playbook,
@@ -287,6 +305,20 @@ pub fn write(format: Format, pb: &Playbook) -> Result<Written, ReadError> {
                 losses: out.losses,
             })
         }
+        Format::AgentsMd => {
+            let out = ace_agents::write(pb);
+            Ok(Written {
+                text: out.text,
+                losses: out.losses,
+            })
+        }
+        Format::PlaybookYaml => {
+            let out = ace_yaml::write(pb);
+            Ok(Written {
+                text: out.text,
+                losses: out.losses,
+            })
+        }
         Format::Json => Ok(Written {
             text: ace_model::json::write(pb),
             losses: Vec::new(),
@@ -302,15 +334,173 @@ pub fn validate(
     text: &str,
     opts: &ace_lint::Options,
 ) -> Result<Vec<Diagnostic>, ReadError> {
-    let parsed = match read(format, text) {
-        Ok(p) => p,
-        Err(ReadError::Syntax(d)) => return Ok(vec![d]),
-        Err(e) => return Err(e),
-    };
+    match read(format, text) {
+        Ok(parsed) => Ok(validate_parsed(format, parsed, opts)),
+        Err(ReadError::Syntax(d)) => Ok(vec![d]),
+        Err(e) => Err(e),
+    }
+}
+
+/// The lint rules that fit a format: seed 000's ID shapes and prefixes mean
+/// nothing to curator bullets (`#88f22305`), and seed 001's deprecation rule
+/// is the curator's own.
+pub fn lint_options(format: Format, base: &ace_lint::Options) -> ace_lint::Options {
+    match format {
+        Format::AgentsMd | Format::PlaybookYaml => ace_lint::Options {
+            id_shape: false,
+            prefixes: false,
+            deprecation: true,
+            ..base.clone()
+        },
+        _ => base.clone(),
+    }
+}
+
+/// The reader's diagnostics of an already read input plus the lint rules.
+pub fn validate_parsed(
+    format: Format,
+    parsed: Parsed,
+    opts: &ace_lint::Options,
+) -> Vec<Diagnostic> {
     let mut diags = parsed.diagnostics;
-    diags.extend(ace_lint::lint(&parsed.playbook, opts));
+    diags.extend(ace_lint::lint(
+        &parsed.playbook,
+        &lint_options(format, opts),
+    ));
     diags.sort_by_key(|d| (d.span.start, d.code));
-    Ok(diags)
+    diags
+}
+
+/// The curator's `playbook.yaml` beside an AGENTS.md, if there is one.
+pub fn sections_beside(format: Format, input: &Path) -> Option<PathBuf> {
+    if format != Format::AgentsMd {
+        return None;
+    }
+    let dir = input
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    ["playbook.yaml", "playbook.yml"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+}
+
+/// Reads the curator's playbook.yaml into a playbook read from AGENTS.md:
+/// weights reach the sections whose key is the YAML `id`, YAML sections with
+/// no heading are added, and `version` and unknown keys are kept. Findings
+/// about AGENTS.md go into `parsed.diagnostics`; the ones about the YAML file
+/// are returned. A YAML file that does not parse is the error.
+pub fn attach_sections(
+    parsed: &mut Parsed,
+    yaml_text: &str,
+) -> Result<Vec<Diagnostic>, Diagnostic> {
+    use ace_model::rules;
+    let yaml = ace_yaml::read(yaml_text)?;
+    let mut yaml_diags = yaml.diagnostics;
+    let y = yaml.playbook;
+    let pb = &mut parsed.playbook;
+    let listed: std::collections::HashSet<&str> =
+        y.sections.iter().map(|s| s.key.as_str()).collect();
+    for s in &pb.sections {
+        if !listed.contains(s.key.as_str()) {
+            parsed.diagnostics.push(
+                Diagnostic::new(
+                    &rules::SECTION_NOT_IN_YAML,
+                    s.origin.0.unwrap_or_default(),
+                    format!(
+                        "section `{}` is not listed in playbook.yaml",
+                        s.display_title()
+                    ),
+                )
+                .with_help(format!(
+                    "add `- id: {:?}` with a weight to playbook.yaml",
+                    s.key
+                )),
+            );
+        }
+    }
+    for ys in y.sections {
+        match pb.sections.iter_mut().find(|s| s.key == ys.key) {
+            Some(s) => {
+                s.weight = ys.weight;
+                s.extra.extend(ys.extra);
+                if s.description.is_none() {
+                    s.description = ys.description;
+                }
+                if s.prefix.is_none() {
+                    s.prefix = ys.prefix;
+                }
+            }
+            None => {
+                yaml_diags.push(Diagnostic::new(
+                    &rules::YAML_SECTION_UNUSED,
+                    ys.origin.0.unwrap_or_default(),
+                    format!("section `{}` has no heading in AGENTS.md", ys.key),
+                ));
+                pb.sections.push(ace_model::Section {
+                    origin: ace_model::Origin(None),
+                    ..ys
+                });
+            }
+        }
+    }
+    if y.version.is_some() {
+        pb.version = y.version;
+    }
+    pb.extra.extend(y.extra);
+    yaml_diags.sort_by_key(|d| (d.span.start, d.code));
+    Ok(yaml_diags)
+}
+
+/// AGENTS.md and playbook.yaml written together, and what neither holds.
+#[derive(Debug, Clone, Default)]
+pub struct CuratorPair {
+    pub agents_md: String,
+    pub playbook_yaml: String,
+    pub losses: Vec<LossEntry>,
+}
+
+/// The curator variant as the two files it lives in. A loss that AGENTS.md
+/// reports for something playbook.yaml keeps (the version, section weights,
+/// extra fields) is not a loss of the pair.
+pub fn write_curator_pair(pb: &Playbook) -> CuratorPair {
+    let agents = ace_agents::write(pb);
+    let mut for_yaml = pb.clone();
+    for_yaml.extra.shift_remove(ace_agents::LAYOUT_KEY);
+    for s in &mut for_yaml.sections {
+        s.extra.shift_remove(ace_model::keys::HEADING_LEVEL);
+    }
+    let yaml = ace_yaml::write_sections(&for_yaml);
+    let listed: std::collections::HashSet<String> = ace_yaml::listed_sections(&for_yaml)
+        .iter()
+        .map(|s| format!("sections[{}]", s.key))
+        .collect();
+    let kept_by_yaml = |l: &LossEntry| {
+        let in_listed = |rest: &str| {
+            listed.iter().any(|p| {
+                l.field
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|r| r.is_empty() || r.starts_with(rest))
+            })
+        };
+        l.entry_id.is_none()
+            && (l.field == "version"
+                || l.field.starts_with("extra.")
+                || in_listed(".weight")
+                || in_listed(".extra."))
+    };
+    let mut losses: Vec<LossEntry> = agents
+        .losses
+        .into_iter()
+        .filter(|l| !kept_by_yaml(l))
+        .collect();
+    losses.extend(yaml.losses);
+    CuratorPair {
+        agents_md: agents.text,
+        playbook_yaml: yaml.text,
+        losses,
+    }
 }
 
 /// Writes `bytes` to a temporary file beside `path` and renames it over

@@ -11,6 +11,10 @@ pub struct Options {
     pub threshold: i64,
     /// Check seed 000's ID shape (`xxx-NNNNN`).
     pub id_shape: bool,
+    /// Check that IDs use their section's prefix (seed 000).
+    pub prefixes: bool,
+    /// Report seed 001's deprecation rule, `harmful > helpful`.
+    pub deprecation: bool,
 }
 
 impl Default for Options {
@@ -18,6 +22,8 @@ impl Default for Options {
         Options {
             threshold: 3,
             id_shape: true,
+            prefixes: true,
+            deprecation: false,
         }
     }
 }
@@ -37,7 +43,9 @@ fn span(e: &Entry) -> Span {
 pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     ids_and_counters(pb, opts, &mut out);
-    prefixes(pb, &mut out);
+    if opts.prefixes {
+        prefixes(pb, &mut out);
+    }
     duplicate_content(pb, &mut out);
     out.sort_by_key(|d| (d.span.start, d.code));
     out
@@ -90,6 +98,22 @@ fn ids_and_counters(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
                         ),
                     )
                     .with_help("rewrite the entry or remove it"),
+                );
+            }
+        }
+        if let (true, Some(helpful), Some(harmful)) = (opts.deprecation, e.helpful, e.harmful) {
+            let retired = matches!(
+                e.status,
+                Some(ace_model::Status::Deprecated | ace_model::Status::Archived)
+            );
+            if harmful > helpful && !retired {
+                out.push(
+                    Diagnostic::new(
+                        &rules::DEPRECATION_DUE,
+                        span(e),
+                        format!("harmful={harmful} exceeds helpful={helpful}: seed 001 deprecates this bullet"),
+                    )
+                    .with_help("rewrite the bullet, or move it to AGENTS.archive.md"),
                 );
             }
         }
@@ -165,27 +189,43 @@ fn majority<'a>(counts: &HashMap<&'a str, usize>) -> Option<&'a str> {
 }
 
 fn duplicate_content(pb: &Playbook, out: &mut Vec<Diagnostic>) {
+    // First entry per seed-001 key, and per normalised content alone: the
+    // curator's hash misses the same advice filed under two sections.
     let mut seen: HashMap<String, &Entry> = HashMap::with_capacity(pb.entries.len());
+    let mut anywhere: HashMap<String, &Entry> = HashMap::with_capacity(pb.entries.len());
     for e in &pb.entries {
         if e.content.trim().is_empty() {
             continue;
         }
+        let normalized = ace_model::normalize::normalize(&e.content);
         let key = e.dedup_key();
-        if let Some(prev) = seen.get(&key) {
-            out.push(
-                Diagnostic::new(
-                    &rules::DUPLICATE_CONTENT,
-                    span(e),
-                    format!(
-                        "`{}` has the same normalised content as `{}`",
-                        e.id, prev.id
-                    ),
-                )
-                .with_related(span(prev), "first entry with this content"),
-            );
+        let (prev, message) = if let Some(prev) = seen.get(&key) {
+            (
+                *prev,
+                format!(
+                    "`{}` has the same normalised content as `{}`",
+                    e.id, prev.id
+                ),
+            )
+        } else if let Some(prev) = anywhere.get(&normalized) {
+            let other = prev.section.as_deref().unwrap_or("(none)");
+            (
+                *prev,
+                format!(
+                    "`{}` has the same normalised content as `{}` in section `{other}`",
+                    e.id, prev.id
+                ),
+            )
         } else {
             seen.insert(key, e);
-        }
+            anywhere.insert(normalized, e);
+            continue;
+        };
+        seen.entry(key).or_insert(e);
+        out.push(
+            Diagnostic::new(&rules::DUPLICATE_CONTENT, span(e), message)
+                .with_related(span(prev), "first entry with this content"),
+        );
     }
 }
 
@@ -273,5 +313,28 @@ mod tests {
         let found = codes(&pb);
         assert_eq!(found.len(), 1);
         assert!(found[0].1.contains("`api-00003`"));
+    }
+
+    #[test]
+    fn curator_profile_reports_deprecation_but_not_seed_000_shapes() {
+        let curator = Options {
+            id_shape: false,
+            prefixes: false,
+            deprecation: true,
+            ..Options::default()
+        };
+        let mut retired = entry("test-harmful-2", "b", "old advice", 0, 2);
+        retired.status = Some(ace_model::Status::Deprecated);
+        let pb = Playbook {
+            entries: vec![
+                entry("88f22305", "b", "fine", 1, 1),
+                entry("test-harmful-1", "b", "bad advice", 1, 3),
+                retired,
+            ],
+            ..Playbook::default()
+        };
+        let found: Vec<_> = lint(&pb, &curator).into_iter().map(|d| d.code).collect();
+        assert_eq!(found, ["ACE029"]);
+        assert!(codes(&pb).iter().all(|(c, _)| *c != "ACE029"));
     }
 }

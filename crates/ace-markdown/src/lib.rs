@@ -17,4 +17,4 @@ pub use reader::{read, ReadOutput};
 pub use writer::{write, WriteOutput};
 
 /// `extra` key on a section that records a heading level other than 2.
-pub const HEADING_LEVEL_KEY: &str = "heading_level";
+pub const HEADING_LEVEL_KEY: &str = ace_model::keys::HEADING_LEVEL;

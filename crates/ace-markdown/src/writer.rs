@@ -411,24 +411,7 @@ impl Writer {
     }
 
     fn dropped_entry_fields(&mut self, e: &Entry) {
-        let present = [
-            ("kind", e.kind.is_some()),
-            ("title", e.title.is_some()),
-            ("tags", e.tags.is_some()),
-            ("evidence", e.evidence.is_some()),
-            ("confidence", e.confidence.is_some()),
-            ("status", e.status.is_some()),
-            ("deprecation_reason", e.deprecation_reason.is_some()),
-            ("created_at", e.created_at.is_some()),
-            ("updated_at", e.updated_at.is_some()),
-            ("supersedes", e.supersedes.is_some()),
-            ("superseded_by", e.superseded_by.is_some()),
-            ("duplicate_of", e.duplicate_of.is_some()),
-            ("links", e.links.is_some()),
-            ("provenance", e.provenance.is_some()),
-            ("scope", e.scope.is_some()),
-            ("project_id", e.project_id.is_some()),
-        ];
+        let present = e.optional_fields();
         for (name, is_present) in present {
             if is_present {
                 self.lose(

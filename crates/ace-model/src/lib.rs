@@ -9,6 +9,7 @@
 pub mod diag;
 pub mod ids;
 pub mod json;
+pub mod keys;
 pub mod loss;
 mod model;
 pub mod normalize;

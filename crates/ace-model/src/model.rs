@@ -152,6 +152,30 @@ impl Entry {
         }
     }
 
+    /// Every optional field other than the section and the counters, with
+    /// whether it holds a value: writers report the ones their format has no
+    /// place for.
+    pub fn optional_fields(&self) -> [(&'static str, bool); 16] {
+        [
+            ("kind", self.kind.is_some()),
+            ("title", self.title.is_some()),
+            ("tags", self.tags.is_some()),
+            ("evidence", self.evidence.is_some()),
+            ("confidence", self.confidence.is_some()),
+            ("status", self.status.is_some()),
+            ("deprecation_reason", self.deprecation_reason.is_some()),
+            ("created_at", self.created_at.is_some()),
+            ("updated_at", self.updated_at.is_some()),
+            ("supersedes", self.supersedes.is_some()),
+            ("superseded_by", self.superseded_by.is_some()),
+            ("duplicate_of", self.duplicate_of.is_some()),
+            ("links", self.links.is_some()),
+            ("provenance", self.provenance.is_some()),
+            ("scope", self.scope.is_some()),
+            ("project_id", self.project_id.is_some()),
+        ]
+    }
+
     /// The seed-001 deduplication key of this entry (`section::normalized`).
     pub fn dedup_key(&self) -> String {
         crate::normalize::dedup_key(self.section.as_deref().unwrap_or(""), &self.content)

@@ -70,8 +70,8 @@ rules! {
         summary: "The ID prefix does not agree with the entry's section."
         doc: "Seed 000 ties each prefix to one section (`str` to STRATEGIES & INSIGHTS, `cal` to FORMULAS & CALCULATIONS, `mis` to COMMON MISTAKES TO AVOID, `dom` to DOMAIN KNOWLEDGE). Reported when a known prefix sits under another known section, when a section mixes prefixes (each minority entry is reported), or when one prefix is used in several sections. Move the entry or give it an ID with the section's prefix.";
     DUPLICATE_CONTENT = "ACE008" "duplicate-content" Diagnostic Warning "seed 001"
-        summary: "Two entries in one section have the same normalised content."
-        doc: "Seed 001 treats two bullets as duplicates when `section::normalize(content)` is equal, where normalise trims, lower-cases and collapses white space. Duplicates split the counters of one piece of advice over two IDs. Merge them, keeping the older ID and adding up the counters.";
+        summary: "Two entries have the same normalised content."
+        doc: "Seed 001 treats two bullets as duplicates when `section::normalize(content)` is equal, where normalise trims, lower-cases and collapses white space. Duplicates split the counters of one piece of advice over two IDs. Merge them, keeping the older ID and adding up the counters. The same content filed under two different sections is reported too, naming the other section: the curator's hash cannot see it, but it is the same advice twice.";
     CRLF = "ACE009" "crlf-line-endings" Diagnostic Warning "seed 000"
         summary: "The file uses CR LF line endings."
         doc: "Seed 000's File Integrity rules require Unix line endings (LF). The reader accepts CR LF and drops the CR; a rewrite writes LF.";
@@ -123,6 +123,30 @@ rules! {
     ENTRY_IN_BLOCK = "ACE025" "entry-in-block" Diagnostic Info "ace-tools"
         summary: "An entry-like line inside a code fence or HTML comment is not an entry."
         doc: "Specs and documents quote example entries inside code fences, and curators comment entries out with `<!-- ... -->`. Such lines are read as text, not as entries. Remove the fence or comment if the entry is meant to be live.";
+    BULLET_SYNTAX = "ACE026" "bullet-syntax" Diagnostic Error "seed 001"
+        summary: "A line that starts like an AGENTS.md bullet does not parse."
+        doc: "Seed 001 writes a bullet as `[Bullet #id, helpful:N, harmful:M] Content`. A line that begins with `[Bullet` but has no `#id`, no closing `]`, or a counter that is not a whole number is not a bullet: the curator's parser skips it, so the advice is invisible to it. ace-tools keeps the line as text, byte for byte, and names the part that does not parse.";
+    BULLET_STYLE = "ACE027" "bullet-style" Diagnostic Info "seed 001"
+        summary: "A bullet parses but is not written in the seed's exact form."
+        doc: "List dashes (`- [Bullet ...]`), missing counters, fields in another order or other spacing are read without loss, and a no-op rewrite keeps the line as it was. The curator's own regular expression (`^\\s*\\[Bullet #([a-zA-Z0-9-]+), helpful:(\\d+), harmful:(\\d+)(?:, Aggregated from (\\d+) instances)?\\] (.+)$`) would miss some of these lines; a changed bullet is written in the seed's form.";
+    PROVENANCE_HASH = "ACE028" "provenance-hash-mismatch" Diagnostic Warning "seed 001"
+        summary: "A provenance comment's `hash` does not match its bullet."
+        doc: "Seed 001 records `hash=section::normalized` under each bullet, where `normalized` is the content trimmed, lower-cased and with whitespace collapsed. When the bullet was edited by hand or moved to another section the hash goes stale and the curator's duplicate check stops recognising it. The message shows the expected value; update the comment or drop its `hash`.";
+    DEPRECATION_DUE = "ACE029" "deprecation-due" Diagnostic Warning "seed 001"
+        summary: "`harmful` is greater than `helpful`: seed 001 deprecates the bullet."
+        doc: "The curator's merge rules say to deprecate a bullet when `harmful > helpful`. The bullet is still live in the file. Rewrite it, or remove or archive it (ace_beads moves such bullets to `AGENTS.archive.md`). Entries whose status is already `deprecated` or `archived` are not reported.";
+    SECTION_NOT_IN_YAML = "ACE030" "section-missing-from-playbook-yaml" Diagnostic Warning "seed 001"
+        summary: "An AGENTS.md section has no entry in playbook.yaml."
+        doc: "The curator keeps section weights in `knowledge/playbook.yaml`, one `{id, weight}` per section. A section heading in AGENTS.md that the YAML does not list has no weight, and the curator gives it the default 0.5 on its next run. Matching is by section key: a curator id heading (`## node/tooling`) is its own key, a human title is keyed by the shared rule (`Build & Test Patterns` matches the id `build_and_test_patterns`). Add the section to the YAML, or let `ace-convert` write the pair.";
+    YAML_SECTION_UNUSED = "ACE031" "playbook-yaml-section-unused" Diagnostic Warning "seed 001"
+        summary: "A playbook.yaml section has no heading in AGENTS.md."
+        doc: "The YAML lists a section that AGENTS.md does not have, so its weight applies to nothing. In the one real pair (ace_beads) every YAML id (`node/tooling`, `build/patterns`) misses every heading (`Build & Test Patterns`): the two files have drifted apart. Rename one side so the ids match.";
+    WEIGHT_RANGE = "ACE032" "weight-range" Diagnostic Error "seed 001"
+        summary: "A section weight is not a number between 0 and 1."
+        doc: "Section weights rank sections for retrieval; seed 001 gives new sections 0.5 and real weights lie in 0..1. A weight outside that range, or one that is not a number, is kept as written but cannot be compared with the others.";
+    YAML_SHAPE = "ACE033" "yaml-shape" Diagnostic Error "seed 001"
+        summary: "A playbook.yaml value has the wrong type, or a required key is missing."
+        doc: "`playbook.yaml` is a mapping with `version` and a list `sections` of mappings that each have a string `id`. A full playbook in YAML may also have `entries` (see docs/formats/playbook-yaml.md). The message names the key and what was expected; values of the wrong type are kept under their key so nothing is lost.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";
@@ -131,7 +155,10 @@ rules! {
         doc: "Content that the target would read back differently, such as a blank line or a line that looks like a heading inside a multi-line markdown entry, is changed so that the file stays well-formed. The report says which entry and what was changed.";
     ORDER_CHANGED = "ACE103" "order-changed" Loss Warning "ace-tools"
         summary: "Entries are regrouped by section and their order changes."
-        doc: "Formats that group entries under section headings cannot keep an order in which sections interleave. Entries are written section by section, keeping their order within each section.";
+        doc: "Formats that group entries under section headings cannot keep an order in which sections interleave. Entries are written section by section, keeping their order within each section. A format whose spec fixes an order (seed 001 sorts by section, then helpful descending, then content) reports the reordering here too.";
+    VALUE_DEFAULTED = "ACE104" "value-defaulted" Loss Warning "ace-tools"
+        summary: "An absent value had to be written as a default."
+        doc: "Some formats require a value the model does not have: an AGENTS.md bullet must carry `helpful:N, harmful:M`, so absent counters are written as 0, and a playbook.yaml section must have a weight, so a section without one gets seed 001's default 0.5. Reading the output back gives the default, not \"absent\".";
 }
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {

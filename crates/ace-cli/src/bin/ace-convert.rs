@@ -25,9 +25,15 @@ struct Args {
     /// Input file, or `-` for standard input.
     #[arg(required_unless_present = "list_formats")]
     input: Option<String>,
-    /// Output file, or `-` for standard output (the default).
+    /// Output file, or `-` for standard output (the default). With
+    /// `--to agents-md`, a directory (existing, or ending in `/`) receives
+    /// both AGENTS.md and playbook.yaml.
     #[arg(short, long, value_name = "OUT")]
     output: Option<String>,
+    /// The curator's playbook.yaml to read with an AGENTS.md input (default:
+    /// playbook.yaml beside the input, if there is one).
+    #[arg(long, value_name = "FILE")]
+    sections: Option<PathBuf>,
     /// Input format (detected from the file name and content if omitted).
     #[arg(long, value_name = "FMT", value_parser = parse_format)]
     from: Option<Format>,
@@ -73,6 +79,13 @@ fn list_formats() -> i32 {
 
 /// The output format implied by an output file name.
 fn format_of_output(path: &str) -> Option<Format> {
+    let file = Path::new(path).file_name()?.to_str()?.to_ascii_lowercase();
+    if matches!(
+        file.as_str(),
+        "agents.md" | "agent.md" | "agents.archive.md"
+    ) {
+        return Some(Format::AgentsMd);
+    }
     let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
     match ext.as_str() {
         "md" | "markdown" | "txt" => Some(Format::Markdown),
@@ -142,13 +155,90 @@ fn run(args: Args) -> i32 {
             return EXIT_FINDINGS;
         }
     };
-    let errors: Vec<_> = parsed
-        .diagnostics
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    if !errors.is_empty() && !args.quiet {
-        print_diagnostics(&source.name, &source.text, &errors);
+    let mut parsed = parsed;
+    let companion = match args.sections.clone() {
+        Some(p) => Some(p),
+        None => source
+            .path
+            .as_deref()
+            .and_then(|p| ace_io::sections_beside(from, p)),
+    };
+    let companion = match companion {
+        Some(path) if from == Format::AgentsMd => {
+            let yaml = match ace_io::load(&path) {
+                Ok(y) => y,
+                Err(e) => {
+                    error(PROG, e);
+                    return EXIT_USAGE;
+                }
+            };
+            match ace_io::attach_sections(&mut parsed, &yaml.text) {
+                Ok(diags) => {
+                    print_errors(&yaml.name, &yaml.text, diags, args.quiet);
+                    Some(yaml)
+                }
+                Err(d) => {
+                    print_diagnostics(&yaml.name, &yaml.text, &[d]);
+                    return EXIT_FINDINGS;
+                }
+            }
+        }
+        Some(path) => {
+            error(
+                PROG,
+                format!(
+                    "--sections {}: only an AGENTS.md input reads a playbook.yaml",
+                    path.display()
+                ),
+            );
+            return EXIT_USAGE;
+        }
+        None => None,
+    };
+    print_errors(&source.name, &source.text, parsed.diagnostics, args.quiet);
+    let pair_dir = match args.output.as_deref() {
+        Some(out) if to == Format::AgentsMd && (out.ends_with('/') || Path::new(out).is_dir()) => {
+            Some(PathBuf::from(out))
+        }
+        _ => None,
+    };
+    let pair_in_place = args.in_place && to == Format::AgentsMd && companion.is_some();
+    if pair_dir.is_some() || pair_in_place {
+        let pair = ace_io::write_curator_pair(&parsed.playbook);
+        if let Some(code) = report_losses(&args, &pair.losses, "agents-md + playbook-yaml") {
+            return code;
+        }
+        let (agents_path, yaml_path) = match (&pair_dir, &source.path, &companion) {
+            (Some(dir), _, _) => (dir.join("AGENTS.md"), dir.join("playbook.yaml")),
+            (None, Some(p), Some(y)) => (p.clone(), y.path.clone().unwrap_or_default()),
+            _ => unreachable!("in-place pairs have an input file and a companion"),
+        };
+        if let Some(dir) = &pair_dir {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                error(PROG, format!("{}: {e}", dir.display()));
+                return EXIT_USAGE;
+            }
+        }
+        for (path, text) in [
+            (agents_path, &pair.agents_md),
+            (yaml_path, &pair.playbook_yaml),
+        ] {
+            if !args.in_place && source.path.as_deref().is_some_and(|p| same_file(p, &path)) {
+                error(
+                    PROG,
+                    format!(
+                        "{}: refusing to overwrite the input; use --in-place",
+                        path.display()
+                    ),
+                );
+                return EXIT_USAGE;
+            }
+            if let Err(e) = ace_io::write_atomic(&path, text.as_bytes()) {
+                error(PROG, format!("{}: {e}", path.display()));
+                return EXIT_USAGE;
+            }
+        }
+        return 0;
     }
     let written = match ace_io::write(to, &parsed.playbook) {
         Ok(w) => w,
@@ -157,16 +247,8 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    if !args.quiet || args.strict {
-        let mut err = std::io::stderr().lock();
-        let _ = match args.report {
-            Report::Text => ace_report::render_losses_text(&written.losses, to.name(), &mut err),
-            Report::Json => ace_report::render_losses_json(&written.losses, to.name(), &mut err),
-        };
-    }
-    if args.strict && !written.losses.is_empty() {
-        error(PROG, format!("--strict: {} piece(s) of information would be lost converting to {to}; nothing written", written.losses.len()));
-        return EXIT_FINDINGS;
+    if let Some(code) = report_losses(&args, &written.losses, to.name()) {
+        return code;
     }
     let target: Option<PathBuf> = if args.in_place {
         match &source.path {
@@ -211,6 +293,35 @@ fn run(args: Args) -> i32 {
             error(PROG, e);
             EXIT_USAGE
         }
+    }
+}
+
+/// Prints the losses; under --strict, any loss stops the conversion with
+/// the exit code returned.
+fn report_losses(args: &Args, losses: &[ace_model::LossEntry], target: &str) -> Option<i32> {
+    if !args.quiet || args.strict {
+        let mut err = std::io::stderr().lock();
+        let _ = match args.report {
+            Report::Text => ace_report::render_losses_text(losses, target, &mut err),
+            Report::Json => ace_report::render_losses_json(losses, target, &mut err),
+        };
+    }
+    if args.strict && !losses.is_empty() {
+        error(PROG, format!("--strict: {} piece(s) of information would be lost converting to {target}; nothing written", losses.len()));
+        return Some(EXIT_FINDINGS);
+    }
+    None
+}
+
+/// Error-level findings are shown; a conversion goes on, since the reader
+/// kept everything it could not interpret.
+fn print_errors(name: &str, text: &str, diags: Vec<ace_model::Diagnostic>, quiet: bool) {
+    let errors: Vec<_> = diags
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if !errors.is_empty() && !quiet {
+        print_diagnostics(name, text, &errors);
     }
 }
 

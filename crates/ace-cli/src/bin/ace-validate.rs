@@ -52,6 +52,13 @@ struct Args {
     /// Curation threshold: report entries with harmful > helpful + N.
     #[arg(long, default_value_t = 3, value_name = "N")]
     threshold: i64,
+    /// The curator's playbook.yaml to check with each AGENTS.md (default:
+    /// playbook.yaml beside it, if there is one).
+    #[arg(long, value_name = "FILE")]
+    sections: Option<std::path::PathBuf>,
+    /// Check an AGENTS.md alone, without the playbook.yaml beside it.
+    #[arg(long, conflicts_with = "sections")]
+    no_sections: bool,
     /// Exit 0 even when errors are found.
     #[arg(long)]
     exit_zero: bool,
@@ -119,18 +126,49 @@ fn run(args: Args) -> i32 {
         let format = args
             .from
             .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
-        match ace_io::validate(format, &source.text, &opts) {
-            Ok(mut diags) => {
-                diags.retain(|d| {
-                    (select.is_empty() || select.contains(&d.code)) && !ignore.contains(&d.code)
-                });
-                results.push((source, diags));
+        let keep = |mut diags: Vec<Diagnostic>| {
+            diags.retain(|d| {
+                (select.is_empty() || select.contains(&d.code)) && !ignore.contains(&d.code)
+            });
+            diags
+        };
+        let mut parsed = match ace_io::read(format, &source.text) {
+            Ok(p) => p,
+            Err(ace_io::ReadError::Syntax(d)) => {
+                results.push((source, keep(vec![d])));
+                continue;
             }
             Err(e) => {
                 error(PROG, format!("{}: {e}", source.name));
                 failed_io = true;
+                continue;
+            }
+        };
+        let companion = match (&args.sections, args.no_sections) {
+            (_, true) => None,
+            (Some(p), _) => Some(p.clone()),
+            (None, false) => source
+                .path
+                .as_deref()
+                .and_then(|p| ace_io::sections_beside(format, p)),
+        };
+        let mut companion_result = None;
+        if let Some(path) = companion.filter(|_| format == Format::AgentsMd) {
+            match ace_io::load(&path) {
+                Ok(yaml) => {
+                    let diags = ace_io::attach_sections(&mut parsed, &yaml.text)
+                        .unwrap_or_else(|d| vec![d]);
+                    companion_result = Some((yaml, keep(diags)));
+                }
+                Err(e) => {
+                    error(PROG, e);
+                    failed_io = true;
+                }
             }
         }
+        let diags = ace_io::validate_parsed(format, parsed, &opts);
+        results.push((source, keep(diags)));
+        results.extend(companion_result);
     }
     let format = match args.output_format {
         Output::Auto if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") => {

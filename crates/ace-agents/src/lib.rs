@@ -1,0 +1,35 @@
+//! ACE curator bullets in AGENTS.md (seed 001, sjarmak/ace_beads):
+//!
+//! ```text
+//! ## build/patterns
+//!
+//! [Bullet #a1054514, helpful:3, harmful:0] Run the build before the tests
+//! <!-- deltaId=..., beadsId=bead-42, createdAt=..., hash=build/patterns::run the build before the tests -->
+//! ```
+//!
+//! AGENTS.md is a human document first: bullets live among prose, other
+//! headings, comments and code. The reader keeps everything that is not a
+//! bullet as a *layout* (stored in the playbook's `extra` under
+//! [`LAYOUT_KEY`]); the writer puts the model's bullets back into that layout,
+//! so an edit changes only the bullets and a no-op rewrite is byte-identical.
+//! Without a layout the writer produces the seed's layout.
+
+mod bullet;
+mod layout;
+mod reader;
+mod writer;
+
+pub use reader::{read, ReadOutput};
+pub use writer::{write, WriteOutput};
+
+/// `Playbook::extra` key holding the document around the bullets.
+pub const LAYOUT_KEY: &str = "agents_md";
+
+/// `Entry::extra` key for bracket fields the seed does not define.
+pub const BULLET_FIELDS_KEY: &str = "bullet_fields";
+
+/// The section name the seed's `hash=section::normalized` uses: the heading
+/// as written when it has one.
+pub fn hash_section_name(section: &ace_model::Section) -> &str {
+    section.display_title()
+}

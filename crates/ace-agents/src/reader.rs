@@ -1,0 +1,475 @@
+use std::collections::HashMap;
+
+use ace_model::normalize::{dedup_key, section_key};
+use ace_model::{keys, rules, Diagnostic, Entry, Origin, Playbook, Provenance, Section, Span};
+use serde_json::Value;
+
+use crate::bullet::{self, Parsed};
+use crate::layout::{self, Item};
+
+/// A playbook and everything noticed while reading it.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOutput {
+    pub playbook: Playbook,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Line<'a> {
+    /// Without the line ending.
+    text: &'a str,
+    /// With the line ending.
+    full: &'a str,
+    start: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Blank,
+    Heading(usize),
+    Bullet,
+    Provenance,
+    Comment,
+    Text,
+}
+
+fn split_lines(src: &str, from: usize) -> Vec<Line<'_>> {
+    let mut out = Vec::new();
+    let mut start = from;
+    while start < src.len() {
+        let end = src[start..].find('\n').map_or(src.len(), |p| start + p + 1);
+        let full = &src[start..end];
+        let text = full.strip_suffix('\n').unwrap_or(full);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        out.push(Line { text, full, start });
+        start = end;
+    }
+    out
+}
+
+fn is_blank(t: &str) -> bool {
+    t.bytes().all(|c| c == b' ' || c == b'\t')
+}
+
+fn heading(t: &str) -> Option<(usize, &str)> {
+    let level = t.bytes().take_while(|&c| c == b'#').count();
+    if !(1..=6).contains(&level) {
+        return None;
+    }
+    match t.as_bytes().get(level) {
+        None => Some((level, "")),
+        Some(b' ' | b'\t') => Some((level, t[level..].trim())),
+        _ => None,
+    }
+}
+
+fn fence_open(t: &str) -> Option<(u8, usize)> {
+    let indent = t.bytes().take_while(|&c| c == b' ').count();
+    let rest = t.as_bytes().get(indent..)?;
+    let ch = *rest.first()?;
+    if indent > 3 || (ch != b'`' && ch != b'~') {
+        return None;
+    }
+    let run = rest.iter().take_while(|&&c| c == ch).count();
+    (run >= 3 && !(ch == b'`' && rest[run..].contains(&b'`'))).then_some((ch, run))
+}
+
+fn fence_closes(t: &str, ch: u8, run: usize) -> bool {
+    let indent = t.bytes().take_while(|&c| c == b' ').count();
+    let rest = &t.as_bytes()[indent..];
+    let n = rest.iter().take_while(|&&c| c == ch).count();
+    indent <= 3 && n >= run && rest[n..].iter().all(|&c| c == b' ' || c == b'\t')
+}
+
+fn comment_start(t: &str) -> bool {
+    t.trim_start().starts_with("<!--")
+}
+
+/// The section key for a heading: a curator id (`node/tooling`) as written,
+/// a human title (`Build & Test Patterns`) through the shared key rule.
+pub(crate) fn key_for_title(title: &str) -> String {
+    let slug = !title.is_empty()
+        && title
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._/-".contains(&c));
+    match (slug, section_key(title)) {
+        (true, _) => title.to_owned(),
+        (false, k) if k.is_empty() => "section".to_owned(),
+        (false, k) => k,
+    }
+}
+
+/// Reads an AGENTS.md. Never fails: what is not a bullet is kept in the
+/// layout, and every deviation from seed 001 is a diagnostic.
+pub fn read(src: &str) -> ReadOutput {
+    let base = if src.starts_with('\u{feff}') { 3 } else { 0 };
+    let lines = split_lines(src, base);
+    let mut diags = Vec::new();
+    let kinds = classify(&lines, &mut diags);
+    let n = lines.len();
+
+    let headings: Vec<(usize, usize, &str)> = (0..n)
+        .filter_map(|i| match kinds[i] {
+            Kind::Heading(level) => heading(lines[i].text).map(|(_, t)| (i, level, t)),
+            _ => None,
+        })
+        .collect();
+    let first_text = (0..n).find(|&i| kinds[i] != Kind::Blank);
+    let title_line = first_text.filter(|&i| kinds[i] == Kind::Heading(1));
+
+    let mut pb = Playbook::default();
+    if let Some(t) = title_line {
+        pb.title = heading(lines[t].text).map(|(_, t)| t.to_owned());
+    }
+
+    // Which headings are sections, and where each section's bullets end.
+    // `owner[i]`: the section (index into pb.sections) line i belongs to.
+    let mut owner: Vec<Option<usize>> = vec![None; n];
+    let mut end_before: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut keys: HashMap<String, usize> = HashMap::new();
+    for (h, &(idx, level, title)) in headings.iter().enumerate() {
+        if Some(idx) == title_line {
+            continue;
+        }
+        let next = headings.get(h + 1);
+        let body = idx + 1..next.map_or(n, |x| x.0);
+        let has_bullet = body.clone().any(|i| kinds[i] == Kind::Bullet);
+        let no_text = body
+            .clone()
+            .all(|i| matches!(kinds[i], Kind::Blank | Kind::Comment));
+        let next_deeper = next.is_some_and(|x| x.1 > level);
+        if !(has_bullet || (no_text && !next_deeper)) {
+            continue;
+        }
+        let s = pb.sections.len();
+        let span = Span::new(lines[idx].start, lines[idx].start + lines[idx].text.len());
+        let base_key = key_for_title(title);
+        let mut key = base_key.clone();
+        if let Some(&first) = keys.get(&key) {
+            let mut k = 2;
+            while keys.contains_key(&format!("{base_key}_{k}")) {
+                k += 1;
+            }
+            key = format!("{base_key}_{k}");
+            diags.push(
+                Diagnostic::new(
+                    &rules::DUPLICATE_SECTION,
+                    span,
+                    format!(
+                        "section `{title}` repeats an earlier heading; kept separately as `{key}`"
+                    ),
+                )
+                .with_related(
+                    pb.sections[first].origin.0.unwrap_or_default(),
+                    "first heading with this key",
+                ),
+            );
+        }
+        keys.insert(key.clone(), s);
+        let mut section = Section::new(key);
+        section.title = Some(title.to_owned());
+        section.origin = Origin::from(span);
+        if level != 2 {
+            section
+                .extra
+                .insert(keys::HEADING_LEVEL.to_owned(), Value::from(level));
+        }
+        pb.sections.push(section);
+        for o in &mut owner[body.clone()] {
+            *o = Some(s);
+        }
+        let last = body
+            .clone()
+            .rev()
+            .find(|&i| matches!(kinds[i], Kind::Bullet | Kind::Provenance))
+            .or_else(|| body.clone().rev().find(|&i| kinds[i] != Kind::Blank))
+            .unwrap_or(idx);
+        end_before.push((last + 1, Some(s)));
+    }
+    let first_section_line = pb.sections.first().and_then(|s| {
+        let start = s.origin.0?.start;
+        lines.iter().position(|l| l.start == start)
+    });
+    let none_end = (0..first_section_line.unwrap_or(n))
+        .rev()
+        .find(|&i| matches!(kinds[i], Kind::Bullet | Kind::Provenance))
+        .map_or(first_section_line.unwrap_or(n), |i| i + 1);
+    end_before.push((none_end, None));
+    // Markers at one position: the unsectioned group first, then sections in order.
+    end_before.sort_by_key(|&(p, s)| (p, s.map_or(0, |s| s + 1)));
+
+    let mut items: Vec<Item> = Vec::new();
+    let mut text = String::from(&src[..base]);
+    let mut markers = end_before.iter().peekable();
+    let mut i = 0;
+    while i <= n {
+        while let Some(&&(p, s)) = markers.peek() {
+            if p != i {
+                break;
+            }
+            flush(&mut text, &mut items);
+            items.push(Item::End {
+                section: s.map(|s| pb.sections[s].key.clone()),
+                title: s.and_then(|s| pb.sections[s].title.clone()),
+            });
+            markers.next();
+        }
+        if i == n {
+            break;
+        }
+        let line = lines[i];
+        if kinds[i] != Kind::Bullet {
+            text.push_str(line.full);
+            i += 1;
+            continue;
+        }
+        flush(&mut text, &mut items);
+        let prov_line = (kinds.get(i + 1) == Some(&Kind::Provenance)).then(|| lines[i + 1]);
+        let section = owner[i];
+        let entry = entry_from(
+            line,
+            prov_line,
+            section.map(|s| &pb.sections[s]),
+            &mut diags,
+        );
+        let mut raw = line.full.to_owned();
+        if let Some(p) = prov_line {
+            raw.push_str(p.full);
+        }
+        let canon = bullet::render_entry(&entry);
+        items.push(Item::Bullet {
+            id: entry.id.clone(),
+            section: entry.section.clone(),
+            raw: (raw != canon).then_some((raw, canon)),
+        });
+        if section.is_none() {
+            diags.push(Diagnostic::new(
+                &rules::ENTRY_BEFORE_SECTION,
+                entry.origin.0.unwrap_or_default(),
+                format!(
+                    "bullet `{}` appears before the first section heading",
+                    entry.id
+                ),
+            ));
+        }
+        pb.entries.push(entry);
+        i += if prov_line.is_some() { 2 } else { 1 };
+    }
+    flush(&mut text, &mut items);
+    pb.extra
+        .insert(crate::LAYOUT_KEY.to_owned(), layout::to_value(&items));
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    ReadOutput {
+        playbook: pb,
+        diagnostics: diags,
+    }
+}
+
+fn flush(text: &mut String, items: &mut Vec<Item>) {
+    if !text.is_empty() {
+        items.push(Item::Text(std::mem::take(text)));
+    }
+}
+
+fn line_span(l: Line) -> Span {
+    Span::new(l.start, l.start + l.text.len())
+}
+
+fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
+    let n = lines.len();
+    let mut kinds = vec![Kind::Text; n];
+    let mut i = 0;
+    let in_block = |diags: &mut Vec<Diagnostic>, l: Line, what: &str| {
+        let t = l.text.trim_start();
+        let t = t.strip_prefix('>').unwrap_or(t);
+        if matches!(bullet::parse(t), Parsed::Bullet(_)) {
+            diags.push(Diagnostic::new(
+                &rules::ENTRY_IN_BLOCK,
+                line_span(l),
+                format!("bullet {what} is text, not a bullet"),
+            ));
+        }
+    };
+    while i < n {
+        let l = lines[i];
+        let t = l.text;
+        if is_blank(t) {
+            kinds[i] = Kind::Blank;
+            i += 1;
+            continue;
+        }
+        if let Some((ch, run)) = fence_open(t) {
+            match (i + 1..n).find(|&k| fence_closes(lines[k].text, ch, run)) {
+                Some(end) => {
+                    for &l in &lines[i + 1..end] {
+                        in_block(diags, l, "inside a code fence");
+                    }
+                    i = end + 1;
+                }
+                None => {
+                    diags.push(Diagnostic::new(
+                        &rules::UNCLOSED_BLOCK,
+                        line_span(l),
+                        "this code fence is never closed; the line is read as plain text",
+                    ));
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if comment_start(t) {
+            let open = t.find("<!--").unwrap_or(0) + 4;
+            if t[open..].contains("-->") {
+                let after_bullet = i > 0 && kinds[i - 1] == Kind::Bullet;
+                kinds[i] = if after_bullet && bullet::parse_provenance(t).is_some() {
+                    Kind::Provenance
+                } else {
+                    Kind::Comment
+                };
+                in_block(
+                    diags,
+                    Line {
+                        text: &t[open..],
+                        ..l
+                    },
+                    "inside an HTML comment",
+                );
+                i += 1;
+                continue;
+            }
+            match (i + 1..n).find(|&k| lines[k].text.contains("-->")) {
+                Some(end) => {
+                    for k in i..=end {
+                        kinds[k] = Kind::Comment;
+                        in_block(diags, lines[k], "inside an HTML comment");
+                    }
+                    i = end + 1;
+                }
+                None => {
+                    diags.push(Diagnostic::new(
+                        &rules::UNCLOSED_BLOCK,
+                        line_span(l),
+                        "this HTML comment is never closed; the line is read as plain text",
+                    ));
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if let Some((level, _)) = heading(t) {
+            kinds[i] = Kind::Heading(level);
+            i += 1;
+            continue;
+        }
+        match bullet::parse(t) {
+            Parsed::Bullet(_) => kinds[i] = Kind::Bullet,
+            Parsed::Malformed(at, msg) => diags.push(
+                Diagnostic::new(
+                    &rules::BULLET_SYNTAX,
+                    Span::new(l.start + at, l.start + t.len()),
+                    format!("not a bullet: {msg}"),
+                )
+                .with_help(
+                    "write `[Bullet #id, helpful:N, harmful:M] Content`; the line is kept as text",
+                ),
+            ),
+            Parsed::NotBullet => {
+                if t.trim_start().starts_with('>') {
+                    in_block(diags, l, "quoted in prose");
+                }
+            }
+        }
+        i += 1;
+    }
+    kinds
+}
+
+fn entry_from(
+    line: Line,
+    prov: Option<Line>,
+    section: Option<&Section>,
+    diags: &mut Vec<Diagnostic>,
+) -> Entry {
+    let Parsed::Bullet(b) = bullet::parse(line.text) else {
+        unreachable!("classify marked this line as a bullet");
+    };
+    let mut e = Entry::new(b.id, b.content);
+    e.section = section.map(|s| s.key.clone());
+    e.helpful = b.helpful;
+    e.harmful = b.harmful;
+    if let Some(n) = b.aggregated {
+        e.extra
+            .insert(keys::AGGREGATED_FROM.to_owned(), Value::from(n));
+    }
+    if !b.other_fields.is_empty() {
+        e.extra.insert(
+            crate::BULLET_FIELDS_KEY.to_owned(),
+            Value::from(b.other_fields.clone()),
+        );
+    }
+    let end = prov.map_or(line.start + line.text.len(), |p| p.start + p.text.len());
+    e.origin = Origin::from(Span::new(line.start, end));
+    let span = line_span(line);
+    if b.helpful.is_none() || b.harmful.is_none() {
+        diags.push(Diagnostic::new(
+            &rules::MISSING_COUNTERS,
+            span,
+            format!("bullet `{}` lacks `helpful:N` or `harmful:M`", b.id),
+        ));
+    } else {
+        let canon = bullet::render(
+            b.id,
+            b.helpful.unwrap_or(0),
+            b.harmful.unwrap_or(0),
+            b.aggregated,
+            &b.other_fields
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>(),
+            b.content,
+        );
+        if b.list_marker {
+            diags.push(Diagnostic::new(
+                &rules::BULLET_STYLE,
+                Span::new(line.start, line.start + b.open),
+                "bullet written as a list item",
+            ));
+        } else if canon != line.text {
+            diags.push(Diagnostic::new(
+                &rules::BULLET_STYLE,
+                span,
+                format!("bullet is not in the seed's exact form `{}`", canon),
+            ));
+        }
+    }
+    if let Some(p) = prov {
+        let pairs = bullet::parse_provenance(p.text).unwrap_or_default();
+        let mut pv = Provenance::default();
+        for (k, v) in pairs {
+            match k {
+                "deltaId" => pv.delta_id = Some(v),
+                "beadsId" => pv.beads_id = Some(v),
+                "createdAt" => pv.created_at = Some(v),
+                "hash" => pv.hash = Some(v),
+                other => {
+                    pv.extra.insert(other.to_owned(), Value::String(v));
+                }
+            }
+        }
+        if let (Some(hash), Some(s)) = (&pv.hash, section) {
+            let expected = dedup_key(crate::hash_section_name(s), &e.content);
+            if *hash != expected && *hash != dedup_key(&s.key, &e.content) {
+                diags.push(
+                    Diagnostic::new(
+                        &rules::PROVENANCE_HASH,
+                        line_span(p),
+                        format!("provenance hash does not match bullet `{}`", e.id),
+                    )
+                    .with_help(format!("expected `hash={expected}`")),
+                );
+            }
+        }
+        e.provenance = Some(Box::new(pv));
+    }
+    e
+}

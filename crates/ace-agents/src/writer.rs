@@ -1,0 +1,476 @@
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use ace_model::{keys, rules, Entry, LossEntry, Playbook, Section};
+
+use crate::bullet;
+use crate::layout::{self, Item};
+
+/// The text and what it could not hold.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOutput {
+    pub text: String,
+    pub losses: Vec<LossEntry>,
+}
+
+struct Writer {
+    out: String,
+    losses: Vec<LossEntry>,
+}
+
+/// Writes an AGENTS.md. With a layout from [`crate::read`] in the playbook,
+/// everything but the bullets is written back as read and each bullet goes
+/// where it stood; new bullets go at the end of their section, new sections
+/// at the end of the file. Without one, the seed's layout is written, in the
+/// seed's order: section, then helpful descending, then content.
+pub fn write(pb: &Playbook) -> WriteOutput {
+    let mut w = Writer {
+        out: String::new(),
+        losses: Vec::new(),
+    };
+    w.playbook_losses(pb);
+    match pb.extra.get(crate::LAYOUT_KEY).map(layout::from_value) {
+        Some(Some(items)) => w.with_layout(pb, &items),
+        Some(None) => {
+            w.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                format!("extra.{}", crate::LAYOUT_KEY),
+                "not an AGENTS.md layout this version can read; the seed's layout is written instead",
+            );
+            w.fresh(pb);
+        }
+        None => w.fresh(pb),
+    }
+    WriteOutput {
+        text: w.out,
+        losses: w.losses,
+    }
+}
+
+/// The seed's order within a section: helpful descending, then content.
+fn seed_order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
+    b.helpful
+        .unwrap_or(0)
+        .cmp(&a.helpful.unwrap_or(0))
+        .then_with(|| a.content.cmp(&b.content))
+}
+
+fn is_id_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
+}
+
+impl Writer {
+    fn lose(
+        &mut self,
+        rule: &rules::Rule,
+        entry: Option<&str>,
+        field: impl Into<String>,
+        reason: &str,
+    ) {
+        self.losses.push(LossEntry::new(rule, entry, field, reason));
+    }
+
+    fn playbook_losses(&mut self, pb: &Playbook) {
+        for (name, present) in [
+            ("version", pb.version.is_some()),
+            ("project_id", pb.project_id.is_some()),
+            ("created_at", pb.created_at.is_some()),
+            ("updated_at", pb.updated_at.is_some()),
+        ] {
+            if present {
+                self.lose(&rules::DROPPED_FIELD, None, name, "AGENTS.md has no place for this playbook field (playbook.yaml keeps `version`)");
+            }
+        }
+        for key in pb.extra.keys().filter(|k| *k != crate::LAYOUT_KEY) {
+            self.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                format!("extra.{key}"),
+                "AGENTS.md has no place for extra playbook fields",
+            );
+        }
+        for s in &pb.sections {
+            let field = |f: &str| format!("sections[{}].{f}", s.key);
+            if s.weight.is_some() {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    field("weight"),
+                    "section weights live in playbook.yaml, not AGENTS.md",
+                );
+            }
+            if s.prefix.is_some() {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    field("prefix"),
+                    "AGENTS.md has no section prefixes; the entry IDs are kept as they are",
+                );
+            }
+            for k in s.extra.keys().filter(|k| *k != keys::HEADING_LEVEL) {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    field(&format!("extra.{k}")),
+                    "AGENTS.md has no place for extra section fields",
+                );
+            }
+        }
+    }
+
+    /// The entry as it can be written, reporting what had to change.
+    fn prepare<'e>(&mut self, e: &'e Entry) -> Cow<'e, Entry> {
+        let id = e.id.as_str();
+        if e.neutral.is_some() {
+            self.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                "neutral",
+                "an AGENTS.md bullet has only helpful and harmful counters",
+            );
+        }
+        for (name, present) in e.optional_fields() {
+            if present && name != "provenance" {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    Some(id),
+                    name,
+                    "an AGENTS.md bullet has no place for this field",
+                );
+            }
+        }
+        for key in e.extra.keys() {
+            if key != keys::AGGREGATED_FROM && key != crate::BULLET_FIELDS_KEY {
+                self.lose(
+                    &rules::DROPPED_FIELD,
+                    Some(id),
+                    format!("extra.{key}"),
+                    "an AGENTS.md bullet has no place for extra fields",
+                );
+            }
+        }
+        if e.helpful.is_none() || e.harmful.is_none() {
+            self.lose(
+                &rules::VALUE_DEFAULTED,
+                Some(id),
+                "helpful/harmful",
+                "a bullet must carry both counters; the absent one is written as 0",
+            );
+        }
+        let mut e = Cow::Borrowed(e);
+        if e.id.is_empty() || !e.id.chars().all(is_id_char) {
+            let fixed: String =
+                e.id.chars()
+                    .map(|c| if is_id_char(c) { c } else { '-' })
+                    .collect();
+            let fixed = if fixed.is_empty() {
+                "unnamed".to_owned()
+            } else {
+                fixed
+            };
+            self.lose(
+                &rules::ALTERED_TEXT,
+                Some(id),
+                "id",
+                "an AGENTS.md ID is letters, digits, `-`, `_` and `.`; other characters became `-`",
+            );
+            e.to_mut().id = fixed;
+        }
+        if e.content.contains(['\n', '\r']) {
+            self.lose(
+                &rules::ALTERED_TEXT,
+                Some(id),
+                "content",
+                "a bullet is one line; line breaks in the content became spaces",
+            );
+            let joined = e.content.replace("\r\n", " ").replace(['\n', '\r'], " ");
+            e.to_mut().content = joined;
+        }
+        if let Some(p) = e.provenance.as_deref() {
+            let values = [&p.delta_id, &p.beads_id, &p.created_at, &p.hash];
+            let bad = values.iter().any(|v| {
+                v.as_deref()
+                    .is_some_and(|v| v.contains(['\n', '\r']) || v.contains("-->"))
+            });
+            if bad {
+                self.lose(&rules::ALTERED_TEXT, Some(id), "provenance", "a provenance value with a line break or `-->` would end the comment; they became spaces");
+                let mut p = p.clone();
+                for v in [
+                    &mut p.delta_id,
+                    &mut p.beads_id,
+                    &mut p.created_at,
+                    &mut p.hash,
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    *v = v.replace("-->", "- ->").replace(['\n', '\r'], " ");
+                }
+                e.to_mut().provenance = Some(Box::new(p));
+            }
+        }
+        e
+    }
+
+    fn bullet(&mut self, e: &Entry) {
+        let e = self.prepare(e);
+        self.out.push_str(&bullet::render_entry(&e));
+    }
+
+    fn ensure_line_start(&mut self) {
+        if !self.out.is_empty() && !self.out.ends_with('\n') {
+            self.out.push('\n');
+        }
+    }
+
+    fn heading(&mut self, s: &Section) {
+        let level = s
+            .extra
+            .get(keys::HEADING_LEVEL)
+            .and_then(|v| v.as_u64())
+            .filter(|l| (1..=6).contains(l))
+            .unwrap_or(2) as usize;
+        let title = s.display_title();
+        let title = if title.contains(['\n', '\r']) {
+            self.lose(
+                &rules::ALTERED_TEXT,
+                None,
+                format!("sections[{}].title", s.key),
+                "a heading is one line; line breaks became spaces",
+            );
+            title.replace(['\n', '\r'], " ")
+        } else {
+            title.to_owned()
+        };
+        self.out.push_str(&"#".repeat(level));
+        self.out.push(' ');
+        self.out.push_str(&title);
+        self.out.push('\n');
+    }
+
+    /// Prose from the model, escaped where a line would read as structure.
+    fn text_block(&mut self, text: &str, field: &str) {
+        for line in text.lines() {
+            let t = line.trim_start();
+            let structural =
+                t.starts_with("[Bullet") || t.starts_with("- [Bullet") || heading_like(t);
+            if structural {
+                self.lose(
+                    &rules::ALTERED_TEXT,
+                    None,
+                    field,
+                    "a line that would read as a heading or a bullet was escaped with `\\`",
+                );
+                self.out.push('\\');
+            }
+            self.out.push_str(line);
+            self.out.push('\n');
+        }
+    }
+
+    fn fresh(&mut self, pb: &Playbook) {
+        if let Some(title) = &pb.title {
+            self.out.push_str("# ");
+            self.out.push_str(&title.replace(['\n', '\r'], " "));
+            self.out.push_str("\n\n");
+        }
+        if let Some(d) = &pb.description {
+            self.text_block(d, "description");
+            self.out.push('\n');
+        }
+        let mut unsectioned: Vec<&Entry> =
+            pb.entries.iter().filter(|e| e.section.is_none()).collect();
+        unsectioned.sort_by(|a, b| seed_order(a, b));
+        for e in &unsectioned {
+            self.bullet(e);
+        }
+        if !unsectioned.is_empty() {
+            self.out.push('\n');
+        }
+        let mut sections: Vec<Cow<Section>> = pb.sections.iter().map(Cow::Borrowed).collect();
+        let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+        let mut extra_keys: Vec<&str> = pb
+            .entries
+            .iter()
+            .filter_map(|e| e.section.as_deref())
+            .filter(|k| !known.contains(k))
+            .collect();
+        extra_keys.sort_unstable();
+        extra_keys.dedup();
+        sections.extend(extra_keys.into_iter().map(|k| Cow::Owned(Section::new(k))));
+        sections.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut written: Vec<&Entry> = unsectioned;
+        for s in &sections {
+            self.heading(s);
+            self.out.push('\n');
+            if let Some(d) = &s.description {
+                self.text_block(d, &format!("sections[{}].description", s.key));
+                self.out.push('\n');
+            }
+            let mut entries: Vec<&Entry> = pb
+                .entries
+                .iter()
+                .filter(|e| e.section.as_deref() == Some(s.key.as_str()))
+                .collect();
+            entries.sort_by(|a, b| seed_order(a, b));
+            for e in &entries {
+                self.bullet(e);
+            }
+            if !entries.is_empty() {
+                self.out.push('\n');
+            }
+            written.extend(entries);
+        }
+        if self.out.ends_with("\n\n") {
+            self.out.pop();
+        }
+        let section_order: Vec<&str> = sections
+            .iter()
+            .map(|s| s.key.as_str())
+            .filter(|k| known.contains(k))
+            .collect();
+        let model_order: Vec<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+        let moved = written
+            .iter()
+            .zip(&pb.entries)
+            .any(|(a, b)| !std::ptr::eq(*a, b));
+        if moved || section_order != model_order {
+            self.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in seed 001's order: section, then helpful descending, then content");
+        }
+    }
+
+    fn with_layout(&mut self, pb: &Playbook, items: &[Item]) {
+        if pb.description.is_some() {
+            self.lose(&rules::DROPPED_FIELD, None, "description", "the AGENTS.md layout keeps its own prose; the model's description is not written into it");
+        }
+        // Each slot takes the next unused entry with its ID, in model order.
+        let mut by_id: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        for (i, e) in pb.entries.iter().enumerate() {
+            by_id.entry(e.id.as_str()).or_default().push_back(i);
+        }
+        let mut placed = vec![false; pb.entries.len()];
+        let mut slots: Vec<Option<usize>> = Vec::new();
+        for item in items {
+            if let Item::Bullet { id, section, .. } = item {
+                let hit = by_id.get_mut(id.as_str()).and_then(|q| {
+                    let pos = q.iter().position(|&i| pb.entries[i].section == *section)?;
+                    q.remove(pos)
+                });
+                if let Some(i) = hit {
+                    placed[i] = true;
+                }
+                slots.push(hit);
+            }
+        }
+        let mut slot_no = 0;
+        let mut ends: HashSet<Option<&str>> = HashSet::new();
+        for item in items {
+            match item {
+                Item::Text(t) => self.out.push_str(t),
+                Item::Bullet { raw, .. } => {
+                    if let Some(i) = slots[slot_no] {
+                        let e = self.prepare(&pb.entries[i]);
+                        let rendered = bullet::render_entry(&e);
+                        match raw {
+                            Some((raw, canon)) if *canon == rendered => self.out.push_str(raw),
+                            _ => {
+                                self.ensure_line_start();
+                                self.out.push_str(&rendered);
+                            }
+                        }
+                    }
+                    slot_no += 1;
+                }
+                Item::End { section, title } => {
+                    ends.insert(section.as_deref());
+                    if let (Some(key), Some(title)) = (section, title) {
+                        if let Some(s) = pb.section(key) {
+                            if s.title.as_deref().is_some_and(|t| t != title) {
+                                self.lose(
+                                    &rules::ALTERED_TEXT,
+                                    None,
+                                    format!("sections[{key}].title"),
+                                    "the heading is kept as the AGENTS.md layout has it",
+                                );
+                            }
+                        }
+                    }
+                    let mut new: Vec<&Entry> = pb
+                        .entries
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, e)| !placed[*i] && e.section.as_deref() == section.as_deref())
+                        .map(|(_, e)| e)
+                        .collect();
+                    if !new.is_empty() {
+                        new.sort_by(|a, b| seed_order(a, b));
+                        self.ensure_line_start();
+                        for e in new {
+                            self.bullet(e);
+                        }
+                    }
+                }
+            }
+        }
+        // Sections the layout does not have go at the end, in the seed's order.
+        let mut rest: Vec<&Section> = pb
+            .sections
+            .iter()
+            .filter(|s| !ends.contains(&Some(s.key.as_str())))
+            .collect();
+        let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+        let orphans: Vec<Section> = {
+            let mut keys: Vec<&str> = pb
+                .entries
+                .iter()
+                .filter_map(|e| e.section.as_deref())
+                .filter(|k| !known.contains(k) && !ends.contains(&Some(*k)))
+                .collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.into_iter().map(Section::new).collect()
+        };
+        rest.extend(orphans.iter());
+        rest.sort_by(|a, b| a.key.cmp(&b.key));
+        let has_entries = |s: &Section| {
+            pb.entries
+                .iter()
+                .any(|e| e.section.as_deref() == Some(s.key.as_str()))
+        };
+        let (rest, empty): (Vec<&Section>, Vec<&Section>) =
+            rest.into_iter().partition(|s| has_entries(s));
+        for s in empty {
+            // A heading of its own would change the document for a section
+            // that holds nothing; playbook.yaml lists it when written beside.
+            self.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                format!("sections[{}]", s.key),
+                "an empty section the AGENTS.md layout does not have is not added to it",
+            );
+        }
+        for s in rest {
+            self.ensure_line_start();
+            if !self.out.is_empty() && !self.out.ends_with("\n\n") {
+                self.out.push('\n');
+            }
+            self.heading(s);
+            self.out.push('\n');
+            let mut entries: Vec<&Entry> = pb
+                .entries
+                .iter()
+                .filter(|e| e.section.as_deref() == Some(s.key.as_str()))
+                .collect();
+            entries.sort_by(|a, b| seed_order(a, b));
+            for e in entries {
+                self.bullet(e);
+            }
+        }
+    }
+}
+
+fn heading_like(t: &str) -> bool {
+    let level = t.bytes().take_while(|&c| c == b'#').count();
+    (1..=6).contains(&level) && matches!(t.as_bytes().get(level), None | Some(b' ' | b'\t'))
+}

@@ -1,0 +1,226 @@
+//! A small block-style YAML emitter for JSON values. Strings are always
+//! double-quoted with JSON escapes (a subset of YAML's), so no string can be
+//! misread as a number, a boolean or a date; numbers are written as read.
+
+use ace_model::{rules, LossEntry, Playbook, Section};
+use serde_json::{Map, Number, Value};
+
+use crate::{Scope, WriteOutput, DEFAULT_WEIGHT};
+
+fn is_plain_key(k: &str) -> bool {
+    let b = k.as_bytes();
+    !b.is_empty()
+        && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        && !matches!(
+            k.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+        )
+}
+
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+fn key(k: &str) -> String {
+    if is_plain_key(k) {
+        k.to_owned()
+    } else {
+        quoted(k)
+    }
+}
+
+/// A value that fits on the line after `key:` or `- `, if it does.
+fn inline(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => Some("null".into()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => Some(quoted(s)),
+        Value::Array(a) if a.is_empty() => Some("[]".into()),
+        Value::Object(m) if m.is_empty() => Some("{}".into()),
+        _ => None,
+    }
+}
+
+fn pairs(m: &Map<String, Value>) -> Vec<(&str, &Value)> {
+    m.iter().map(|(k, v)| (k.as_str(), v)).collect()
+}
+
+fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize) {
+    for &(k, v) in entries {
+        out.push_str(&" ".repeat(indent));
+        out.push_str(&key(k));
+        out.push(':');
+        match inline(v) {
+            Some(s) => {
+                out.push(' ');
+                out.push_str(&s);
+                out.push('\n');
+            }
+            None => {
+                out.push('\n');
+                match v {
+                    Value::Array(a) => emit_list(out, a, indent + 2),
+                    Value::Object(m) => emit_map(out, &pairs(m), indent + 2),
+                    _ => unreachable!("scalars are inline"),
+                }
+            }
+        }
+    }
+}
+
+fn emit_list(out: &mut String, items: &[Value], indent: usize) {
+    for item in items {
+        out.push_str(&" ".repeat(indent));
+        out.push_str("- ");
+        match item {
+            Value::Object(m) if !m.is_empty() => {
+                // The first key shares the dash's line, the rest align with it.
+                let all = pairs(m);
+                let mut first = String::new();
+                emit_map(&mut first, &all[..1], indent + 2);
+                out.push_str(first.trim_start());
+                emit_map(out, &all[1..], indent + 2);
+            }
+            // Nested lists are rare; flow style (JSON) keeps them exact.
+            Value::Array(_) => {
+                out.push_str(&serde_json::to_string(item).unwrap_or_default());
+                out.push('\n');
+            }
+            _ => {
+                out.push_str(&inline(item).unwrap_or_default());
+                out.push('\n');
+            }
+        }
+    }
+}
+
+fn sorted(extra: &Map<String, Value>) -> Vec<(&str, &Value)> {
+    let mut v: Vec<(&str, &Value)> = extra.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    v.sort_by(|a, b| a.0.cmp(b.0));
+    v
+}
+
+fn section_value(s: &Section, scope: Scope, losses: &mut Vec<LossEntry>) -> Value {
+    let mut m = Map::new();
+    m.insert("id".into(), Value::String(s.key.clone()));
+    match (&s.weight, scope) {
+        (Some(w), _) => {
+            m.insert("weight".into(), Value::Number(w.clone()));
+        }
+        (None, Scope::CuratorSections) => {
+            losses.push(LossEntry::new(
+                &rules::VALUE_DEFAULTED,
+                None,
+                format!("sections[{}].weight", s.key),
+                "playbook.yaml gives every section a weight; seed 001's default 0.5 was written",
+            ));
+            m.insert(
+                "weight".into(),
+                Value::Number(Number::from_f64(DEFAULT_WEIGHT).unwrap_or_else(|| 0.into())),
+            );
+        }
+        (None, Scope::Full) => {}
+    }
+    if scope == Scope::Full {
+        for (k, v) in [
+            ("title", &s.title),
+            ("prefix", &s.prefix),
+            ("description", &s.description),
+        ] {
+            if let Some(v) = v {
+                m.insert(k.into(), Value::String(v.clone()));
+            }
+        }
+    }
+    for (k, v) in sorted(&s.extra) {
+        m.insert(k.into(), v.clone());
+    }
+    Value::Object(m)
+}
+
+pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
+    let mut losses = Vec::new();
+    let mut top: Vec<(&str, Value)> = Vec::new();
+    if let Some(v) = &pb.version {
+        top.push(("version", v.clone()));
+    }
+    if scope == Scope::Full {
+        for (k, v) in [
+            ("title", &pb.title),
+            ("description", &pb.description),
+            ("project_id", &pb.project_id),
+            ("created_at", &pb.created_at),
+            ("updated_at", &pb.updated_at),
+        ] {
+            if let Some(v) = v {
+                top.push((k, Value::String(v.clone())));
+            }
+        }
+    }
+    let sections: Vec<&Section> = match scope {
+        Scope::Full => pb.sections.iter().collect(),
+        Scope::CuratorSections => crate::listed_sections(pb),
+    };
+    if !sections.is_empty() || scope == Scope::CuratorSections {
+        let list = sections
+            .iter()
+            .map(|s| section_value(s, scope, &mut losses))
+            .collect();
+        top.push(("sections", Value::Array(list)));
+    }
+    if scope == Scope::Full && !pb.entries.is_empty() {
+        let list = pb
+            .entries
+            .iter()
+            .map(|e| {
+                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+                if let Value::Object(m) = &mut v {
+                    if let Some(Value::Object(extra)) = m.shift_remove("extra") {
+                        for (k, x) in sorted(&extra) {
+                            m.insert(k.to_owned(), x.clone());
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        top.push(("entries", Value::Array(list)));
+    }
+    let extras = sorted(&pb.extra);
+    let mut out = String::new();
+    if top.is_empty() && extras.is_empty() {
+        out.push_str("{}\n");
+    } else {
+        let all: Vec<(&str, &Value)> = top.iter().map(|(k, v)| (*k, v)).chain(extras).collect();
+        emit_map(&mut out, &all, 0);
+    }
+    WriteOutput { text: out, losses }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_that_yaml_would_misread_are_quoted() {
+        assert_eq!(key("weight"), "weight");
+        assert_eq!(key("on"), "\"on\"");
+        assert_eq!(key("a b"), "\"a b\"");
+        assert_eq!(key("9lives"), "\"9lives\"");
+    }
+
+    #[test]
+    fn nested_values() {
+        let v: Value = serde_json::json!({"a": [{"b": 1, "c": [1, [2]]}, "s"], "m": {"k": {}}});
+        let mut out = String::new();
+        if let Value::Object(m) = &v {
+            emit_map(&mut out, &pairs(m), 0);
+        }
+        assert_eq!(
+            out,
+            "a:\n  - b: 1\n    c:\n      - 1\n      - [2]\n  - \"s\"\nm:\n  k: {}\n"
+        );
+    }
+}

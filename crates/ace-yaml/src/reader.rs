@@ -1,0 +1,421 @@
+use std::collections::HashMap;
+
+use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, Section, Span};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use serde_saphyr::options::DuplicateKeyPolicy;
+use serde_saphyr::{Location, Spanned};
+
+/// A playbook and everything noticed while reading it.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOutput {
+    pub playbook: Playbook,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Top-level keys with a place in the model; any other key goes to `extra`.
+const TOP_STRINGS: [&str; 5] = [
+    "title",
+    "description",
+    "project_id",
+    "created_at",
+    "updated_at",
+];
+const SECTION_STRINGS: [&str; 3] = ["title", "prefix", "description"];
+
+/// Where each list item starts; read in a second pass, since a value that
+/// is not a list makes this pass fail (the first pass reports that).
+#[derive(Deserialize)]
+struct DocSpans {
+    #[serde(default)]
+    sections: Option<Vec<Spanned<IgnoredAny>>>,
+    #[serde(default)]
+    entries: Option<Vec<Spanned<IgnoredAny>>>,
+}
+
+/// Where `id` and `weight` of each section are, when every section is a
+/// mapping.
+#[derive(Deserialize)]
+struct FieldSpans {
+    #[serde(default)]
+    sections: Option<Vec<ItemSpans>>,
+}
+
+#[derive(Deserialize)]
+struct ItemSpans {
+    #[serde(default)]
+    id: Option<Spanned<IgnoredAny>>,
+    #[serde(default)]
+    weight: Option<Spanned<IgnoredAny>>,
+}
+
+fn options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        duplicate_keys: DuplicateKeyPolicy::Error,
+    }
+}
+
+/// Byte offset of a 1-based line and character column.
+fn offset(src: &str, loc: Location) -> usize {
+    if let Some(b) = loc.span().byte_offset() {
+        return usize::try_from(b).unwrap_or(0).min(src.len());
+    }
+    let line = usize::try_from(loc.line()).unwrap_or(1).max(1);
+    let col = usize::try_from(loc.column()).unwrap_or(1).max(1);
+    let start = src
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum::<usize>()
+        .min(src.len());
+    src[start..]
+        .char_indices()
+        .nth(col - 1)
+        .map_or(src.len(), |(i, _)| start + i)
+}
+
+fn span_of(src: &str, loc: Option<Location>) -> Span {
+    let start = loc.map_or(0, |l| offset(src, l));
+    let end = src[start..].find('\n').map_or(src.len(), |p| start + p);
+    Span::new(start, end)
+}
+
+/// Reads playbook.yaml. A file that is not YAML gives one ACE000 error with
+/// its position; a file of the wrong shape is read as far as it goes, with
+/// an error for each value that does not fit, and nothing is dropped.
+pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
+    let value: Value = if src.trim().is_empty() {
+        Value::Object(Map::new())
+    } else {
+        serde_saphyr::from_str_with_options(src, options()).map_err(|e| {
+            let plain = e.render_with_options(serde_saphyr::render_options! {
+                snippets: serde_saphyr::SnippetMode::Off,
+            });
+            let message = plain
+                .split(" at line ")
+                .next()
+                .unwrap_or(&plain)
+                .replace(", set DuplicateKeyPolicy in Options if acceptable", "");
+            Diagnostic::new(
+                &rules::PARSE_ERROR,
+                span_of(src, e.location()),
+                format!("invalid YAML: {message}"),
+            )
+        })?
+    };
+    let spans: Option<DocSpans> = serde_saphyr::from_str_with_options(src, options()).ok();
+    let fields: Vec<ItemSpans> = serde_saphyr::from_str_with_options::<FieldSpans>(src, options())
+        .ok()
+        .and_then(|f| f.sections)
+        .unwrap_or_default();
+    let mut r = Reader {
+        src,
+        diags: Vec::new(),
+    };
+    let playbook = r.playbook(value, spans, fields);
+    let mut diags = r.diags;
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    Ok(ReadOutput {
+        playbook,
+        diagnostics: diags,
+    })
+}
+
+struct Reader<'a> {
+    src: &'a str,
+    diags: Vec<Diagnostic>,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+impl Reader<'_> {
+    fn shape(&mut self, span: Span, msg: String) {
+        self.diags
+            .push(Diagnostic::new(&rules::YAML_SHAPE, span, msg));
+    }
+
+    fn playbook(
+        &mut self,
+        value: Value,
+        spans: Option<DocSpans>,
+        fields: Vec<ItemSpans>,
+    ) -> Playbook {
+        let mut pb = Playbook::default();
+        let whole = Span::new(0, self.src.find('\n').unwrap_or(self.src.len()));
+        let mut map = match value {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => {
+                self.shape(
+                    whole,
+                    format!(
+                        "expected a mapping with `version` and `sections`, found {}",
+                        type_name(&other)
+                    ),
+                );
+                pb.extra.insert("value".into(), other);
+                return pb;
+            }
+        };
+        let (section_spans, entry_spans) = match spans {
+            Some(s) => (
+                s.sections.unwrap_or_default(),
+                s.entries.unwrap_or_default(),
+            ),
+            None => Default::default(),
+        };
+        pb.version = map.shift_remove("version");
+        for key in TOP_STRINGS {
+            match map.shift_remove(key) {
+                None => {}
+                Some(Value::String(s)) => {
+                    let slot = match key {
+                        "title" => &mut pb.title,
+                        "description" => &mut pb.description,
+                        "project_id" => &mut pb.project_id,
+                        "created_at" => &mut pb.created_at,
+                        _ => &mut pb.updated_at,
+                    };
+                    *slot = Some(s);
+                }
+                Some(other) => {
+                    self.shape(
+                        whole,
+                        format!(
+                            "`{key}` should be a string, found {}; kept as an extra field",
+                            type_name(&other)
+                        ),
+                    );
+                    pb.extra.insert(key.into(), other);
+                }
+            }
+        }
+        match map.shift_remove("sections") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                let mut seen: HashMap<String, usize> = HashMap::new();
+                for (i, item) in items.into_iter().enumerate() {
+                    let at = section_spans.get(i).map(|s| s.referenced);
+                    let s = self.section(i, item, at, fields.get(i), &mut seen);
+                    pb.sections.push(s);
+                }
+            }
+            Some(other) => {
+                self.shape(whole, format!("`sections` should be a list of `{{id, weight}}` mappings, found {}; kept as an extra field", type_name(&other)));
+                pb.extra.insert("sections".into(), other);
+            }
+        }
+        match map.shift_remove("entries") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                let mut unreadable = Vec::new();
+                for (i, item) in items.into_iter().enumerate() {
+                    let span = span_of(self.src, entry_spans.get(i).map(|s| s.referenced));
+                    match self.entry(i, item.clone(), span) {
+                        Some(e) => pb.entries.push(e),
+                        None => unreadable.push(item),
+                    }
+                }
+                if !unreadable.is_empty() {
+                    pb.extra
+                        .insert("unreadable_entries".into(), Value::Array(unreadable));
+                }
+            }
+            Some(other) => {
+                self.shape(
+                    whole,
+                    format!(
+                        "`entries` should be a list of mappings, found {}; kept as an extra field",
+                        type_name(&other)
+                    ),
+                );
+                pb.extra.insert("entries".into(), other);
+            }
+        }
+        pb.extra.extend(map);
+        pb
+    }
+
+    fn section(
+        &mut self,
+        i: usize,
+        item: Value,
+        at: Option<Location>,
+        sp: Option<&ItemSpans>,
+        seen: &mut HashMap<String, usize>,
+    ) -> Section {
+        let span = span_of(self.src, at);
+        let mut m = match item {
+            Value::Object(m) => m,
+            other => {
+                let key = format!("section_{}", i + 1);
+                self.shape(span, format!("section {} should be a mapping with `id` and `weight`, found {}; kept as `{key}`", i + 1, type_name(&other)));
+                let mut s = Section::new(key);
+                s.origin = Origin::from(span);
+                s.extra.insert("value".into(), other);
+                return s;
+            }
+        };
+        let id_span = sp
+            .and_then(|s| s.id.as_ref())
+            .map_or(span, |s| span_of(self.src, Some(s.referenced)));
+        let key = match m.shift_remove("id") {
+            Some(Value::String(s)) if !s.is_empty() => s,
+            Some(other) => {
+                let key = match &other {
+                    Value::Number(n) => n.to_string(),
+                    _ => format!("section_{}", i + 1),
+                };
+                self.shape(
+                    id_span,
+                    format!(
+                        "section id should be a non-empty string, found {}; read as `{key}`",
+                        type_name(&other)
+                    ),
+                );
+                key
+            }
+            None => {
+                let key = format!("section_{}", i + 1);
+                self.shape(
+                    span,
+                    format!("section {} has no `id`; read as `{key}`", i + 1),
+                );
+                key
+            }
+        };
+        if let Some(&first) = seen.get(&key) {
+            self.diags.push(Diagnostic::new(
+                &rules::DUPLICATE_SECTION,
+                id_span,
+                format!(
+                    "section id `{key}` is listed twice (first as section {})",
+                    first + 1
+                ),
+            ));
+        } else {
+            seen.insert(key.clone(), i);
+        }
+        let mut s = Section::new(key);
+        s.origin = Origin::from(id_span);
+        let weight_span = sp
+            .and_then(|s| s.weight.as_ref())
+            .map_or(span, |s| span_of(self.src, Some(s.referenced)));
+        match m.shift_remove("weight") {
+            None => {}
+            Some(Value::Number(n)) => {
+                if !n.as_f64().is_some_and(|w| (0.0..=1.0).contains(&w)) {
+                    self.diags.push(Diagnostic::new(
+                        &rules::WEIGHT_RANGE,
+                        weight_span,
+                        format!("weight {n} of section `{}` is outside 0..1", s.key),
+                    ));
+                }
+                s.weight = Some(n);
+            }
+            Some(other) => {
+                self.diags.push(Diagnostic::new(
+                    &rules::WEIGHT_RANGE,
+                    weight_span,
+                    format!("weight of section `{}` should be a number in 0..1, found {}; kept as written", s.key, type_name(&other)),
+                ));
+                s.extra.insert("weight".into(), other);
+            }
+        }
+        for key in SECTION_STRINGS {
+            match m.shift_remove(key) {
+                None => {}
+                Some(Value::String(v)) => {
+                    let slot = match key {
+                        "title" => &mut s.title,
+                        "prefix" => &mut s.prefix,
+                        _ => &mut s.description,
+                    };
+                    *slot = Some(v);
+                }
+                Some(other) => {
+                    self.shape(span, format!("section `{}`: `{key}` should be a string, found {}; kept as an extra field", s.key, type_name(&other)));
+                    s.extra.insert(key.into(), other);
+                }
+            }
+        }
+        s.extra.extend(m);
+        s
+    }
+
+    fn entry(&mut self, i: usize, item: Value, span: Span) -> Option<Entry> {
+        let Value::Object(m) = item else {
+            self.shape(
+                span,
+                format!(
+                    "entry {} should be a mapping, found {}; kept under `unreadable_entries`",
+                    i + 1,
+                    type_name(&item)
+                ),
+            );
+            return None;
+        };
+        // Known fields go through the model's own serde; the rest is extra.
+        let mut known = Map::new();
+        let mut extra = Map::new();
+        for (k, v) in m {
+            if ENTRY_FIELDS.contains(&k.as_str()) {
+                known.insert(k, v);
+            } else {
+                extra.insert(k, v);
+            }
+        }
+        if !extra.is_empty() {
+            known.insert("extra".into(), Value::Object(extra));
+        }
+        match serde_json::from_value::<Entry>(Value::Object(known)) {
+            Ok(mut e) => {
+                e.origin = Origin::from(span);
+                Some(e)
+            }
+            Err(err) => {
+                self.shape(
+                    span,
+                    format!("entry {}: {err}; kept under `unreadable_entries`", i + 1),
+                );
+                None
+            }
+        }
+    }
+}
+
+/// `Entry`'s serde field names, `extra` excepted.
+pub(crate) const ENTRY_FIELDS: [&str; 22] = [
+    "id",
+    "section",
+    "kind",
+    "title",
+    "content",
+    "tags",
+    "evidence",
+    "confidence",
+    "helpful",
+    "harmful",
+    "neutral",
+    "status",
+    "deprecation_reason",
+    "created_at",
+    "updated_at",
+    "supersedes",
+    "superseded_by",
+    "duplicate_of",
+    "links",
+    "provenance",
+    "scope",
+    "project_id",
+];
