@@ -19,7 +19,8 @@ mod layout;
 mod reader;
 mod writer;
 
-pub use reader::{read, ReadOutput};
+pub use ace_model::ReadOutput;
+pub use reader::read;
 pub use writer::{write, WriteOutput};
 
 /// `Playbook::extra` key holding the document around the bullets.

@@ -1,18 +1,13 @@
 use std::collections::HashMap;
 
 use ace_model::normalize::{dedup_key, section_key};
-use ace_model::{keys, rules, Diagnostic, Entry, Origin, Playbook, Provenance, Section, Span};
+use ace_model::{
+    keys, rules, Diagnostic, Entry, Origin, Playbook, Provenance, ReadOutput, Section, Span,
+};
 use serde_json::Value;
 
 use crate::bullet::{self, Parsed};
 use crate::layout::{self, Item};
-
-/// A playbook and everything noticed while reading it.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOutput {
-    pub playbook: Playbook,
-    pub diagnostics: Vec<Diagnostic>,
-}
 
 #[derive(Debug, Clone, Copy)]
 struct Line<'a> {

@@ -48,6 +48,17 @@ pub fn write(pb: &Playbook) -> WriteOutput {
     }
 }
 
+/// A section's entries in the seed's order.
+fn in_seed_order<'p>(pb: &'p Playbook, key: &str) -> Vec<&'p Entry> {
+    let mut entries: Vec<&Entry> = pb
+        .entries
+        .iter()
+        .filter(|e| e.section.as_deref() == Some(key))
+        .collect();
+    entries.sort_by(|a, b| seed_order(a, b));
+    entries
+}
+
 /// The seed's order within a section: helpful descending, then content.
 fn seed_order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
     b.helpful
@@ -308,12 +319,7 @@ impl Writer {
                 self.text_block(d, &format!("sections[{}].description", s.key));
                 self.out.push('\n');
             }
-            let mut entries: Vec<&Entry> = pb
-                .entries
-                .iter()
-                .filter(|e| e.section.as_deref() == Some(s.key.as_str()))
-                .collect();
-            entries.sort_by(|a, b| seed_order(a, b));
+            let entries = in_seed_order(pb, &s.key);
             for e in &entries {
                 self.bullet(e);
             }
@@ -457,12 +463,7 @@ impl Writer {
             }
             self.heading(s);
             self.out.push('\n');
-            let mut entries: Vec<&Entry> = pb
-                .entries
-                .iter()
-                .filter(|e| e.section.as_deref() == Some(s.key.as_str()))
-                .collect();
-            entries.sort_by(|a, b| seed_order(a, b));
+            let entries = in_seed_order(pb, &s.key);
             for e in entries {
                 self.bullet(e);
             }

@@ -251,34 +251,13 @@ impl fmt::Display for ReadError {
 }
 
 /// A playbook and the reader's diagnostics.
-#[derive(Debug, Clone, Default)]
-pub struct Parsed {
-    pub playbook: Playbook,
-    pub diagnostics: Vec<Diagnostic>,
-}
+pub type Parsed = ace_model::ReadOutput;
 
 pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
     match format {
-        Format::Markdown => {
-            let out = ace_markdown::read(text);
-            Ok(Parsed {
-                playbook: out.playbook,
-                diagnostics: out.diagnostics,
-            })
-        }
-        Format::AgentsMd => {
-            let out = ace_agents::read(text);
-            Ok(Parsed {
-                playbook: out.playbook,
-                diagnostics: out.diagnostics,
-            })
-        }
-        Format::PlaybookYaml => ace_yaml::read(text)
-            .map(|out| Parsed {
-                playbook: out.playbook,
-                diagnostics: out.diagnostics,
-            })
-            .map_err(ReadError::Syntax),
+        Format::Markdown => Ok(ace_markdown::read(text)),
+        Format::AgentsMd => Ok(ace_agents::read(text)),
+        Format::PlaybookYaml => ace_yaml::read(text).map_err(ReadError::Syntax),
         Format::Json => ace_model::json::read(text)
             .map(|playbook| Parsed {
                 playbook,

@@ -13,7 +13,8 @@ mod line;
 mod reader;
 mod writer;
 
-pub use reader::{read, ReadOutput};
+pub use ace_model::ReadOutput;
+pub use reader::read;
 pub use writer::{write, WriteOutput};
 
 /// `extra` key on a section that records a heading level other than 2.

@@ -1,20 +1,13 @@
 use std::collections::HashMap;
 
 use ace_model::normalize::section_key;
-use ace_model::{ids, rules, Diagnostic, Entry, Origin, Playbook, Section, Span};
+use ace_model::{ids, rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Span};
 use serde_json::Value;
 
 use crate::line::{
     comment_open, entry_head, fence_open, heading, is_blank, is_fence_close, parse_tail,
 };
 use crate::HEADING_LEVEL_KEY;
-
-/// A playbook and everything noticed while reading it.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOutput {
-    pub playbook: Playbook,
-    pub diagnostics: Vec<Diagnostic>,
-}
 
 /// One physical line. `start..end` excludes the line ending.
 #[derive(Debug, Clone, Copy)]

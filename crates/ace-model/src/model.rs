@@ -314,3 +314,10 @@ impl Playbook {
             .filter(move |e| e.section.as_deref() == key)
     }
 }
+
+/// A playbook and everything its reader noticed, in source order.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOutput {
+    pub playbook: Playbook,
+    pub diagnostics: Vec<crate::Diagnostic>,
+}

@@ -18,7 +18,8 @@
 mod emit;
 mod reader;
 
-pub use reader::{read, ReadOutput};
+pub use ace_model::ReadOutput;
+pub use reader::read;
 
 use ace_model::{LossEntry, Playbook};
 

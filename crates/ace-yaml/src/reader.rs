@@ -1,18 +1,11 @@
 use std::collections::HashMap;
 
-use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, Section, Span};
+use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Span};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use serde_saphyr::options::DuplicateKeyPolicy;
 use serde_saphyr::{Location, Spanned};
-
-/// A playbook and everything noticed while reading it.
-#[derive(Debug, Clone, Default)]
-pub struct ReadOutput {
-    pub playbook: Playbook,
-    pub diagnostics: Vec<Diagnostic>,
-}
 
 /// Top-level keys with a place in the model; any other key goes to `extra`.
 const TOP_STRINGS: [&str; 5] = [
