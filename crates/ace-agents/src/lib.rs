@@ -28,9 +28,3 @@ pub const LAYOUT_KEY: &str = "agents_md";
 
 /// `Entry::extra` key for bracket fields the seed does not define.
 pub const BULLET_FIELDS_KEY: &str = "bullet_fields";
-
-/// The section name the seed's `hash=section::normalized` uses: the heading
-/// as written when it has one.
-pub fn hash_section_name(section: &ace_model::Section) -> &str {
-    section.display_title()
-}

@@ -6,6 +6,8 @@ use ace_model::{
 };
 use serde_json::Value;
 
+use ace_mdtext::{comment_open, fence_open, heading, is_blank};
+
 use crate::bullet::{self, Parsed};
 use crate::layout::{self, Item};
 
@@ -40,44 +42,6 @@ fn split_lines(src: &str, from: usize) -> Vec<Line<'_>> {
         start = end;
     }
     out
-}
-
-fn is_blank(t: &str) -> bool {
-    t.bytes().all(|c| c == b' ' || c == b'\t')
-}
-
-fn heading(t: &str) -> Option<(usize, &str)> {
-    let level = t.bytes().take_while(|&c| c == b'#').count();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    match t.as_bytes().get(level) {
-        None => Some((level, "")),
-        Some(b' ' | b'\t') => Some((level, t[level..].trim())),
-        _ => None,
-    }
-}
-
-fn fence_open(t: &str) -> Option<(u8, usize)> {
-    let indent = t.bytes().take_while(|&c| c == b' ').count();
-    let rest = t.as_bytes().get(indent..)?;
-    let ch = *rest.first()?;
-    if indent > 3 || (ch != b'`' && ch != b'~') {
-        return None;
-    }
-    let run = rest.iter().take_while(|&&c| c == ch).count();
-    (run >= 3 && !(ch == b'`' && rest[run..].contains(&b'`'))).then_some((ch, run))
-}
-
-fn fence_closes(t: &str, ch: u8, run: usize) -> bool {
-    let indent = t.bytes().take_while(|&c| c == b' ').count();
-    let rest = &t.as_bytes()[indent..];
-    let n = rest.iter().take_while(|&&c| c == ch).count();
-    indent <= 3 && n >= run && rest[n..].iter().all(|&c| c == b' ' || c == b'\t')
-}
-
-fn comment_start(t: &str) -> bool {
-    t.trim_start().starts_with("<!--")
 }
 
 /// The section key for a heading: a curator id (`node/tooling`) as written,
@@ -270,7 +234,16 @@ fn line_span(l: Line) -> Span {
     Span::new(l.start, l.start + l.text.len())
 }
 
+fn unclosed(diags: &mut Vec<Diagnostic>, l: Line, what: &str) {
+    diags.push(Diagnostic::new(
+        &rules::UNCLOSED_BLOCK,
+        line_span(l),
+        format!("this {what} is never closed; the line is read as plain text"),
+    ));
+}
+
 fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
+    let mut ends = ace_mdtext::BlockEnds::default();
     let n = lines.len();
     let mut kinds = vec![Kind::Text; n];
     let mut i = 0;
@@ -294,7 +267,7 @@ fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
             continue;
         }
         if let Some((ch, run)) = fence_open(t) {
-            match (i + 1..n).find(|&k| fence_closes(lines[k].text, ch, run)) {
+            match ends.fence_end(i, n, ch, run, |k| lines[k].text) {
                 Some(end) => {
                     for &l in &lines[i + 1..end] {
                         in_block(diags, l, "inside a code fence");
@@ -302,17 +275,13 @@ fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
                     i = end + 1;
                 }
                 None => {
-                    diags.push(Diagnostic::new(
-                        &rules::UNCLOSED_BLOCK,
-                        line_span(l),
-                        "this code fence is never closed; the line is read as plain text",
-                    ));
+                    unclosed(diags, l, "code fence");
                     i += 1;
                 }
             }
             continue;
         }
-        if comment_start(t) {
+        if comment_open(t) {
             let open = t.find("<!--").unwrap_or(0) + 4;
             if t[open..].contains("-->") {
                 let after_bullet = i > 0 && kinds[i - 1] == Kind::Bullet;
@@ -332,7 +301,7 @@ fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
                 i += 1;
                 continue;
             }
-            match (i + 1..n).find(|&k| lines[k].text.contains("-->")) {
+            match ends.comment_end(i, n, |k| lines[k].text) {
                 Some(end) => {
                     for k in i..=end {
                         kinds[k] = Kind::Comment;
@@ -341,11 +310,7 @@ fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
                     i = end + 1;
                 }
                 None => {
-                    diags.push(Diagnostic::new(
-                        &rules::UNCLOSED_BLOCK,
-                        line_span(l),
-                        "this HTML comment is never closed; the line is read as plain text",
-                    ));
+                    unclosed(diags, l, "HTML comment");
                     i += 1;
                 }
             }
@@ -412,17 +377,9 @@ fn entry_from(
             format!("bullet `{}` lacks `helpful:N` or `harmful:M`", b.id),
         ));
     } else {
-        let canon = bullet::render(
-            b.id,
-            b.helpful.unwrap_or(0),
-            b.harmful.unwrap_or(0),
-            b.aggregated,
-            &b.other_fields
-                .iter()
-                .map(|s| s.to_string())
-                .collect::<Vec<_>>(),
-            b.content,
-        );
+        // No provenance is attached yet, so this is the bullet line alone.
+        let rendered = bullet::render_entry(&e);
+        let canon = rendered.trim_end_matches('\n');
         if b.list_marker {
             diags.push(Diagnostic::new(
                 &rules::BULLET_STYLE,
@@ -452,7 +409,8 @@ fn entry_from(
             }
         }
         if let (Some(hash), Some(s)) = (&pv.hash, section) {
-            let expected = dedup_key(crate::hash_section_name(s), &e.content);
+            let expected = // The seed hashes the section name as the heading writes it.
+            dedup_key(s.display_title(), &e.content);
             if *hash != expected && *hash != dedup_key(&s.key, &e.content) {
                 diags.push(
                     Diagnostic::new(

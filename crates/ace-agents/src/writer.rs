@@ -48,6 +48,24 @@ pub fn write(pb: &Playbook) -> WriteOutput {
     }
 }
 
+/// The model's sections plus any that only entries name, sorted by key (the
+/// seed's section order).
+fn sections_by_key(pb: &Playbook) -> Vec<Cow<'_, Section>> {
+    let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+    let mut named: Vec<&str> = pb
+        .entries
+        .iter()
+        .filter_map(|e| e.section.as_deref())
+        .filter(|k| !known.contains(k))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let mut all: Vec<Cow<Section>> = pb.sections.iter().map(Cow::Borrowed).collect();
+    all.extend(named.into_iter().map(|k| Cow::Owned(Section::new(k))));
+    all.sort_by(|a, b| a.key.cmp(&b.key));
+    all
+}
+
 /// A section's entries in the seed's order.
 fn in_seed_order<'p>(pb: &'p Playbook, key: &str) -> Vec<&'p Entry> {
     let mut entries: Vec<&Entry> = pb
@@ -264,8 +282,9 @@ impl Writer {
     fn text_block(&mut self, text: &str, field: &str) {
         for line in text.lines() {
             let t = line.trim_start();
-            let structural =
-                t.starts_with("[Bullet") || t.starts_with("- [Bullet") || heading_like(t);
+            let structural = t.starts_with("[Bullet")
+                || t.starts_with("- [Bullet")
+                || ace_mdtext::heading(t).is_some();
             if structural {
                 self.lose(
                     &rules::ALTERED_TEXT,
@@ -299,18 +318,8 @@ impl Writer {
         if !unsectioned.is_empty() {
             self.out.push('\n');
         }
-        let mut sections: Vec<Cow<Section>> = pb.sections.iter().map(Cow::Borrowed).collect();
+        let sections = sections_by_key(pb);
         let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
-        let mut extra_keys: Vec<&str> = pb
-            .entries
-            .iter()
-            .filter_map(|e| e.section.as_deref())
-            .filter(|k| !known.contains(k))
-            .collect();
-        extra_keys.sort_unstable();
-        extra_keys.dedup();
-        sections.extend(extra_keys.into_iter().map(|k| Cow::Owned(Section::new(k))));
-        sections.sort_by(|a, b| a.key.cmp(&b.key));
         let mut written: Vec<&Entry> = unsectioned;
         for s in &sections {
             self.heading(s);
@@ -420,31 +429,16 @@ impl Writer {
             }
         }
         // Sections the layout does not have go at the end, in the seed's order.
-        let mut rest: Vec<&Section> = pb
-            .sections
-            .iter()
+        let rest: Vec<Cow<Section>> = sections_by_key(pb)
+            .into_iter()
             .filter(|s| !ends.contains(&Some(s.key.as_str())))
             .collect();
-        let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
-        let orphans: Vec<Section> = {
-            let mut keys: Vec<&str> = pb
-                .entries
-                .iter()
-                .filter_map(|e| e.section.as_deref())
-                .filter(|k| !known.contains(k) && !ends.contains(&Some(*k)))
-                .collect();
-            keys.sort_unstable();
-            keys.dedup();
-            keys.into_iter().map(Section::new).collect()
-        };
-        rest.extend(orphans.iter());
-        rest.sort_by(|a, b| a.key.cmp(&b.key));
         let has_entries = |s: &Section| {
             pb.entries
                 .iter()
                 .any(|e| e.section.as_deref() == Some(s.key.as_str()))
         };
-        let (rest, empty): (Vec<&Section>, Vec<&Section>) =
+        let (rest, empty): (Vec<Cow<Section>>, Vec<Cow<Section>>) =
             rest.into_iter().partition(|s| has_entries(s));
         for s in empty {
             // A heading of its own would change the document for a section
@@ -461,7 +455,7 @@ impl Writer {
             if !self.out.is_empty() && !self.out.ends_with("\n\n") {
                 self.out.push('\n');
             }
-            self.heading(s);
+            self.heading(&s);
             self.out.push('\n');
             let entries = in_seed_order(pb, &s.key);
             for e in entries {
@@ -469,9 +463,4 @@ impl Writer {
             }
         }
     }
-}
-
-fn heading_like(t: &str) -> bool {
-    let level = t.bytes().take_while(|&c| c == b'#').count();
-    (1..=6).contains(&level) && matches!(t.as_bytes().get(level), None | Some(b' ' | b'\t'))
 }

@@ -174,31 +174,39 @@ fn decode(bytes: Vec<u8>, name: &str) -> Result<String, LoadError> {
     })
 }
 
+/// The format a file name settles on its own: AGENTS.md by name, then by
+/// extension. `.md` and `.txt` give the markdown playbook (content may still
+/// show an AGENTS.md, see [`detect`]); `.json` needs the content, so `None`.
+pub fn format_of_name(path: &Path) -> Option<Format> {
+    let file = path.file_name()?.to_str()?.to_ascii_lowercase();
+    if matches!(
+        file.as_str(),
+        "agents.md" | "agent.md" | "agents.archive.md"
+    ) {
+        return Some(Format::AgentsMd);
+    }
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "md" | "markdown" | "txt" => Some(Format::Markdown),
+        "tron" => Some(Format::VagendaTron),
+        "yaml" | "yml" => Some(Format::PlaybookYaml),
+        _ => None,
+    }
+}
+
 /// Picks a format from the file name, then from the content.
 pub fn detect(path: Option<&Path>, text: &str) -> Format {
     if let Some(path) = path {
-        let file = path
-            .file_name()
-            .and_then(|f| f.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        if matches!(
-            file.as_str(),
-            "agents.md" | "agent.md" | "agents.archive.md"
-        ) {
-            return Format::AgentsMd;
-        }
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        match ext.as_str() {
-            "tron" => return Format::VagendaTron,
-            "yaml" | "yml" => return Format::PlaybookYaml,
-            "json" => return detect_json(text),
-            "md" | "markdown" | "txt" => return detect_text(text),
-            _ => {}
+        match format_of_name(path) {
+            Some(Format::Markdown) => return detect_text(text),
+            Some(f) => return f,
+            None if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json")) =>
+            {
+                return detect_json(text)
+            }
+            None => {}
         }
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();

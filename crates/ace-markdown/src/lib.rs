@@ -16,6 +16,3 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use reader::read;
 pub use writer::{write, WriteOutput};
-
-/// `extra` key on a section that records a heading level other than 2.
-pub const HEADING_LEVEL_KEY: &str = ace_model::keys::HEADING_LEVEL;

@@ -1,6 +1,8 @@
 //! Line classification shared by the reader and the writer, so that the
 //! writer knows exactly which lines the reader would take as structure.
 
+pub(crate) use ace_mdtext::{comment_open, fence_open, heading, is_blank};
+
 /// The start of an entry line: `[id]`, optionally as a list item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct EntryHead<'a> {
@@ -53,54 +55,6 @@ pub(crate) fn entry_head(line: &str) -> Option<EntryHead<'_>> {
         }),
         _ => None,
     }
-}
-
-/// `#` to `######` followed by a space, a tab or the end of the line.
-pub(crate) fn heading(line: &str) -> Option<(usize, &str)> {
-    let level = line.bytes().take_while(|&c| c == b'#').count();
-    if level == 0 || level > 6 {
-        return None;
-    }
-    match line.as_bytes().get(level) {
-        None => Some((level, "")),
-        Some(b' ' | b'\t') => Some((level, line[level..].trim())),
-        _ => None,
-    }
-}
-
-pub(crate) fn is_blank(line: &str) -> bool {
-    line.bytes().all(|c| c == b' ' || c == b'\t')
-}
-
-/// An opening code fence: up to three spaces, then three or more of one
-/// fence character. Returns the character and the run length.
-pub(crate) fn fence_open(line: &str) -> Option<(u8, usize)> {
-    let indent = line.bytes().take_while(|&c| c == b' ').count();
-    if indent > 3 {
-        return None;
-    }
-    let rest = &line.as_bytes()[indent..];
-    let ch = *rest.first()?;
-    if ch != b'`' && ch != b'~' {
-        return None;
-    }
-    let run = rest.iter().take_while(|&&c| c == ch).count();
-    // A backtick fence's info string may not contain backticks.
-    (run >= 3 && !(ch == b'`' && rest[run..].contains(&b'`'))).then_some((ch, run))
-}
-
-pub(crate) fn is_fence_close(line: &str, ch: u8, run: usize) -> bool {
-    let indent = line.bytes().take_while(|&c| c == b' ').count();
-    if indent > 3 {
-        return false;
-    }
-    let rest = &line.as_bytes()[indent..];
-    let n = rest.iter().take_while(|&&c| c == ch).count();
-    n >= run && rest[n..].iter().all(|&c| c == b' ' || c == b'\t')
-}
-
-pub(crate) fn comment_open(line: &str) -> bool {
-    line.trim_start_matches([' ', '\t']).starts_with("<!--")
 }
 
 /// What follows the `]` of an entry line.
@@ -261,16 +215,5 @@ mod tests {
         assert_eq!(parse_tail("").content, 0);
         let t = parse_tail(" helpful=1 ::");
         assert_eq!((t.separator, t.content), (true, 13));
-    }
-
-    #[test]
-    fn fences() {
-        assert_eq!(fence_open("```markdown"), Some((b'`', 3)));
-        assert_eq!(fence_open("~~~~"), Some((b'~', 4)));
-        assert_eq!(fence_open("    ```"), None);
-        assert_eq!(fence_open("``` a`b"), None);
-        assert!(is_fence_close("```", b'`', 3));
-        assert!(!is_fence_close("```py", b'`', 3));
-        assert!(!is_fence_close("``", b'`', 3));
     }
 }

@@ -4,10 +4,8 @@ use ace_model::normalize::section_key;
 use ace_model::{ids, rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Span};
 use serde_json::Value;
 
-use crate::line::{
-    comment_open, entry_head, fence_open, heading, is_blank, is_fence_close, parse_tail,
-};
-use crate::HEADING_LEVEL_KEY;
+use crate::line::{comment_open, entry_head, fence_open, heading, is_blank, parse_tail};
+use ace_model::keys::HEADING_LEVEL as HEADING_LEVEL_KEY;
 
 /// One physical line. `start..end` excludes the line ending.
 #[derive(Debug, Clone, Copy)]
@@ -91,10 +89,7 @@ struct Reader<'a> {
     pending_head: Option<(usize, crate::line::EntryHead<'a>)>,
     keys: HashMap<String, usize>,
     sink: TextSink,
-    /// Fence character and shortest run for which no closing fence exists
-    /// from some earlier line on: later openers need not scan again.
-    no_fence_close: [Option<usize>; 2],
-    no_comment_close_after: Option<usize>,
+    block_ends: ace_mdtext::BlockEnds,
 }
 
 /// Reads a markdown playbook. Never fails: every deviation from seed 000 is a
@@ -124,8 +119,7 @@ pub fn read(src: &str) -> ReadOutput {
         sink: TextSink {
             blank_since_text: false,
         },
-        no_fence_close: [None, None],
-        no_comment_close_after: None,
+        block_ends: ace_mdtext::BlockEnds::default(),
     };
     let likely_entries = r
         .lines
@@ -459,27 +453,15 @@ impl<'a> Reader<'a> {
     }
 
     fn fence_end(&mut self, i: usize, ch: u8, run: usize) -> Option<usize> {
-        let slot = usize::from(ch == b'~');
-        if self.no_fence_close[slot].is_some_and(|min| run >= min) {
-            return None;
-        }
-        let found =
-            (i + 1..self.lines.len()).find(|&k| is_fence_close(self.lines[k].text, ch, run));
-        if found.is_none() {
-            self.no_fence_close[slot] = Some(self.no_fence_close[slot].map_or(run, |m| m.min(run)));
-        }
-        found
+        let lines = &self.lines;
+        self.block_ends
+            .fence_end(i, lines.len(), ch, run, |k| lines[k].text)
     }
 
     fn comment_end(&mut self, i: usize) -> Option<usize> {
-        if self.no_comment_close_after.is_some_and(|k| k <= i) {
-            return None;
-        }
-        let found = (i + 1..self.lines.len()).find(|&k| self.lines[k].text.contains("-->"));
-        if found.is_none() {
-            self.no_comment_close_after = Some(i);
-        }
-        found
+        let lines = &self.lines;
+        self.block_ends
+            .comment_end(i, lines.len(), |k| lines[k].text)
     }
 
     fn finish(&mut self, src: &str, trailing_blank: usize) {

@@ -9,7 +9,7 @@ use crate::line::{
     comment_open, entry_head, heading, is_blank, is_valid_id, looks_like_tail_syntax,
 };
 use crate::reader::SharedPrefix;
-use crate::HEADING_LEVEL_KEY;
+use ace_model::keys::HEADING_LEVEL as HEADING_LEVEL_KEY;
 
 /// The canonical text and what it could not hold.
 #[derive(Debug, Clone, Default)]

@@ -7,16 +7,6 @@ use serde_json::{Map, Value};
 use serde_saphyr::options::DuplicateKeyPolicy;
 use serde_saphyr::{Location, Spanned};
 
-/// Top-level keys with a place in the model; any other key goes to `extra`.
-const TOP_STRINGS: [&str; 5] = [
-    "title",
-    "description",
-    "project_id",
-    "created_at",
-    "updated_at",
-];
-const SECTION_STRINGS: [&str; 3] = ["title", "prefix", "description"];
-
 /// Where each list item starts; read in a second pass, since a value that
 /// is not a list makes this pass fail (the first pass reports that).
 #[derive(Deserialize)]
@@ -132,6 +122,32 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 impl Reader<'_> {
+    /// Takes a string field out of `map`. A value of another type is
+    /// reported and kept in `extra` under the same key, so nothing is lost.
+    fn string_field(
+        &mut self,
+        map: &mut Map<String, Value>,
+        key: &str,
+        extra: &mut Map<String, Value>,
+        span: Span,
+        owner: &str,
+    ) -> Option<String> {
+        match map.shift_remove(key)? {
+            Value::String(s) => Some(s),
+            other => {
+                self.shape(
+                    span,
+                    format!(
+                        "{owner}`{key}` should be a string, found {}; kept as an extra field",
+                        type_name(&other)
+                    ),
+                );
+                extra.insert(key.into(), other);
+                None
+            }
+        }
+    }
+
     fn shape(&mut self, span: Span, msg: String) {
         self.diags
             .push(Diagnostic::new(&rules::YAML_SHAPE, span, msg));
@@ -168,30 +184,14 @@ impl Reader<'_> {
             None => Default::default(),
         };
         pb.version = map.shift_remove("version");
-        for key in TOP_STRINGS {
-            match map.shift_remove(key) {
-                None => {}
-                Some(Value::String(s)) => {
-                    let slot = match key {
-                        "title" => &mut pb.title,
-                        "description" => &mut pb.description,
-                        "project_id" => &mut pb.project_id,
-                        "created_at" => &mut pb.created_at,
-                        _ => &mut pb.updated_at,
-                    };
-                    *slot = Some(s);
-                }
-                Some(other) => {
-                    self.shape(
-                        whole,
-                        format!(
-                            "`{key}` should be a string, found {}; kept as an extra field",
-                            type_name(&other)
-                        ),
-                    );
-                    pb.extra.insert(key.into(), other);
-                }
-            }
+        for (key, slot) in [
+            ("title", &mut pb.title),
+            ("description", &mut pb.description),
+            ("project_id", &mut pb.project_id),
+            ("created_at", &mut pb.created_at),
+            ("updated_at", &mut pb.updated_at),
+        ] {
+            *slot = self.string_field(&mut map, key, &mut pb.extra, whole, "");
         }
         match map.shift_remove("sections") {
             None | Some(Value::Null) => {}
@@ -325,22 +325,13 @@ impl Reader<'_> {
                 s.extra.insert("weight".into(), other);
             }
         }
-        for key in SECTION_STRINGS {
-            match m.shift_remove(key) {
-                None => {}
-                Some(Value::String(v)) => {
-                    let slot = match key {
-                        "title" => &mut s.title,
-                        "prefix" => &mut s.prefix,
-                        _ => &mut s.description,
-                    };
-                    *slot = Some(v);
-                }
-                Some(other) => {
-                    self.shape(span, format!("section `{}`: `{key}` should be a string, found {}; kept as an extra field", s.key, type_name(&other)));
-                    s.extra.insert(key.into(), other);
-                }
-            }
+        let owner = format!("section `{}`: ", s.key);
+        for (key, slot) in [
+            ("title", &mut s.title),
+            ("prefix", &mut s.prefix),
+            ("description", &mut s.description),
+        ] {
+            *slot = self.string_field(&mut m, key, &mut s.extra, span, &owner);
         }
         s.extra.extend(m);
         s
@@ -362,7 +353,7 @@ impl Reader<'_> {
         let mut known = Map::new();
         let mut extra = Map::new();
         for (k, v) in m {
-            if ENTRY_FIELDS.contains(&k.as_str()) {
+            if is_entry_field(&k) {
                 known.insert(k, v);
             } else {
                 extra.insert(k, v);
@@ -387,28 +378,15 @@ impl Reader<'_> {
     }
 }
 
-/// `Entry`'s serde field names, `extra` excepted.
-pub(crate) const ENTRY_FIELDS: [&str; 22] = [
-    "id",
-    "section",
-    "kind",
-    "title",
-    "content",
-    "tags",
-    "evidence",
-    "confidence",
-    "helpful",
-    "harmful",
-    "neutral",
-    "status",
-    "deprecation_reason",
-    "created_at",
-    "updated_at",
-    "supersedes",
-    "superseded_by",
-    "duplicate_of",
-    "links",
-    "provenance",
-    "scope",
-    "project_id",
-];
+/// Whether `key` is one of `Entry`'s serde fields (`extra` excepted). The
+/// optional ones come from the model itself, so a field added there is
+/// known here too.
+fn is_entry_field(key: &str) -> bool {
+    matches!(
+        key,
+        "id" | "section" | "content" | "helpful" | "harmful" | "neutral"
+    ) || Entry::default()
+        .optional_fields()
+        .iter()
+        .any(|(name, _)| *name == key)
+}

@@ -77,24 +77,6 @@ fn list_formats() -> i32 {
     0
 }
 
-/// The output format implied by an output file name.
-fn format_of_output(path: &str) -> Option<Format> {
-    let file = Path::new(path).file_name()?.to_str()?.to_ascii_lowercase();
-    if matches!(
-        file.as_str(),
-        "agents.md" | "agent.md" | "agents.archive.md"
-    ) {
-        return Some(Format::AgentsMd);
-    }
-    let ext = Path::new(path).extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "md" | "markdown" | "txt" => Some(Format::Markdown),
-        "tron" => Some(Format::VagendaTron),
-        "yaml" | "yml" => Some(Format::PlaybookYaml),
-        _ => None,
-    }
-}
-
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
@@ -120,7 +102,7 @@ fn run(args: Args) -> i32 {
     let to = match (args.to, &args.output, args.in_place) {
         (Some(to), _, _) => to,
         (None, _, true) => from,
-        (None, Some(out), false) if out != "-" => match format_of_output(out) {
+        (None, Some(out), false) if out != "-" => match ace_io::format_of_name(Path::new(out)) {
             Some(f) => f,
             None => {
                 error(
