@@ -196,7 +196,7 @@ fn usage_errors_exit_2() {
         .stderr(predicate::str::contains("unknown format"));
     convert()
         .arg(fixture("canonical.md"))
-        .args(["--to", "skill-json"])
+        .args(["--to", "vagenda-tron"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("not supported"));

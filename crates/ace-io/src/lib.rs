@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use ace_model::{Diagnostic, LineIndex, LossEntry, Playbook};
 
 pub use ace_lint::Options as LintOptions;
+pub use ace_skill::Generation as SkillGeneration;
 
 /// Every format name, the same in every command and document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,7 +53,11 @@ impl Format {
     pub fn is_supported(self) -> bool {
         matches!(
             self,
-            Format::Markdown | Format::AgentsMd | Format::PlaybookYaml | Format::Json
+            Format::Markdown
+                | Format::AgentsMd
+                | Format::PlaybookYaml
+                | Format::SkillJson
+                | Format::Json
         )
     }
 
@@ -266,6 +271,7 @@ pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
         Format::Markdown => Ok(ace_markdown::read(text)),
         Format::AgentsMd => Ok(ace_agents::read(text)),
         Format::PlaybookYaml => ace_yaml::read(text).map_err(ReadError::Syntax),
+        Format::SkillJson => ace_skill::read(text).map_err(ReadError::Syntax),
         Format::Json => ace_model::json::read(text)
             .map(|playbook| Parsed {
                 playbook,
@@ -283,7 +289,23 @@ pub struct Written {
     pub losses: Vec<LossEntry>,
 }
 
+/// Choices a format's writer offers; each applies to one format only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// `skill-json`: write `confidence` and `scope` in this schema
+    /// generation's form (1 or 2) instead of the form read.
+    pub skill_generation: Option<ace_skill::Generation>,
+}
+
 pub fn write(format: Format, pb: &Playbook) -> Result<Written, ReadError> {
+    write_with(format, pb, &WriteOptions::default())
+}
+
+pub fn write_with(
+    format: Format,
+    pb: &Playbook,
+    opts: &WriteOptions,
+) -> Result<Written, ReadError> {
     match format {
         Format::Markdown => {
             let out = ace_markdown::write(pb);
@@ -301,6 +323,18 @@ pub fn write(format: Format, pb: &Playbook) -> Result<Written, ReadError> {
         }
         Format::PlaybookYaml => {
             let out = ace_yaml::write(pb);
+            Ok(Written {
+                text: out.text,
+                losses: out.losses,
+            })
+        }
+        Format::SkillJson => {
+            let out = ace_skill::write_with(
+                pb,
+                &ace_skill::WriteOptions {
+                    generation: opts.skill_generation,
+                },
+            );
             Ok(Written {
                 text: out.text,
                 losses: out.losses,
@@ -339,6 +373,13 @@ pub fn lint_options(format: Format, base: &ace_lint::Options) -> ace_lint::Optio
             deprecation: true,
             ..base.clone()
         },
+        // Skill IDs are `bullet-YYYY-MM-DD-NNN` or free-form, and bullets
+        // have no sections; the bullet schema checks the ID shape instead.
+        Format::SkillJson => ace_lint::Options {
+            id_shape: false,
+            prefixes: false,
+            ..base.clone()
+        },
         _ => base.clone(),
     }
 }
@@ -356,6 +397,21 @@ pub fn validate_parsed(
     ));
     diags.sort_by_key(|d| (d.span.start, d.code));
     diags
+}
+
+/// What a file holds beyond its format: skill JSON may be a playbook or a
+/// delta (or a reflector or curator output carrying one).
+pub fn skill_document(format: Format, text: &str) -> Option<ace_skill::DocumentKind> {
+    if format != Format::SkillJson {
+        return None;
+    }
+    ace_skill::sniff(text).filter(|k| *k != ace_skill::DocumentKind::Playbook)
+}
+
+/// Every finding for a skill delta, reflector output or curator output,
+/// with IDs checked against `playbook` when given.
+pub fn validate_skill_delta(text: &str, playbook: Option<&Playbook>) -> Vec<Diagnostic> {
+    ace_skill::check_delta(text, playbook).unwrap_or_else(|d| vec![d])
 }
 
 /// The curator's `playbook.yaml` beside an AGENTS.md, if there is one.

@@ -219,14 +219,44 @@ pub enum ConfidenceLevel {
 }
 
 impl Confidence {
-    /// A score for comparisons: levels map to the midpoint of their band
-    /// (high 0.9, medium 0.6, low 0.3).
+    /// A score for comparisons; a level gives [`ConfidenceLevel::score`].
     pub fn score(&self) -> Option<f64> {
         match self {
             Confidence::Score(n) => n.as_f64(),
-            Confidence::Level(ConfidenceLevel::High) => Some(0.9),
-            Confidence::Level(ConfidenceLevel::Medium) => Some(0.6),
-            Confidence::Level(ConfidenceLevel::Low) => Some(0.3),
+            Confidence::Level(l) => Some(l.score()),
+        }
+    }
+}
+
+impl ConfidenceLevel {
+    /// The rule by which levels become numbers: the middle of each band
+    /// (high 0.9, medium 0.6, low 0.3). [`ConfidenceLevel::from_score`]
+    /// gives the level back, so level -> number -> level is exact.
+    pub fn score(self) -> f64 {
+        match self {
+            ConfidenceLevel::High => 0.9,
+            ConfidenceLevel::Medium => 0.6,
+            ConfidenceLevel::Low => 0.3,
+        }
+    }
+
+    /// The rule by which numbers become levels: 0.75 and above high, 0.45
+    /// and above medium, below that low.
+    pub fn from_score(score: f64) -> ConfidenceLevel {
+        if score >= 0.75 {
+            ConfidenceLevel::High
+        } else if score >= 0.45 {
+            ConfidenceLevel::Medium
+        } else {
+            ConfidenceLevel::Low
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfidenceLevel::High => "high",
+            ConfidenceLevel::Medium => "medium",
+            ConfidenceLevel::Low => "low",
         }
     }
 }

@@ -147,6 +147,48 @@ rules! {
     YAML_SHAPE = "ACE033" "yaml-shape" Diagnostic Error "seed 001"
         summary: "A playbook.yaml value has the wrong type, or a required key is missing."
         doc: "`playbook.yaml` is a mapping with `version` and a list `sections` of mappings that each have a string `id`. A full playbook in YAML may also have `entries` (see docs/formats/playbook-yaml.md). The message names the key and what was expected; values of the wrong type are kept under their key so nothing is lost.";
+    DUPLICATE_KEY = "ACE034" "duplicate-key" Diagnostic Error "ace-tools"
+        summary: "A JSON object has the same key twice."
+        doc: "JSON leaves duplicate keys undefined: Python's `json.load`, which the skill's scripts use, keeps the last value and drops the first without a word. ace-tools reads the file the same way, so that it sees what those scripts see, and reports every earlier occurrence with a pointer to the one that wins. Remove or rename one of the two.";
+    PLAYBOOK_SCHEMA = "ACE035" "playbook-schema" Diagnostic Warning "seed 003"
+        summary: "A skill bullet fails the bullet schema of the generation it follows."
+        doc: "The skill publishes `bullet.schema.json` (two incompatible generations; see ACE037). Each bullet is checked against the generation it follows, and every failing value is reported at its own line and column: an ID that is not `bullet-YYYY-MM-DD-NNN`, an `author` or evidence `type` outside the enum, a title longer than 100 characters, an unknown property. The skill's scripts load such bullets all the same, so this is a warning; the file is read and converted without loss.";
+    DELTA_SCHEMA = "ACE036" "delta-schema" Diagnostic Error "seed 003"
+        summary: "A skill delta, reflector output or curator output fails its published schema."
+        doc: "The skill's `validate_delta.py` rejects a delta that fails `delta.schema.json`, so the merge never happens. ace-tools checks the delta's own fields against that schema and each new bullet against the bullet schema of the generation it follows (the shipped delta schema refers to generation 2 only, which rejects every generation-1 bullet; ACE037 says so where it happens). Reflector and curator outputs are checked against `reflector_output.schema.json` and `curator_output.schema.json`, and the delta inside them is checked as a delta.";
+    SCHEMA_GENERATION = "ACE037" "schema-generation" Diagnostic Info "seed 003"
+        summary: "Which generation of the skill's bullet schema the bullets follow."
+        doc: "Generation 1 of `bullet.schema.json` (commit c1db146) has `confidence` as a level (`high`, `medium`, `low`) and `scope` as a name (`global`, `project`, ...). Generation 2, shipped beside the skill today, has `confidence` as a number in 0..1 and `scope` as an object `{domain, inputs, outputs}`. Both carry the same `$id`, and the skill's own playbooks follow generation 1, so they fail the schema shipped with them. The generation is decided from the `confidence` and `scope` values; a file with neither is checked against generation 2.";
+    MIXED_GENERATION = "ACE038" "mixed-generation" Diagnostic Warning "seed 003"
+        summary: "Bullets of one file follow different schema generations."
+        doc: "One bullet writes `confidence` as a level and another as a number, or one bullet mixes the two generations in its own `confidence` and `scope`. No published schema accepts the whole file. Each bullet is checked against the generation its `confidence` suggests; convert with `--skill-generation` to make the file uniform.";
+    TIMESTAMP_FORMAT = "ACE039" "timestamp-format" Diagnostic Warning "seed 003"
+        summary: "A timestamp is not an RFC 3339 date-time with a timezone."
+        doc: "The skill's schemas declare `created`, `last_updated` and `timestamp` as `date-time`, which requires a timezone (`Z` or `+02:00`). Python's `datetime.now().isoformat()` writes none (`2025-10-27T12:33:11.269633`), so the instant is ambiguous across machines. The value is kept as written; add `Z` if the time is UTC.";
+    DELTA_UNKNOWN_ID = "ACE040" "delta-unknown-id" Diagnostic Error "seed 003"
+        summary: "A delta refers to a bullet the playbook does not have."
+        doc: "Checked when the playbook is given with `--playbook FILE`. The skill's merge script skips a counter update, edit, merge or deprecation whose bullet it cannot find, so the change is lost without a message. IDs added by the same delta's `new_bullets` count as existing for edits, merges and deprecations.";
+    DELTA_ID_EXISTS = "ACE041" "delta-id-exists" Diagnostic Error "seed 003"
+        summary: "A new bullet in a delta reuses an ID the playbook or the delta already has."
+        doc: "The skill's merge script appends new bullets without checking, so the playbook ends up with two bullets of one ID and every later counter update or edit reaches only the first. Checked against the playbook given with `--playbook FILE` and among the delta's own new bullets. Allocate the next free `bullet-YYYY-MM-DD-NNN`.";
+    DELTA_CONFLICT = "ACE042" "delta-conflict" Diagnostic Error "seed 003"
+        summary: "Two operations of one delta act on the same bullet in ways that contradict."
+        doc: "The skill's curate phase must resolve conflicts such as editing and deprecating the same bullet. Reported: an edit together with a deprecation, a bullet both edited or deprecated and merged away, a bullet merged away twice, a bullet deprecated twice, two edits that set the same field, and a merge target that another merge archives. The message names both operations.";
+    MERGE_KEEPS_MERGED = "ACE043" "merge-keeps-merged" Diagnostic Error "seed 003"
+        summary: "A merge lists its `keep_id` among the `merge_ids`."
+        doc: "The merge script adds each merged bullet's counters to the kept bullet and then archives it, so a kept bullet that is also merged doubles its own counters and archives itself. Remove the kept ID from `merge_ids`.";
+    COUNTER_ON_NEW_BULLET = "ACE044" "counter-on-new-bullet" Diagnostic Warning "seed 003"
+        summary: "A delta updates the counters of a bullet it adds itself."
+        doc: "The skill's merge applies counter updates before it adds new bullets, so an update to a bullet that the same delta creates finds nothing and is dropped. Set `helpful_count` and `harmful_count` on the new bullet instead.";
+    METADATA_COUNT = "ACE045" "metadata-count" Diagnostic Warning "seed 003"
+        summary: "`metadata` bullet counts disagree with the bullets in the file."
+        doc: "The skill's merge writes `metadata.total_bullets`, `active_bullets`, `deprecated_bullets` and `archived_bullets` after each delta. A count that disagrees with the bullets means the file was edited by hand or merged by another tool; tools that trust the metadata will misreport the playbook. The message gives the true count.";
+    LAYOUT_NOT_KEPT = "ACE046" "layout-not-kept" Diagnostic Info "ace-tools"
+        summary: "A rewrite of this file would change its layout, not its data."
+        doc: "ace-tools rewrites skill JSON in the layout it finds (Python's `json.dump(indent=2)` or the hand-written style with one-line lists, `\\uXXXX` escapes or raw UTF-8, a final newline or none) and keeps key order. Layouts outside those, such as other indentation, numbers written as `1.50`, or escapes Python would not write, are normalised. The message shows the first line that would change.";
+    SKILL_SHAPE = "ACE047" "skill-shape" Diagnostic Error "seed 003"
+        summary: "A skill playbook or delta value has the wrong type, or a required key is missing."
+        doc: "A skill playbook is `{version, schema_version, last_updated, bullets: [...], metadata?}` or a bare array of bullets; each bullet is an object with a string `id` and `content`. A value of the wrong type is kept under its key as an extra field so that nothing is lost, and a bullet without an `id` gets an empty one. The message names the key and what was expected.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";
@@ -159,6 +201,9 @@ rules! {
     VALUE_DEFAULTED = "ACE104" "value-defaulted" Loss Warning "ace-tools"
         summary: "An absent value had to be written as a default."
         doc: "Some formats require a value the model does not have: an AGENTS.md bullet must carry `helpful:N, harmful:M`, so absent counters are written as 0, and a playbook.yaml section must have a weight, so a section without one gets seed 001's default 0.5. Reading the output back gives the default, not \"absent\".";
+    VALUE_CONVERTED = "ACE105" "value-converted" Loss Warning "ace-tools"
+        summary: "A value was converted to the form the target requires, and precision was lost."
+        doc: "Writing a skill playbook with `--skill-generation 1` turns a numeric `confidence` into a level and a structured `scope` into a name; generation 2 does the reverse. Levels map to numbers by a fixed rule (high 0.9, medium 0.6, low 0.3) and numbers to levels by bands (0.75 and above high, 0.45 and above medium, below that low), so a score such as 0.8 comes back as 0.9. Only conversions that cannot be undone are reported.";
 }
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {

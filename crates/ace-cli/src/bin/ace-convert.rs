@@ -55,6 +55,10 @@ struct Args {
     /// Name to use for standard input in messages.
     #[arg(long, value_name = "NAME", default_value = "<stdin>")]
     stdin_filename: String,
+    /// With `--to skill-json`: write `confidence` and `scope` as schema
+    /// generation 1 (levels and names) or 2 (numbers and objects).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
+    skill_generation: Option<u8>,
     /// List the formats and what each can hold, then exit.
     #[arg(long)]
     list_formats: bool,
@@ -120,6 +124,17 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
+    if let Some(kind) = ace_io::skill_document(from, &source.text) {
+        error(
+            PROG,
+            format!(
+                "{}: this is a {}, not a playbook; check it with ace-validate (applying deltas is not supported yet)",
+                source.name,
+                kind.name()
+            ),
+        );
+        return EXIT_USAGE;
+    }
     let parsed = match ace_io::read(from, &source.text) {
         Ok(p) => p,
         Err(ace_io::ReadError::Unsupported(f)) => {
@@ -222,7 +237,12 @@ fn run(args: Args) -> i32 {
         }
         return 0;
     }
-    let written = match ace_io::write(to, &parsed.playbook) {
+    let opts = ace_io::WriteOptions {
+        skill_generation: args
+            .skill_generation
+            .and_then(ace_io::SkillGeneration::from_number),
+    };
+    let written = match ace_io::write_with(to, &parsed.playbook, &opts) {
         Ok(w) => w,
         Err(e) => {
             error(PROG, e);

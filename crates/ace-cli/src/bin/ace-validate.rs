@@ -59,6 +59,10 @@ struct Args {
     /// Check an AGENTS.md alone, without the playbook.yaml beside it.
     #[arg(long, conflicts_with = "sections")]
     no_sections: bool,
+    /// The playbook that delta files apply to: IDs they name are checked
+    /// against its entries (any format ace-tools reads).
+    #[arg(long, value_name = "FILE")]
+    playbook: Option<std::path::PathBuf>,
     /// Exit 0 even when errors are found.
     #[arg(long)]
     exit_zero: bool,
@@ -93,6 +97,23 @@ fn use_color(choice: Color) -> bool {
     }
 }
 
+/// The playbook named by `--playbook`, read in whatever format it is.
+fn load_target(path: &std::path::Path) -> Result<ace_model::Playbook, String> {
+    let source = ace_io::load(path).map_err(|e| e.to_string())?;
+    let format = ace_io::detect(source.path.as_deref(), &source.text);
+    match ace_io::read(format, &source.text) {
+        Ok(parsed) => Ok(parsed.playbook),
+        Err(ace_io::ReadError::Syntax(d)) => {
+            let pos = ace_model::LineIndex::new(&source.text).line_col(&source.text, d.span.start);
+            Err(format!(
+                "--playbook {}:{}:{}: {}",
+                source.name, pos.line, pos.col, d.message
+            ))
+        }
+        Err(e) => Err(format!("--playbook {}: {e}", source.name)),
+    }
+}
+
 fn run(args: Args) -> i32 {
     if args.files.is_empty() {
         error(
@@ -113,6 +134,16 @@ fn run(args: Args) -> i32 {
         ..ace_lint::Options::default()
     };
     let mut failed_io = false;
+    let target = match &args.playbook {
+        None => None,
+        Some(path) => match load_target(path) {
+            Ok(pb) => Some(pb),
+            Err(e) => {
+                error(PROG, e);
+                return EXIT_USAGE;
+            }
+        },
+    };
     let mut results: Vec<(ace_io::Source, Vec<Diagnostic>)> = Vec::new();
     for file in &args.files {
         let source = match load_input(file, &args.stdin_filename) {
@@ -132,6 +163,11 @@ fn run(args: Args) -> i32 {
             });
             diags
         };
+        if ace_io::skill_document(format, &source.text).is_some() {
+            let diags = ace_io::validate_skill_delta(&source.text, target.as_ref());
+            results.push((source, keep(diags)));
+            continue;
+        }
         let mut parsed = match ace_io::read(format, &source.text) {
             Ok(p) => p,
             Err(ace_io::ReadError::Syntax(d)) => {

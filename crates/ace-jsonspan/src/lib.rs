@@ -1,0 +1,395 @@
+//! Strict JSON read into a tree that remembers where every key and value is.
+//!
+//! serde_json gives values but no positions, and JSON Schema errors come back
+//! as JSON Pointers. This tree is the bridge: format readers walk it to report
+//! a bad value at its own line and column, and [`Node::locate`] turns a
+//! schema error's instance path into a byte range (the approach of taplo's
+//! schema errors, notes/anchors.md §4).
+//!
+//! Parsing is dprint's `jsonc-parser` with every JSONC extension turned off,
+//! so what parses here is what Python's `json.load` accepts, except that a
+//! leading byte-order mark is skipped and reported rather than rejected.
+//! Number lexemes are kept as written.
+
+use ace_model::{rules, Diagnostic, Span};
+use jsonc_parser::ast;
+use serde_json::{Map, Number, Value};
+
+/// One JSON value and its byte range in the source (BOM included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub kind: Kind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Null,
+    Bool(bool),
+    /// The number exactly as written (`0.80`, `1e-05`, `-0`).
+    Number(String),
+    String(String),
+    Array(Vec<Node>),
+    Object(Vec<Member>),
+}
+
+/// A key and its value; the key span covers the quoted key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub key: String,
+    pub key_span: Span,
+    pub value: Node,
+}
+
+/// A parsed document and what parsing noticed (a BOM, duplicate keys).
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub root: Node,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+const BOM: &str = "\u{feff}";
+
+/// Parses `text` as one strict JSON value. The error is an `ACE000` that
+/// says what was expected where.
+pub fn parse(text: &str) -> Result<Document, Diagnostic> {
+    let (body, offset) = match text.strip_prefix(BOM) {
+        Some(rest) => (rest, BOM.len()),
+        None => (text, 0),
+    };
+    let strict = jsonc_parser::ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let parsed = jsonc_parser::parse_to_ast(body, &Default::default(), &strict).map_err(|e| {
+        let r = e.range();
+        Diagnostic::new(
+            &rules::PARSE_ERROR,
+            Span::new(r.start + offset, r.end.max(r.start) + offset),
+            format!("invalid JSON: {}", lower_first(&e.kind().to_string())),
+        )
+    })?;
+    let Some(value) = parsed.value else {
+        let end = text.len();
+        return Err(Diagnostic::new(
+            &rules::PARSE_ERROR,
+            Span::new(end, end),
+            "empty file; expected a JSON value",
+        ));
+    };
+    let root = convert(&value, offset);
+    let mut diagnostics = Vec::new();
+    if offset > 0 {
+        diagnostics.push(Diagnostic::new(
+            &rules::BOM,
+            Span::new(0, offset),
+            "the file starts with a UTF-8 byte-order mark, which JSON does not allow; Python's json.load rejects it",
+        ));
+    }
+    duplicate_keys(&root, &mut diagnostics);
+    Ok(Document { root, diagnostics })
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn span(r: jsonc_parser::common::Range, offset: usize) -> Span {
+    Span::new(r.start + offset, r.end + offset)
+}
+
+fn convert(v: &ast::Value<'_>, offset: usize) -> Node {
+    use jsonc_parser::common::Ranged;
+    let kind = match v {
+        ast::Value::NullKeyword(_) => Kind::Null,
+        ast::Value::BooleanLit(b) => Kind::Bool(b.value),
+        ast::Value::NumberLit(n) => Kind::Number(n.value.to_owned()),
+        ast::Value::StringLit(s) => Kind::String(s.value.to_string()),
+        ast::Value::Array(a) => {
+            Kind::Array(a.elements.iter().map(|e| convert(e, offset)).collect())
+        }
+        ast::Value::Object(o) => Kind::Object(
+            o.properties
+                .iter()
+                .map(|p| Member {
+                    key: p.name.as_str().to_owned(),
+                    key_span: span(p.name.range(), offset),
+                    value: convert(&p.value, offset),
+                })
+                .collect(),
+        ),
+    };
+    Node {
+        span: span(v.range(), offset),
+        kind,
+    }
+}
+
+fn duplicate_keys(node: &Node, out: &mut Vec<Diagnostic>) {
+    match &node.kind {
+        Kind::Object(members) => {
+            for (i, m) in members.iter().enumerate() {
+                if let Some(later) = members[i + 1..].iter().rev().find(|l| l.key == m.key) {
+                    out.push(
+                        Diagnostic::new(
+                            &rules::DUPLICATE_KEY,
+                            m.key_span,
+                            format!(
+                                "duplicate key `{}`: this value is ignored, the later one is used",
+                                m.key
+                            ),
+                        )
+                        .with_related(later.key_span, "the value that is used"),
+                    );
+                }
+                duplicate_keys(&m.value, out);
+            }
+        }
+        Kind::Array(items) => items.iter().for_each(|n| duplicate_keys(n, out)),
+        _ => {}
+    }
+}
+
+/// A number lexeme as a serde_json number. Integers too large for 64 bits
+/// become the nearest float, as Python would not but every JSON Schema
+/// validator does.
+pub fn number(lexeme: &str) -> Number {
+    serde_json::from_str::<Number>(lexeme)
+        .ok()
+        .or_else(|| lexeme.parse::<f64>().ok().and_then(Number::from_f64))
+        .unwrap_or_else(|| Number::from(0))
+}
+
+impl Node {
+    /// The value for schema validation and for the model. Of duplicate keys
+    /// the last wins, as in Python's `json.load`.
+    pub fn to_value(&self) -> Value {
+        match &self.kind {
+            Kind::Null => Value::Null,
+            Kind::Bool(b) => Value::Bool(*b),
+            Kind::Number(n) => Value::Number(number(n)),
+            Kind::String(s) => Value::String(s.clone()),
+            Kind::Array(items) => Value::Array(items.iter().map(Node::to_value).collect()),
+            Kind::Object(members) => {
+                let mut map = Map::with_capacity(members.len());
+                for m in members {
+                    // shift_remove + insert keeps the key where it was first
+                    // written but takes the last value, which is what a
+                    // Python dict does with a repeated key.
+                    let v = m.value.to_value();
+                    match map.get_mut(&m.key) {
+                        Some(slot) => *slot = v,
+                        None => {
+                            map.insert(m.key.clone(), v);
+                        }
+                    }
+                }
+                Value::Object(map)
+            }
+        }
+    }
+
+    /// The member of an object that is used (the last one of a key).
+    pub fn member(&self, key: &str) -> Option<&Member> {
+        match &self.kind {
+            Kind::Object(members) => members.iter().rev().find(|m| m.key == key),
+            _ => None,
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.member(key).map(|m| &m.value)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Node]> {
+        match &self.kind {
+            Kind::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn members(&self) -> Option<&[Member]> {
+        match &self.kind {
+            Kind::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// A short name of the JSON type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            Kind::Null => "null",
+            Kind::Bool(_) => "a boolean",
+            Kind::Number(_) => "a number",
+            Kind::String(_) => "a string",
+            Kind::Array(_) => "an array",
+            Kind::Object(_) => "an object",
+        }
+    }
+
+    /// The node at a JSON Pointer path, or the deepest node on the way if the
+    /// path leaves the tree (a missing property is reported on its parent).
+    pub fn locate<'a, I, S>(&self, path: I) -> Located<'_>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str> + 'a,
+    {
+        let mut node = self;
+        let mut key_span = None;
+        for seg in path {
+            let seg = seg.as_ref();
+            let next = match &node.kind {
+                Kind::Object(_) => node.member(seg).map(|m| (&m.value, Some(m.key_span))),
+                Kind::Array(items) => seg
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .map(|n| (n, None)),
+                _ => None,
+            };
+            match next {
+                Some((n, k)) => {
+                    node = n;
+                    key_span = k;
+                }
+                None => {
+                    return Located {
+                        node,
+                        key_span,
+                        exact: false,
+                    }
+                }
+            }
+        }
+        Located {
+            node,
+            key_span,
+            exact: true,
+        }
+    }
+}
+
+/// The result of [`Node::locate`].
+#[derive(Debug, Clone, Copy)]
+pub struct Located<'a> {
+    pub node: &'a Node,
+    /// The key that holds the node, when its parent is an object.
+    pub key_span: Option<Span>,
+    /// False when the path went further than the tree.
+    pub exact: bool,
+}
+
+impl Located<'_> {
+    /// Where an error about the value should point: the value itself, but
+    /// only the first line of a multi-line object or array (its opening).
+    pub fn value_span(&self, text: &str) -> Span {
+        let s = self.node.span;
+        match &self.node.kind {
+            Kind::Object(_) | Kind::Array(_) => Span::new(s.start, s.start + 1),
+            _ => first_line(text, s),
+        }
+    }
+}
+
+fn first_line(text: &str, s: Span) -> Span {
+    let end = text
+        .get(s.start..s.end)
+        .and_then(|t| t.find('\n'))
+        .map_or(s.end, |i| s.start + i);
+    Span::new(s.start, end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_spans_and_lexemes() {
+        let text = "{\n  \"a\": [1.50, -0, 1e-05],\n  \"b\": \"x\"\n}";
+        let doc = parse(text).unwrap();
+        let a = doc.root.get("a").unwrap().as_array().unwrap();
+        assert_eq!(a[0].kind, Kind::Number("1.50".into()));
+        assert_eq!(a[1].kind, Kind::Number("-0".into()));
+        assert_eq!(&text[a[2].span.start..a[2].span.end], "1e-05");
+        let b = doc.root.member("b").unwrap();
+        assert_eq!(&text[b.key_span.start..b.key_span.end], "\"b\"");
+    }
+
+    #[test]
+    fn errors_say_what_was_expected_and_where() {
+        let e = parse("{\"a\": 1,}").unwrap_err();
+        assert_eq!(e.code, "ACE000");
+        assert!(e.message.contains("trailing commas"), "{}", e.message);
+        assert_eq!(e.span.start, 7, "at the trailing comma");
+        let e = parse("{\"a\" 1}").unwrap_err();
+        assert!(e.message.contains("expected colon"), "{}", e.message);
+        let e = parse("  ").unwrap_err();
+        assert!(e.message.contains("empty file"));
+        for bad in [
+            "{'a': 1}", "// c\n{}", "{a: 1}", "[NaN]", "[0x10]", "[+1]", "[.5]", "[1] [2]",
+        ] {
+            assert!(parse(bad).is_err(), "{bad} must not parse");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_and_the_last_wins() {
+        let doc = parse("{\"a\": 1, \"b\": 2, \"a\": 3}").unwrap();
+        assert_eq!(doc.diagnostics.len(), 1);
+        assert_eq!(doc.diagnostics[0].code, "ACE034");
+        assert_eq!(doc.diagnostics[0].span, Span::new(1, 4));
+        let v = doc.root.to_value();
+        assert_eq!(v.to_string(), "{\"a\":3,\"b\":2}");
+    }
+
+    #[test]
+    fn a_bom_is_skipped_and_reported_with_spans_kept() {
+        let text = "\u{feff}{\"a\": true}";
+        let doc = parse(text).unwrap();
+        assert_eq!(doc.diagnostics[0].code, "ACE010");
+        let a = doc.root.member("a").unwrap();
+        assert_eq!(&text[a.key_span.start..a.key_span.end], "\"a\"");
+    }
+
+    #[test]
+    fn locating_pointers() {
+        let text = "{\"xs\": [{\"id\": 1}, {\"id\": \"two\"}]}";
+        let doc = parse(text).unwrap();
+        let hit = doc.root.locate(["xs", "1", "id"]);
+        assert!(hit.exact);
+        assert_eq!(&text[hit.node.span.start..hit.node.span.end], "\"two\"");
+        let miss = doc.root.locate(["xs", "0", "name"]);
+        assert!(!miss.exact);
+        assert_eq!(
+            &text[miss.node.span.start..miss.node.span.end],
+            "{\"id\": 1}"
+        );
+        assert_eq!(miss.value_span(text).len(), 1);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let e = parse(&text).unwrap_err();
+        assert!(e.message.contains("nesting"), "{}", e.message);
+    }
+}

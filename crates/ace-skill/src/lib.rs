@@ -1,0 +1,27 @@
+//! The ACE skill's `playbook.json` (seed 003, jmanhype/claude-code-plugin-marketplace)
+//! and its delta files.
+//!
+//! A playbook is `{version, schema_version, last_updated, bullets: [...],
+//! metadata?}` or a bare array of bullets; bullets follow one of two
+//! incompatible schema generations (see `ace_schema::Generation`). Reading
+//! keeps every key, its order and the file's JSON layout, so that an
+//! unchanged playbook is written back byte for byte; the mapping to the model
+//! is documented in docs/formats/skill-json.md. Deltas are recognised and
+//! checked ([`delta`]), not applied.
+
+mod checks;
+pub mod delta;
+mod fields;
+mod layout;
+mod reader;
+pub mod style;
+mod writer;
+
+pub use ace_model::ReadOutput;
+pub use ace_schema::Generation;
+pub use delta::{check as check_delta, kind_of, sniff, DocumentKind};
+pub use reader::read;
+pub use writer::{write, write_with, WriteOptions, WriteOutput};
+
+/// The playbook `extra` key that holds the file's layout.
+pub const LAYOUT_KEY: &str = "skill_json";

@@ -1,0 +1,478 @@
+//! Skill playbook JSON into the model.
+//!
+//! A value goes into a model field only when the writer gives it back byte
+//! for byte; anything else (a `scope` object with other keys first, evidence
+//! of an unexpected shape, a count written `3.0`) stays under its key in the
+//! entry's `extra`. Either way nothing is lost, and the schema checks report
+//! the deviation.
+
+use ace_jsonspan::{Kind, Member, Node};
+use ace_model::{
+    rules, Confidence, ConfidenceLevel, Diagnostic, Entry, Evidence, EvidenceRef, Playbook,
+    ReadOutput, Scope, ScopeDetail, Span, Status,
+};
+
+use crate::checks::{self, Hint};
+use crate::fields::keys_for;
+use crate::style::Style;
+use crate::{layout, LAYOUT_KEY};
+
+/// Reads a skill playbook: `{version, schema_version, last_updated,
+/// bullets: [...], metadata?}` or a bare array of bullets. Only JSON that
+/// does not parse is an error.
+pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
+    let doc = ace_jsonspan::parse(text)?;
+    let mut diags = doc.diagnostics;
+    let root = &doc.root;
+    let mut pb = Playbook::default();
+    let mut layout = layout::Layout {
+        style: Style::detect(root, text),
+        ..layout::Layout::default()
+    };
+    let bullets: Option<&Node> = match &root.kind {
+        Kind::Array(_) => {
+            layout.array = true;
+            Some(root)
+        }
+        Kind::Object(members) => {
+            read_wrapper(members, &mut pb, &mut layout, &mut diags);
+            root.get("bullets").filter(|b| b.as_array().is_some())
+        }
+        _ => {
+            return Err(Diagnostic::new(
+                &rules::SKILL_SHAPE,
+                root.span,
+                format!(
+                    "expected an object with `bullets` or an array of bullets, found {}",
+                    root.type_name()
+                ),
+            ))
+        }
+    };
+    let items: &[Node] = bullets.and_then(Node::as_array).unwrap_or(&[]);
+    let mut objects: Vec<(usize, &Node)> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match item.members() {
+            Some(members) => {
+                objects.push((i, item));
+                let e = read_bullet(item, members, i, &mut diags);
+                pb.entries.push(e);
+            }
+            None => {
+                diags.push(Diagnostic::new(
+                    &rules::SKILL_SHAPE,
+                    item.span,
+                    format!(
+                        "bullet #{} is {}, expected an object; it is kept in place but is not an entry",
+                        i + 1,
+                        item.type_name()
+                    ),
+                ));
+                layout.non_bullets.push((i, item.to_value()));
+            }
+        }
+    }
+    record_key_orders(&objects, &pb.entries, &mut layout);
+    check_generations(&objects, layout.array, text, &mut diags);
+    if let Some(meta) = root.get("metadata") {
+        check_metadata(meta, &pb.entries, &mut diags);
+    }
+    if let Some(n) = root.get("last_updated") {
+        checks::check_timestamp(n, "last_updated", &mut diags);
+    }
+    if let Some(n) = root.get("metadata").and_then(|m| m.get("last_curated")) {
+        checks::check_timestamp(n, "metadata.last_curated", &mut diags);
+    }
+    check_layout(root, text, &layout, &mut diags);
+    pb.extra.insert(LAYOUT_KEY.into(), layout.to_value());
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    Ok(ReadOutput {
+        playbook: pb,
+        diagnostics: diags,
+    })
+}
+
+fn read_wrapper(
+    members: &[Member],
+    pb: &mut Playbook,
+    layout: &mut layout::Layout,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for m in unique(members) {
+        layout.keys.push(m.key.clone());
+        match (m.key.as_str(), &m.value.kind) {
+            ("version", _) => pb.version = Some(m.value.to_value()),
+            ("last_updated", Kind::String(s)) => pb.updated_at = Some(s.clone()),
+            ("bullets", Kind::Array(_)) => {}
+            ("bullets", _) => {
+                diags.push(Diagnostic::new(
+                    &rules::SKILL_SHAPE,
+                    m.value.span,
+                    format!(
+                        "`bullets` should be an array of bullet objects, found {}; kept as an extra field",
+                        m.value.type_name()
+                    ),
+                ));
+                pb.extra.insert(m.key.clone(), m.value.to_value());
+            }
+            _ => {
+                pb.extra.insert(m.key.clone(), m.value.to_value());
+            }
+        }
+    }
+    if !members.iter().any(|m| m.key == "bullets") {
+        let start = members.first().map_or(0, |m| m.key_span.start);
+        diags.push(Diagnostic::new(
+            &rules::SKILL_SHAPE,
+            Span::new(start, start),
+            "no `bullets` key: the file holds no bullets (a skill playbook is `{\"bullets\": [...]}` or an array)",
+        ));
+    }
+}
+
+/// Members in first-appearance order, each with the value that is used
+/// (the last of a repeated key, as in Python).
+fn unique(members: &[Member]) -> Vec<&Member> {
+    let mut out: Vec<&Member> = Vec::with_capacity(members.len());
+    for m in members {
+        match out.iter_mut().find(|o| o.key == m.key) {
+            Some(slot) => *slot = m,
+            None => out.push(m),
+        }
+    }
+    // The key keeps its first position, as a Python dict does.
+    let mut ordered: Vec<&Member> = Vec::with_capacity(out.len());
+    for m in members {
+        if !ordered.iter().any(|o| o.key == m.key) {
+            if let Some(used) = out.iter().find(|o| o.key == m.key) {
+                ordered.push(used);
+            }
+        }
+    }
+    ordered
+}
+
+fn strings(node: &Node) -> Option<Vec<String>> {
+    node.as_array()?
+        .iter()
+        .map(|n| n.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn integer(node: &Node) -> Option<i64> {
+    match &node.kind {
+        Kind::Number(lex) if !lex.contains(['.', 'e', 'E']) => lex.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Keys in the order the writer puts them, for an object that maps to a
+/// model struct with fixed fields followed by `extra`.
+fn in_order(members: &[&Member], fixed: &[&str]) -> bool {
+    let ranks: Vec<usize> = members
+        .iter()
+        .map(|m| {
+            fixed
+                .iter()
+                .position(|f| *f == m.key)
+                .unwrap_or(fixed.len())
+        })
+        .collect();
+    ranks.windows(2).all(|w| w[0] <= w[1])
+}
+
+fn evidence(node: &Node) -> Option<Vec<Evidence>> {
+    node.as_array()?
+        .iter()
+        .map(|item| match &item.kind {
+            Kind::String(s) => Some(Evidence::Text(s.clone())),
+            Kind::Object(members) => {
+                let members = unique(members);
+                if members.len() != item.members().map_or(0, <[Member]>::len)
+                    || !in_order(&members, &["type", "ref", "note"])
+                {
+                    return None;
+                }
+                let mut r = EvidenceRef::default();
+                for m in members {
+                    let s = m.value.as_str().map(str::to_owned);
+                    match m.key.as_str() {
+                        "type" => r.kind = Some(s?),
+                        "ref" => r.reference = Some(s?),
+                        "note" => r.note = Some(s?),
+                        _ => {
+                            r.extra.insert(m.key.clone(), m.value.to_value());
+                        }
+                    }
+                }
+                Some(Evidence::Ref(r))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn scope(node: &Node) -> Option<Scope> {
+    match &node.kind {
+        Kind::String(s) => Some(Scope::Name(s.clone())),
+        Kind::Object(all) => {
+            let members = unique(all);
+            if members.len() != all.len() || !in_order(&members, &["domain", "inputs", "outputs"]) {
+                return None;
+            }
+            let mut d = ScopeDetail::default();
+            for m in members {
+                match m.key.as_str() {
+                    "domain" => d.domain = Some(m.value.as_str()?.to_owned()),
+                    "inputs" => d.inputs = Some(m.value.to_value()),
+                    "outputs" => d.outputs = Some(m.value.to_value()),
+                    _ => {
+                        d.extra.insert(m.key.clone(), m.value.to_value());
+                    }
+                }
+            }
+            Some(Scope::Detail(Box::new(d)))
+        }
+        _ => None,
+    }
+}
+
+fn confidence(node: &Node) -> Option<Confidence> {
+    match &node.kind {
+        Kind::String(s) => match s.as_str() {
+            "high" => Some(Confidence::Level(ConfidenceLevel::High)),
+            "medium" => Some(Confidence::Level(ConfidenceLevel::Medium)),
+            "low" => Some(Confidence::Level(ConfidenceLevel::Low)),
+            _ => None,
+        },
+        Kind::Number(lex) => Some(Confidence::Score(ace_jsonspan::number(lex))),
+        _ => None,
+    }
+}
+
+fn text(node: &Node) -> Option<String> {
+    node.as_str().map(str::to_owned)
+}
+
+fn read_bullet(
+    bullet: &Node,
+    members: &[Member],
+    index: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Entry {
+    let mut e = Entry {
+        origin: bullet
+            .get("id")
+            .map_or(Span::new(bullet.span.start, bullet.span.start + 1), |n| {
+                n.span
+            })
+            .into(),
+        ..Entry::default()
+    };
+    for m in unique(members) {
+        let v = &m.value;
+        let kept = match m.key.as_str() {
+            "id" => text(v).map(|s| e.id = s),
+            "content" => text(v).map(|s| e.content = s),
+            "title" => text(v).map(|s| e.title = Some(s)),
+            "tags" => strings(v).map(|s| e.tags = Some(s)),
+            "links" => strings(v).map(|s| e.links = Some(s)),
+            "evidence" => evidence(v).map(|s| e.evidence = Some(s)),
+            "confidence" => confidence(v).map(|c| e.confidence = Some(c)),
+            "scope" => scope(v).map(|s| e.scope = Some(s)),
+            "helpful_count" => integer(v).map(|n| e.helpful = Some(n)),
+            "harmful_count" => integer(v).map(|n| e.harmful = Some(n)),
+            "status" => text(v).map(|s| e.status = Some(Status::from(s))),
+            "deprecation_reason" => text(v).map(|s| e.deprecation_reason = Some(s)),
+            "created" => text(v).map(|s| e.created_at = Some(s)),
+            "last_updated" => text(v).map(|s| e.updated_at = Some(s)),
+            _ => None,
+        };
+        if kept.is_none() {
+            e.extra.insert(m.key.clone(), v.to_value());
+        }
+    }
+    let label = checks::bullet_label(bullet, index);
+    for key in ["id", "content"] {
+        match bullet.get(key) {
+            Some(n) if n.as_str().is_none() => diags.push(Diagnostic::new(
+                &rules::SKILL_SHAPE,
+                n.span,
+                format!(
+                    "{label}: `{key}` should be a string, found {}; kept as an extra field",
+                    n.type_name()
+                ),
+            )),
+            None => diags.push(Diagnostic::new(
+                &rules::SKILL_SHAPE,
+                Span::new(bullet.span.start, bullet.span.start + 1),
+                format!("{label} has no `{key}`"),
+            )),
+            _ => {}
+        }
+    }
+    checks::check_bullet_timestamps(bullet, diags);
+    e
+}
+
+/// The first bullet's key order is the template; a bullet the template does
+/// not reproduce gets its own order in the layout.
+fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut layout::Layout) {
+    let actual = |node: &Node| -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        for m in node.members().unwrap_or(&[]) {
+            if !keys.contains(&m.key) {
+                keys.push(m.key.clone());
+            }
+        }
+        keys
+    };
+    if let Some((_, first)) = objects.first() {
+        layout.bullet_keys = actual(first);
+    }
+    for ((_, node), e) in objects.iter().zip(entries) {
+        let keys = actual(node);
+        if keys_for(e, &layout.bullet_keys) != keys {
+            layout.bullet_orders.push((e.id.clone(), keys));
+        }
+    }
+}
+
+fn check_generations(
+    objects: &[(usize, &Node)],
+    array: bool,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if objects.is_empty() {
+        return;
+    }
+    let hints: Vec<Hint> = objects.iter().map(|(_, b)| checks::hint(b)).collect();
+    let file_gen = checks::majority(&hints);
+    let first = objects
+        .iter()
+        .zip(&hints)
+        .find(|(_, h)| h.generation() == Some(file_gen))
+        .map(|((_, b), _)| checks::hint_span(b))
+        .unwrap_or(Span::new(
+            objects[0].1.span.start,
+            objects[0].1.span.start + 1,
+        ));
+    let note = match (file_gen, hints.iter().all(|h| *h == Hint::None)) {
+        (_, true) => "no bullet has `confidence` or `scope`, so the file fits either generation; checked against generation 2".to_string(),
+        (ace_schema::Generation::One, _) => format!(
+            "bullets follow {}; generation 2, shipped with the skill today, rejects their `confidence` and `scope`",
+            checks::generation_name(file_gen)
+        ),
+        (ace_schema::Generation::Two, _) => format!("bullets follow {}", checks::generation_name(file_gen)),
+    };
+    diags.push(Diagnostic::new(&rules::SCHEMA_GENERATION, first, note));
+    for ((i, bullet), hint) in objects.iter().zip(&hints) {
+        let label = checks::bullet_label(bullet, *i);
+        let gen = hint.generation().unwrap_or(file_gen);
+        match hint {
+            Hint::Mixed(g) => diags.push(Diagnostic::new(
+                &rules::MIXED_GENERATION,
+                checks::hint_span(bullet),
+                format!(
+                    "{label} mixes generations: its `confidence` is generation {} and its `scope` generation {}; checked against generation {}",
+                    g.number(),
+                    3 - g.number(),
+                    g.number()
+                ),
+            )),
+            _ if gen != file_gen => diags.push(Diagnostic::new(
+                &rules::MIXED_GENERATION,
+                checks::hint_span(bullet),
+                format!(
+                    "{label} follows generation {} while the file follows generation {}; checked against generation {}",
+                    gen.number(),
+                    file_gen.number(),
+                    gen.number()
+                ),
+            )),
+            _ => {}
+        }
+        let errors = checks::bullet_schema(bullet, gen);
+        let base = if array {
+            format!("/{i}")
+        } else {
+            format!("/bullets/{i}")
+        };
+        diags.extend(ace_schema::diagnostics(
+            &errors,
+            bullet,
+            text,
+            &rules::PLAYBOOK_SCHEMA,
+            &base,
+            &format!("bullet schema generation {}", gen.number()),
+        ));
+    }
+}
+
+fn check_metadata(meta: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
+    let count = |want: Option<&Status>| {
+        entries
+            .iter()
+            .filter(|e| match want {
+                None => true,
+                // The schema's default status is `active`.
+                Some(Status::Active) => matches!(e.status, None | Some(Status::Active)),
+                Some(s) => e.status.as_ref() == Some(s),
+            })
+            .count() as i64
+    };
+    for (key, want) in [
+        ("total_bullets", None),
+        ("active_bullets", Some(Status::Active)),
+        ("deprecated_bullets", Some(Status::Deprecated)),
+        ("archived_bullets", Some(Status::Archived)),
+    ] {
+        let Some(node) = meta.get(key) else { continue };
+        let Some(n) = integer(node) else { continue };
+        let actual = count(want.as_ref());
+        if n != actual {
+            diags.push(Diagnostic::new(
+                &rules::METADATA_COUNT,
+                node.span,
+                format!("metadata.{key} is {n}, but the file has {actual}"),
+            ));
+        }
+    }
+}
+
+/// ACE046 when the detected style does not give back the file's bytes.
+fn check_layout(root: &Node, text: &str, layout: &layout::Layout, diags: &mut Vec<Diagnostic>) {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rendered = layout.style.render(&root.to_value());
+    if rendered == body {
+        return;
+    }
+    let mut line_start = 0;
+    let mut offset = body.len().min(rendered.len());
+    for (i, (a, b)) in body.bytes().zip(rendered.bytes()).enumerate() {
+        if a != b {
+            offset = i;
+            break;
+        }
+        if a == b'\n' {
+            line_start = i + 1;
+        }
+    }
+    let shift = text.len() - body.len();
+    let line_end = body[line_start..]
+        .find('\n')
+        .map_or(body.len(), |i| line_start + i);
+    let want = rendered[line_start.min(rendered.len())..]
+        .split('\n')
+        .next()
+        .unwrap_or("");
+    diags.push(Diagnostic::new(
+        &rules::LAYOUT_NOT_KEPT,
+        Span::new(shift + offset.max(line_start), shift + line_end.max(offset)),
+        format!(
+            "a rewrite would change this file's layout from here on (the data stays the same); this line would read `{}`",
+            want.trim()
+        ),
+    ));
+}

@@ -1,0 +1,331 @@
+//! The JSON layouts skill files are written in, and a printer for each.
+//!
+//! The skill's scripts save with Python's `json.dump(data, f, indent=2)`:
+//! every array and object on its own lines, `", "`-free item separators at
+//! line ends, `": "` after keys, non-ASCII as `\uXXXX`, floats as Python's
+//! `repr`, and no final newline. Files written by hand or by an assistant use
+//! the same indentation but put lists of scalars on one line (`["a", "b"]`),
+//! keep UTF-8 as it is and end with a newline. [`Style`] captures both; it is
+//! detected from a file so that a rewrite gives back the same bytes.
+
+use ace_jsonspan::{Kind, Node};
+use serde_json::{Map, Number, Value};
+
+/// How a file lays out its JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Spaces per level; `None` writes everything on one line, as
+    /// `json.dumps(data)` does.
+    pub indent: Option<usize>,
+    /// Arrays whose items are all scalars stay on one line.
+    pub inline_scalar_arrays: bool,
+    /// Non-ASCII characters written as `\uXXXX` (Python's `ensure_ascii`).
+    pub ascii: bool,
+    pub final_newline: bool,
+}
+
+impl Default for Style {
+    /// What the skill's own scripts write: `json.dump(data, f, indent=2)`.
+    fn default() -> Self {
+        Style {
+            indent: Some(2),
+            inline_scalar_arrays: false,
+            ascii: true,
+            final_newline: false,
+        }
+    }
+}
+
+impl Style {
+    /// The style of a parsed file.
+    pub fn detect(root: &Node, text: &str) -> Style {
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        Style {
+            indent: indent_of(root, text),
+            inline_scalar_arrays: first_scalar_array(root)
+                .is_some_and(|a| !text[a.span.start..a.span.end].contains('\n')),
+            ascii: body.is_ascii(),
+            final_newline: text.ends_with('\n'),
+        }
+    }
+
+    pub fn to_value(self) -> Value {
+        let mut m = Map::new();
+        m.insert(
+            "indent".into(),
+            self.indent.map_or(Value::Null, |n| Value::from(n as u64)),
+        );
+        m.insert(
+            "inline_scalar_arrays".into(),
+            Value::Bool(self.inline_scalar_arrays),
+        );
+        m.insert("ascii".into(), Value::Bool(self.ascii));
+        m.insert("final_newline".into(), Value::Bool(self.final_newline));
+        Value::Object(m)
+    }
+
+    /// Reads a style back from the layout; missing or odd values fall back
+    /// to the default, so a hand-edited layout never stops a write.
+    pub fn from_value(v: &Value) -> Style {
+        let d = Style::default();
+        let flag = |k: &str, default: bool| v.get(k).and_then(Value::as_bool).unwrap_or(default);
+        Style {
+            indent: match v.get("indent") {
+                Some(Value::Null) => None,
+                Some(n) => n.as_u64().map_or(d.indent, |n| Some(n.min(16) as usize)),
+                None => d.indent,
+            },
+            inline_scalar_arrays: flag("inline_scalar_arrays", d.inline_scalar_arrays),
+            ascii: flag("ascii", d.ascii),
+            final_newline: flag("final_newline", d.final_newline),
+        }
+    }
+
+    /// `value` as this style writes it.
+    pub fn render(&self, value: &Value) -> String {
+        let mut out = String::with_capacity(4096);
+        self.write(value, 0, &mut out);
+        if self.final_newline {
+            out.push('\n');
+        }
+        out
+    }
+
+    fn write(&self, v: &Value, level: usize, out: &mut String) {
+        match v {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => out.push_str(&python_number(n)),
+            Value::String(s) => escape(s, self.ascii, out),
+            Value::Array(items) if items.is_empty() => out.push_str("[]"),
+            Value::Object(m) if m.is_empty() => out.push_str("{}"),
+            Value::Array(items) => {
+                let one_line = self.indent.is_none()
+                    || (self.inline_scalar_arrays && items.iter().all(is_scalar));
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    self.separator(i, level + 1, one_line, out);
+                    self.write(item, level + 1, out);
+                }
+                self.close(level, one_line, out);
+                out.push(']');
+            }
+            Value::Object(m) => {
+                let one_line = self.indent.is_none();
+                out.push('{');
+                for (i, (k, item)) in m.iter().enumerate() {
+                    self.separator(i, level + 1, one_line, out);
+                    escape(k, self.ascii, out);
+                    out.push_str(": ");
+                    self.write(item, level + 1, out);
+                }
+                self.close(level, one_line, out);
+                out.push('}');
+            }
+        }
+    }
+
+    fn separator(&self, i: usize, level: usize, one_line: bool, out: &mut String) {
+        if one_line {
+            if i > 0 {
+                out.push_str(", ");
+            }
+        } else {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('\n');
+            push_spaces(out, level * self.indent.unwrap_or(0));
+        }
+    }
+
+    fn close(&self, level: usize, one_line: bool, out: &mut String) {
+        if !one_line {
+            out.push('\n');
+            push_spaces(out, level * self.indent.unwrap_or(0));
+        }
+    }
+}
+
+fn push_spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+fn indent_of(root: &Node, text: &str) -> Option<usize> {
+    let first = match &root.kind {
+        Kind::Object(m) => m.first().map(|m| m.key_span.start),
+        Kind::Array(items) => items.first().map(|n| n.span.start),
+        _ => None,
+    }?;
+    let line_start = text[..first].rfind('\n').map(|i| i + 1)?;
+    if line_start <= root.span.start {
+        return None;
+    }
+    Some(first - line_start)
+}
+
+fn first_scalar_array(node: &Node) -> Option<&Node> {
+    match &node.kind {
+        Kind::Array(items)
+            if !items.is_empty()
+                && items
+                    .iter()
+                    .all(|n| !matches!(n.kind, Kind::Array(_) | Kind::Object(_))) =>
+        {
+            Some(node)
+        }
+        Kind::Array(items) => items.iter().find_map(first_scalar_array),
+        Kind::Object(members) => members.iter().find_map(|m| first_scalar_array(&m.value)),
+        _ => None,
+    }
+}
+
+/// A number as Python's `json.dump` writes it: integers as they are, floats
+/// as `repr(float)`, which is the shortest text that reads back to the same
+/// float, with an exponent below 1e-4 and from 1e16 on, written `1e-05` and
+/// `1e+16`.
+pub fn python_number(n: &Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    // Rust's Debug uses the same shortest digits and the same switch to an
+    // exponent as Python's repr; only the exponent's spelling differs.
+    let s = format!("{f:?}");
+    match s.split_once('e') {
+        None => s,
+        Some((mantissa, exp)) => {
+            let (sign, digits) = match exp.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', exp),
+            };
+            format!("{mantissa}e{sign}{digits:0>2}")
+        }
+    }
+}
+
+/// A JSON string as Python's encoder writes it.
+pub fn escape(s: &str, ascii: bool, out: &mut String) {
+    use std::fmt::Write as _;
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            // ensure_ascii escapes everything outside ' '..='~', DEL included.
+            c if ascii && (c as u32) > 0x7e => {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_follow_python_repr() {
+        let cases = [
+            (json!(0.8), "0.8"),
+            (json!(1.0), "1.0"),
+            (json!(1e-05), "1e-05"),
+            (json!(0.0001), "0.0001"),
+            (json!(1e16), "1e+16"),
+            (json!(123456789012345.0), "123456789012345.0"),
+            (json!(-2.5e-7), "-2.5e-07"),
+            (json!(100), "100"),
+            (json!(-3), "-3"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(python_number(v.as_number().unwrap()), want);
+        }
+    }
+
+    #[test]
+    fn strings_follow_python_escapes() {
+        let mut out = String::new();
+        escape("a\"\\\n\t\u{1}×😀\u{7f}", true, &mut out);
+        assert_eq!(out, r#""a\"\\\n\t\u0001\u00d7\ud83d\ude00\u007f""#);
+        out.clear();
+        escape("×😀\u{7f}/", false, &mut out);
+        assert_eq!(out, "\"×😀\u{7f}/\"");
+    }
+
+    #[test]
+    fn both_layouts_render() {
+        let v = json!({"a": [1, 2], "b": {}, "c": [{"d": "x"}], "e": []});
+        assert_eq!(
+            Style::default().render(&v),
+            "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": [\n    {\n      \"d\": \"x\"\n    }\n  ],\n  \"e\": []\n}"
+        );
+        let hand = Style {
+            inline_scalar_arrays: true,
+            final_newline: true,
+            ..Style::default()
+        };
+        assert_eq!(
+            hand.render(&v),
+            "{\n  \"a\": [1, 2],\n  \"b\": {},\n  \"c\": [\n    {\n      \"d\": \"x\"\n    }\n  ],\n  \"e\": []\n}\n"
+        );
+        let compact = Style {
+            indent: None,
+            ..Style::default()
+        };
+        assert_eq!(
+            compact.render(&v),
+            "{\"a\": [1, 2], \"b\": {}, \"c\": [{\"d\": \"x\"}], \"e\": []}"
+        );
+    }
+
+    #[test]
+    fn detection_reads_the_layout_back() {
+        for (text, style) in [
+            ("{\n  \"a\": [\n    \"x\"\n  ]\n}", Style::default()),
+            (
+                "{\n    \"a\": [\"×\"]\n}\n",
+                Style {
+                    indent: Some(4),
+                    inline_scalar_arrays: true,
+                    ascii: false,
+                    final_newline: true,
+                },
+            ),
+            (
+                "{\"a\": [1]}",
+                Style {
+                    indent: None,
+                    inline_scalar_arrays: true,
+                    ..Style::default()
+                },
+            ),
+        ] {
+            let doc = ace_jsonspan::parse(text).unwrap();
+            let got = Style::detect(&doc.root, text);
+            assert_eq!(got, style, "{text}");
+            assert_eq!(got.render(&doc.root.to_value()), text);
+            assert_eq!(Style::from_value(&got.to_value()), got);
+        }
+    }
+}
