@@ -499,3 +499,56 @@ fn validate_reports_both_files_of_the_pair() {
         .success()
         .stdout(predicate::str::contains("ACE031").not());
 }
+
+#[test]
+fn skill_playbooks_convert_in_place_byte_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("playbook.json");
+    let original = std::fs::read(curator_fixture("skill-json/gen1-python.json")).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    convert().arg(&path).arg("--in-place").assert().success();
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+    convert()
+        .arg(curator_fixture("skill-json/gen2-hand.json"))
+        .args(["--to", "skill-json", "--skill-generation", "1", "-q"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"confidence\": \"high\""));
+    convert()
+        .arg(curator_fixture("skill-json/gen2-hand.json"))
+        .args(["--to", "skill-json", "--skill-generation", "3"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn validate_checks_deltas_against_a_playbook() {
+    validate()
+        .arg(curator_fixture("skill-delta/conflicts.json"))
+        .args(["--output-format", "concise", "--playbook"])
+        .arg(curator_fixture("skill-delta/playbook-for-conflicts.json"))
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("conflicts.json:15:13: error[ACE041]")
+                .and(predicate::str::contains("error[ACE043]"))
+                .and(predicate::str::contains("error[ACE040]")),
+        );
+    validate()
+        .arg(curator_fixture("skill-delta/gen1-delta.json"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("info[ACE037]"));
+    validate()
+        .arg(curator_fixture("skill-delta/gen1-delta.json"))
+        .args(["--playbook", "no-such-playbook.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no-such-playbook.json"));
+    convert()
+        .arg(curator_fixture("skill-delta/gen1-delta.json"))
+        .args(["--to", "json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a skill delta, not a playbook"));
+}

@@ -1,0 +1,553 @@
+//! The skill variant: playbook.json in both schema generations and the
+//! skill's delta files, over our own fixtures and, when ACE_CORPUS is set,
+//! over every real file.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use ace_io::Format;
+use ace_model::{Diagnostic, Playbook, Severity};
+use ace_tests::{corpus_dir, corpus_files};
+
+fn fixture_path(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+fn fixture(rel: &str) -> String {
+    let path = fixture_path(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn read(text: &str) -> ace_io::Parsed {
+    ace_io::read(Format::SkillJson, text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn rewrite(text: &str) -> String {
+    ace_io::write(Format::SkillJson, &read(text).playbook)
+        .unwrap()
+        .text
+}
+
+fn validate(text: &str) -> Vec<Diagnostic> {
+    ace_io::validate(Format::SkillJson, text, &ace_io::LintOptions::default()).unwrap()
+}
+
+fn codes(diags: &[Diagnostic]) -> Vec<&'static str> {
+    diags.iter().map(|d| d.code).collect()
+}
+
+fn count(diags: &[Diagnostic], code: &str) -> usize {
+    diags.iter().filter(|d| d.code == code).count()
+}
+
+fn messages(diags: &[Diagnostic], code: &str) -> Vec<String> {
+    diags
+        .iter()
+        .filter(|d| d.code == code)
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// Skill -> canonical JSON -> skill.
+fn through_json(text: &str) -> String {
+    let json = ace_io::write(Format::Json, &read(text).playbook)
+        .unwrap()
+        .text;
+    let back = ace_io::read(Format::Json, &json).unwrap().playbook;
+    ace_io::write(Format::SkillJson, &back).unwrap().text
+}
+
+#[test]
+fn python_layout_round_trips_byte_for_byte() {
+    let src = fixture("skill-json/gen1-python.json");
+    assert!(!src.ends_with('\n'), "json.dump writes no final newline");
+    assert!(
+        src.contains("\\u2192") && src.is_ascii(),
+        "ensure_ascii escapes"
+    );
+    assert_eq!(rewrite(&src), src);
+    assert_eq!(through_json(&src), src);
+    let pb = read(&src).playbook;
+    assert_eq!(pb.entries.len(), 3);
+    let e = &pb.entries[0];
+    assert_eq!(
+        e.content,
+        "Call Read on a file before Edit → otherwise the edit fails. Café rule."
+    );
+    assert_eq!(
+        e.confidence,
+        Some(ace_model::Confidence::Level(
+            ace_model::ConfidenceLevel::High
+        ))
+    );
+    assert_eq!(e.scope, Some(ace_model::Scope::Name("global".into())));
+    // archived stays distinct from deprecated
+    assert_eq!(pb.entries[1].status, Some(ace_model::Status::Archived));
+    assert_eq!(pb.entries[2].status, Some(ace_model::Status::Deprecated));
+    // unknown keys are kept in order, numbers as Python wrote them
+    let extra: Vec<&str> = pb.entries[1].extra.keys().map(String::as_str).collect();
+    assert_eq!(extra, ["prerequisites", "author", "x_weight", "x_notes"]);
+    assert!(src.contains("\"x_weight\": 1e-05"));
+    assert_eq!(pb.version, Some(serde_json::json!("1.0.0")));
+}
+
+#[test]
+fn hand_layout_round_trips_byte_for_byte() {
+    let src = fixture("skill-json/gen2-hand.json");
+    assert!(src.ends_with('\n') && src.contains('×'));
+    assert_eq!(rewrite(&src), src);
+    assert_eq!(through_json(&src), src);
+    let pb = read(&src).playbook;
+    let scope = pb.entries[0].scope.as_ref().unwrap();
+    match scope {
+        ace_model::Scope::Detail(d) => assert_eq!(d.domain.as_deref(), Some("youtube")),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        pb.entries[1].confidence,
+        Some(ace_model::Confidence::Score(_))
+    ));
+    assert_eq!(
+        validate(&src)
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn findings_on_the_python_fixture() {
+    let diags = validate(&fixture("skill-json/gen1-python.json"));
+    let gen = messages(&diags, "ACE037");
+    assert_eq!(gen.len(), 1);
+    assert!(gen[0].contains("generation 1"), "{gen:?}");
+    // timezone-less timestamps: top level, one bullet, metadata
+    assert_eq!(count(&diags, "ACE039"), 3);
+    assert_eq!(
+        messages(&diags, "ACE045"),
+        ["metadata.total_bullets is 4, but the file has 3"]
+    );
+    let schema = messages(&diags, "ACE035");
+    for needle in [
+        "`/bullets/1/id`",
+        "`/bullets/1/author`",
+        "`/bullets/1/evidence/0/type`",
+        "unexpected property `x_weight`",
+    ] {
+        assert!(
+            schema.iter().any(|m| m.contains(needle)),
+            "{needle} in {schema:#?}"
+        );
+    }
+    assert_eq!(count(&diags, "ACE046"), 0, "the layout is reproduced");
+    // every finding lies inside the file
+    let src = fixture("skill-json/gen1-python.json");
+    assert!(diags.iter().all(|d| d.span.end <= src.len()));
+}
+
+#[test]
+fn mixed_generations_are_reported_per_bullet() {
+    let diags = validate(&fixture("skill-json/mixed-generation.json"));
+    let mixed = messages(&diags, "ACE038");
+    assert_eq!(mixed.len(), 2, "{mixed:#?}");
+    assert!(mixed[0].contains("bullet-2025-11-01-002"));
+    assert!(mixed[1].contains("mixes generations"));
+    // bullet 2 is judged by its own generation and passes
+    assert!(messages(&diags, "ACE035")
+        .iter()
+        .all(|m| !m.contains("/bullets/1/")));
+}
+
+#[test]
+fn quirks_are_read_without_loss() {
+    let src = fixture("skill-json/quirks.json");
+    let out = read(&src);
+    let d = &out.diagnostics;
+    assert_eq!(count(d, "ACE034"), 1, "duplicate key");
+    assert_eq!(count(d, "ACE047"), 3, "{:#?}", codes(d));
+    assert_eq!(count(d, "ACE046"), 1, "duplicate key changes the layout");
+    let pb = &out.playbook;
+    assert_eq!(pb.entries.len(), 2);
+    assert_eq!(
+        pb.entries[0].content,
+        "The second content wins, as in Python."
+    );
+    assert_eq!(pb.entries[1].id, "");
+    assert_eq!(pb.entries[1].extra["content"], serde_json::json!(42));
+    // Everything survives a rewrite: the stray item in place, the id-less
+    // bullet without an id, `0.50` as the number it is.
+    let again = rewrite(&src);
+    let before: serde_json::Value = serde_json::from_str(&src).unwrap();
+    let after: serde_json::Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(before, after);
+    assert_eq!(rewrite(&again), again, "a second rewrite changes nothing");
+    assert!(
+        again.starts_with("{\n    \"bullets\""),
+        "4-space indent kept"
+    );
+}
+
+#[test]
+fn bad_json_is_one_located_error() {
+    let e = ace_io::read(
+        Format::SkillJson,
+        "{\n  \"bullets\": [\n    {\"id\": 1,}\n  ]\n}",
+    )
+    .unwrap_err();
+    let ace_io::ReadError::Syntax(d) = e else {
+        panic!("{e}")
+    };
+    assert_eq!(d.code, "ACE000");
+    let text = "{\n  \"bullets\": [\n    {\"id\": 1,}\n  ]\n}";
+    let pos = ace_model::LineIndex::new(text).line_col(text, d.span.start);
+    assert_eq!((pos.line, pos.col), (3, 13), "at the trailing comma");
+    assert!(d.message.contains("trailing commas"), "{}", d.message);
+    for bad in ["", "\"just a string\"", "42"] {
+        assert!(ace_io::read(Format::SkillJson, bad).is_err(), "{bad:?}");
+    }
+}
+
+/// Ids, content and counters of every entry.
+fn core(pb: &Playbook) -> Vec<(String, String, Option<i64>, Option<i64>)> {
+    pb.entries
+        .iter()
+        .map(|e| (e.id.clone(), e.content.clone(), e.helpful, e.harmful))
+        .collect()
+}
+
+/// Skill -> markdown -> skill keeps ids, content and counters, and the
+/// markdown step reports every other field it drops.
+fn through_markdown(src: &str) {
+    let pb = read(src).playbook;
+    let md = ace_io::write(Format::Markdown, &pb).unwrap();
+    let lost: BTreeSet<String> = md.losses.iter().map(|l| l.field.clone()).collect();
+    for e in &pb.entries {
+        for (name, present) in e.optional_fields() {
+            assert!(
+                !present || lost.contains(name),
+                "{name} of {} dropped silently; reported: {lost:?}",
+                e.id
+            );
+        }
+        for key in e.extra.keys() {
+            assert!(lost.contains(&format!("extra.{key}")), "extra.{key}");
+        }
+    }
+    if pb.version.is_some() {
+        assert!(lost.contains("version"));
+    }
+    for key in pb.extra.keys() {
+        assert!(lost.contains(&format!("extra.{key}")), "extra.{key}");
+    }
+    let back = ace_io::read(Format::Markdown, &md.text).unwrap().playbook;
+    let again = ace_io::write(Format::SkillJson, &back).unwrap().text;
+    let skill = read(&again).playbook;
+    let want: Vec<_> = core(&pb)
+        .into_iter()
+        .map(|(id, content, h, m)| (id, content.replace('\n', " "), h, m))
+        .collect();
+    let got: Vec<_> = core(&skill)
+        .into_iter()
+        .map(|(id, content, h, m)| (id, content.replace('\n', " "), h, m))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn through_markdown_keeps_ids_content_and_counters() {
+    through_markdown(&fixture("skill-json/gen1-python.json"));
+    through_markdown(&fixture("skill-json/gen2-hand.json"));
+}
+
+#[test]
+fn a_new_file_is_what_the_skill_writes() {
+    let md = fixture("markdown/canonical.md");
+    let pb = ace_io::read(Format::Markdown, &md).unwrap().playbook;
+    let out = ace_io::write(Format::SkillJson, &pb).unwrap();
+    assert_eq!(
+        ace_io::write(Format::SkillJson, &pb).unwrap().text,
+        out.text,
+        "deterministic"
+    );
+    assert!(out
+        .text
+        .starts_with("{\n  \"bullets\": [\n    {\n      \"id\": "));
+    assert!(!out.text.ends_with('\n'));
+    let v: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    assert_eq!(
+        v["metadata"]["total_bullets"],
+        serde_json::json!(pb.entries.len())
+    );
+    let lost: BTreeSet<&str> = out.losses.iter().map(|l| l.field.as_str()).collect();
+    assert!(lost.contains("section"), "{lost:?}");
+    // read back: ids, content and counters survive
+    assert_eq!(core(&read(&out.text).playbook), core(&pb));
+}
+
+#[test]
+fn generation_conversion_follows_the_stated_rule() {
+    let src = fixture("skill-json/gen2-hand.json");
+    let pb = read(&src).playbook;
+    let one = ace_io::write_with(
+        Format::SkillJson,
+        &pb,
+        &ace_io::WriteOptions {
+            skill_generation: Some(ace_io::SkillGeneration::One),
+        },
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&one.text).unwrap();
+    assert_eq!(v[0]["confidence"], "high", "0.8 is in the high band");
+    assert_eq!(v[1]["confidence"], "medium", "0.65 is in the medium band");
+    assert_eq!(v[0]["scope"], "domain");
+    let converted: Vec<(&str, Option<&str>)> = one
+        .losses
+        .iter()
+        .filter(|l| l.code == "ACE105")
+        .map(|l| (l.field.as_str(), l.entry_id.as_deref()))
+        .collect();
+    assert_eq!(converted.len(), 4, "{converted:?}");
+    let diags = validate(&one.text);
+    assert!(messages(&diags, "ACE037")[0].contains("generation 1"));
+    assert!(messages(&diags, "ACE035")
+        .iter()
+        .all(|m| !m.contains("/confidence`") && !m.contains("/scope`")));
+
+    // Level -> number -> level is exact, and reported as no loss.
+    let g1 = read(&fixture("skill-json/gen1-python.json")).playbook;
+    let two = ace_io::write_with(
+        Format::SkillJson,
+        &g1,
+        &ace_io::WriteOptions {
+            skill_generation: Some(ace_io::SkillGeneration::Two),
+        },
+    )
+    .unwrap();
+    assert!(two.losses.iter().all(|l| l.code != "ACE105"));
+    let back = ace_io::write_with(
+        Format::SkillJson,
+        &read(&two.text).playbook,
+        &ace_io::WriteOptions {
+            skill_generation: Some(ace_io::SkillGeneration::One),
+        },
+    )
+    .unwrap();
+    assert_eq!(back.text, fixture("skill-json/gen1-python.json"));
+}
+
+fn delta(rel: &str, playbook: Option<&str>) -> Vec<Diagnostic> {
+    let pb = playbook.map(|p| read(&fixture(p)).playbook);
+    ace_io::validate_skill_delta(&fixture(rel), pb.as_ref())
+}
+
+#[test]
+fn deltas_are_recognised_by_content() {
+    use ace_skill::DocumentKind as K;
+    for (rel, kind) in [
+        ("skill-delta/gen1-delta.json", K::Delta),
+        ("skill-delta/conflicts.json", K::Delta),
+        ("skill-delta/reflector.json", K::ReflectorOutput),
+        ("skill-delta/curator.json", K::CuratorOutput),
+        ("skill-json/gen1-python.json", K::Playbook),
+        ("skill-json/gen2-hand.json", K::Playbook),
+    ] {
+        assert_eq!(ace_skill::sniff(&fixture(rel)), Some(kind), "{rel}");
+    }
+}
+
+#[test]
+fn a_generation_one_delta_is_valid_with_a_note() {
+    let d = delta("skill-delta/gen1-delta.json", None);
+    assert_eq!(codes(&d), ["ACE037"]);
+    assert!(d[0]
+        .message
+        .contains("delta.schema.json shipped with the skill"));
+}
+
+#[test]
+fn conflicting_operations_and_unknown_ids() {
+    let d = delta(
+        "skill-delta/conflicts.json",
+        Some("skill-delta/playbook-for-conflicts.json"),
+    );
+    let c = |code| count(&d, code);
+    assert_eq!(c("ACE041"), 1, "new bullet reuses an id");
+    assert_eq!(c("ACE040"), 1, "counter on an unknown id");
+    assert_eq!(c("ACE044"), 1, "counter on a bullet the delta adds");
+    assert_eq!(c("ACE043"), 1, "keep_id among merge_ids");
+    assert_eq!(c("ACE042"), 6, "{:#?}", messages(&d, "ACE042"));
+    assert_eq!(c("ACE039"), 1);
+    let schema = messages(&d, "ACE036");
+    assert!(schema.iter().any(|m| m.contains("implementation_summary")));
+    assert!(schema.iter().any(|m| m.contains("/edits/2/set/confidence")));
+    // Without the playbook, only what the delta shows on its own.
+    let alone = delta("skill-delta/conflicts.json", None);
+    assert_eq!(count(&alone, "ACE040"), 0);
+    assert_eq!(count(&alone, "ACE041"), 0);
+    assert_eq!(count(&alone, "ACE042"), 6);
+}
+
+#[test]
+fn reflector_and_curator_outputs() {
+    let r = messages(&delta("skill-delta/reflector.json", None), "ACE036");
+    for needle in [
+        "justification",
+        "needs_followup",
+        "task_id",
+        "evidence_type",
+        "/proposed_deltas/counters/0/evidence",
+    ] {
+        assert!(r.iter().any(|m| m.contains(needle)), "{needle} in {r:#?}");
+    }
+    let c = delta("skill-delta/curator.json", None);
+    let schema = messages(&c, "ACE036");
+    assert!(schema.iter().any(|m| m.contains("clean_delta")));
+    assert_eq!(
+        count(&c, "ACE043"),
+        1,
+        "the normalized delta is checked too"
+    );
+}
+
+// ---- the corpus ----------------------------------------------------------
+
+#[test]
+fn corpus_playbooks_round_trip_exactly() {
+    let Some(dir) = corpus_dir("skill-json") else {
+        return;
+    };
+    let files = corpus_files(&dir);
+    assert_eq!(files.len(), 11, "SOURCES rows 23-33");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            ace_io::detect(Some(&path), &src),
+            Format::SkillJson,
+            "{name}"
+        );
+        assert_eq!(rewrite(&src), src, "{name}: rewrite");
+        assert_eq!(through_json(&src), src, "{name}: through json");
+        let diags = validate(&src);
+        let errors: Vec<_> = diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+        assert_eq!(count(&diags, "ACE046"), 0, "{name}: layout reproduced");
+        through_markdown(&src);
+    }
+}
+
+#[test]
+fn corpus_generations_match_sources() {
+    let Some(dir) = corpus_dir("skill-json") else {
+        return;
+    };
+    let file = |part: &str| {
+        let path = corpus_files(&dir)
+            .into_iter()
+            .find(|p| p.to_string_lossy().contains(part))
+            .unwrap_or_else(|| panic!("no corpus file matching {part}"));
+        std::fs::read_to_string(path).unwrap()
+    };
+    // Row 30: the seed playbook is valid against generation 1 only.
+    let seed = validate(&file(
+        "__.claude__.claude__skills__ace-context-engineering__playbook.json",
+    ));
+    assert!(messages(&seed, "ACE037")[0].contains("generation 1"));
+    assert_eq!(
+        count(&seed, "ACE035"),
+        0,
+        "{:#?}",
+        messages(&seed, "ACE035")
+    );
+    // Notes §(c): the 125354 snapshot passes generation 1 as well.
+    let snap = validate(&file("playbook_final_20251026_125354.json"));
+    assert_eq!(count(&snap, "ACE035"), 0);
+    assert!(count(&snap, "ACE039") > 0, "timestamps without a timezone");
+    // Row 31: AppWorld ids and author "seed" fail.
+    let appworld = messages(
+        &validate(&file(
+            "plugins__ace-context-engineering__skills__playbook.json",
+        )),
+        "ACE035",
+    );
+    assert!(appworld.iter().any(|m| m.contains("appworld-login-001")));
+    assert!(appworld.iter().any(|m| m.contains("\"seed\"")));
+    // Row 29: a bare array, generation 2, evidence type "practice".
+    let src = file("483b441__.claude__context__memory__bullets.json");
+    let bare = validate(&src);
+    assert!(messages(&bare, "ACE037")[0].contains("generation 2"));
+    assert!(messages(&bare, "ACE035")
+        .iter()
+        .any(|m| m.contains("\"practice\"")));
+    assert!(src.trim_start().starts_with('['));
+}
+
+#[test]
+fn corpus_deltas_match_sources() {
+    let Some(dir) = corpus_dir("deltas") else {
+        return;
+    };
+    let files: Vec<PathBuf> = corpus_files(&dir)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("jmanhype__"))
+        .collect();
+    assert_eq!(files.len(), 6, "SOURCES rows 51-56");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let src = std::fs::read_to_string(&path).unwrap();
+        let kind = ace_io::skill_document(ace_io::detect(Some(&path), &src), &src)
+            .unwrap_or_else(|| panic!("{name} is not recognised as a delta"));
+        let d = ace_io::validate_skill_delta(&src, None);
+        let errors = messages(&d, "ACE036");
+        let generation_notes = count(&d, "ACE037");
+        let others: Vec<_> = d
+            .iter()
+            .filter(|x| x.severity == Severity::Error && x.code != "ACE036")
+            .collect();
+        assert!(others.is_empty(), "{name}: {others:#?}");
+        let has = |needle: &str| errors.iter().any(|m| m.contains(needle));
+        if name.contains("02_reflector_output") {
+            // Row 51: missing justification/needs_followup, extra
+            // analysis/task_id, evidence_ref/evidence_type, counters
+            // evidence a string.
+            assert_eq!(kind, ace_skill::DocumentKind::ReflectorOutput);
+            for needle in [
+                "\"justification\"",
+                "\"needs_followup\"",
+                "`analysis`",
+                "`task_id`",
+                "`evidence_ref`",
+                "`evidence_type`",
+                "/proposed_deltas/counters/0/evidence",
+            ] {
+                assert!(has(needle), "{name}: {needle} in {errors:#?}");
+            }
+            assert_eq!(generation_notes, 1);
+        } else if name.contains("03_curator_output") {
+            // Row 52: clean_delta/curation_notes expected.
+            assert_eq!(kind, ace_skill::DocumentKind::CuratorOutput);
+            assert!(has("\"clean_delta\"") && has("\"curation_notes\""));
+            assert!(has("`normalized_delta`"));
+        } else {
+            // Rows 53-56: valid but for generation-1 bullets, which the
+            // shipped schema rejects; row 55 also has an extra key.
+            assert_eq!(kind, ace_skill::DocumentKind::Delta);
+            let bullets = serde_json::from_str::<serde_json::Value>(&src).unwrap()["new_bullets"]
+                .as_array()
+                .map_or(0, Vec::len);
+            assert_eq!(generation_notes, bullets, "{name}");
+            if name.contains("validation_task_delta_real_ace") {
+                assert_eq!(errors.len(), 1, "{errors:#?}");
+                assert!(has("`implementation_summary`"));
+            } else {
+                assert!(errors.is_empty(), "{name}: {errors:#?}");
+            }
+        }
+    }
+}
