@@ -185,9 +185,8 @@ impl Node {
             Kind::Object(members) => {
                 let mut map = Map::with_capacity(members.len());
                 for m in members {
-                    // shift_remove + insert keeps the key where it was first
-                    // written but takes the last value, which is what a
-                    // Python dict does with a repeated key.
+                    // A repeated key keeps its first position and takes the
+                    // last value, as a Python dict does.
                     let v = m.value.to_value();
                     match map.get_mut(&m.key) {
                         Some(slot) => *slot = v,
@@ -299,23 +298,15 @@ pub struct Located<'a> {
 }
 
 impl Located<'_> {
-    /// Where an error about the value should point: the value itself, but
-    /// only the first line of a multi-line object or array (its opening).
-    pub fn value_span(&self, text: &str) -> Span {
+    /// Where an error about the value should point: a scalar itself, or the
+    /// opening bracket of an object or array (which may span many lines).
+    pub fn value_span(&self) -> Span {
         let s = self.node.span;
         match &self.node.kind {
             Kind::Object(_) | Kind::Array(_) => Span::new(s.start, s.start + 1),
-            _ => first_line(text, s),
+            _ => s,
         }
     }
-}
-
-fn first_line(text: &str, s: Span) -> Span {
-    let end = text
-        .get(s.start..s.end)
-        .and_then(|t| t.find('\n'))
-        .map_or(s.end, |i| s.start + i);
-    Span::new(s.start, end)
 }
 
 #[cfg(test)]
@@ -383,7 +374,7 @@ mod tests {
             &text[miss.node.span.start..miss.node.span.end],
             "{\"id\": 1}"
         );
-        assert_eq!(miss.value_span(text).len(), 1);
+        assert_eq!(miss.value_span().len(), 1);
     }
 
     #[test]

@@ -282,12 +282,8 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
         ValidationErrorKind::AnyOf { .. } => {
             "matches none of the allowed shapes (anyOf)".to_string()
         }
-        other => {
-            // The remaining kinds do not occur in the bundled schemas; keep
-            // the library's wording rather than invent one.
-            let _ = other;
-            format!("fails `{}`", kind.keyword())
-        }
+        // The remaining keywords do not occur in the bundled schemas.
+        _ => format!("fails `{}`", kind.keyword()),
     }
 }
 
@@ -295,7 +291,7 @@ fn len(v: &Value) -> usize {
     v.as_array().map_or(0, Vec::len)
 }
 
-/// Schema errors as diagnostics of `rule`, each at its place in `text`:
+/// Schema errors as diagnostics of `rule`, each at its place in the source:
 /// unexpected properties at their keys (one diagnostic per key), a missing
 /// property at the opening brace of its object, anything else at the value.
 /// `root` is the node the schema was applied to, at JSON Pointer `base` in
@@ -303,7 +299,6 @@ fn len(v: &Value) -> usize {
 pub fn diagnostics(
     errors: &[SchemaError],
     root: &Node,
-    text: &str,
     rule: &Rule,
     base: &str,
     schema: &str,
@@ -323,7 +318,7 @@ pub fn diagnostics(
                     .node
                     .member(key)
                     .map(|m| m.key_span)
-                    .unwrap_or_else(|| at.value_span(text));
+                    .unwrap_or_else(|| at.value_span());
                 out.push(Diagnostic::new(
                     rule,
                     span,
@@ -332,7 +327,7 @@ pub fn diagnostics(
             }
             continue;
         }
-        let span: Span = at.value_span(text);
+        let span: Span = at.value_span();
         out.push(Diagnostic::new(
             rule,
             span,
@@ -434,7 +429,6 @@ mod tests {
         let diags = diagnostics(
             &errs,
             &doc.root,
-            text,
             &ace_model::rules::DELTA_SCHEMA,
             "",
             "reflector_output.schema.json",

@@ -68,32 +68,25 @@ pub fn check(text: &str, playbook: Option<&Playbook>) -> Result<Vec<Diagnostic>,
     let root = &doc.root;
     let known: Option<HashSet<&str>> =
         playbook.map(|pb| pb.entries.iter().map(|e| e.id.as_str()).collect());
-    let (schema, deltas): (SkillSchema, Vec<&str>) = match kind_of(root) {
-        DocumentKind::ReflectorOutput => (SkillSchema::ReflectorOutput, vec!["proposed_deltas"]),
-        DocumentKind::CuratorOutput => (SkillSchema::CuratorOutput, vec!["clean_delta"]),
-        _ => (SkillSchema::Delta, vec![]),
+    // Where the delta sits: the document itself, or under one key.
+    let (schema, delta_key): (SkillSchema, Option<&str>) = match kind_of(root) {
+        DocumentKind::ReflectorOutput => (SkillSchema::ReflectorOutput, Some("proposed_deltas")),
+        DocumentKind::CuratorOutput => (SkillSchema::CuratorOutput, Some("clean_delta")),
+        _ => (SkillSchema::Delta, None),
     };
-    let prefix: Vec<&str> = deltas.clone();
-    schema_check(root, "", text, schema, &prefix, &mut out);
+    let delta_path: Vec<&str> = delta_key.into_iter().collect();
+    schema_check(root, "", schema, &delta_path, &mut out);
     let mut inner: Vec<&Node> = Vec::new();
-    if deltas.is_empty() {
-        inner.push(root);
-    } else if let Some(d) = root.get(deltas[0]) {
-        inner.push(d);
+    match delta_key {
+        None => inner.push(root),
+        Some(k) => inner.extend(root.get(k)),
     }
     // The skill's demo curator output names its delta `normalized_delta`;
     // the schema rejects the name (reported above), but the delta inside is
     // still worth checking as one.
     if schema == SkillSchema::CuratorOutput && root.get("clean_delta").is_none() {
         if let Some(d) = root.get("normalized_delta") {
-            schema_check(
-                d,
-                "/normalized_delta",
-                text,
-                SkillSchema::Delta,
-                &[],
-                &mut out,
-            );
+            schema_check(d, "/normalized_delta", SkillSchema::Delta, &[], &mut out);
             inner.push(d);
         }
     }
@@ -124,7 +117,6 @@ fn bullets_of(delta: &Node) -> &[Node] {
 fn schema_check(
     node: &Node,
     base: &str,
-    text: &str,
     schema: SkillSchema,
     delta_path: &[&str],
     out: &mut Vec<Diagnostic>,
@@ -168,7 +160,6 @@ fn schema_check(
     out.extend(ace_schema::diagnostics(
         &errors,
         node,
-        text,
         &rules::DELTA_SCHEMA,
         base,
         schema.file_name(),

@@ -14,7 +14,7 @@ pub mod delta;
 mod fields;
 mod layout;
 mod reader;
-pub mod style;
+mod style;
 mod writer;
 
 pub use ace_model::ReadOutput;

@@ -73,7 +73,7 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
         }
     }
     record_key_orders(&objects, &pb.entries, &mut layout);
-    check_generations(&objects, layout.array, text, &mut diags);
+    check_generations(&objects, layout.array, &mut diags);
     if let Some(meta) = root.get("metadata") {
         check_metadata(meta, &pb.entries, &mut diags);
     }
@@ -130,8 +130,9 @@ fn read_wrapper(
     }
 }
 
-/// Members in first-appearance order, each with the value that is used
-/// (the last of a repeated key, as in Python).
+/// Members in first-appearance order, each with the value that is used:
+/// a repeated key keeps its first position and takes its last value, as a
+/// Python dict does.
 fn unique(members: &[Member]) -> Vec<&Member> {
     let mut out: Vec<&Member> = Vec::with_capacity(members.len());
     for m in members {
@@ -140,16 +141,7 @@ fn unique(members: &[Member]) -> Vec<&Member> {
             None => out.push(m),
         }
     }
-    // The key keeps its first position, as a Python dict does.
-    let mut ordered: Vec<&Member> = Vec::with_capacity(out.len());
-    for m in members {
-        if !ordered.iter().any(|o| o.key == m.key) {
-            if let Some(used) = out.iter().find(|o| o.key == m.key) {
-                ordered.push(used);
-            }
-        }
-    }
-    ordered
+    out
 }
 
 fn strings(node: &Node) -> Option<Vec<String>> {
@@ -338,12 +330,7 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
     }
 }
 
-fn check_generations(
-    objects: &[(usize, &Node)],
-    array: bool,
-    text: &str,
-    diags: &mut Vec<Diagnostic>,
-) {
+fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Diagnostic>) {
     if objects.is_empty() {
         return;
     }
@@ -402,7 +389,6 @@ fn check_generations(
         diags.extend(ace_schema::diagnostics(
             &errors,
             bullet,
-            text,
             &rules::PLAYBOOK_SCHEMA,
             &base,
             &format!("bullet schema generation {}", gen.number()),
