@@ -185,6 +185,8 @@ fn bench() -> Result<(), String> {
         println!("| paper's regex parser (python3 re, in-process) | {:.1} ms | {:.0} MB/s | ace read is {:.1}x faster |", ms(py), mbps(bytes, py), py.as_secs_f64() / read.as_secs_f64());
     }
 
+    skill_bench(&pb);
+
     let sample = match std::env::var_os("ACE_CORPUS") {
         Some(c) => {
             let p = PathBuf::from(c).join("markdown-playbook/ace-agent__ace-appworld__experiments__playbooks__appworld_online_trained_playbook.txt");
@@ -246,6 +248,56 @@ fn bench() -> Result<(), String> {
     }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+/// Skill JSON: read and write of the generated playbook as a skill file,
+/// against serde_json parsing the same bytes into a `Value`.
+fn skill_bench(pb: &ace_model::Playbook) {
+    let mut small = pb.clone();
+    small.entries.truncate(20_000);
+    small.sections.clear();
+    for e in &mut small.entries {
+        e.section = None;
+    }
+    let text = ace_skill::write(&small).text;
+    let bytes = text.len();
+    let read = time(7, || {
+        ace_skill::read(&text).expect("generated skill JSON reads")
+    });
+    let parsed = ace_skill::read(&text).expect("reads").playbook;
+    let write = time(7, || ace_skill::write(&parsed));
+    assert_eq!(
+        ace_skill::write(&parsed).text,
+        text,
+        "rewrite is byte-identical"
+    );
+    let value = time(7, || {
+        serde_json::from_str::<serde_json::Value>(&text).expect("json")
+    });
+    println!(
+        "\n## skill-json reader and writer: {} bullets, {:.1} MB, median of 7 runs",
+        small.entries.len(),
+        bytes as f64 / 1e6
+    );
+    println!("| operation | time | throughput | vs. baseline |");
+    println!("|---|---|---|---|");
+    println!(
+        "| serde_json::from_str::<Value> (baseline) | {:.1} ms | {:.0} MB/s | 1.00x |",
+        ms(value),
+        mbps(bytes, value)
+    );
+    println!(
+        "| ace_skill::read (spans, layout, schema checks) | {:.1} ms | {:.0} MB/s | {:.2}x of baseline time |",
+        ms(read),
+        mbps(bytes, read),
+        read.as_secs_f64() / value.as_secs_f64()
+    );
+    println!(
+        "| ace_skill::write | {:.1} ms | {:.0} MB/s | {:.2}x of baseline time |",
+        ms(write),
+        mbps(bytes, write),
+        write.as_secs_f64() / value.as_secs_f64()
+    );
 }
 
 fn ms(d: Duration) -> f64 {
