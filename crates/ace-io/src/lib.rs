@@ -229,11 +229,28 @@ pub fn detect(path: Option<&Path>, text: &str) -> Format {
 fn detect_json(text: &str) -> Format {
     if ace_model::json::sniff(text) {
         Format::Json
-    } else if text.contains("\"vAgendaInfo\"") || text.contains("\"vContextInfo\"") {
+    } else if text.contains("\"vAgendaInfo\"")
+        || text.contains("\"vContextInfo\"")
+        || is_vagenda_patch(text)
+    {
         Format::VagendaJson
     } else {
         Format::SkillJson
     }
+}
+
+/// A vAgenda AcePatch or a single patch operation (seed 002): the skill
+/// has no `operations`, `baseDocumentSequence` or camel-case entry ops.
+fn is_vagenda_patch(text: &str) -> bool {
+    text.contains("\"baseDocumentSequence\"")
+        || [
+            "appendEntry",
+            "updateEntry",
+            "incrementCounter",
+            "deprecateEntry",
+        ]
+        .iter()
+        .any(|op| text.contains(&format!("\"{op}\"")))
 }
 
 fn detect_text(text: &str) -> Format {
@@ -618,6 +635,13 @@ mod tests {
             Format::Markdown
         );
         assert_eq!(detect(None, "[{\"id\": \"b-1\"}]"), Format::SkillJson);
+        assert_eq!(
+            detect(
+                p("patch.json").as_deref(),
+                "{\"op\": \"incrementCounter\", \"entryId\": \"e1\"}"
+            ),
+            Format::VagendaJson
+        );
     }
 
     #[test]
