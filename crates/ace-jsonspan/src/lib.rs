@@ -166,6 +166,16 @@ fn duplicate_keys(node: &Node, out: &mut Vec<Diagnostic>) {
 /// become the nearest float, as Python would not but every JSON Schema
 /// validator does.
 pub fn number(lexeme: &str) -> Number {
+    // An integer lexeme is an integer, `-0` included (serde_json reads `-0`
+    // as the float -0.0; Python and the TRON references read 0).
+    if !lexeme.contains(['.', 'e', 'E']) {
+        if let Ok(i) = lexeme.parse::<i64>() {
+            return Number::from(i);
+        }
+        if let Ok(u) = lexeme.parse::<u64>() {
+            return Number::from(u);
+        }
+    }
     serde_json::from_str::<Number>(lexeme)
         .ok()
         .or_else(|| lexeme.parse::<f64>().ok().and_then(Number::from_f64))

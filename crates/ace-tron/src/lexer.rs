@@ -1,0 +1,275 @@
+//! Tokens of TRON (grammars/tron.ebnf, "tokens"). Line feeds are tokens
+//! because they separate header lines and root entries; a line holding only
+//! a comment disappears together with its line feed (ambiguity A4).
+
+use ace_model::Span;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok {
+    /// `[A-Za-z_][A-Za-z0-9_]*`, keywords included.
+    Ident(String),
+    Str(String),
+    /// The number as written.
+    Num(String),
+    Punct(u8),
+    Nl,
+    Eof,
+}
+
+impl Tok {
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Str(s) => format!("string {s:?}"),
+            Tok::Num(n) => format!("number `{n}`"),
+            Tok::Punct(c) => format!("`{}`", *c as char),
+            Tok::Nl => "end of line".into(),
+            Tok::Eof => "end of input".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Token {
+    pub tok: Tok,
+    pub span: Span,
+}
+
+/// A lexical error: where and what.
+#[derive(Debug, Clone)]
+pub struct LexError {
+    pub span: Span,
+    pub message: String,
+}
+
+/// `KEYWORD = "class" | "true" | "false" | "null"`
+pub fn is_keyword(s: &str) -> bool {
+    matches!(s, "class" | "true" | "false" | "null")
+}
+
+/// Splits `text` (from byte `start`, after any BOM) into tokens.
+pub fn tokenize(text: &str, start: usize) -> Result<Vec<Token>, LexError> {
+    let b = text.as_bytes();
+    let mut out: Vec<Token> = Vec::new();
+    let mut i = start;
+    // Whether the current line has produced a token yet.
+    let mut line_has_token = false;
+    let err = |s: usize, e: usize, m: String| LexError {
+        span: Span::new(s, e),
+        message: m,
+    };
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' | b'\r' => i += 1,
+            // NL = LF
+            b'\n' => {
+                out.push(Token {
+                    tok: Tok::Nl,
+                    span: Span::new(i, i + 1),
+                });
+                line_has_token = false;
+                i += 1;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                if !line_has_token && i < b.len() {
+                    i += 1;
+                }
+            }
+            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b';' | b'=' => {
+                out.push(Token {
+                    tok: Tok::Punct(c),
+                    span: Span::new(i, i + 1),
+                });
+                line_has_token = true;
+                i += 1;
+            }
+            b'"' => {
+                let (s, end) =
+                    string(text, i).map_err(|(at, m)| err(at, (at + 1).min(b.len()), m))?;
+                out.push(Token {
+                    tok: Tok::Str(s),
+                    span: Span::new(i, end),
+                });
+                line_has_token = true;
+                i = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = number(b, i).map_err(|(e, m)| err(i, e, m))?;
+                out.push(Token {
+                    tok: Tok::Num(text[i..end].to_owned()),
+                    span: Span::new(i, end),
+                });
+                line_has_token = true;
+                i = end;
+            }
+            // IDENT = ( letter | "_" ) , { letter | digit | "_" } (ASCII only,
+            // with letter = A-Z | a-z and digit = 0-9)
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let s = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                out.push(Token {
+                    tok: Tok::Ident(text[s..i].to_owned()),
+                    span: Span::new(s, i),
+                });
+                line_has_token = true;
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or('?');
+                return Err(err(
+                    i,
+                    i + ch.len_utf8(),
+                    format!(
+                        "unexpected character {ch:?}; expected a value, a name (ASCII letters, digits and `_`), a string or punctuation"
+                    ),
+                ));
+            }
+        }
+    }
+    out.push(Token {
+        tok: Tok::Eof,
+        span: Span::new(b.len(), b.len()),
+    });
+    Ok(out)
+}
+
+/// `NUMBER = [ "-" ] , ( "0" | nzdigit , { digit } ) , [ "." , digit ,
+/// { digit } ] , [ ( "e" | "E" ) , [ "+" | "-" ] , digit , { digit } ]`,
+/// not directly followed by a letter, digit, `_` or `.`; returns the end.
+fn number(b: &[u8], start: usize) -> Result<usize, (usize, String)> {
+    let mut i = start;
+    let digits = |i: &mut usize| {
+        let s = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - s
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return Err((i.max(start + 1), "expected a digit after `-`".into())),
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return Err((i, "expected a digit after the decimal point".into()));
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return Err((i, "expected a digit in the exponent".into()));
+        }
+    }
+    if matches!(b.get(i), Some(c) if c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.') {
+        let mut e = i;
+        while e < b.len() && (b[e].is_ascii_alphanumeric() || b[e] == b'_' || b[e] == b'.') {
+            e += 1;
+        }
+        let lexeme = String::from_utf8_lossy(&b[start..e]);
+        return Err((
+            e,
+            format!("`{lexeme}` is not a number (JSON numbers have no leading zeros, and names cannot start with a digit)"),
+        ));
+    }
+    Ok(i)
+}
+
+fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let s = std::str::from_utf8(b.get(i..i + 4)?).ok()?;
+    if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// `STRING = '"' , { plainchar | escape } , '"'`, starting at the quote at
+/// `start`: its value and end. `plainchar` excludes U+0000..U+001F, and an
+/// `escape` of a high surrogate must be followed by a low one.
+fn string(text: &str, start: usize) -> Result<(String, usize), (usize, String)> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut i = start + 1;
+    loop {
+        let Some(&c) = b.get(i) else {
+            return Err((start, "unterminated string; expected a closing `\"`".into()));
+        };
+        match c {
+            b'"' => return Ok((out, i + 1)),
+            b'\\' => {
+                let Some(&e) = b.get(i + 1) else {
+                    return Err((i, "unterminated string; expected a closing `\"`".into()));
+                };
+                let simple = match e {
+                    b'"' => Some('"'),
+                    b'\\' => Some('\\'),
+                    b'/' => Some('/'),
+                    b'b' => Some('\u{8}'),
+                    b'f' => Some('\u{c}'),
+                    b'n' => Some('\n'),
+                    b'r' => Some('\r'),
+                    b't' => Some('\t'),
+                    _ => None,
+                };
+                if let Some(ch) = simple {
+                    out.push(ch);
+                    i += 2;
+                    continue;
+                }
+                if e != b'u' {
+                    let ch = text[i + 1..].chars().next().unwrap_or('?');
+                    return Err((i, format!("invalid escape `\\{ch}`; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX")));
+                }
+                let Some(u) = hex4(b, i + 2) else {
+                    return Err((i, "invalid `\\u` escape; expected four hex digits".into()));
+                };
+                i += 6;
+                let ch = if (0xD800..0xDC00).contains(&u) {
+                    let low = (b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u'))
+                        .then(|| hex4(b, i + 2))
+                        .flatten()
+                        .filter(|l| (0xDC00..0xE000).contains(l));
+                    let Some(low) = low else {
+                        return Err((
+                            i - 6,
+                            "lone high surrogate; expected a `\\uDC00`-`\\uDFFF` escape after it"
+                                .into(),
+                        ));
+                    };
+                    i += 6;
+                    char::from_u32(0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00))
+                } else if (0xDC00..0xE000).contains(&u) {
+                    return Err((
+                        i - 6,
+                        "lone low surrogate; it must follow a high surrogate".into(),
+                    ));
+                } else {
+                    char::from_u32(u)
+                };
+                out.push(ch.unwrap_or('\u{fffd}'));
+            }
+            c if c < 0x20 => {
+                return Err((i, format!("raw control character U+{c:04X} in a string; write it as an escape (`\\n`, `\\t`, `\\u{c:04x}`)")));
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap_or('\u{fffd}');
+                out.push(ch);
+                i += ch.len_utf8();
+            }
+        }
+    }
+}

@@ -1,0 +1,711 @@
+//! Recursive descent over the tokens, one function per production of
+//! grammars/tron.ebnf (named in each function's comment).
+
+use std::collections::HashMap;
+
+use ace_jsonspan::{Document, Kind, Member, Node};
+use ace_model::{rules, Diagnostic, Span};
+
+use crate::lexer::{is_keyword, tokenize, Tok, Token};
+
+/// Parser settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Mirror the reference parsers: a duplicate key or a redefined class
+    /// takes the last definition instead of being an error.
+    pub lenient: bool,
+    /// Largest input in bytes.
+    pub max_size: usize,
+    /// Deepest nesting of arrays, objects and instances.
+    pub max_depth: usize,
+}
+
+impl Default for Options {
+    /// Strict, with the limits of vAgenda's Go API (10 MiB) and a nesting
+    /// depth that no real document approaches.
+    fn default() -> Self {
+        Options {
+            lenient: false,
+            max_size: 10 * 1024 * 1024,
+            max_depth: 512,
+        }
+    }
+}
+
+struct Class {
+    props: Vec<String>,
+}
+
+struct Parser<'t> {
+    toks: Vec<Token>,
+    pos: usize,
+    classes: HashMap<String, Class>,
+    opts: &'t Options,
+    depth: usize,
+}
+
+type Res<T> = Result<T, Diagnostic>;
+
+fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(&rules::PARSE_ERROR, span, message)
+}
+
+/// Parses a TRON document into a span tree.
+pub fn parse(text: &str, opts: &Options) -> Result<Document, Diagnostic> {
+    if text.len() > opts.max_size {
+        return Err(error(
+            Span::new(0, 0),
+            format!(
+                "the input is {} bytes, more than the limit of {} bytes",
+                text.len(),
+                opts.max_size
+            ),
+        ));
+    }
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let toks = tokenize(text, start).map_err(|e| error(e.span, e.message))?;
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        classes: HashMap::new(),
+        opts,
+        depth: 0,
+    };
+    let root = p.document()?;
+    let mut diagnostics = Vec::new();
+    if start > 0 {
+        diagnostics.push(Diagnostic::new(
+            &rules::BOM,
+            Span::new(0, start),
+            "the file starts with a UTF-8 byte-order mark, which both reference TRON parsers reject; it is skipped",
+        ));
+    }
+    Ok(Document { root, diagnostics })
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].tok
+    }
+
+    fn peek_at(&self, n: usize) -> &Tok {
+        let i = (self.pos + n).min(self.toks.len() - 1);
+        &self.toks[i].tok
+    }
+
+    fn span(&self) -> Span {
+        self.toks[self.pos].span
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn is_punct(&self, c: u8) -> bool {
+        *self.peek() == Tok::Punct(c)
+    }
+
+    fn found(&self) -> String {
+        self.peek().describe()
+    }
+
+    fn expect(&mut self, c: u8, what: &str) -> Res<Token> {
+        if self.is_punct(c) {
+            Ok(self.bump())
+        } else {
+            Err(error(
+                self.span(),
+                format!("expected `{}` {what}, found {}", c as char, self.found()),
+            ))
+        }
+    }
+
+    fn skip_nl(&mut self) {
+        while *self.peek() == Tok::Nl {
+            self.bump();
+        }
+    }
+
+    fn skip_separators(&mut self) {
+        while matches!(self.peek(), Tok::Nl | Tok::Punct(b';')) {
+            self.bump();
+        }
+    }
+
+    /// `NAME = IDENT - KEYWORD`
+    fn name_at(&self, n: usize) -> Option<&str> {
+        match self.peek_at(n) {
+            Tok::Ident(s) if !is_keyword(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// `propname = NAME | STRING` (also `key`).
+    fn is_propname_at(&self, n: usize) -> bool {
+        self.name_at(n).is_some() || matches!(self.peek_at(n), Tok::Str(_))
+    }
+
+    /// document = { NL | ";" } , header , { NL | ";" } , body , { NL | ";" } , EOF
+    fn document(&mut self) -> Res<Node> {
+        self.skip_separators();
+        self.header()?;
+        self.skip_separators();
+        if *self.peek() == Tok::Eof {
+            return Err(error(
+                self.span(),
+                "no data: expected a value or `key: value` lines after the class definitions",
+            ));
+        }
+        let root = self.body()?;
+        self.skip_separators();
+        if *self.peek() != Tok::Eof {
+            let what = if matches!(self.peek(), Tok::Ident(s) if s == "class") {
+                "a class definition after the data; classes must come first"
+            } else {
+                "more data after the value; a TRON document holds one value or one set of `key: value` lines"
+            };
+            return Err(error(
+                self.span(),
+                format!("unexpected {}: {what}", self.found()),
+            ));
+        }
+        Ok(root)
+    }
+
+    /// header = [ classdef , { hsep , classdef } ], with
+    /// hsep = ( NL | ";" ) , { NL | ";" }
+    fn header(&mut self) -> Res<()> {
+        while matches!(self.peek(), Tok::Ident(s) if s == "class") {
+            self.classdef()?;
+            match self.peek() {
+                Tok::Nl | Tok::Punct(b';') | Tok::Eof => self.skip_separators(),
+                _ => return Err(error(
+                    self.span(),
+                    format!(
+                        "expected a line break, `;` or `,` after the class's properties, found {}",
+                        self.found()
+                    ),
+                )),
+            }
+        }
+        Ok(())
+    }
+
+    /// classdef = "class" , NAME , [ "(" , NAME , ")" ] , ":" , proplist
+    fn classdef(&mut self) -> Res<()> {
+        self.bump();
+        let Some(name) = self.name_at(0).map(str::to_owned) else {
+            return Err(error(
+                self.span(),
+                format!(
+                    "expected a class name (ASCII letters, digits and `_`, not a keyword), found {}",
+                    self.found()
+                ),
+            ));
+        };
+        let name_span = self.bump().span;
+        let mut props = Vec::new();
+        if self.is_punct(b'(') {
+            self.bump();
+            let Some(parent) = self.name_at(0).map(str::to_owned) else {
+                return Err(error(
+                    self.span(),
+                    format!("expected the parent class's name, found {}", self.found()),
+                ));
+            };
+            let parent_span = self.bump().span;
+            match self.classes.get(&parent) {
+                Some(c) => props.extend(c.props.iter().cloned()),
+                None => {
+                    return Err(error(
+                        parent_span,
+                        format!("unknown parent class `{parent}`; a parent must be defined before its children"),
+                    ))
+                }
+            }
+            self.expect(b')', "after the parent class")?;
+        }
+        self.expect(b':', "after the class name")?;
+        let own = self.proplist()?;
+        if own.is_empty() {
+            return Err(error(
+                name_span,
+                format!("class `{name}` has no properties; expected at least one (quote a property named like a keyword: \"null\")"),
+            ));
+        }
+        for (prop, span) in own {
+            if props.contains(&prop) {
+                return Err(error(
+                    span,
+                    format!("class `{name}` has the property `{prop}` twice"),
+                ));
+            }
+            props.push(prop);
+        }
+        if self.classes.contains_key(&name) && !self.opts.lenient {
+            return Err(error(
+                name_span,
+                format!("class `{name}` is defined twice (the reference parsers silently keep the last one)"),
+            ));
+        }
+        self.classes.insert(name, Class { props });
+        Ok(())
+    }
+
+    /// Rule C1: a line feed inside a property list continues it only when
+    /// the next line starts with a property name that is not followed by
+    /// `(`, `:` or `=` (which would make it data).
+    fn continues_after_nl(&self) -> bool {
+        *self.peek() == Tok::Nl
+            && self.is_propname_at(1)
+            && !matches!(
+                self.peek_at(2),
+                Tok::Punct(b'(') | Tok::Punct(b':') | Tok::Punct(b'=')
+            )
+    }
+
+    /// proplist = [ NL ] , propname , { psep , propname } , [ "," ], with
+    /// psep = "," , [ NL ] | NL (rule C1 decides each NL)
+    fn proplist(&mut self) -> Res<Vec<(String, Span)>> {
+        let mut props = Vec::new();
+        if *self.peek() == Tok::Nl {
+            if !self.continues_after_nl() {
+                return Ok(props);
+            }
+            self.bump();
+        }
+        loop {
+            let t = self.bump();
+            match t.tok {
+                Tok::Ident(s) if !is_keyword(&s) => props.push((s, t.span)),
+                Tok::Str(s) => props.push((s, t.span)),
+                _ => {
+                    // Not a property name: give it back and let the caller
+                    // decide (an empty list is its error).
+                    self.pos -= 1;
+                    return Ok(props);
+                }
+            }
+            if self.is_punct(b',') {
+                self.bump();
+                if self.is_propname_at(0) {
+                    continue;
+                }
+            }
+            if self.continues_after_nl() {
+                self.bump();
+                continue;
+            }
+            return Ok(props);
+        }
+    }
+
+    /// body = rootobj | value
+    fn body(&mut self) -> Res<Node> {
+        if self.is_propname_at(0) && *self.peek_at(1) == Tok::Punct(b':') {
+            self.rootobj()
+        } else {
+            self.value()
+        }
+    }
+
+    /// key = STRING | NAME
+    fn key(&mut self) -> Res<(String, Span)> {
+        let t = self.bump();
+        match t.tok {
+            Tok::Str(s) => Ok((s, t.span)),
+            Tok::Ident(s) if !is_keyword(&s) => Ok((s, t.span)),
+            other => {
+                self.pos -= 1;
+                Err(error(
+                    t.span,
+                    format!(
+                        "expected a key (a string or a name), found {}",
+                        other.describe()
+                    ),
+                ))
+            }
+        }
+    }
+
+    fn push_member(&self, members: &mut Vec<Member>, m: Member, what: &str) -> Res<()> {
+        if !self.opts.lenient {
+            if let Some(first) = members.iter().find(|x| x.key == m.key) {
+                return Err(error(m.key_span, format!("duplicate {what} `{}`", m.key))
+                    .with_related(first.key_span, "first defined here"));
+            }
+        }
+        members.push(m);
+        Ok(())
+    }
+
+    /// rootobj = entry , { rsep , entry } , [ "," ], with
+    /// rsep = { NL } , "," , { NL } | NL , { NL }
+    fn rootobj(&mut self) -> Res<Node> {
+        let start = self.span().start;
+        let mut members = Vec::new();
+        loop {
+            // entry = key , ":" , { NL } , value
+            let (key, key_span) = self.key()?;
+            self.expect(b':', "after the key")?;
+            self.skip_nl();
+            let value = self.value()?;
+            self.push_member(
+                &mut members,
+                Member {
+                    key,
+                    key_span,
+                    value,
+                },
+                "root key",
+            )?;
+            let save = self.pos;
+            let saw_nl = *self.peek() == Tok::Nl;
+            self.skip_nl();
+            let mut sep = saw_nl;
+            if self.is_punct(b',') {
+                self.bump();
+                self.skip_nl();
+                sep = true;
+            }
+            if sep && self.is_propname_at(0) && *self.peek_at(1) == Tok::Punct(b':') {
+                continue;
+            }
+            if !self.toks[save..self.pos]
+                .iter()
+                .any(|t| t.tok == Tok::Punct(b','))
+            {
+                self.pos = save;
+            }
+            break;
+        }
+        let end = self.toks[self.pos.saturating_sub(1)].span.end;
+        Ok(Node {
+            span: Span::new(start, end.max(start)),
+            kind: Kind::Object(members),
+        })
+    }
+
+    fn enter(&mut self) -> Res<()> {
+        self.depth += 1;
+        if self.depth > self.opts.max_depth {
+            return Err(error(
+                self.span(),
+                format!(
+                    "nesting deeper than {} levels; expected a flatter document",
+                    self.opts.max_depth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// value = "null" | "true" | "false" | NUMBER | STRING | array | object | instance
+    fn value(&mut self) -> Res<Node> {
+        let t = self.bump();
+        let kind = match &t.tok {
+            Tok::Ident(s) if s == "null" => Kind::Null,
+            Tok::Ident(s) if s == "true" => Kind::Bool(true),
+            Tok::Ident(s) if s == "false" => Kind::Bool(false),
+            Tok::Num(n) => Kind::Number(n.clone()),
+            Tok::Str(s) => Kind::String(s.clone()),
+            Tok::Punct(b'[') => return self.array(t.span),
+            Tok::Punct(b'{') => return self.object(t.span),
+            Tok::Ident(s) if !is_keyword(s) => return self.instance(s.clone(), t.span),
+            other => {
+                return Err(error(
+                    t.span,
+                    format!("expected a value, found {}", other.describe()),
+                ))
+            }
+        };
+        Ok(Node { span: t.span, kind })
+    }
+
+    /// array = "[" , [ value , { "," , value } , [ "," ] ] , "]"
+    fn array(&mut self, open: Span) -> Res<Node> {
+        self.enter()?;
+        let mut items = Vec::new();
+        loop {
+            self.skip_nl();
+            if self.is_punct(b']') {
+                break;
+            }
+            items.push(self.value()?);
+            self.skip_nl();
+            if self.is_punct(b',') {
+                self.bump();
+            } else if !self.is_punct(b']') {
+                return Err(error(
+                    self.span(),
+                    format!("expected `,` or `]` in the array, found {}", self.found()),
+                ));
+            }
+        }
+        let close = self.bump().span;
+        self.depth -= 1;
+        Ok(Node {
+            span: Span::new(open.start, close.end),
+            kind: Kind::Array(items),
+        })
+    }
+
+    /// object = "{" , [ member , { "," , member } , [ "," ] ] , "}"
+    fn object(&mut self, open: Span) -> Res<Node> {
+        self.enter()?;
+        let mut members = Vec::new();
+        loop {
+            self.skip_nl();
+            if self.is_punct(b'}') {
+                break;
+            }
+            // member = key , ":" , value
+            let (key, key_span) = self.key()?;
+            self.skip_nl();
+            self.expect(b':', "after the key")?;
+            self.skip_nl();
+            let value = self.value()?;
+            self.push_member(
+                &mut members,
+                Member {
+                    key,
+                    key_span,
+                    value,
+                },
+                "key",
+            )?;
+            self.skip_nl();
+            if self.is_punct(b',') {
+                self.bump();
+            } else if !self.is_punct(b'}') {
+                return Err(error(
+                    self.span(),
+                    format!("expected `,` or `}}` in the object, found {}", self.found()),
+                ));
+            }
+        }
+        let close = self.bump().span;
+        self.depth -= 1;
+        Ok(Node {
+            span: Span::new(open.start, close.end),
+            kind: Kind::Object(members),
+        })
+    }
+
+    /// instance = NAME , "(" , args , ")"
+    fn instance(&mut self, name: String, name_span: Span) -> Res<Node> {
+        let Some(props) = self.classes.get(&name).map(|c| c.props.clone()) else {
+            return Err(error(
+                name_span,
+                format!(
+                    "undefined class `{name}`; expected a value, or a class defined in the header"
+                ),
+            ));
+        };
+        if !self.is_punct(b'(') {
+            return Err(error(
+                self.span(),
+                format!(
+                    "expected `(` right after `{name}` (on the same line), found {}",
+                    self.found()
+                ),
+            ));
+        }
+        self.bump();
+        self.enter()?;
+        // args = positional , [ "," , named ] , [ "," ] | named , [ "," ]
+        // positional = value , { "," , value }
+        // named = namedarg , { "," , namedarg }
+        let mut slots: Vec<Option<(Span, Node)>> = vec![None; props.len()];
+        let mut positional = 0;
+        let mut named_seen = false;
+        loop {
+            self.skip_nl();
+            if self.is_punct(b')') {
+                break;
+            }
+            // namedarg = propname , "=" , value
+            if self.is_propname_at(0) && *self.peek_at(1) == Tok::Punct(b'=') {
+                let (prop, span) = self.key()?;
+                self.bump();
+                self.skip_nl();
+                let value = self.value()?;
+                let Some(i) = props.iter().position(|p| *p == prop) else {
+                    return Err(error(
+                        span,
+                        format!(
+                            "`{name}` has no property `{prop}`; its properties are {}",
+                            list(&props)
+                        ),
+                    ));
+                };
+                if slots[i].is_some() {
+                    return Err(error(span, format!("`{prop}` is given twice")));
+                }
+                slots[i] = Some((span, value));
+                named_seen = true;
+            } else {
+                let value = self.value()?;
+                if named_seen {
+                    return Err(error(
+                        value.span,
+                        "positional argument after named ones; expected `name=value`",
+                    ));
+                }
+                if positional >= props.len() {
+                    return Err(error(
+                        value.span,
+                        format!(
+                            "too many arguments: `{name}` has {} properties ({})",
+                            props.len(),
+                            list(&props)
+                        ),
+                    ));
+                }
+                slots[positional] = Some((value.span, value));
+                positional += 1;
+            }
+            self.skip_nl();
+            if self.is_punct(b',') {
+                self.bump();
+            } else if !self.is_punct(b')') {
+                return Err(error(
+                    self.span(),
+                    format!(
+                        "expected `,` or `)` in the arguments of `{name}`, found {}",
+                        self.found()
+                    ),
+                ));
+            }
+        }
+        let close = self.bump().span;
+        self.depth -= 1;
+        let missing: Vec<String> = props
+            .iter()
+            .zip(&slots)
+            .filter(|(_, s)| s.is_none())
+            .map(|(p, _)| p.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(error(
+                Span::new(name_span.start, close.end),
+                format!(
+                    "`{name}` is missing {}; every property needs a value (write `null` for an absent one)",
+                    list(&missing)
+                ),
+            ));
+        }
+        let members = props
+            .into_iter()
+            .zip(slots)
+            .filter_map(|(key, slot)| {
+                slot.map(|(key_span, value)| Member {
+                    key,
+                    key_span,
+                    value,
+                })
+            })
+            .collect();
+        Ok(Node {
+            span: Span::new(name_span.start, close.end),
+            kind: Kind::Object(members),
+        })
+    }
+}
+
+fn list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strict(text: &str) -> Result<Document, Diagnostic> {
+        parse(text, &Options::default())
+    }
+
+    #[test]
+    fn lenient_mode_takes_the_last_definition() {
+        let lenient = Options {
+            lenient: true,
+            ..Options::default()
+        };
+        for text in [
+            "{\"a\":1,\"a\":2}",
+            "a: 1\na: 2",
+            "class A: x\nclass A: y\nA(1)",
+        ] {
+            assert!(strict(text).is_err(), "{text}");
+            let v = parse(text, &lenient).unwrap().root.to_value();
+            assert_ne!(v.to_string(), "", "{text}");
+        }
+        let v = parse("class A: x\nclass A: y\nA(1)", &lenient)
+            .unwrap()
+            .root
+            .to_value();
+        assert_eq!(v.to_string(), "{\"y\":1}");
+        let v = parse("{\"a\":1,\"a\":2}", &lenient)
+            .unwrap()
+            .root
+            .to_value();
+        assert_eq!(v.to_string(), "{\"a\":2}");
+    }
+
+    #[test]
+    fn limits_are_errors() {
+        let deep = format!("{}{}", "[".repeat(600), "]".repeat(600));
+        let e = strict(&deep).unwrap_err();
+        assert!(
+            e.message.contains("nesting deeper than 512"),
+            "{}",
+            e.message
+        );
+        let small = Options {
+            max_size: 4,
+            ..Options::default()
+        };
+        assert!(parse("[1, 2]", &small)
+            .unwrap_err()
+            .message
+            .contains("limit"));
+    }
+
+    #[test]
+    fn spans_point_into_the_source() {
+        let text = "class P: x, y\n\nroot: P(1, y=\"two\")\n";
+        let doc = strict(text).unwrap();
+        let p = doc.root.get("root").unwrap();
+        assert_eq!(&text[p.span.start..p.span.end], "P(1, y=\"two\")");
+        let y = p.member("y").unwrap();
+        assert_eq!(&text[y.key_span.start..y.key_span.end], "y");
+        assert_eq!(&text[y.value.span.start..y.value.span.end], "\"two\"");
+        let e = strict("class P: x\n\nP(1, 2)").unwrap_err();
+        assert_eq!(&"class P: x\n\nP(1, 2)"[e.span.start..e.span.end], "2");
+        assert!(e.message.contains("too many arguments"));
+    }
+
+    #[test]
+    fn numbers_keep_their_lexeme_and_a_bom_is_reported() {
+        let doc = strict("\u{feff}[53.0, -0, 12345678901234567890123]").unwrap();
+        assert_eq!(doc.diagnostics[0].code, "ACE010");
+        let items = doc.root.as_array().unwrap();
+        let lex: Vec<&Kind> = items.iter().map(|n| &n.kind).collect();
+        assert_eq!(
+            lex,
+            [
+                &Kind::Number("53.0".into()),
+                &Kind::Number("-0".into()),
+                &Kind::Number("12345678901234567890123".into())
+            ]
+        );
+    }
+}
