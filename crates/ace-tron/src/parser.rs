@@ -183,13 +183,15 @@ impl Parser<'_> {
             self.classdef()?;
             match self.peek() {
                 Tok::Nl | Tok::Punct(b';') | Tok::Eof => self.skip_separators(),
-                _ => return Err(error(
-                    self.span(),
-                    format!(
+                _ => {
+                    return Err(error(
+                        self.span(),
+                        format!(
                         "expected a line break, `;` or `,` after the class's properties, found {}",
                         self.found()
                     ),
-                )),
+                    ))
+                }
             }
         }
         Ok(())
