@@ -428,6 +428,28 @@ impl Parser<'_> {
         Ok(Node { span: t.span, kind })
     }
 
+    /// After an item of a bracketed list: line feeds, then `,` (consumed)
+    /// or the closing bracket (left for the caller, which also ends the
+    /// list after a trailing comma).
+    fn after_item(&mut self, close: u8, what: &str) -> Res<()> {
+        self.skip_nl();
+        if self.is_punct(b',') {
+            self.bump();
+            Ok(())
+        } else if self.is_punct(close) {
+            Ok(())
+        } else {
+            Err(error(
+                self.span(),
+                format!(
+                    "expected `,` or `{}` in {what}, found {}",
+                    close as char,
+                    self.found()
+                ),
+            ))
+        }
+    }
+
     /// array = "[" , [ value , { "," , value } , [ "," ] ] , "]"
     fn array(&mut self, open: Span) -> Res<Node> {
         self.enter()?;
@@ -438,15 +460,7 @@ impl Parser<'_> {
                 break;
             }
             items.push(self.value()?);
-            self.skip_nl();
-            if self.is_punct(b',') {
-                self.bump();
-            } else if !self.is_punct(b']') {
-                return Err(error(
-                    self.span(),
-                    format!("expected `,` or `]` in the array, found {}", self.found()),
-                ));
-            }
+            self.after_item(b']', "the array")?;
         }
         let close = self.bump().span;
         self.depth -= 1;
@@ -480,15 +494,7 @@ impl Parser<'_> {
                 },
                 "key",
             )?;
-            self.skip_nl();
-            if self.is_punct(b',') {
-                self.bump();
-            } else if !self.is_punct(b'}') {
-                return Err(error(
-                    self.span(),
-                    format!("expected `,` or `}}` in the object, found {}", self.found()),
-                ));
-            }
+            self.after_item(b'}', "the object")?;
         }
         let close = self.bump().span;
         self.depth -= 1;
@@ -571,18 +577,7 @@ impl Parser<'_> {
                 slots[positional] = Some((value.span, value));
                 positional += 1;
             }
-            self.skip_nl();
-            if self.is_punct(b',') {
-                self.bump();
-            } else if !self.is_punct(b')') {
-                return Err(error(
-                    self.span(),
-                    format!(
-                        "expected `,` or `)` in the arguments of `{name}`, found {}",
-                        self.found()
-                    ),
-                ));
-            }
+            self.after_item(b')', &format!("the arguments of `{name}`"))?;
         }
         let close = self.bump().span;
         self.depth -= 1;
