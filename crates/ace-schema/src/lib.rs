@@ -162,7 +162,11 @@ impl SchemaError {
 
 /// Every failure of `instance` against `schema` of generation `gen`.
 pub fn validate(schema: SkillSchema, gen: Generation, instance: &Value) -> Vec<SchemaError> {
-    validator(schema, gen)
+    errors_of(validator(schema, gen), instance)
+}
+
+fn errors_of(validator: &Validator, instance: &Value) -> Vec<SchemaError> {
+    validator
         .iter_errors(instance)
         .map(|e| {
             let path = e.instance_path().iter().map(|s| s.to_string()).collect();
@@ -282,6 +286,25 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
         ValidationErrorKind::AnyOf { .. } => {
             "matches none of the allowed shapes (anyOf)".to_string()
         }
+        ValidationErrorKind::OneOfNotValid { .. } => {
+            "matches none of the allowed shapes (oneOf)".to_string()
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            "matches more than one of the allowed shapes (oneOf)".to_string()
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            format!(
+                "expected {}, found {}",
+                show(expected_value),
+                show(instance)
+            )
+        }
+        ValidationErrorKind::Format { format } => {
+            format!("{} is not a valid `{format}`", show(instance))
+        }
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!("{} is not a multiple of {multiple_of}", show(instance))
+        }
         // The remaining keywords do not occur in the bundled schemas.
         _ => format!("fails `{}`", kind.keyword()),
     }
@@ -337,6 +360,8 @@ pub fn diagnostics(
     out
 }
 
+pub mod vagenda;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,13 +385,15 @@ mod tests {
     fn bundled_files_are_unchanged() {
         use sha2::{Digest, Sha256};
         let readme = include_str!("../../../schemas/README.md");
-        for (name, text) in [
+        let mut all = vec![
             ("bullet.gen1.schema.json", files::BULLET_GEN1),
             ("bullet.schema.json", files::BULLET_GEN2),
             ("delta.schema.json", files::DELTA),
             ("reflector_output.schema.json", files::REFLECTOR_OUTPUT),
             ("curator_output.schema.json", files::CURATOR_OUTPUT),
-        ] {
+        ];
+        all.extend(vagenda::files::ALL);
+        for (name, text) in all {
             let digest: String = Sha256::digest(text.as_bytes())
                 .iter()
                 .map(|b| format!("{b:02x}"))
@@ -377,8 +404,16 @@ mod tests {
                 .unwrap_or_else(|| panic!("{name} has a row in schemas/README.md"));
             assert!(row.contains(&digest), "{name} changed: {digest}");
             let v = json(text);
-            assert_eq!(v["$schema"], "http://json-schema.org/draft-07/schema#");
-            assert!(v["$id"].as_str().unwrap().starts_with(SKILL_BASE));
+            let id = v["$id"].as_str().unwrap();
+            if id.starts_with(SKILL_BASE) {
+                assert_eq!(v["$schema"], "http://json-schema.org/draft-07/schema#");
+            } else {
+                assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+                assert!(
+                    id.starts_with("https://vagenda.dev/schemas/")
+                        || id.starts_with("https://vcontext.dev/schemas/")
+                );
+            }
         }
     }
 

@@ -16,5 +16,7 @@
 
 mod lexer;
 mod parser;
+mod writer;
 
 pub use parser::{parse, Options};
+pub use writer::{is_name, write, Item, Obj, RootStyle, WriteOptions};
