@@ -296,6 +296,7 @@ fn generation_conversion_follows_the_stated_rule() {
         &pb,
         &ace_io::WriteOptions {
             skill_generation: Some(ace_io::SkillGeneration::One),
+            ..ace_io::WriteOptions::default()
         },
     )
     .unwrap();
@@ -323,6 +324,7 @@ fn generation_conversion_follows_the_stated_rule() {
         &g1,
         &ace_io::WriteOptions {
             skill_generation: Some(ace_io::SkillGeneration::Two),
+            ..ace_io::WriteOptions::default()
         },
     )
     .unwrap();
@@ -332,6 +334,7 @@ fn generation_conversion_follows_the_stated_rule() {
         &read(&two.text).playbook,
         &ace_io::WriteOptions {
             skill_generation: Some(ace_io::SkillGeneration::One),
+            ..ace_io::WriteOptions::default()
         },
     )
     .unwrap();

@@ -196,10 +196,18 @@ fn usage_errors_exit_2() {
         .stderr(predicate::str::contains("unknown format"));
     convert()
         .arg(fixture("canonical.md"))
-        .args(["--to", "vagenda-tron"])
+        .args(["--to", "vagenda-tron", "--tron-root", "curly"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("not supported"));
+        .stderr(predicate::str::contains("implicit, braced"));
+    convert()
+        .args(["-", "--from", "vagenda-json", "--to", "markdown"])
+        .write_stdin(r#"{"operations": [{"op": "deprecateEntry", "entryId": "e1"}]}"#)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "this is a PlaybookPatch, not a playbook",
+        ));
     validate()
         .arg(fixture("canonical.md"))
         .args(["--select", "ACE999"])

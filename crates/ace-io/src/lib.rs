@@ -9,6 +9,7 @@ use ace_model::{Diagnostic, LineIndex, LossEntry, Playbook};
 
 pub use ace_lint::Options as LintOptions;
 pub use ace_skill::Generation as SkillGeneration;
+pub use ace_vagenda::{Container as VagendaContainer, RootStyle as TronRoot};
 
 /// Every format name, the same in every command and document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,6 +58,8 @@ impl Format {
                 | Format::AgentsMd
                 | Format::PlaybookYaml
                 | Format::SkillJson
+                | Format::VagendaJson
+                | Format::VagendaTron
                 | Format::Json
         )
     }
@@ -231,6 +234,7 @@ fn detect_json(text: &str) -> Format {
         Format::Json
     } else if text.contains("\"vAgendaInfo\"")
         || text.contains("\"vContextInfo\"")
+        || text.contains("\"vBRIEFInfo\"")
         || is_vagenda_patch(text)
     {
         Format::VagendaJson
@@ -289,13 +293,18 @@ pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
         Format::AgentsMd => Ok(ace_agents::read(text)),
         Format::PlaybookYaml => ace_yaml::read(text).map_err(ReadError::Syntax),
         Format::SkillJson => ace_skill::read(text).map_err(ReadError::Syntax),
+        Format::VagendaJson => {
+            ace_vagenda::read(text, ace_vagenda::Syntax::Json).map_err(ReadError::Syntax)
+        }
+        Format::VagendaTron => {
+            ace_vagenda::read(text, ace_vagenda::Syntax::Tron).map_err(ReadError::Syntax)
+        }
         Format::Json => ace_model::json::read(text)
             .map(|playbook| Parsed {
                 playbook,
                 diagnostics: Vec::new(),
             })
             .map_err(ReadError::Syntax),
-        other => Err(ReadError::Unsupported(other)),
     }
 }
 
@@ -307,11 +316,18 @@ pub struct Written {
 }
 
 /// Choices a format's writer offers; each applies to one format only.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
     /// `skill-json`: write `confidence` and `scope` in this schema
     /// generation's form (1 or 2) instead of the form read.
     pub skill_generation: Option<ace_skill::Generation>,
+    /// `vagenda-*`: the container of a new document.
+    pub vagenda_container: ace_vagenda::Container,
+    /// `vagenda-tron`: the implicit root of vAgenda's house style, or a
+    /// braced root that `@tron-format/tron` reads.
+    pub tron_root: ace_vagenda::RootStyle,
+    /// `vagenda-*`: the time (RFC 3339) for timestamps the model lacks.
+    pub now: Option<String>,
 }
 
 pub fn write(format: Format, pb: &Playbook) -> Result<Written, ReadError> {
@@ -357,11 +373,29 @@ pub fn write_with(
                 losses: out.losses,
             })
         }
+        Format::VagendaJson | Format::VagendaTron => {
+            let out = ace_vagenda::write(
+                pb,
+                &ace_vagenda::WriteOptions {
+                    syntax: if format == Format::VagendaTron {
+                        ace_vagenda::Syntax::Tron
+                    } else {
+                        ace_vagenda::Syntax::Json
+                    },
+                    container: opts.vagenda_container,
+                    tron_root: opts.tron_root,
+                    now: opts.now.clone(),
+                },
+            );
+            Ok(Written {
+                text: out.text,
+                losses: out.losses,
+            })
+        }
         Format::Json => Ok(Written {
             text: ace_model::json::write(pb),
             losses: Vec::new(),
         }),
-        other => Err(ReadError::Unsupported(other)),
     }
 }
 
@@ -392,7 +426,9 @@ pub fn lint_options(format: Format, base: &ace_lint::Options) -> ace_lint::Optio
         },
         // Skill IDs are `bullet-YYYY-MM-DD-NNN` or free-form, and bullets
         // have no sections; the bullet schema checks the ID shape instead.
-        Format::SkillJson => ace_lint::Options {
+        // vAgenda ids are free-form (`entry-task-first`) and kinds are not
+        // sections: the ACE schema and invariants check what it defines.
+        Format::SkillJson | Format::VagendaJson | Format::VagendaTron => ace_lint::Options {
             id_shape: false,
             prefixes: false,
             ..base.clone()
@@ -423,6 +459,22 @@ pub fn skill_document(format: Format, text: &str) -> Option<ace_skill::DocumentK
         return None;
     }
     ace_skill::sniff(text).filter(|k| *k != ace_skill::DocumentKind::Playbook)
+}
+
+/// What a vAgenda file holds when it is not a document with a playbook that
+/// can be converted: a PlaybookPatch, one patch operation, or a fragment.
+pub fn vagenda_document(format: Format, text: &str) -> Option<ace_vagenda::DocKind> {
+    let syntax = match format {
+        Format::VagendaJson => ace_vagenda::Syntax::Json,
+        Format::VagendaTron => ace_vagenda::Syntax::Tron,
+        _ => return None,
+    };
+    ace_vagenda::kind_of(text, syntax).filter(|k| {
+        !matches!(
+            k,
+            ace_vagenda::DocKind::Document { .. } | ace_vagenda::DocKind::Playbook
+        )
+    })
 }
 
 /// Every finding for a skill delta, reflector output or curator output,

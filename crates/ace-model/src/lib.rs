@@ -11,6 +11,7 @@ pub mod ids;
 pub mod json;
 pub mod keys;
 pub mod loss;
+pub mod mapping;
 mod model;
 pub mod normalize;
 pub mod rules;

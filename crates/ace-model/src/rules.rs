@@ -189,6 +189,30 @@ rules! {
     SKILL_SHAPE = "ACE047" "skill-shape" Diagnostic Error "seed 003"
         summary: "A skill playbook or delta value has the wrong type, or a required key is missing."
         doc: "A skill playbook is `{version, schema_version, last_updated, bullets: [...], metadata?}` or a bare array of bullets; each bullet is an object with a string `id` and `content`. A value of the wrong type is kept under its key as an extra field so that nothing is lost, and a bullet without an `id` gets an empty one. The message names the key and what was expected.";
+    VAGENDA_SCHEMA = "ACE048" "vagenda-schema" Diagnostic Error "seed 002"
+        summary: "A vAgenda or vContext document fails the core schema of its version."
+        doc: "The document is checked against the published core schema of the version its `vAgendaInfo` / `vContextInfo` names (0.2, 0.3 or 0.4), bundled in ace-tools. Every failing value is reported at its own line and column, in JSON and TRON alike: a missing required property at the object's opening, a wrong value at the value. TRON writes an absent field as `null` because a class has a fixed arity; such nulls are read as absent before the check, as the spec's JSON twins show, so they are not reported.";
+    ACE_SCHEMA = "ACE049" "ace-extension-schema" Diagnostic Error "seed 002"
+        summary: "A playbook, playbook entry or PlaybookPatch fails the ACE extension's schema."
+        doc: "Nothing in the core schemas wires the ACE extension in: a `playbook` is only \"an object\" there. ace-tools checks `plan.playbook`, `todoList.playbook` and a standalone playbook against `#/$defs/Playbook` of the ACE extension (or of the Playbooks extension for an event log), and a patch file against `#/$defs/PlaybookPatch`, with each error at its line and column.";
+    DANGLING_REFERENCE = "ACE050" "dangling-reference" Diagnostic Error "seed 002"
+        summary: "`supersedes`, `supersededBy` or `duplicateOf` names an entry the playbook does not have."
+        doc: "The ACE extension keeps entries forever and links refinements and duplicates by id (grow, refine, dedup). A link to an id that is not in the playbook cannot be followed: the refined or duplicated entry was removed, renamed or never added. Restore the entry (deprecate it instead of deleting it) or correct the id.";
+    LINK_MISMATCH = "ACE051" "link-mismatch" Diagnostic Warning "seed 002"
+        summary: "Two entries disagree about a supersedes / supersededBy link."
+        doc: "When entry B refines entry A, A's `supersededBy` names B and B's `supersedes` lists A. A link written on one side only, or an entry that supersedes itself or is a duplicate of itself, leaves readers with two different histories. Write both sides.";
+    METRICS_MISMATCH = "ACE052" "metrics-mismatch" Diagnostic Warning "seed 002"
+        summary: "`metrics.totalEntries` differs from the number of entries."
+        doc: "PlaybookMetrics summarise the playbook; a `totalEntries` that disagrees with the entries means the file was edited without updating them, and tools that trust the summary misreport the playbook. The message gives the true count. ace-tools recomputes the metrics whenever it changes the entries.";
+    EVENT_LOG = "ACE053" "event-log" Diagnostic Info "seed 002"
+        summary: "The playbook is an append-only event log and was read as its current view."
+        doc: "The Playbooks extension (the ACE extension renamed, and vContext 0.3/0.4) stores each change as an event (`eventId`, `targetId`, `operation`, `prevEventId`). ace-tools reads the current view of each target: it follows `prevEventId` from the first event to the head, applies field updates, adds counter deltas and marks deprecations. Writing vAgenda again keeps every event and appends new events for what changed.";
+    EVENT_LOG_BROKEN = "ACE054" "event-log-broken" Diagnostic Warning "seed 002"
+        summary: "An event log has a broken chain: a missing `prevEventId`, a duplicate event id or two heads for one target."
+        doc: "Each target's events form a linked list through `prevEventId`. An update whose previous event does not exist, an event id used twice, or two events that both continue the same chain (a merge conflict) make the current view ambiguous. ace-tools follows the head with the later `createdAt`, then the greater `eventId`, as the extension suggests, and reports the others.";
+    VAGENDA_DIALECT = "ACE055" "vagenda-dialect" Diagnostic Error "ace-tools"
+        summary: "The document is not a vAgenda/vContext document ace-tools can read."
+        doc: "Accepted: a root with `vAgendaInfo` or `vContextInfo` at version 0.2, 0.3 or 0.4 and one container (`todoList`, `plan`, or from 0.3 a standalone `playbook`), a standalone PlaybookPatch, or a playbook fragment. vBRIEF 0.5 (`vBRIEFInfo`), the pre-ACE draft with `strategies` and `learnings`, and documents with no container are reported here with what was found.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";

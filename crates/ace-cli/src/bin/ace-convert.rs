@@ -10,6 +10,19 @@ use clap::{Parser, ValueEnum};
 const PROG: &str = "ace-convert";
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum ContainerArg {
+    Plan,
+    #[value(name = "todoList", alias = "todolist")]
+    TodoList,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TronRootArg {
+    Implicit,
+    Braced,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum Report {
     Text,
     Json,
@@ -59,6 +72,15 @@ struct Args {
     /// generation 1 (levels and names) or 2 (numbers and objects).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
     skill_generation: Option<u8>,
+    /// With `--to vagenda-json|vagenda-tron`: the container of a new
+    /// document (a playbook read from vAgenda keeps its own).
+    #[arg(long, value_enum, default_value = "plan")]
+    container: ContainerArg,
+    /// With `--to vagenda-tron`: `implicit` writes vAgenda's house style
+    /// (`key: value` lines at the top); `braced` writes one braced root that
+    /// the official `@tron-format/tron` parser reads.
+    #[arg(long, value_enum, default_value = "implicit")]
+    tron_root: TronRootArg,
     /// List the formats and what each can hold, then exit.
     #[arg(long)]
     list_formats: bool,
@@ -131,6 +153,17 @@ fn run(args: Args) -> i32 {
                 "{}: this is a {}, not a playbook; check it with ace-validate (applying deltas is not supported yet)",
                 source.name,
                 kind.name()
+            ),
+        );
+        return EXIT_USAGE;
+    }
+    if let Some(kind) = ace_io::vagenda_document(from, &source.text) {
+        error(
+            PROG,
+            format!(
+                "{}: this is a {}, not a playbook; check it with ace-validate (applying patches is not supported yet)",
+                source.name,
+                kind.describe()
             ),
         );
         return EXIT_USAGE;
@@ -237,10 +270,26 @@ fn run(args: Args) -> i32 {
         }
         return 0;
     }
+    let now = match ace_cli::source_date_epoch() {
+        Ok(now) => now,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
     let opts = ace_io::WriteOptions {
         skill_generation: args
             .skill_generation
             .and_then(ace_io::SkillGeneration::from_number),
+        vagenda_container: match args.container {
+            ContainerArg::Plan => ace_io::VagendaContainer::Plan,
+            ContainerArg::TodoList => ace_io::VagendaContainer::TodoList,
+        },
+        tron_root: match args.tron_root {
+            TronRootArg::Implicit => ace_io::TronRoot::Implicit,
+            TronRootArg::Braced => ace_io::TronRoot::Braced,
+        },
+        now,
     };
     let written = match ace_io::write_with(to, &parsed.playbook, &opts) {
         Ok(w) => w,

@@ -1,0 +1,370 @@
+//! One ACE `PlaybookEntry` to and from a model entry.
+//!
+//! Fields vAgenda has are mapped one to one. What the model holds and vAgenda
+//! has no field for (a section, a confidence level, typed evidence, a neutral
+//! counter, links, provenance, scope) goes into `metadata.aceTools`, and a
+//! value of an unexpected type stays under its own key, so nothing is lost
+//! in either direction.
+
+use ace_model::{mapping, Confidence, Entry, Evidence, Span, Status};
+use serde_json::{Map, Number, Value};
+
+use crate::ACE_TOOLS_KEY;
+
+fn string_list(v: &Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_owned))
+        .collect()
+}
+
+fn list_value(items: &[String]) -> Value {
+    Value::Array(items.iter().map(|s| Value::String(s.clone())).collect())
+}
+
+/// A model entry from an ACE entry object.
+pub fn read(obj: &Map<String, Value>, span: Option<Span>) -> Entry {
+    let mut e = Entry {
+        origin: ace_model::Origin(span),
+        ..Entry::default()
+    };
+    let mut tools_found: Option<Map<String, Value>> = None;
+    for (key, value) in obj {
+        let kept = match key.as_str() {
+            "id" => value.as_str().map(|s| e.id = s.to_owned()),
+            "kind" => value.as_str().map(|s| e.kind = Some(s.to_owned())),
+            "title" => value.as_str().map(|s| e.title = Some(s.to_owned())),
+            "text" => value.as_str().map(|s| e.content = s.to_owned()),
+            "tags" => string_list(value).map(|t| e.tags = Some(t)),
+            "evidence" => string_list(value)
+                .map(|t| e.evidence = Some(t.into_iter().map(Evidence::Text).collect())),
+            "confidence" => match value {
+                Value::Number(n) => {
+                    e.confidence = Some(Confidence::Score(n.clone()));
+                    Some(())
+                }
+                _ => None,
+            },
+            "helpfulCount" => value.as_i64().map(|n| e.helpful = Some(n)),
+            "harmfulCount" => value.as_i64().map(|n| e.harmful = Some(n)),
+            "createdAt" => value.as_str().map(|s| e.created_at = Some(s.to_owned())),
+            "updatedAt" => value.as_str().map(|s| e.updated_at = Some(s.to_owned())),
+            "status" => value
+                .as_str()
+                .map(|s| e.status = Some(Status::from(s.to_owned()))),
+            "deprecatedReason" => value
+                .as_str()
+                .map(|s| e.deprecation_reason = Some(s.to_owned())),
+            "supersedes" => string_list(value).map(|t| e.supersedes = Some(t)),
+            "supersededBy" => value.as_str().map(|s| e.superseded_by = Some(s.to_owned())),
+            "duplicateOf" => value.as_str().map(|s| e.duplicate_of = Some(s.to_owned())),
+            "metadata" => match value {
+                Value::Object(m) if m.contains_key(ACE_TOOLS_KEY) => {
+                    let mut rest = m.clone();
+                    match rest.shift_remove(ACE_TOOLS_KEY) {
+                        Some(Value::Object(tools)) => tools_found = Some(tools),
+                        // Not ours after all: keep it where it was.
+                        Some(other) => {
+                            rest.insert(ACE_TOOLS_KEY.into(), other);
+                        }
+                        None => {}
+                    }
+                    if !rest.is_empty() {
+                        e.extra.insert(key.clone(), Value::Object(rest));
+                    }
+                    Some(())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        if kept.is_none() {
+            e.extra.insert(key.clone(), value.clone());
+        }
+    }
+    if let Some(tools) = tools_found {
+        restore(&mut e, &tools);
+    }
+    e
+}
+
+/// The kind to derive a section from: the entry's written `kind`, unless
+/// `metadata.aceTools` says the section (or its absence) outright.
+pub fn kind_for_derivation(obj: &Map<String, Value>) -> Option<&str> {
+    let kept = obj
+        .get("metadata")
+        .and_then(|m| m.get(ACE_TOOLS_KEY))
+        .is_some_and(|t| t.get("section").is_some());
+    if kept {
+        return None;
+    }
+    obj.get("kind").and_then(Value::as_str)
+}
+
+/// Puts back what `metadata.aceTools` kept for another format.
+fn restore(e: &mut Entry, tools: &Map<String, Value>) {
+    let text = |k: &str| tools.get(k).and_then(Value::as_str).map(str::to_owned);
+    fn parse<T: serde::de::DeserializeOwned>(tools: &Map<String, Value>, k: &str) -> Option<T> {
+        tools
+            .get(k)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+    if let Some(v) = tools.get("section") {
+        e.section = v.as_str().map(str::to_owned);
+    }
+    if let Some(v) = tools.get("kind") {
+        e.kind = v.as_str().map(str::to_owned);
+    }
+    if let Some(c) = parse(tools, "confidence") {
+        e.confidence = Some(c);
+    }
+    if let Some(ev) = parse(tools, "evidence") {
+        e.evidence = Some(ev);
+    }
+    if let Some(v) = tools.get("status") {
+        e.status = v.as_str().map(|s| Status::from(s.to_owned()));
+    }
+    e.neutral = tools.get("neutral").and_then(Value::as_i64).or(e.neutral);
+    if let Some(l) = tools.get("links").and_then(string_list) {
+        e.links = Some(l);
+    }
+    if let Some(p) = parse(tools, "provenance") {
+        e.provenance = Some(Box::new(p));
+    }
+    if let Some(s) = parse(tools, "scope") {
+        e.scope = Some(s);
+    }
+    if let Some(p) = text("projectId") {
+        e.project_id = Some(p);
+    }
+    if let Some(Value::Object(extra)) = tools.get("extra") {
+        for (k, v) in extra {
+            e.extra.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// The fields an ACE entry writes itself; an `extra` key with one of these
+/// names goes into `metadata.aceTools.extra` instead.
+const OWN: [&str; 18] = [
+    "id",
+    "kind",
+    "title",
+    "text",
+    "tags",
+    "evidence",
+    "confidence",
+    "helpfulCount",
+    "harmfulCount",
+    "feedbackType",
+    "createdAt",
+    "updatedAt",
+    "status",
+    "deprecatedReason",
+    "supersedes",
+    "supersededBy",
+    "duplicateOf",
+    "metadata",
+];
+
+/// The kind an entry is written with, and whether it is the entry's own.
+pub fn kind_of(e: &Entry, section_kind: &str) -> (String, bool) {
+    match &e.kind {
+        Some(k) if mapping::KINDS.contains(&k.as_str()) => (k.clone(), true),
+        _ => (section_kind.to_owned(), false),
+    }
+}
+
+fn evidence_text(ev: &Evidence) -> String {
+    match ev {
+        Evidence::Text(s) => s.clone(),
+        Evidence::Ref(r) => {
+            let main = match (&r.kind, &r.reference) {
+                (Some(k), Some(r)) => format!("{k}:{r}"),
+                (Some(k), None) => k.clone(),
+                (None, Some(r)) => r.clone(),
+                (None, None) => String::new(),
+            };
+            match &r.note {
+                Some(n) if main.is_empty() => n.clone(),
+                Some(n) => format!("{main} ({n})"),
+                None => main,
+            }
+        }
+    }
+}
+
+/// An ACE entry object for `e`; `section_kind` is the kind its section maps
+/// to, written when the entry has no vAgenda kind of its own.
+pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    let mut tools = Map::new();
+    let (kind, own) = kind_of(e, section_kind);
+    m.insert("id".into(), Value::String(e.id.clone()));
+    m.insert("kind".into(), Value::String(kind.clone()));
+    if !own {
+        tools.insert(
+            "kind".into(),
+            e.kind.clone().map_or(Value::Null, Value::String),
+        );
+    }
+    if let Some(t) = &e.title {
+        m.insert("title".into(), Value::String(t.clone()));
+    }
+    m.insert("text".into(), Value::String(e.content.clone()));
+    if let Some(t) = &e.tags {
+        m.insert("tags".into(), list_value(t));
+    }
+    if let Some(ev) = &e.evidence {
+        let texts: Vec<String> = ev.iter().map(evidence_text).collect();
+        if ev.iter().any(|x| matches!(x, Evidence::Ref(_))) {
+            tools.insert(
+                "evidence".into(),
+                serde_json::to_value(ev).unwrap_or(Value::Null),
+            );
+        }
+        m.insert("evidence".into(), list_value(&texts));
+    }
+    match &e.confidence {
+        Some(Confidence::Score(n)) => {
+            m.insert("confidence".into(), Value::Number(n.clone()));
+        }
+        Some(Confidence::Level(l)) => {
+            if let Some(n) = Number::from_f64(l.score()) {
+                m.insert("confidence".into(), Value::Number(n));
+            }
+            tools.insert("confidence".into(), Value::String(l.as_str().into()));
+        }
+        None => {}
+    }
+    if let Some(n) = e.helpful {
+        m.insert("helpfulCount".into(), Value::from(n));
+    }
+    if let Some(n) = e.harmful {
+        m.insert("harmfulCount".into(), Value::from(n));
+    }
+    if let Some(v) = e.extra.get("feedbackType") {
+        m.insert("feedbackType".into(), v.clone());
+    }
+    if let Some(t) = &e.created_at {
+        m.insert("createdAt".into(), Value::String(t.clone()));
+    }
+    if let Some(t) = &e.updated_at {
+        m.insert("updatedAt".into(), Value::String(t.clone()));
+    }
+    match &e.status {
+        Some(s @ (Status::Active | Status::Deprecated | Status::Quarantined)) => {
+            m.insert("status".into(), Value::String(String::from(s.clone())));
+        }
+        // vAgenda has no `archived`: the nearest is deprecated, which is
+        // what an archived entry is to a reader of the playbook.
+        Some(Status::Archived) => {
+            m.insert("status".into(), Value::String("deprecated".into()));
+            tools.insert("status".into(), Value::String("archived".into()));
+        }
+        Some(Status::Other(s)) => {
+            tools.insert("status".into(), Value::String(s.clone()));
+        }
+        None => {}
+    }
+    if let Some(r) = &e.deprecation_reason {
+        m.insert("deprecatedReason".into(), Value::String(r.clone()));
+    }
+    if let Some(s) = &e.supersedes {
+        m.insert("supersedes".into(), list_value(s));
+    }
+    if let Some(s) = &e.superseded_by {
+        m.insert("supersededBy".into(), Value::String(s.clone()));
+    }
+    if let Some(s) = &e.duplicate_of {
+        m.insert("duplicateOf".into(), Value::String(s.clone()));
+    }
+    // A reader derives the section from the kind (docs/formats/vagenda.md),
+    // so the section is kept only where that would not give it back.
+    let derived = mapping::section_for_kind(&kind).map(|r| r.key);
+    match &e.section {
+        Some(s) if derived == Some(s.as_str()) => {}
+        Some(s) => {
+            tools.insert("section".into(), Value::String(s.clone()));
+        }
+        None => {
+            tools.insert("section".into(), Value::Null);
+        }
+    }
+    if let Some(n) = e.neutral {
+        tools.insert("neutral".into(), Value::from(n));
+    }
+    if let Some(l) = &e.links {
+        tools.insert("links".into(), list_value(l));
+    }
+    if let Some(p) = &e.provenance {
+        tools.insert(
+            "provenance".into(),
+            serde_json::to_value(p).unwrap_or(Value::Null),
+        );
+    }
+    if let Some(s) = &e.scope {
+        tools.insert(
+            "scope".into(),
+            serde_json::to_value(s).unwrap_or(Value::Null),
+        );
+    }
+    if let Some(p) = &e.project_id {
+        tools.insert("projectId".into(), Value::String(p.clone()));
+    }
+    let mut colliding = Map::new();
+    for (k, v) in &e.extra {
+        match k.as_str() {
+            "feedbackType" | "metadata" => {}
+            k2 if OWN.contains(&k2) || k2 == ACE_TOOLS_KEY => {
+                colliding.insert(k.clone(), v.clone());
+            }
+            _ => {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if !colliding.is_empty() {
+        tools.insert("extra".into(), Value::Object(colliding));
+    }
+    let metadata = e.extra.get("metadata");
+    if !tools.is_empty() || metadata.is_some() {
+        let mut meta = match metadata {
+            Some(Value::Object(o)) => o.clone(),
+            Some(other) if tools.is_empty() => {
+                m.insert("metadata".into(), other.clone());
+                return reorder(m);
+            }
+            Some(other) => {
+                // A non-object `metadata` cannot hold aceTools beside it.
+                let mut extra = tools
+                    .get("extra")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                extra.insert("metadata".into(), other.clone());
+                tools.insert("extra".into(), Value::Object(extra));
+                Map::new()
+            }
+            None => Map::new(),
+        };
+        if !tools.is_empty() {
+            meta.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
+        }
+        m.insert("metadata".into(), Value::Object(meta));
+    }
+    reorder(m)
+}
+
+/// Schema order for the fields ACE defines, then the others as inserted.
+fn reorder(m: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut m = m;
+    for k in OWN {
+        if let Some(v) = m.shift_remove(k) {
+            out.insert(k.into(), v);
+        }
+    }
+    out.extend(m);
+    out
+}

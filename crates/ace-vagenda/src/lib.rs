@@ -1,0 +1,60 @@
+//! vAgenda / vContext documents with a playbook (seed 002, the ACE
+//! extension, and its successor the Playbooks extension), in JSON and TRON.
+//!
+//! Reading maps `playbook.entries` to the model and keeps the rest of the
+//! document (items, phases, narratives, change log, unknown keys) in the
+//! playbook's `extra` under [`LAYOUT_KEY`], so that vAgenda -> vAgenda
+//! changes only what the user changed. The mapping is documented in
+//! docs/formats/vagenda.md.
+
+mod entry;
+mod events;
+mod reader;
+mod types;
+mod writer;
+
+pub use ace_model::ReadOutput;
+pub use ace_schema::vagenda::Version;
+pub use ace_tron::RootStyle;
+pub use reader::{kind_of, read, DocKind};
+pub use writer::{write, Container, WriteOptions, WriteOutput};
+
+/// The playbook `extra` key that holds the rest of the document.
+pub const LAYOUT_KEY: &str = "vagenda";
+
+/// The key, in a vAgenda `metadata` object, under which ace-tools keeps what
+/// another format had and vAgenda has no field for, so that X -> vAgenda ->
+/// X gives X back.
+pub const ACE_TOOLS_KEY: &str = "aceTools";
+
+/// Removes every `null` that stands for an absent typed field of a vAgenda
+/// document, patch or playbook (notes §5), leaving nulls inside free-form
+/// values (`metadata`, `oldValue`, unknown fields) alone.
+pub fn drop_absent_nulls(doc: &mut serde_json::Value) {
+    let ty = match reader::classify_value(doc) {
+        Some(DocKind::Document { .. }) => types::Ty::Root,
+        Some(DocKind::Patch) => types::Ty::PlaybookPatch,
+        Some(DocKind::PatchOp) => types::Ty::PlaybookPatchOp,
+        Some(DocKind::Playbook) => types::Ty::Playbook,
+        Some(DocKind::Entry) => types::Ty::PlaybookEntry,
+        None => return,
+    };
+    types::drop_absent_nulls(doc, ty);
+}
+
+/// How a document is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Syntax {
+    #[default]
+    Json,
+    Tron,
+}
+
+impl Syntax {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Syntax::Json => "json",
+            Syntax::Tron => "tron",
+        }
+    }
+}

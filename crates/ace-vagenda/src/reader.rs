@@ -1,0 +1,581 @@
+//! vAgenda JSON or TRON into the model, with the schema and invariant
+//! checks of seed 002.
+
+use std::collections::{HashMap, HashSet};
+
+use ace_jsonspan::Node;
+use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section};
+use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
+use serde_json::{Map, Value};
+
+use crate::types::{drop_absent_nulls, Ty};
+use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
+
+/// What a vAgenda file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DocKind {
+    /// A document: its info key, version and container key (`todoList`,
+    /// `plan` or `playbook`).
+    Document {
+        info_key: String,
+        version: Version,
+        container: String,
+    },
+    /// A standalone PlaybookPatch (or the first draft's AcePatch).
+    Patch,
+    /// One PlaybookPatchOp.
+    PatchOp,
+    /// A playbook object on its own (a type-guide fragment).
+    Playbook,
+    /// One ACE entry on its own.
+    Entry,
+}
+
+impl DocKind {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            DocKind::Document { .. } => "vAgenda document",
+            DocKind::Patch => "PlaybookPatch",
+            DocKind::PatchOp => "PlaybookPatchOp",
+            DocKind::Playbook => "playbook fragment",
+            DocKind::Entry => "playbook entry fragment",
+        }
+    }
+}
+
+fn parse(text: &str, syntax: Syntax) -> Result<ace_jsonspan::Document, Diagnostic> {
+    match syntax {
+        Syntax::Json => ace_jsonspan::parse(text),
+        Syntax::Tron => ace_tron::parse(text, &ace_tron::Options::default()),
+    }
+}
+
+/// What `value` is, or why it is none of the shapes ace-tools reads.
+fn classify(value: &Value) -> Result<DocKind, String> {
+    let Value::Object(m) = value else {
+        return Err(format!(
+            "expected an object (a vAgenda document, a PlaybookPatch or a playbook), found {}",
+            type_name(value)
+        ));
+    };
+    if m.contains_key("vBRIEFInfo") {
+        return Err("this is a vBRIEF 0.5 document (`vBRIEFInfo`); ace-tools reads vAgenda 0.2/0.3 and vContext 0.4, and vBRIEF has no playbook".into());
+    }
+    let info_key = ["vAgendaInfo", "vContextInfo"]
+        .into_iter()
+        .find(|k| m.contains_key(*k));
+    if let Some(info_key) = info_key {
+        let raw = m[info_key].get("version").and_then(Value::as_str);
+        let version = match raw.and_then(Version::parse) {
+            Some(v) => v,
+            None => {
+                return Err(format!(
+                    "`{info_key}.version` is {}; expected \"0.2\", \"0.3\" or \"0.4\"",
+                    raw.map_or("missing".to_owned(), |r| format!("{r:?}"))
+                ))
+            }
+        };
+        let containers: Vec<&str> = ["todoList", "plan", "playbook"]
+            .into_iter()
+            .filter(|k| m.contains_key(*k))
+            .collect();
+        return match containers.as_slice() {
+            [one] => Ok(DocKind::Document {
+                info_key: info_key.to_owned(),
+                version,
+                container: (*one).to_owned(),
+            }),
+            [] => Err("the document has no `todoList`, `plan` or `playbook`".into()),
+            many => Err(format!(
+                "the document has {} containers ({}); a vAgenda document has exactly one",
+                many.len(),
+                many.join(", ")
+            )),
+        };
+    }
+    if m.contains_key("operations") {
+        Ok(DocKind::Patch)
+    } else if m.contains_key("op") {
+        Ok(DocKind::PatchOp)
+    } else if m.contains_key("entries")
+        || (m.contains_key("items") && (m.contains_key("version") || m.contains_key("created")))
+    {
+        Ok(DocKind::Playbook)
+    } else if m.contains_key("id") && m.contains_key("text") {
+        Ok(DocKind::Entry)
+    } else {
+        Err("expected `vAgendaInfo` or `vContextInfo` (a document), `operations` (a PlaybookPatch) or `entries` (a playbook)".into())
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+pub(crate) fn classify_value(value: &Value) -> Option<DocKind> {
+    classify(value).ok()
+}
+
+/// What the file holds, without reading it into the model; `None` when it
+/// does not parse or is no vAgenda shape.
+pub fn kind_of(text: &str, syntax: Syntax) -> Option<DocKind> {
+    let doc = parse(text, syntax).ok()?;
+    classify(&doc.root.to_value()).ok()
+}
+
+/// The JSON Pointer segments of the playbook in a document of `kind`.
+fn playbook_path(kind: &DocKind) -> Option<Vec<String>> {
+    match kind {
+        DocKind::Document { container, .. } if container == "playbook" => {
+            Some(vec!["playbook".into()])
+        }
+        DocKind::Document { container, .. } => Some(vec![container.clone(), "playbook".into()]),
+        DocKind::Playbook => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+fn get_path<'a>(v: &'a Value, path: &[String]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(k.as_str()))
+}
+
+fn get_path_mut<'a>(v: &'a mut Value, path: &[String]) -> Option<&'a mut Value> {
+    path.iter().try_fold(v, |v, k| v.get_mut(k.as_str()))
+}
+
+fn pointer(path: &[String]) -> String {
+    path.iter().map(|s| format!("/{s}")).collect()
+}
+
+fn node_at<'a>(root: &'a Node, path: &[String]) -> &'a Node {
+    root.locate(path).node
+}
+
+/// The three playbook shapes (notes §3.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Ace,
+    /// Events in `entries` (v0.2) or `items` (v0.3+); the key is given.
+    Events(&'static str),
+    /// A shape that holds no ACE entries; the message says which.
+    Other(&'static str),
+}
+
+pub(crate) fn shape(playbook: &Value) -> Shape {
+    if playbook.get("strategies").is_some() && playbook.get("entries").is_none() {
+        return Shape::Other("this playbook has `strategies` and `learnings`: the pre-ACE draft of the initial vAgenda 0.2 README, superseded a day later");
+    }
+    for key in ["entries", "items"] {
+        if let Some(Value::Array(items)) = playbook.get(key) {
+            if items.iter().any(|i| i.get("eventId").is_some()) {
+                return Shape::Events(if key == "entries" { "entries" } else { "items" });
+            }
+            if key == "items" && !items.is_empty() {
+                return Shape::Other("this playbook's `items` are not events (no `eventId`): the short-lived vContext 0.4 \"minimal playbook\" of commit 6968d2e, replaced the same day by the event log");
+            }
+            if key == "items" {
+                return Shape::Events("items");
+            }
+        }
+    }
+    Shape::Ace
+}
+
+/// An event's content as an ACE entry would hold it: vContext 0.4 writes a
+/// `narrative` map where 0.2/0.3 write `text`.
+pub(crate) fn as_ace_entry(mut m: Map<String, Value>) -> Map<String, Value> {
+    if m.contains_key("text") {
+        return m;
+    }
+    if let Some(Value::Object(n)) = m.get("narrative") {
+        let parts: Vec<&str> = n.values().filter_map(Value::as_str).collect();
+        let text = parts.join("\n\n");
+        let simple = n.len() == 1 && n.keys().next().is_some_and(|k| k == "Overview");
+        if simple {
+            m.shift_remove("narrative");
+        }
+        m.insert("text".into(), Value::String(text));
+    }
+    m
+}
+
+/// Reads a vAgenda document (or patch, or fragment) in `syntax`. Only text
+/// that does not parse is an error; every other problem is a diagnostic.
+pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
+    let doc = parse(text, syntax)?;
+    let mut diags = doc.diagnostics;
+    let root = &doc.root;
+    let raw = root.to_value();
+    let kind = match classify(&raw) {
+        Ok(k) => k,
+        Err(msg) => {
+            diags.push(Diagnostic::new(&rules::VAGENDA_DIALECT, root.span, msg));
+            return Ok(ReadOutput {
+                playbook: Playbook::default(),
+                diagnostics: diags,
+            });
+        }
+    };
+    let root_ty = match kind {
+        DocKind::Document { .. } => Ty::Root,
+        DocKind::Patch => Ty::PlaybookPatch,
+        DocKind::PatchOp => Ty::PlaybookPatchOp,
+        DocKind::Playbook => Ty::Playbook,
+        DocKind::Entry => Ty::PlaybookEntry,
+    };
+    let mut value = raw.clone();
+    drop_absent_nulls(&mut value, root_ty);
+    // TRON has no way to leave a class property out, so its nulls are
+    // checked as absent; in JSON a null is what the author wrote.
+    let checked = match syntax {
+        Syntax::Json => &raw,
+        Syntax::Tron => &value,
+    };
+    let version = match &kind {
+        DocKind::Document { version, .. } => *version,
+        _ => Version::V02,
+    };
+    let mut check = |schema: VagendaSchema, path: &[String], rule: &rules::Rule| {
+        let Some(v) = get_path(checked, path) else {
+            return;
+        };
+        let errors = schema::validate(schema, version, v);
+        diags.extend(ace_schema::diagnostics(
+            &errors,
+            node_at(root, path),
+            rule,
+            &pointer(path),
+            &schema::schema_name(schema, version),
+        ));
+    };
+    match &kind {
+        DocKind::Document { .. } => check(VagendaSchema::Document, &[], &rules::VAGENDA_SCHEMA),
+        DocKind::Patch => check(VagendaSchema::AcePatch, &[], &rules::ACE_SCHEMA),
+        DocKind::PatchOp => check(VagendaSchema::AcePatchOp, &[], &rules::ACE_SCHEMA),
+        DocKind::Entry => check(VagendaSchema::AceEntry, &[], &rules::ACE_SCHEMA),
+        DocKind::Playbook => {}
+    }
+    let mut pb = Playbook::default();
+    let Some(path) = playbook_path(&kind) else {
+        return Ok(ReadOutput {
+            playbook: pb,
+            diagnostics: diags,
+        });
+    };
+    let container = path.first().filter(|_| path.len() == 2).cloned();
+    let playbook_value = get_path(&value, &path).cloned();
+    let Some(playbook_value) = playbook_value else {
+        // A todo list or plan without a playbook is valid vAgenda; it
+        // simply holds no advice.
+        let mut skeleton = value.clone();
+        drop_layout_fields(&mut skeleton, container.as_deref());
+        pb.extra
+            .insert(LAYOUT_KEY.into(), layout(&kind, skeleton, None, Shape::Ace));
+        read_container(&value, container.as_deref(), &mut pb);
+        return Ok(ReadOutput {
+            playbook: pb,
+            diagnostics: diags,
+        });
+    };
+    let shape = shape(&playbook_value);
+    match shape {
+        Shape::Ace => check(VagendaSchema::AcePlaybook, &path, &rules::ACE_SCHEMA),
+        Shape::Events(_) => check(VagendaSchema::EventPlaybook, &path, &rules::ACE_SCHEMA),
+        Shape::Other(what) => {
+            diags.push(Diagnostic::new(
+                &rules::VAGENDA_DIALECT,
+                node_at(root, &path).span,
+                format!("{what}; the document is kept as it is but has no entries to read"),
+            ));
+        }
+    }
+    let pb_node = node_at(root, &path);
+    let mut metrics_basis = None;
+    let mut derive_from: Vec<Option<String>> = Vec::new();
+    match shape {
+        Shape::Ace => {
+            let items = playbook_value
+                .get("entries")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            let nodes = pb_node
+                .get("entries")
+                .and_then(Node::as_array)
+                .unwrap_or(&[]);
+            for (i, item) in items.iter().enumerate() {
+                let span = nodes.get(i).map(|n| n.span);
+                match item {
+                    Value::Object(m) => {
+                        pb.entries.push(entry::read(m, span));
+                        derive_from.push(entry::kind_for_derivation(m).map(str::to_owned));
+                    }
+                    other => diags.push(Diagnostic::new(
+                        &rules::ACE_SCHEMA,
+                        span.unwrap_or(pb_node.span),
+                        format!(
+                            "entry #{} is {}, expected an object; it is not read",
+                            i + 1,
+                            type_name(other)
+                        ),
+                    )),
+                }
+            }
+            check_invariants(&playbook_value, pb_node, &pb, &mut diags);
+            metrics_basis = Some(crate::writer::metrics_basis(&pb.entries));
+        }
+        Shape::Events(key) => {
+            let items = playbook_value
+                .get(key)
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
+            let nodes = pb_node.get(key).and_then(Node::as_array).unwrap_or(&[]);
+            let span_of = |i: usize| nodes.get(i).map_or(pb_node.span, |n| n.span);
+            let (view, problems) = events::view(items);
+            for p in problems {
+                diags.push(Diagnostic::new(
+                    &rules::EVENT_LOG_BROKEN,
+                    span_of(p.index),
+                    p.message,
+                ));
+            }
+            for v in &view {
+                let m = as_ace_entry(v.entry.clone());
+                derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
+                pb.entries.push(entry::read(&m, Some(span_of(v.first))));
+            }
+            diags.push(Diagnostic::new(
+                &rules::EVENT_LOG,
+                pb_node.get(key).map_or(pb_node.span, |n| n.span),
+                format!(
+                    "playbook is an append-only event log: {} events read as the current view of {} entries",
+                    items.len(),
+                    view.len()
+                ),
+            ));
+            check_invariants(&playbook_value, pb_node, &pb, &mut diags);
+        }
+        Shape::Other(_) => {}
+    }
+    read_playbook_fields(&playbook_value, &mut pb);
+    read_container(&value, container.as_deref(), &mut pb);
+    derive_sections(&mut pb, &derive_from);
+    let mut skeleton = value;
+    if let (Shape::Ace, Some(Value::Object(p))) = (shape, get_path_mut(&mut skeleton, &path)) {
+        p.insert("entries".into(), Value::Array(Vec::new()));
+        p.shift_remove(ACE_TOOLS_KEY);
+    }
+    drop_layout_fields(&mut skeleton, container.as_deref());
+    pb.extra.insert(
+        LAYOUT_KEY.into(),
+        layout(&kind, skeleton, metrics_basis, shape),
+    );
+    Ok(ReadOutput {
+        playbook: pb,
+        diagnostics: diags,
+    })
+}
+
+/// Removes from the kept document what the model holds itself.
+fn drop_layout_fields(skeleton: &mut Value, container: Option<&str>) {
+    if let Some(Value::Object(c)) = container.and_then(|c| skeleton.get_mut(c)) {
+        if let Some(Value::Object(meta)) = c.get_mut("metadata") {
+            meta.shift_remove(ACE_TOOLS_KEY);
+        }
+    }
+}
+
+fn layout(kind: &DocKind, document: Value, metrics_basis: Option<Value>, shape: Shape) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), Value::String(kind.describe().into()));
+    if let Shape::Events(key) = shape {
+        m.insert("events".into(), Value::String(key.into()));
+    }
+    m.insert("document".into(), document);
+    if let Some(b) = metrics_basis {
+        m.insert("metricsBasis".into(), b);
+    }
+    Value::Object(m)
+}
+
+/// Playbook-level fields, and what `aceTools` kept for another format.
+fn read_playbook_fields(p: &Value, pb: &mut Playbook) {
+    pb.version = p.get("version").cloned();
+    pb.created_at = p.get("created").and_then(Value::as_str).map(str::to_owned);
+    pb.updated_at = p.get("updated").and_then(Value::as_str).map(str::to_owned);
+    let Some(Value::Object(tools)) = p.get(ACE_TOOLS_KEY) else {
+        return;
+    };
+    let text = |k: &str| tools.get(k).and_then(Value::as_str).map(str::to_owned);
+    if let Some(v) = tools.get("version") {
+        pb.version = (!v.is_null()).then(|| v.clone());
+    }
+    if tools.contains_key("created") {
+        pb.created_at = text("created");
+    }
+    if tools.contains_key("updated") {
+        pb.updated_at = text("updated");
+    }
+    if tools.contains_key("title") {
+        pb.title = text("title");
+    }
+    if tools.contains_key("description") {
+        pb.description = text("description");
+    }
+    if let Some(p) = text("projectId") {
+        pb.project_id = Some(p);
+    }
+    if let Some(s) = tools
+        .get("sections")
+        .and_then(|s| serde_json::from_value::<Vec<Section>>(s.clone()).ok())
+    {
+        pb.sections = s;
+    }
+    if let Some(Value::Object(extra)) = tools.get("extra") {
+        for (k, v) in extra {
+            pb.extra.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+fn read_container(doc: &Value, container: Option<&str>, pb: &mut Playbook) {
+    let Some(c) = container.and_then(|c| doc.get(c)) else {
+        return;
+    };
+    let tools = c
+        .get("metadata")
+        .and_then(|m| m.get(ACE_TOOLS_KEY))
+        .and_then(Value::as_object);
+    if let Some(tools) = tools {
+        if let Some(v) = tools.get("title") {
+            pb.title = v.as_str().map(str::to_owned);
+        }
+        if tools.contains_key("description") {
+            pb.description = tools
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        }
+    } else if pb.title.is_none() {
+        pb.title = c.get("title").and_then(Value::as_str).map(str::to_owned);
+    }
+}
+
+/// Sections for entries that have none, from their kinds (the table in
+/// `ace_model::mapping`), unless the file kept its own list.
+fn derive_sections(pb: &mut Playbook, derive_from: &[Option<String>]) {
+    let mut listed: HashSet<String> = pb.sections.iter().map(|s| s.key.clone()).collect();
+    let mut added = Vec::new();
+    for (e, kind) in pb.entries.iter_mut().zip(derive_from) {
+        if e.section.is_some() {
+            continue;
+        }
+        if let Some(row) = kind.as_deref().and_then(mapping::section_for_kind) {
+            e.section = Some(row.key.to_owned());
+            if listed.insert(row.key.to_owned()) {
+                added.push(Section {
+                    key: row.key.into(),
+                    title: Some(row.title.into()),
+                    prefix: Some(row.prefix.into()),
+                    ..Section::default()
+                });
+            }
+        }
+    }
+    pb.sections.extend(added);
+}
+
+/// The ACE invariants one file can show: links point at entries that exist
+/// and agree with each other, and the metrics count the entries. Duplicate
+/// ids are the lint rule ACE002's.
+fn check_invariants(p: &Value, node: &Node, pb: &Playbook, diags: &mut Vec<Diagnostic>) {
+    let ids: HashMap<&str, usize> = pb
+        .entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.id.as_str(), i))
+        .collect();
+    let span = |e: &ace_model::Entry| e.origin.0.unwrap_or(node.span);
+    for e in &pb.entries {
+        let mut refs: Vec<(&str, &str)> = Vec::new();
+        for s in e.supersedes.iter().flatten() {
+            refs.push(("supersedes", s));
+        }
+        if let Some(s) = &e.superseded_by {
+            refs.push(("supersededBy", s));
+        }
+        if let Some(s) = &e.duplicate_of {
+            refs.push(("duplicateOf", s));
+        }
+        for (field, target) in refs {
+            if target == e.id {
+                diags.push(Diagnostic::new(
+                    &rules::LINK_MISMATCH,
+                    span(e),
+                    format!("entry `{}` names itself in `{field}`", e.id),
+                ));
+                continue;
+            }
+            let Some(&t) = ids.get(target) else {
+                diags.push(
+                    Diagnostic::new(
+                        &rules::DANGLING_REFERENCE,
+                        span(e),
+                        format!(
+                            "entry `{}`: `{field}` names `{target}`, which is not in the playbook",
+                            e.id
+                        ),
+                    )
+                    .with_help("deprecate entries instead of removing them, so links stay valid"),
+                );
+                continue;
+            };
+            let other = &pb.entries[t];
+            let agrees = match field {
+                "supersedes" => other.superseded_by.as_deref() == Some(e.id.as_str()),
+                "supersededBy" => other.supersedes.as_ref().is_some_and(|s| s.contains(&e.id)),
+                _ => true,
+            };
+            if !agrees {
+                let (other_field, want) = if field == "supersedes" {
+                    ("supersededBy", format!("\"{}\"", e.id))
+                } else {
+                    ("supersedes", format!("[\"{}\", ...]", e.id))
+                };
+                diags.push(Diagnostic::new(
+                    &rules::LINK_MISMATCH,
+                    span(e),
+                    format!(
+                        "entry `{}` has `{field}: {target}`, but `{target}` does not have `{other_field}: {want}`",
+                        e.id
+                    ),
+                ));
+            }
+        }
+    }
+    let total = p.get("metrics").and_then(|m| m.get("totalEntries"));
+    if let Some(n) = total.and_then(Value::as_u64) {
+        if n != pb.entries.len() as u64 {
+            let at = node
+                .get("metrics")
+                .and_then(|m| m.get("totalEntries"))
+                .map_or(node.span, |n| n.span);
+            diags.push(Diagnostic::new(
+                &rules::METRICS_MISMATCH,
+                at,
+                format!(
+                    "`metrics.totalEntries` is {n}, but the playbook has {} entries",
+                    pb.entries.len()
+                ),
+            ));
+        }
+    }
+}
