@@ -1,0 +1,79 @@
+//! Differential test against the official TRON parser: our braced TRON
+//! output of every corpus vAgenda document, parsed by `@tron-format/tron`,
+//! must equal our JSON output of the same document.
+//!
+//! Runs when `ACE_TRON_JS` names the folder where `tests/js` was installed
+//! with npm (`.ci/run` does this) and `ACE_CORPUS` is set; with either set
+//! and the other or the install missing, it fails rather than skips.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ace_io::{Format, WriteOptions};
+use ace_tests::{corpus_dir, corpus_files};
+
+#[test]
+fn our_braced_tron_reads_the_same_in_the_official_parser() {
+    let Some(js) = std::env::var_os("ACE_TRON_JS").map(PathBuf::from) else {
+        return;
+    };
+    assert!(
+        js.join("node_modules/@tron-format/tron").is_dir(),
+        "ACE_TRON_JS={} has no node_modules/@tron-format/tron; run npm ci there",
+        js.display()
+    );
+    let dirs: Vec<PathBuf> = ["tron", "vagenda"]
+        .iter()
+        .map(|v| corpus_dir(v).expect("ACE_TRON_JS needs ACE_CORPUS"))
+        .collect();
+    let out = tempfile::tempdir().unwrap();
+    let braced = WriteOptions {
+        tron_root: ace_io::TronRoot::Braced,
+        ..WriteOptions::default()
+    };
+    let mut written = 0;
+    for path in dirs.iter().flat_map(|d| corpus_files(d)) {
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let format = match path.extension().and_then(|e| e.to_str()) {
+            Some("tron") => Format::VagendaTron,
+            Some("json") => Format::VagendaJson,
+            _ => continue,
+        };
+        if !name.starts_with("visionik__") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        if ace_io::vagenda_document(format, &text).is_some() {
+            continue;
+        }
+        let Ok(parsed) = ace_io::read(format, &text) else {
+            continue;
+        };
+        if parsed.diagnostics.iter().any(|d| d.code == "ACE055") {
+            continue;
+        }
+        let tron = ace_io::write_with(Format::VagendaTron, &parsed.playbook, &braced).unwrap();
+        let json = ace_io::write(Format::VagendaJson, &parsed.playbook).unwrap();
+        let stem = format!("{name}.{written:03}");
+        std::fs::write(out.path().join(format!("{stem}.tron")), tron.text).unwrap();
+        std::fs::write(out.path().join(format!("{stem}.json")), json.text).unwrap();
+        written += 1;
+    }
+    assert!(written >= 45, "only {written} documents");
+    let result = Command::new("node")
+        .arg(js.join("compare.mjs"))
+        .arg(out.path())
+        .current_dir(&js)
+        .output()
+        .expect("node runs");
+    let report = String::from_utf8_lossy(&result.stdout);
+    assert!(
+        result.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert!(
+        report.contains(&format!("{written} compared, 0 failed")),
+        "{report}"
+    );
+}
