@@ -186,6 +186,7 @@ fn bench() -> Result<(), String> {
     }
 
     skill_bench(&pb);
+    tron_bench(&pb);
 
     let sample = match std::env::var_os("ACE_CORPUS") {
         Some(c) => {
@@ -298,6 +299,131 @@ fn skill_bench(pb: &ace_model::Playbook) {
         mbps(bytes, write),
         write.as_secs_f64() / value.as_secs_f64()
     );
+}
+
+/// TRON: parse throughput on a 100,000-entry vAgenda document, against
+/// serde_json parsing its JSON twin and, when `tests/js` is installed, the
+/// official `@tron-format/tron` parsing the braced form in the same Node
+/// process (start-up excluded).
+fn tron_bench(pb: &ace_model::Playbook) {
+    let mut big = pb.clone();
+    big.entries.truncate(100_000);
+    let write = |syntax, root| {
+        ace_vagenda::write(
+            &big,
+            &ace_vagenda::WriteOptions {
+                syntax,
+                tron_root: root,
+                ..ace_vagenda::WriteOptions::default()
+            },
+        )
+        .text
+    };
+    let tron = write(ace_vagenda::Syntax::Tron, ace_vagenda::RootStyle::Implicit);
+    let braced = write(ace_vagenda::Syntax::Tron, ace_vagenda::RootStyle::Braced);
+    let json = write(ace_vagenda::Syntax::Json, ace_vagenda::RootStyle::Implicit);
+    let opts = ace_tron::Options::default();
+    let opts = ace_tron::Options {
+        max_size: tron.len() * 2,
+        ..opts
+    };
+    let parse = time(7, || {
+        ace_tron::parse(&tron, &opts).expect("generated TRON parses")
+    });
+    let parse_braced = time(7, || {
+        ace_tron::parse(&braced, &opts).expect("braced TRON parses")
+    });
+    let value = time(7, || {
+        serde_json::from_str::<serde_json::Value>(&json).expect("json")
+    });
+    let read = time(3, || ace_vagenda::read(&tron, ace_vagenda::Syntax::Tron));
+    let tron_write = time(3, || {
+        write(ace_vagenda::Syntax::Tron, ace_vagenda::RootStyle::Implicit)
+    });
+    println!(
+        "\n## TRON: a vAgenda plan with {} entries, {:.1} MB as TRON, {:.1} MB as JSON; median of 7 runs",
+        big.entries.len(),
+        tron.len() as f64 / 1e6,
+        json.len() as f64 / 1e6
+    );
+    println!("| operation | time | throughput | vs. baseline |");
+    println!("|---|---|---|---|");
+    println!(
+        "| serde_json::from_str::<Value> on the JSON twin (baseline) | {:.1} ms | {:.0} MB/s | 1.00x |",
+        ms(value),
+        mbps(json.len(), value)
+    );
+    println!(
+        "| ace_tron::parse (spans, number lexemes) | {:.1} ms | {:.0} MB/s | {:.2}x of baseline time |",
+        ms(parse),
+        mbps(tron.len(), parse),
+        parse.as_secs_f64() / value.as_secs_f64()
+    );
+    println!(
+        "| ace_tron::parse, braced root | {:.1} ms | {:.0} MB/s | {:.2}x of baseline time |",
+        ms(parse_braced),
+        mbps(braced.len(), parse_braced),
+        parse_braced.as_secs_f64() / value.as_secs_f64()
+    );
+    if let Some(js) = js_tron_parse(&braced) {
+        println!(
+            "| @tron-format/tron 0.1.3 TRON.parse, braced root (node, in-process) | {:.1} ms | {:.0} MB/s | ace_tron::parse is {:.1}x faster |",
+            ms(js),
+            mbps(braced.len(), js),
+            js.as_secs_f64() / parse_braced.as_secs_f64()
+        );
+    } else {
+        println!("| @tron-format/tron | not measured: run `npm ci` in tests/js | | |");
+    }
+    println!(
+        "| ace_vagenda::read (parse, schema checks, model) | {:.1} ms | {:.0} MB/s | {:.2}x of baseline time |",
+        ms(read),
+        mbps(tron.len(), read),
+        read.as_secs_f64() / value.as_secs_f64()
+    );
+    println!(
+        "| ace_vagenda::write (TRON, house style) | {:.1} ms | {:.0} MB/s | |",
+        ms(tron_write),
+        mbps(tron.len(), tron_write)
+    );
+}
+
+/// Median of 7 `TRON.parse` calls in one Node process, if Node and the
+/// parser (tests/js) are installed.
+fn js_tron_parse(text: &str) -> Option<Duration> {
+    let dir = root().join("tests/js");
+    if !dir.join("node_modules/@tron-format/tron").is_dir() {
+        return None;
+    }
+    let file = std::env::temp_dir().join(format!("ace-bench-{}.tron", std::process::id()));
+    std::fs::write(&file, text).ok()?;
+    let script = r#"
+import { readFileSync } from "node:fs";
+import { TRON } from "@tron-format/tron";
+const text = readFileSync(process.argv[1], "utf8");
+const times = [];
+for (let i = 0; i < 7; i++) {
+  const t = process.hrtime.bigint();
+  TRON.parse(text);
+  times.push(Number(process.hrtime.bigint() - t) / 1e9);
+}
+times.sort((a, b) => a - b);
+console.log(times[3]);
+"#;
+    let out = Command::new("node")
+        .args(["--input-type=module", "-e", script])
+        .arg(&file)
+        .current_dir(&dir)
+        .output()
+        .ok();
+    let _ = std::fs::remove_file(&file);
+    let out = out?;
+    if !out.status.success() {
+        eprintln!("node: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let secs: f64 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    Some(Duration::from_secs_f64(secs))
 }
 
 fn ms(d: Duration) -> f64 {

@@ -33,11 +33,13 @@ impl Default for Options {
 }
 
 struct Class {
-    props: Vec<String>,
+    /// Shared, so that an instance borrows its property list instead of
+    /// copying it.
+    props: std::rc::Rc<[String]>,
 }
 
 struct Parser<'t> {
-    toks: Vec<Token>,
+    toks: Vec<Token<'t>>,
     pos: usize,
     classes: HashMap<String, Class>,
     opts: &'t Options,
@@ -83,12 +85,12 @@ pub fn parse(text: &str, opts: &Options) -> Result<Document, Diagnostic> {
     Ok(Document { root, diagnostics })
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> &Tok {
+impl<'t> Parser<'t> {
+    fn peek(&self) -> &Tok<'t> {
         &self.toks[self.pos].tok
     }
 
-    fn peek_at(&self, n: usize) -> &Tok {
+    fn peek_at(&self, n: usize) -> &Tok<'t> {
         let i = (self.pos + n).min(self.toks.len() - 1);
         &self.toks[i].tok
     }
@@ -97,12 +99,19 @@ impl Parser<'_> {
         self.toks[self.pos].span
     }
 
-    fn bump(&mut self) -> Token {
+    fn bump(&mut self) -> Token<'t> {
         let t = self.toks[self.pos].clone();
+        self.advance();
+        t
+    }
+
+    /// Moves past the current token without copying it.
+    fn advance(&mut self) -> Span {
+        let span = self.toks[self.pos].span;
         if self.pos < self.toks.len() - 1 {
             self.pos += 1;
         }
-        t
+        span
     }
 
     fn is_punct(&self, c: u8) -> bool {
@@ -113,7 +122,7 @@ impl Parser<'_> {
         self.peek().describe()
     }
 
-    fn expect(&mut self, c: u8, what: &str) -> Res<Token> {
+    fn expect(&mut self, c: u8, what: &str) -> Res<Token<'t>> {
         if self.is_punct(c) {
             Ok(self.bump())
         } else {
@@ -126,13 +135,13 @@ impl Parser<'_> {
 
     fn skip_nl(&mut self) {
         while *self.peek() == Tok::Nl {
-            self.bump();
+            self.advance();
         }
     }
 
     fn skip_separators(&mut self) {
         while matches!(self.peek(), Tok::Nl | Tok::Punct(b';')) {
-            self.bump();
+            self.advance();
         }
     }
 
@@ -163,7 +172,7 @@ impl Parser<'_> {
         let root = self.body()?;
         self.skip_separators();
         if *self.peek() != Tok::Eof {
-            let what = if matches!(self.peek(), Tok::Ident(s) if s == "class") {
+            let what = if matches!(self.peek(), Tok::Ident(s) if *s == "class") {
                 "a class definition after the data; classes must come first"
             } else {
                 "more data after the value; a TRON document holds one value or one set of `key: value` lines"
@@ -179,7 +188,7 @@ impl Parser<'_> {
     /// header = [ classdef , { hsep , classdef } ], with
     /// hsep = ( NL | ";" ) , { NL | ";" }
     fn header(&mut self) -> Res<()> {
-        while matches!(self.peek(), Tok::Ident(s) if s == "class") {
+        while matches!(self.peek(), Tok::Ident(s) if *s == "class") {
             self.classdef()?;
             match self.peek() {
                 Tok::Nl | Tok::Punct(b';') | Tok::Eof => self.skip_separators(),
@@ -199,7 +208,7 @@ impl Parser<'_> {
 
     /// classdef = "class" , NAME , [ "(" , NAME , ")" ] , ":" , proplist
     fn classdef(&mut self) -> Res<()> {
-        self.bump();
+        self.advance();
         let Some(name) = self.name_at(0).map(str::to_owned) else {
             return Err(error(
                 self.span(),
@@ -209,17 +218,17 @@ impl Parser<'_> {
                 ),
             ));
         };
-        let name_span = self.bump().span;
+        let name_span = self.advance();
         let mut props = Vec::new();
         if self.is_punct(b'(') {
-            self.bump();
+            self.advance();
             let Some(parent) = self.name_at(0).map(str::to_owned) else {
                 return Err(error(
                     self.span(),
                     format!("expected the parent class's name, found {}", self.found()),
                 ));
             };
-            let parent_span = self.bump().span;
+            let parent_span = self.advance();
             match self.classes.get(&parent) {
                 Some(c) => props.extend(c.props.iter().cloned()),
                 None => {
@@ -254,7 +263,12 @@ impl Parser<'_> {
                 format!("class `{name}` is defined twice (the reference parsers silently keep the last one)"),
             ));
         }
-        self.classes.insert(name, Class { props });
+        self.classes.insert(
+            name,
+            Class {
+                props: props.into(),
+            },
+        );
         Ok(())
     }
 
@@ -278,12 +292,12 @@ impl Parser<'_> {
             if !self.continues_after_nl() {
                 return Ok(props);
             }
-            self.bump();
+            self.advance();
         }
         loop {
             let t = self.bump();
             match t.tok {
-                Tok::Ident(s) if !is_keyword(&s) => props.push((s, t.span)),
+                Tok::Ident(s) if !is_keyword(s) => props.push((s.to_owned(), t.span)),
                 Tok::Str(s) => props.push((s, t.span)),
                 _ => {
                     // Not a property name: give it back and let the caller
@@ -293,13 +307,13 @@ impl Parser<'_> {
                 }
             }
             if self.is_punct(b',') {
-                self.bump();
+                self.advance();
                 if self.is_propname_at(0) {
                     continue;
                 }
             }
             if self.continues_after_nl() {
-                self.bump();
+                self.advance();
                 continue;
             }
             return Ok(props);
@@ -320,7 +334,7 @@ impl Parser<'_> {
         let t = self.bump();
         match t.tok {
             Tok::Str(s) => Ok((s, t.span)),
-            Tok::Ident(s) if !is_keyword(&s) => Ok((s, t.span)),
+            Tok::Ident(s) if !is_keyword(s) => Ok((s.to_owned(), t.span)),
             other => {
                 self.pos -= 1;
                 Err(error(
@@ -370,7 +384,7 @@ impl Parser<'_> {
             self.skip_nl();
             let mut sep = saw_nl;
             if self.is_punct(b',') {
-                self.bump();
+                self.advance();
                 self.skip_nl();
                 sep = true;
             }
@@ -408,33 +422,41 @@ impl Parser<'_> {
 
     /// value = "null" | "true" | "false" | NUMBER | STRING | array | object | instance
     fn value(&mut self) -> Res<Node> {
-        let t = self.bump();
-        let kind = match &t.tok {
-            Tok::Ident(s) if s == "null" => Kind::Null,
-            Tok::Ident(s) if s == "true" => Kind::Bool(true),
-            Tok::Ident(s) if s == "false" => Kind::Bool(false),
-            Tok::Num(n) => Kind::Number(n.clone()),
-            Tok::Str(s) => Kind::String(s.clone()),
-            Tok::Punct(b'[') => return self.array(t.span),
-            Tok::Punct(b'{') => return self.object(t.span),
-            Tok::Ident(s) if !is_keyword(s) => return self.instance(s.clone(), t.span),
-            other => {
-                return Err(error(
-                    t.span,
-                    format!("expected a value, found {}", other.describe()),
-                ))
-            }
+        // A value's string is moved out of its token: nothing reads a token
+        // again once it was taken as a value (backtracking only goes back
+        // over line feeds and commas).
+        let span = self.toks[self.pos].span;
+        let simple = match &mut self.toks[self.pos].tok {
+            Tok::Str(s) => Some(Kind::String(std::mem::take(s))),
+            Tok::Num(n) => Some(Kind::Number((*n).to_owned())),
+            Tok::Ident("null") => Some(Kind::Null),
+            Tok::Ident("true") => Some(Kind::Bool(true)),
+            Tok::Ident("false") => Some(Kind::Bool(false)),
+            _ => None,
         };
-        Ok(Node { span: t.span, kind })
+        if let Some(kind) = simple {
+            self.advance();
+            return Ok(Node { span, kind });
+        }
+        let t = self.bump();
+        match &t.tok {
+            Tok::Punct(b'[') => self.array(t.span),
+            Tok::Punct(b'{') => self.object(t.span),
+            Tok::Ident(s) if !is_keyword(s) => self.instance(s, t.span),
+            other => Err(error(
+                t.span,
+                format!("expected a value, found {}", other.describe()),
+            )),
+        }
     }
 
     /// After an item of a bracketed list: line feeds, then `,` (consumed)
     /// or the closing bracket (left for the caller, which also ends the
     /// list after a trailing comma).
-    fn after_item(&mut self, close: u8, what: &str) -> Res<()> {
+    fn after_item(&mut self, close: u8, what: &dyn Fn() -> String) -> Res<()> {
         self.skip_nl();
         if self.is_punct(b',') {
-            self.bump();
+            self.advance();
             Ok(())
         } else if self.is_punct(close) {
             Ok(())
@@ -442,8 +464,9 @@ impl Parser<'_> {
             Err(error(
                 self.span(),
                 format!(
-                    "expected `,` or `{}` in {what}, found {}",
+                    "expected `,` or `{}` in {}, found {}",
                     close as char,
+                    what(),
                     self.found()
                 ),
             ))
@@ -460,9 +483,9 @@ impl Parser<'_> {
                 break;
             }
             items.push(self.value()?);
-            self.after_item(b']', "the array")?;
+            self.after_item(b']', &|| "the array".into())?;
         }
-        let close = self.bump().span;
+        let close = self.advance();
         self.depth -= 1;
         Ok(Node {
             span: Span::new(open.start, close.end),
@@ -494,9 +517,9 @@ impl Parser<'_> {
                 },
                 "key",
             )?;
-            self.after_item(b'}', "the object")?;
+            self.after_item(b'}', &|| "the object".into())?;
         }
-        let close = self.bump().span;
+        let close = self.advance();
         self.depth -= 1;
         Ok(Node {
             span: Span::new(open.start, close.end),
@@ -505,8 +528,8 @@ impl Parser<'_> {
     }
 
     /// instance = NAME , "(" , args , ")"
-    fn instance(&mut self, name: String, name_span: Span) -> Res<Node> {
-        let Some(props) = self.classes.get(&name).map(|c| c.props.clone()) else {
+    fn instance(&mut self, name: &str, name_span: Span) -> Res<Node> {
+        let Some(props) = self.classes.get(name).map(|c| std::rc::Rc::clone(&c.props)) else {
             return Err(error(
                 name_span,
                 format!(
@@ -514,23 +537,26 @@ impl Parser<'_> {
                 ),
             ));
         };
-        if !self.is_punct(b'(') {
+        if !self.is_punct(b'(') || self.toks[self.pos].nl_before {
+            let found = if self.is_punct(b'(') {
+                Tok::Nl.describe()
+            } else {
+                self.found()
+            };
             return Err(error(
                 self.span(),
-                format!(
-                    "expected `(` right after `{name}` (on the same line), found {}",
-                    self.found()
-                ),
+                format!("expected `(` right after `{name}` (on the same line), found {found}",),
             ));
         }
-        self.bump();
+        self.advance();
         self.enter()?;
         // args = positional , [ "," , named ] , [ "," ] | named , [ "," ]
         // positional = value , { "," , value }
         // named = namedarg , { "," , namedarg }
-        let mut slots: Vec<Option<(Span, Node)>> = vec![None; props.len()];
-        let mut positional = 0;
-        let mut named_seen = false;
+        // Positional arguments (the usual case) go straight into the
+        // members; slots are made only once a named argument appears.
+        let mut members: Vec<Member> = Vec::with_capacity(props.len());
+        let mut slots: Option<Vec<Option<(Span, Node)>>> = None;
         loop {
             self.skip_nl();
             if self.is_punct(b')') {
@@ -539,7 +565,7 @@ impl Parser<'_> {
             // namedarg = propname , "=" , value
             if self.is_propname_at(0) && *self.peek_at(1) == Tok::Punct(b'=') {
                 let (prop, span) = self.key()?;
-                self.bump();
+                self.advance();
                 self.skip_nl();
                 let value = self.value()?;
                 let Some(i) = props.iter().position(|p| *p == prop) else {
@@ -551,20 +577,26 @@ impl Parser<'_> {
                         ),
                     ));
                 };
+                let slots = slots.get_or_insert_with(|| {
+                    let mut v: Vec<Option<(Span, Node)>> = (0..props.len()).map(|_| None).collect();
+                    for (k, m) in members.drain(..).enumerate() {
+                        v[k] = Some((m.key_span, m.value));
+                    }
+                    v
+                });
                 if slots[i].is_some() {
                     return Err(error(span, format!("`{prop}` is given twice")));
                 }
                 slots[i] = Some((span, value));
-                named_seen = true;
             } else {
                 let value = self.value()?;
-                if named_seen {
+                if slots.is_some() {
                     return Err(error(
                         value.span,
                         "positional argument after named ones; expected `name=value`",
                     ));
                 }
-                if positional >= props.len() {
+                if members.len() >= props.len() {
                     return Err(error(
                         value.span,
                         format!(
@@ -574,18 +606,23 @@ impl Parser<'_> {
                         ),
                     ));
                 }
-                slots[positional] = Some((value.span, value));
-                positional += 1;
+                members.push(Member {
+                    key: props[members.len()].clone(),
+                    key_span: value.span,
+                    value,
+                });
             }
-            self.after_item(b')', &format!("the arguments of `{name}`"))?;
+            self.after_item(b')', &|| format!("the arguments of `{name}`"))?;
         }
-        let close = self.bump().span;
+        let close = self.advance();
         self.depth -= 1;
-        let missing: Vec<String> = props
-            .iter()
-            .zip(&slots)
-            .filter(|(_, s)| s.is_none())
-            .map(|(p, _)| p.clone())
+        let filled = |k: usize| match &slots {
+            Some(s) => s[k].is_some(),
+            None => k < members.len(),
+        };
+        let missing: Vec<String> = (0..props.len())
+            .filter(|&k| !filled(k))
+            .map(|k| props[k].clone())
             .collect();
         if !missing.is_empty() {
             return Err(error(
@@ -596,17 +633,19 @@ impl Parser<'_> {
                 ),
             ));
         }
-        let members = props
-            .into_iter()
-            .zip(slots)
-            .filter_map(|(key, slot)| {
-                slot.map(|(key_span, value)| Member {
-                    key,
-                    key_span,
-                    value,
+        if let Some(slots) = slots {
+            members = props
+                .iter()
+                .zip(slots)
+                .filter_map(|(key, slot)| {
+                    slot.map(|(key_span, value)| Member {
+                        key: key.clone(),
+                        key_span,
+                        value,
+                    })
                 })
-            })
-            .collect();
+                .collect();
+        }
         Ok(Node {
             span: Span::new(name_span.start, close.end),
             kind: Kind::Object(members),

@@ -46,7 +46,16 @@ impl DocKind {
 fn parse(text: &str, syntax: Syntax) -> Result<ace_jsonspan::Document, Diagnostic> {
     match syntax {
         Syntax::Json => ace_jsonspan::parse(text),
-        Syntax::Tron => ace_tron::parse(text, &ace_tron::Options::default()),
+        // A playbook of a million entries is a few hundred megabytes; the
+        // parser's default (vAgenda's Go API: 10 MiB) is for untrusted
+        // network input, not for files a user points us at.
+        Syntax::Tron => ace_tron::parse(
+            text,
+            &ace_tron::Options {
+                max_size: 1 << 30,
+                ..ace_tron::Options::default()
+            },
+        ),
     }
 }
 
