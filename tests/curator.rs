@@ -1,18 +1,11 @@
 //! The curator variant: AGENTS.md bullets and playbook.yaml, over our own
 //! fixtures and, when ACE_CORPUS is set, over every real file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ace_io::Format;
 use ace_model::{Entry, Playbook};
-use ace_tests::{corpus_dir, corpus_files};
-
-fn fixture(rel: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use ace_tests::{corpus_dir, corpus_files, fixture};
 
 fn codes(diags: &[ace_model::Diagnostic]) -> Vec<&'static str> {
     diags.iter().map(|d| d.code).collect()

@@ -3,22 +3,11 @@
 //! over every real file.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use ace_io::Format;
 use ace_model::{Diagnostic, Playbook, Severity};
-use ace_tests::{corpus_dir, corpus_files};
-
-fn fixture_path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel)
-}
-
-fn fixture(rel: &str) -> String {
-    let path = fixture_path(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use ace_tests::{corpus_dir, corpus_files, fixture};
 
 fn read(text: &str) -> ace_io::Parsed {
     ace_io::read(Format::SkillJson, text).unwrap_or_else(|d| panic!("{d}"))

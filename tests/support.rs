@@ -26,3 +26,16 @@ pub fn corpus_files(dir: &std::path::Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// A file of our own fixtures (`tests/fixtures/REL`).
+pub fn fixture_path(rel: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// The text of a fixture; a missing one fails the test with its path.
+pub fn fixture(rel: &str) -> String {
+    let path = fixture_path(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}

@@ -5,19 +5,8 @@ use std::path::{Path, PathBuf};
 
 use ace_io::{Format, WriteOptions};
 use ace_model::{Diagnostic, Severity};
-use ace_tests::{corpus_dir, corpus_files};
+use ace_tests::{corpus_dir, corpus_files, fixture};
 use serde_json::Value;
-
-fn fixture_path(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(rel)
-}
-
-fn fixture(rel: &str) -> String {
-    let path = fixture_path(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 fn read(format: Format, text: &str) -> ace_io::Parsed {
     ace_io::read(format, text).unwrap_or_else(|e| panic!("{e}"))

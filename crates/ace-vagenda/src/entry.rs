@@ -9,6 +9,7 @@
 use ace_model::{mapping, Confidence, Entry, Evidence, Span, Status};
 use serde_json::{Map, Number, Value};
 
+use crate::types::Ty;
 use crate::ACE_TOOLS_KEY;
 
 fn string_list(v: &Value) -> Option<Vec<String>> {
@@ -144,28 +145,11 @@ fn restore(e: &mut Entry, tools: &Map<String, Value>) {
     }
 }
 
-/// The fields an ACE entry writes itself; an `extra` key with one of these
-/// names goes into `metadata.aceTools.extra` instead.
-const OWN: [&str; 18] = [
-    "id",
-    "kind",
-    "title",
-    "text",
-    "tags",
-    "evidence",
-    "confidence",
-    "helpfulCount",
-    "harmfulCount",
-    "feedbackType",
-    "createdAt",
-    "updatedAt",
-    "status",
-    "deprecatedReason",
-    "supersedes",
-    "supersededBy",
-    "duplicateOf",
-    "metadata",
-];
+/// The fields an ACE entry writes itself (the schema's, in its order); an
+/// `extra` key with one of these names goes into `metadata.aceTools.extra`.
+fn own_fields() -> &'static [&'static str] {
+    Ty::PlaybookEntry.typed()
+}
 
 /// The kind an entry is written with, and whether it is the entry's own.
 pub fn kind_of(e: &Entry, section_kind: &str) -> (String, bool) {
@@ -316,7 +300,7 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
     for (k, v) in &e.extra {
         match k.as_str() {
             "feedbackType" | "metadata" => {}
-            k2 if OWN.contains(&k2) || k2 == ACE_TOOLS_KEY => {
+            k2 if own_fields().contains(&k2) || k2 == ACE_TOOLS_KEY => {
                 colliding.insert(k.clone(), v.clone());
             }
             _ => {
@@ -360,7 +344,7 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
 fn reorder(m: Map<String, Value>) -> Map<String, Value> {
     let mut out = Map::new();
     let mut m = m;
-    for k in OWN {
+    for &k in own_fields() {
         if let Some(v) = m.shift_remove(k) {
             out.insert(k.into(), v);
         }
