@@ -389,3 +389,25 @@ fn every_corpus_document_rewrites_to_itself() {
 fn drop_typed_nulls_for_compare(v: &mut Value) {
     ace_vagenda::drop_absent_nulls(v);
 }
+
+#[test]
+fn corpus_markdown_playbooks_survive_a_trip_through_vagenda() {
+    let Some(dir) = corpus_dir("markdown-playbook") else {
+        return;
+    };
+    let files = corpus_files(&dir);
+    assert!(files.len() >= 10, "{} files", files.len());
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let pb = read(Format::Markdown, &text).playbook;
+        let mid = ace_io::write(Format::VagendaJson, &pb).unwrap().text;
+        let schema_findings: Vec<Diagnostic> = validate(Format::VagendaJson, &mid)
+            .into_iter()
+            .filter(|d| matches!(d.code, "ACE048" | "ACE049" | "ACE050" | "ACE051" | "ACE052"))
+            .collect();
+        assert_eq!(schema_findings, [], "{}", path.display());
+        let mut back = read(Format::VagendaJson, &mid).playbook;
+        back.extra.shift_remove(ace_vagenda::LAYOUT_KEY);
+        assert_eq!(back, pb, "{}", path.display());
+    }
+}
