@@ -152,7 +152,7 @@ fn own_fields() -> &'static [&'static str] {
 }
 
 /// The kind an entry is written with, and whether it is the entry's own.
-pub fn kind_of(e: &Entry, section_kind: &str) -> (String, bool) {
+fn kind_of(e: &Entry, section_kind: &str) -> (String, bool) {
     match &e.kind {
         Some(k) if mapping::KINDS.contains(&k.as_str()) => (k.clone(), true),
         _ => (section_kind.to_owned(), false),

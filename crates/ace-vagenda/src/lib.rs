@@ -49,12 +49,3 @@ pub enum Syntax {
     Json,
     Tron,
 }
-
-impl Syntax {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Syntax::Json => "json",
-            Syntax::Tron => "tron",
-        }
-    }
-}

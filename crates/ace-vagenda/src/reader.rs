@@ -59,13 +59,13 @@ fn parse(text: &str, syntax: Syntax) -> Result<ace_jsonspan::Document, Diagnosti
     }
 }
 
+const NOT_AN_OBJECT: &str =
+    "expected an object (a vAgenda document, a PlaybookPatch or a playbook)";
+
 /// What `value` is, or why it is none of the shapes ace-tools reads.
 fn classify(value: &Value) -> Result<DocKind, String> {
     let Value::Object(m) = value else {
-        return Err(format!(
-            "expected an object (a vAgenda document, a PlaybookPatch or a playbook), found {}",
-            type_name(value)
-        ));
+        return Err(NOT_AN_OBJECT.into());
     };
     if m.contains_key("vBRIEFInfo") {
         return Err("this is a vBRIEF 0.5 document (`vBRIEFInfo`); ace-tools reads vAgenda 0.2/0.3 and vContext 0.4, and vBRIEF has no playbook".into());
@@ -114,17 +114,6 @@ fn classify(value: &Value) -> Result<DocKind, String> {
         Ok(DocKind::Entry)
     } else {
         Err("expected `vAgendaInfo` or `vContextInfo` (a document), `operations` (a PlaybookPatch) or `entries` (a playbook)".into())
-    }
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -225,6 +214,11 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
     let kind = match classify(&raw) {
         Ok(k) => k,
         Err(msg) => {
+            let msg = if root.members().is_none() {
+                format!("{msg}, found {}", root.type_name())
+            } else {
+                msg
+            };
             diags.push(Diagnostic::new(&rules::VAGENDA_DIALECT, root.span, msg));
             return Ok(ReadOutput {
                 playbook: Playbook::default(),
@@ -285,8 +279,7 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
         // simply holds no advice.
         let mut skeleton = value.clone();
         drop_layout_fields(&mut skeleton, container.as_deref());
-        pb.extra
-            .insert(LAYOUT_KEY.into(), layout(&kind, skeleton, None, Shape::Ace));
+        pb.extra.insert(LAYOUT_KEY.into(), layout(skeleton, None));
         read_container(&value, container.as_deref(), &mut pb);
         return Ok(ReadOutput {
             playbook: pb,
@@ -326,13 +319,13 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
                         pb.entries.push(entry::read(m, span));
                         derive_from.push(entry::kind_for_derivation(m).map(str::to_owned));
                     }
-                    other => diags.push(Diagnostic::new(
+                    _ => diags.push(Diagnostic::new(
                         &rules::ACE_SCHEMA,
                         span.unwrap_or(pb_node.span),
                         format!(
                             "entry #{} is {}, expected an object; it is not read",
                             i + 1,
-                            type_name(other)
+                            nodes.get(i).map_or("not an object", Node::type_name)
                         ),
                     )),
                 }
@@ -383,10 +376,8 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
         p.shift_remove(ACE_TOOLS_KEY);
     }
     drop_layout_fields(&mut skeleton, container.as_deref());
-    pb.extra.insert(
-        LAYOUT_KEY.into(),
-        layout(&kind, skeleton, metrics_basis, shape),
-    );
+    pb.extra
+        .insert(LAYOUT_KEY.into(), layout(skeleton, metrics_basis));
     Ok(ReadOutput {
         playbook: pb,
         diagnostics: diags,
@@ -402,12 +393,11 @@ fn drop_layout_fields(skeleton: &mut Value, container: Option<&str>) {
     }
 }
 
-fn layout(kind: &DocKind, document: Value, metrics_basis: Option<Value>, shape: Shape) -> Value {
+/// What the writer needs to put the entries back: the document, and what
+/// the metrics were computed from. The shape and container are read off
+/// the document again.
+fn layout(document: Value, metrics_basis: Option<Value>) -> Value {
     let mut m = Map::new();
-    m.insert("kind".into(), Value::String(kind.describe().into()));
-    if let Shape::Events(key) = shape {
-        m.insert("events".into(), Value::String(key.into()));
-    }
     m.insert("document".into(), document);
     if let Some(b) = metrics_basis {
         m.insert("metricsBasis".into(), b);
