@@ -138,7 +138,7 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 fn bench() -> Result<(), String> {
     println!("building release binaries ...");
     let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--quiet", "-p", "ace-cli"])
+        .args(["build", "--release", "--quiet", "-p", "ace-tools"])
         .current_dir(root())
         .status()
         .map_err(|e| e.to_string())?;

@@ -483,6 +483,127 @@ pub fn validate_skill_delta(text: &str, playbook: Option<&Playbook>) -> Vec<Diag
     ace_skill::check_delta(text, playbook).unwrap_or_else(|d| vec![d])
 }
 
+/// What a JSON file holds when it is seed 001's curator JSON (AceDelta
+/// objects, the curator's input or output) rather than a playbook.
+pub fn curator_document(format: Format, text: &str) -> Option<ace_curator::DocumentKind> {
+    if !matches!(format, Format::SkillJson | Format::Json) {
+        return None;
+    }
+    ace_curator::sniff(text)
+}
+
+/// Every finding for seed 001's curator JSON, with `add` hashes checked
+/// against `playbook` when given.
+pub fn validate_curator(
+    text: &str,
+    playbook: Option<&Playbook>,
+    opts: &ace_curator::Options,
+) -> Vec<Diagnostic> {
+    ace_curator::check(text, playbook, opts).unwrap_or_else(|d| vec![d])
+}
+
+/// The vAgenda document `sequence` a playbook was read with, if any.
+pub fn document_sequence(pb: &Playbook) -> Option<i64> {
+    ace_vagenda::document_sequence(pb)
+}
+
+/// Whether a file found by walking a directory is an ACE artifact: by its
+/// name (AGENTS.md, playbook.yaml, playbook.json, `.tron`) or, for `.md`,
+/// `.txt`, `.json` and `.yaml`, by what its first 64 KiB hold. Unreadable
+/// files are not ACE files; named on the command line, they are still read
+/// and their error reported.
+pub fn recognise(path: &Path) -> bool {
+    let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+        return false;
+    };
+    let lower = file.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "agents.md"
+            | "agent.md"
+            | "agents.archive.md"
+            | "playbook.yaml"
+            | "playbook.yml"
+            | "playbook.json"
+    ) {
+        return true;
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if !matches!(
+        ext.as_str(),
+        "md" | "markdown" | "txt" | "json" | "yaml" | "yml" | "tron"
+    ) {
+        return false;
+    }
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(1 << 16);
+    if (&mut f).take(1 << 16).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&head);
+    match ext.as_str() {
+        "md" | "markdown" | "txt" => text.contains("[Bullet #") || text.lines().any(is_entry_line),
+        "json" => {
+            ace_model::json::sniff(&text)
+                || [
+                    "\"vAgendaInfo\"",
+                    "\"vContextInfo\"",
+                    "\"helpful_count\"",
+                    "\"new_bullets\"",
+                    "\"proposed_deltas\"",
+                    "\"clean_delta\"",
+                    "\"deltas\"",
+                    "\"operations\"",
+                    "\"bullets\"",
+                ]
+                .iter()
+                .any(|k| text.contains(k))
+                || ace_curator::sniff(&text).is_some()
+                || is_vagenda_patch(&text)
+        }
+        "tron" => [
+            "vAgendaInfo",
+            "vContextInfo",
+            "playbook",
+            "operations",
+            "entries",
+        ]
+        .iter()
+        .any(|k| text.contains(k)),
+        _ => text
+            .lines()
+            .any(|l| l.starts_with("sections:") || l.starts_with("entries:")),
+    }
+}
+
+/// `[str-00001]`, `- [calc-014]`: a line that starts like a seed-000 entry.
+fn is_entry_line(line: &str) -> bool {
+    let l = line.trim_start();
+    let l = l
+        .strip_prefix("- ")
+        .or_else(|| l.strip_prefix("* "))
+        .unwrap_or(l);
+    let Some(rest) = l.strip_prefix('[') else {
+        return false;
+    };
+    let Some((id, _)) = rest.split_once(']') else {
+        return false;
+    };
+    let Some((prefix, num)) = id.split_once('-') else {
+        return false;
+    };
+    !prefix.is_empty()
+        && prefix.bytes().all(|b| b.is_ascii_alphabetic())
+        && !num.is_empty()
+        && num.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The curator's `playbook.yaml` beside an AGENTS.md, if there is one.
 pub fn sections_beside(format: Format, input: &Path) -> Option<PathBuf> {
     if format != Format::AgentsMd {

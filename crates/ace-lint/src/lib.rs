@@ -5,6 +5,11 @@ use std::collections::HashMap;
 
 use ace_model::{ids, rules, Diagnostic, Entry, Playbook, Span};
 
+pub mod history;
+mod quality;
+
+pub use quality::EVIDENCE_TYPES;
+
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Seed 000's curation rule prunes when `harmful > helpful + threshold`.
@@ -15,6 +20,16 @@ pub struct Options {
     pub prefixes: bool,
     /// Report seed 001's deprecation rule, `harmful > helpful`.
     pub deprecation: bool,
+    /// Seed 000's anti-patterns: vague content, secrets, one-off specifics.
+    pub quality: bool,
+    /// ACE056: content with fewer words is too vague.
+    pub vague_words: usize,
+    /// ACE061: word similarity above which two entries are likely duplicates.
+    pub similarity: f64,
+    /// ACE061: tag overlap above which two entries are compared.
+    pub tag_overlap: f64,
+    /// ACE072: confidence at or above which self-reported entries are reported.
+    pub self_report_confidence: f64,
 }
 
 impl Default for Options {
@@ -24,6 +39,11 @@ impl Default for Options {
             id_shape: true,
             prefixes: true,
             deprecation: false,
+            quality: true,
+            vague_words: 4,
+            similarity: 0.8,
+            tag_overlap: 0.7,
+            self_report_confidence: 0.8,
         }
     }
 }
@@ -36,7 +56,7 @@ const SEED_PREFIXES: [(&str, &str); 4] = [
     ("dom", "domain_knowledge"),
 ];
 
-fn span(e: &Entry) -> Span {
+pub(crate) fn span(e: &Entry) -> Span {
     e.origin.0.unwrap_or_default()
 }
 
@@ -47,6 +67,18 @@ pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
         prefixes(pb, &mut out);
     }
     duplicate_content(pb, &mut out);
+    for e in &pb.entries {
+        if opts.quality {
+            quality::vague(e, opts, &mut out);
+            quality::secrets(e, &mut out);
+            quality::one_off(e, &mut out);
+        }
+        quality::tags(e, &mut out);
+        quality::evidence(e, &mut out);
+        quality::quarantine(e, &mut out);
+        quality::self_report(e, opts, &mut out);
+    }
+    quality::likely_duplicates(pb, opts, &mut out);
     out.sort_by_key(|d| (d.span.start, d.code));
     out
 }
@@ -242,9 +274,16 @@ mod tests {
         e
     }
 
+    /// The structural rules only: the content-quality rules and seed 004's
+    /// quarantine note have their own tests below.
+    fn structural(d: &Diagnostic) -> bool {
+        !matches!(d.code, "ACE056" | "ACE057" | "ACE058" | "ACE062")
+    }
+
     fn codes(pb: &Playbook) -> Vec<(&'static str, String)> {
         lint(pb, &Options::default())
             .into_iter()
+            .filter(structural)
             .map(|d| (d.code, d.message))
             .collect()
     }
@@ -301,6 +340,99 @@ mod tests {
     }
 
     #[test]
+    fn content_quality_and_quarantine() {
+        let s = "strategies_and_insights";
+        let found = |content: &str, helpful, harmful| -> Vec<&'static str> {
+            let pb = Playbook {
+                entries: vec![entry("str-00001", s, content, helpful, harmful)],
+                ..Playbook::default()
+            };
+            lint(&pb, &Options::default())
+                .into_iter()
+                .map(|d| d.code)
+                .collect()
+        };
+        let good = "Reproduce the failure with a test before changing the code";
+        assert!(found(good, 2, 0).is_empty());
+        assert_eq!(found("Be careful!", 1, 0), ["ACE056"]);
+        assert_eq!(found("Check your work", 1, 0), ["ACE056"]);
+        assert_eq!(found("Verify types first", 1, 0), ["ACE056"]);
+        assert_eq!(
+            found("The API key was abc123 for the staging service", 1, 0),
+            ["ACE057"]
+        );
+        assert_eq!(
+            found(
+                "Use token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for pushes",
+                1,
+                0
+            ),
+            ["ACE057"]
+        );
+        assert!(found("Refresh the auth token when it is expired", 1, 0).is_empty());
+        assert_eq!(
+            found(
+                "Rerun job 3f1c2a9e-8b7d-4c6e-9f10-2a3b4c5d6e7f when it flakes",
+                1,
+                0
+            ),
+            ["ACE058"]
+        );
+        assert_eq!(
+            found("Logs live in /home/alice/run/logs on the build box", 1, 0),
+            ["ACE058"]
+        );
+        assert_eq!(found(good, 1, 1), ["ACE062"]);
+        assert!(found(good, 0, 0).is_empty(), "no signal, no quarantine");
+    }
+
+    #[test]
+    fn tags_evidence_self_report_and_likely_duplicates() {
+        let mut a = entry(
+            "a",
+            "s",
+            "Retry git push with exponential backoff on network errors",
+            1,
+            0,
+        );
+        a.tags = Some(vec!["git.push".into(), "retry".into(), "network".into()]);
+        let mut b = a.clone();
+        b.id = "b".into();
+        b.content = "Retry a git push with exponential backoff on network errors".into();
+        let mut c = entry(
+            "c",
+            "s",
+            "Validate JSON files against their schema before committing",
+            1,
+            0,
+        );
+        c.tags = Some(vec!["Git Push".into(), "json".into()]);
+        c.evidence = Some(vec![ace_model::Evidence::Ref(ace_model::EvidenceRef {
+            kind: Some("hunch".into()),
+            ..Default::default()
+        })]);
+        c.confidence = Some(ace_model::Confidence::Score(
+            serde_json::Number::from_f64(0.9).unwrap(),
+        ));
+        c.extra.insert("feedbackType".into(), "selfReport".into());
+        let pb = Playbook {
+            entries: vec![a, b, c],
+            ..Playbook::default()
+        };
+        let opts = Options {
+            id_shape: false,
+            ..Options::default()
+        };
+        let found: Vec<_> = lint(&pb, &opts).into_iter().map(|d| d.code).collect();
+        assert_eq!(found, ["ACE059", "ACE060", "ACE061", "ACE072"]);
+        let loose = Options {
+            similarity: 0.95,
+            ..opts
+        };
+        assert!(!lint(&pb, &loose).iter().any(|d| d.code == "ACE061"));
+    }
+
+    #[test]
     fn minority_prefix_in_a_section() {
         let pb = Playbook {
             entries: vec![
@@ -333,7 +465,11 @@ mod tests {
             ],
             ..Playbook::default()
         };
-        let found: Vec<_> = lint(&pb, &curator).into_iter().map(|d| d.code).collect();
+        let found: Vec<_> = lint(&pb, &curator)
+            .into_iter()
+            .filter(structural)
+            .map(|d| d.code)
+            .collect();
         assert_eq!(found, ["ACE029"]);
         assert!(codes(&pb).iter().all(|(c, _)| *c != "ACE029"));
     }

@@ -213,6 +213,69 @@ rules! {
     VAGENDA_DIALECT = "ACE055" "vagenda-dialect" Diagnostic Error "ace-tools"
         summary: "The document is not a vAgenda/vContext document ace-tools can read."
         doc: "Accepted: a root with `vAgendaInfo` or `vContextInfo` at version 0.2, 0.3 or 0.4 and one container (`todoList`, `plan`, or from 0.3 a standalone `playbook`), a standalone PlaybookPatch, or a playbook fragment. vBRIEF 0.5 (`vBRIEFInfo`), the pre-ACE draft with `strategies` and `learnings`, and documents with no container are reported here with what was found.";
+    VAGUE_CONTENT = "ACE056" "vague-content" Diagnostic Warning "seed 000"
+        summary: "The entry is too short or too generic to guide anyone."
+        doc: "Seed 000 lists \"Be careful\", \"Think before acting\" and \"Check your work\" as entries not to add: they are obvious and give a model nothing to act on. Reported when the content has fewer words than the threshold (4 by default; `vague-words` in `ace.toml`) or is one of the stock generic phrases. Say what to do, when, and why.";
+    SECRET_IN_CONTENT = "ACE057" "secret-in-content" Diagnostic Error "seed 000"
+        summary: "The content holds what looks like a credential: an API key, token, password or private key."
+        doc: "Seed 000's anti-patterns include \"The API key was abc123\": a playbook is shared with every agent run and often committed, so a secret in it is leaked. Reported for well-known key shapes (AWS `AKIA...`, GitHub `ghp_...`, Slack `xox...`, OpenAI/Anthropic `sk-...`, Google `AIza...`, JWTs, PEM private keys) and for a key, token, password or secret word followed by a value. Remove the value and rotate the credential; write the lesson without it.";
+    ONE_OFF_SPECIFIC = "ACE058" "one-off-specific" Diagnostic Warning "seed 000"
+        summary: "The content is tied to one occurrence: a UUID, a hash, a home directory, an IP or e-mail address, a timestamp."
+        doc: "Seed 000 asks for entries that generalise (\"Not generalizable\" is an anti-pattern). Values that identify one run, one machine or one person (UUIDs, long hexadecimal hashes, `/home/<user>` paths, IP and e-mail addresses, full timestamps) suggest the entry records an incident rather than a lesson. Replace the value by what it stands for.";
+    TAG_TAXONOMY = "ACE059" "tag-taxonomy" Diagnostic Warning "seed 003"
+        summary: "A tag is not lower-case and dotted (`tool.edit`, `api.github.ratelimit`)."
+        doc: "Seed 003's tag taxonomy is hierarchical: lower-case segments of letters, digits, `_` or `-`, joined by dots (`git.push`, `error_handling`). Tags in another shape (`Git Push`, `tool/edit`, `a..b`) do not match the tags retrieval asks for. The message gives the normalised form.";
+    EVIDENCE_TYPE = "ACE060" "evidence-type" Diagnostic Warning "seed 003"
+        summary: "An evidence record has a type seed 003 does not define."
+        doc: "Seed 003 grades evidence by type: `execution`, `validation` and `test_result` are high confidence, `user_feedback` and `documentation` medium, `low_confidence` low, and the bullet schema adds `error_log`. Another type cannot be graded. Use one of these seven.";
+    LIKELY_DUPLICATE = "ACE061" "likely-duplicate" Diagnostic Warning "seed 003"
+        summary: "Two entries say nearly the same thing under nearly the same tags."
+        doc: "Seed 003's curator merges bullets whose title and content are similar (over 80%) and whose tags overlap by more than 70%. Similarity here is lexical: the Jaccard index of the word sets of title and content; tag overlap is the Jaccard index of the tag sets. Both thresholds can be set in `ace.toml` (`similarity`, `tag-overlap`). Exact duplicates are ACE008. Merge the two, keeping the older id.";
+    QUARANTINE = "ACE062" "quarantine-candidate" Diagnostic Info "seed 004"
+        summary: "`harmful >= helpful` with at least one signal: GuardrailMonitor would quarantine the entry."
+        doc: "Seed 004's GuardrailMonitor quarantines an entry once its harmful count reaches its helpful count and it has been judged at least once. This is information: the entry stays in the playbook, but an ACE system would stop serving it. Review the entry; `ACE006` reports the stronger pruning rule.";
+    DELTA_LOW_CONFIDENCE = "ACE063" "delta-low-confidence" Diagnostic Error "seed 001"
+        summary: "An AceDelta's confidence is below the threshold: the curator rejects it (`low-confidence`)."
+        doc: "Seed 001's curator rejects a delta whose `metadata.confidence` is below 0.80 (or the configured threshold, `confidence` in `ace.toml`), with the reason code `low-confidence`. Gather more evidence before proposing it, or lower the threshold deliberately.";
+    DELTA_LOW_EVIDENCE = "ACE064" "delta-low-evidence" Diagnostic Error "seed 001"
+        summary: "An AceDelta's evidence is missing or shorter than 8 characters: the curator rejects it (`low-evidence`)."
+        doc: "Seed 001's curator rejects a delta whose `metadata.evidence` is missing or shorter than 8 characters (`evidence-length` in `ace.toml`), with the reason code `low-evidence`. Say what showed the lesson: a test, a trace, a commit.";
+    DELTA_DUPLICATE = "ACE065" "delta-duplicate" Diagnostic Error "seed 001"
+        summary: "An AceDelta adds content whose `section::normalised` hash already exists: the curator rejects it (`duplicate`)."
+        doc: "Seed 001 hashes `${section}::${normalize(content)}` (trim, lower-case, collapse white space) and rejects an `add` whose hash is already in the playbook (given with `--playbook`) or earlier in the same batch, with the reason code `duplicate`. An `amend` with an existing hash is how the curator replaces a bullet, so it is not reported.";
+    DELTA_INVALID = "ACE066" "delta-invalid" Diagnostic Error "seed 001"
+        summary: "An AceDelta does not match the delta schema: the curator rejects it (`invalid`)."
+        doc: "Seed 001 rejects malformed deltas with the reason code `invalid`. The schema is ace_beads' zod AceDelta: `id` (UUID), `section` (`^[a-z0-9._/-]+$`), `op` (`add`, `amend` or `deprecate`), `content` (at least 8 characters) and `metadata` with `source.beadsId`, `confidence` (0 to 1), `helpful` and `harmful` (whole numbers, at least 0), `tags`, optional `scope`, `evidence` and `createdAt` (a date-time). Each problem is reported at its value; a curator output's `rejected[].reason` outside the four codes is reported too.";
+    WRITE_SCOPE = "ACE067" "write-scope" Diagnostic Error "seed 001"
+        summary: "A path the curator would write is outside `knowledge/**` and `prompts/**`."
+        doc: "Seed 001's curator may only write under `knowledge/` and `prompts/`, and any other write MUST be rejected. Reported for the `playbook` and `agentsMd` targets of a curator input (a `file://` prefix is allowed) and for write paths in a delta, including absolute paths and paths that climb out with `..`.";
+    PATCH_APPEND_EXISTING = "ACE068" "patch-append-existing" Diagnostic Error "seed 002"
+        summary: "`appendEntry` uses an id the playbook already has."
+        doc: "Seed 002: `appendEntry` MUST NOT modify existing entries, and ids are stable once created. An append whose `entry.id` is already in the playbook given with `--playbook` (or appended earlier in the same patch) would overwrite or duplicate an entry. Give the new entry a new id, or use `updateEntry`.";
+    PATCH_UNKNOWN_ENTRY = "ACE069" "patch-unknown-entry" Diagnostic Error "seed 002"
+        summary: "`updateEntry`, `incrementCounter` or `deprecateEntry` names an id the playbook does not have."
+        doc: "With `--playbook FILE`, every `entryId` of an operation other than `appendEntry` must name an entry of that playbook (or one appended earlier in the same patch). Otherwise the operation has nothing to apply to: the patch was made for another playbook, or the entry was renamed.";
+    PATCH_SEQUENCE = "ACE070" "patch-sequence-mismatch" Diagnostic Warning "seed 002"
+        summary: "`baseDocumentSequence` differs from the document's `sequence`: the patch is concurrent."
+        doc: "Seed 002: when a patch carries `baseDocumentSequence`, an implementation MUST compare it with the target document's `sequence` (`plan.sequence` or `todoList.sequence`); if they differ the patch MUST be merged by the conflict rules or rejected. Reported with `--playbook` when the two differ, or when the document has no `sequence` to compare with.";
+    PATCH_UPDATE_CONFLICT = "ACE071" "patch-update-conflict" Diagnostic Error "seed 002"
+        summary: "Two `updateEntry` operations change the same field of one entry."
+        doc: "Seed 002's merge semantics: two `updateEntry` operations on the same `entryId` conflict unless they touch disjoint fields. The later operation is reported, naming the fields both set and pointing at the earlier one. Merge them into one operation.";
+    SELF_REPORT_CONFIDENCE = "ACE072" "self-report-confidence" Diagnostic Warning "seed 002"
+        summary: "An entry backed only by `selfReport` feedback claims high confidence."
+        doc: "Seed 002 treats `feedbackType: selfReport` as low-signal feedback and asks tools not to inflate `confidence` without corroboration. Reported when such an entry has `confidence` at or above 0.8 (`self-report-confidence` in `ace.toml`). Lower the confidence or record stronger feedback.";
+    HISTORY_ENTRY_REMOVED = "ACE073" "history-entry-removed" Diagnostic Error "seed 002"
+        summary: "An entry of the baseline is gone: ids are never removed, entries are deprecated instead."
+        doc: "With `--baseline`, the file is compared with its earlier version. Seeds 002 and 004 make playbooks append-only: ids are stable, deprecation is soft (`status: deprecated`) and history is not erased. An id present in the baseline and missing now is reported at the start of the file. Put the entry back and deprecate it.";
+    HISTORY_CONTENT_CHANGED = "ACE074" "history-content-changed" Diagnostic Error "seed 002"
+        summary: "An existing entry's content changed without a `supersedes`/`supersededBy` link."
+        doc: "Seeds 002 and 004: an entry is revised by creating a successor linked with `supersedes`/`supersededBy`, not by editing history. Reported with `--baseline` when an entry's content (compared after trimming) differs from the baseline and neither the entry nor a successor records the link. White-space-only changes are not reported.";
+    HISTORY_COUNTER_DECREASED = "ACE075" "history-counter-decreased" Diagnostic Error "seed 004"
+        summary: "A helpful or harmful counter is lower than in the baseline."
+        doc: "Counters count events; seed 004's append-only updates and seed 002's commutative `incrementCounter` only ever add to them. A counter lower than in the baseline means feedback was lost, often by a merge that took the older file. Counters that disappeared are reported too.";
+    HISTORY_VERSION_BACKWARDS = "ACE076" "history-version-backwards" Diagnostic Error "seed 002"
+        summary: "The playbook version or the document sequence is lower than in the baseline."
+        doc: "Seed 002's playbook `version` is monotonic and the document `sequence` guards concurrent patches, so neither may go backwards. Reported with `--baseline` when either is lower than the baseline's (numbers compared as numbers, dotted versions part by part).";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";

@@ -17,6 +17,8 @@ pub enum OutputFormat {
     Json,
     /// GitHub Actions workflow commands (`::error file=...::message`).
     Github,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
 }
 
 /// The diagnostics of one input file, with its text for positions and frames.
@@ -85,6 +87,7 @@ pub fn render(
     match format {
         OutputFormat::Json => render_json(reports, out),
         OutputFormat::Github => render_github(reports, out),
+        OutputFormat::Sarif => sarif::render(reports, out),
         OutputFormat::Full | OutputFormat::Concise => {
             for r in reports {
                 let index = LineIndex::new(r.text);
@@ -245,17 +248,39 @@ fn gh_escape(s: &str, property: bool) -> String {
     o
 }
 
+/// GitHub shows at most 10 annotations of each level per step and drops the
+/// rest silently, so past 10 the first 9 become annotations, the 10th says
+/// how many more there are, and those are printed as plain log lines.
+const GITHUB_LIMIT: usize = 10;
+
 fn render_github(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> {
+    let level = |sev: Severity| match sev {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    };
+    let mut totals: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in reports.iter().flat_map(|r| r.diagnostics) {
+        *totals.entry(level(d.severity)).or_default() += 1;
+    }
+    let mut shown: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut overflow: Vec<String> = Vec::new();
     for r in reports {
         let index = LineIndex::new(r.text);
         for d in r.diagnostics {
             let s = index.line_col(r.text, d.span.start);
             let e = index.line_col(r.text, d.span.end);
-            let level = match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "notice",
-            };
+            let level = level(d.severity);
+            let n = shown.entry(level).or_default();
+            *n += 1;
+            let total = totals[level];
+            if total > GITHUB_LIMIT && *n >= GITHUB_LIMIT {
+                overflow.push(format!(
+                    "{}:{}:{}: {level}[{}]: {}",
+                    r.name, s.line, s.col, d.code, d.message
+                ));
+                continue;
+            }
             let name = rules::by_code(d.code).map(|r| r.name).unwrap_or("");
             writeln!(
                 out,
@@ -269,6 +294,23 @@ fn render_github(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> 
                 gh_escape(&d.message, false)
             )?;
         }
+    }
+    for (level, total) in &totals {
+        if *total > GITHUB_LIMIT {
+            let more = total - (GITHUB_LIMIT - 1);
+            writeln!(
+                out,
+                "::{level} title={}::{}",
+                gh_escape("ace-validate", true),
+                gh_escape(
+                    &format!("{more} more {level} finding(s) are not shown as annotations (GitHub shows {GITHUB_LIMIT} per type); they are listed in the log"),
+                    false
+                )
+            )?;
+        }
+    }
+    for line in overflow {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
@@ -325,6 +367,8 @@ pub fn render_losses_json(
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)
 }
+
+mod sarif;
 
 #[cfg(test)]
 mod tests {

@@ -360,6 +360,7 @@ pub fn diagnostics(
     out
 }
 
+pub mod curator;
 pub mod vagenda;
 
 #[cfg(test)]
@@ -393,6 +394,11 @@ mod tests {
             ("curator_output.schema.json", files::CURATOR_OUTPUT),
         ];
         all.extend(vagenda::files::ALL);
+        all.extend([
+            ("ace-delta.schema.json", curator::files::ACE_DELTA),
+            ("curator-input.schema.json", curator::files::INPUT),
+            ("curator-output.schema.json", curator::files::OUTPUT),
+        ]);
         for (name, text) in all {
             let digest: String = Sha256::digest(text.as_bytes())
                 .iter()
@@ -405,6 +411,9 @@ mod tests {
             assert!(row.contains(&digest), "{name} changed: {digest}");
             let v = json(text);
             let id = v["$id"].as_str().unwrap();
+            if id.starts_with("https://ace-tools.invalid/") {
+                continue;
+            }
             if id.starts_with(SKILL_BASE) {
                 assert_eq!(v["$schema"], "http://json-schema.org/draft-07/schema#");
             } else {

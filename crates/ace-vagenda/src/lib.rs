@@ -9,6 +9,7 @@
 
 mod entry;
 mod events;
+mod patch;
 mod reader;
 mod types;
 mod writer;
@@ -16,6 +17,7 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use ace_schema::vagenda::Version;
 pub use ace_tron::RootStyle;
+pub use patch::{check_patch, document_sequence, Target};
 pub use reader::{kind_of, read, DocKind};
 pub use writer::{write, Container, WriteOptions, WriteOutput};
 

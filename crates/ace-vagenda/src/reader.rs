@@ -43,7 +43,7 @@ impl DocKind {
     }
 }
 
-fn parse(text: &str, syntax: Syntax) -> Result<ace_jsonspan::Document, Diagnostic> {
+pub(crate) fn parse(text: &str, syntax: Syntax) -> Result<ace_jsonspan::Document, Diagnostic> {
     match syntax {
         Syntax::Json => ace_jsonspan::parse(text),
         // A playbook of a million entries is a few hundred megabytes; the

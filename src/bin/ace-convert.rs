@@ -2,9 +2,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ace_cli::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_USAGE};
 use ace_io::Format;
 use ace_model::Severity;
+use ace_tools::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
 
 const PROG: &str = "ace-convert";
@@ -270,7 +270,7 @@ fn run(args: Args) -> i32 {
         }
         return 0;
     }
-    let now = match ace_cli::source_date_epoch() {
+    let now = match ace_tools::source_date_epoch() {
         Ok(now) => now,
         Err(e) => {
             error(PROG, e);

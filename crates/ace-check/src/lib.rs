@@ -1,0 +1,346 @@
+//! What `ace-validate` does with one input: pick its format, read it with
+//! whatever it depends on (the playbook.yaml beside an AGENTS.md, the
+//! playbook a delta or patch is for, the baseline it must not rewrite), run
+//! every rule, and drop what the user suppressed or deselected. The binary
+//! only parses arguments and renders.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ace_io::{Format, Source};
+use ace_model::{rules, Diagnostic, Playbook, Severity};
+
+mod suppress;
+
+pub use suppress::Suppressions;
+
+/// Where the curator's playbook.yaml for an AGENTS.md comes from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Companion {
+    /// `playbook.yaml` beside the AGENTS.md, when there is one.
+    #[default]
+    Beside,
+    /// This file, for every AGENTS.md.
+    File(PathBuf),
+    /// None: check AGENTS.md alone.
+    Never,
+}
+
+/// The playbook a delta or patch applies to (`--playbook`).
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub playbook: Playbook,
+    pub sequence: Option<i64>,
+}
+
+/// What the current files are compared with (`--baseline`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Baseline {
+    /// One earlier version of the (single) file being checked.
+    File(PathBuf),
+    /// A git revision: each file is compared with itself at that revision.
+    Rev(String),
+}
+
+impl Baseline {
+    /// A path that exists is a file; anything else must be a git revision
+    /// that git knows, checked once here so that a typo is a usage error
+    /// rather than "no history" for every file.
+    pub fn parse(arg: &str) -> Result<Baseline, String> {
+        let p = Path::new(arg);
+        if p.is_file() {
+            return Ok(Baseline::File(p.to_owned()));
+        }
+        let out = Command::new("git")
+            .args(["rev-parse", "--verify", "--quiet"])
+            .arg(format!("{arg}^{{commit}}"))
+            .output()
+            .map_err(|e| format!("--baseline {arg}: not a file, and git could not be run: {e}"))?;
+        if out.status.success() {
+            Ok(Baseline::Rev(arg.to_owned()))
+        } else {
+            Err(format!(
+                "--baseline {arg}: neither a file nor a git revision of the repository here"
+            ))
+        }
+    }
+}
+
+/// Everything that applies to every file of one run.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The format of every input, instead of detecting it per file.
+    pub from: Option<Format>,
+    pub lint: ace_lint::Options,
+    pub curator: ace_curator::Options,
+    pub companion: Companion,
+    pub target: Option<Target>,
+    pub baseline: Option<Baseline>,
+    pub filter: Filter,
+}
+
+/// Which codes are reported, and at which severity.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// When not empty, only these codes.
+    pub select: Vec<&'static str>,
+    pub ignore: Vec<&'static str>,
+    /// A new severity per code; `None` turns the rule off.
+    pub severity: HashMap<&'static str, Option<Severity>>,
+}
+
+impl Filter {
+    /// Looks a list of codes up in the rule registry; unknown codes are an
+    /// error naming them, so a typo never silently selects nothing.
+    pub fn codes<S: AsRef<str>>(list: &[S]) -> Result<Vec<&'static str>, String> {
+        list.iter()
+            .map(|c| c.as_ref().trim())
+            .filter(|c| !c.is_empty())
+            .map(|c| {
+                rules::by_code(c)
+                    .map(|r| r.code)
+                    .ok_or_else(|| format!("unknown rule code `{c}`"))
+            })
+            .collect()
+    }
+
+    pub fn apply(&self, diags: &mut Vec<Diagnostic>) {
+        diags.retain_mut(|d| {
+            if !self.select.is_empty() && !self.select.contains(&d.code) {
+                return false;
+            }
+            if self.ignore.contains(&d.code) {
+                return false;
+            }
+            match self.severity.get(d.code) {
+                Some(None) => false,
+                Some(Some(s)) => {
+                    d.severity = *s;
+                    true
+                }
+                None => true,
+            }
+        });
+    }
+}
+
+/// The findings of one run for one input, and for the files read with it.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub reports: Vec<(Source, Vec<Diagnostic>)>,
+    /// Inputs that could not be read at all (`path: message`): exit 2.
+    pub errors: Vec<String>,
+}
+
+/// Reads the playbook named by `--playbook`, in whatever format it is.
+pub fn load_target(path: &Path) -> Result<Target, String> {
+    let source = ace_io::load(path).map_err(|e| e.to_string())?;
+    let format = ace_io::detect(source.path.as_deref(), &source.text);
+    let playbook = read_playbook(format, &source, "--playbook")?;
+    Ok(Target {
+        sequence: ace_io::document_sequence(&playbook),
+        playbook,
+    })
+}
+
+fn read_playbook(format: Format, source: &Source, what: &str) -> Result<Playbook, String> {
+    match ace_io::read(format, &source.text) {
+        Ok(parsed) => Ok(parsed.playbook),
+        Err(ace_io::ReadError::Syntax(d)) => {
+            let pos = ace_model::LineIndex::new(&source.text).line_col(&source.text, d.span.start);
+            Err(format!(
+                "{what} {}:{}:{}: {}",
+                source.name, pos.line, pos.col, d.message
+            ))
+        }
+        Err(e) => Err(format!("{what} {}: {e}", source.name)),
+    }
+}
+
+/// The text of `source` in the baseline; `None` when the file is new there.
+fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>, String> {
+    match baseline {
+        Baseline::File(p) => ace_io::load(p)
+            .map(Some)
+            .map_err(|e| format!("--baseline {e}")),
+        Baseline::Rev(rev) => {
+            let path = source
+                .path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&source.name));
+            let dir = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let file = path.file_name().unwrap_or_default().to_string_lossy();
+            let out = Command::new("git")
+                .arg("-C")
+                .arg(dir)
+                .args(["show", &format!("{rev}:./{file}")])
+                .output()
+                .map_err(|e| format!("--baseline {rev}: git could not be run: {e}"))?;
+            if !out.status.success() {
+                let err = String::from_utf8_lossy(&out.stderr);
+                // A file added since the revision has no history to keep.
+                if err.contains("does not exist in")
+                    || err.contains("exists on disk, but not in")
+                    || err.contains("not in the working tree")
+                {
+                    return Ok(None);
+                }
+                return Err(format!(
+                    "--baseline {rev}: {}: {}",
+                    source.name,
+                    err.trim().lines().next().unwrap_or("git show failed")
+                ));
+            }
+            let text = String::from_utf8(out.stdout).map_err(|_| {
+                format!(
+                    "--baseline {rev}: {}: not UTF-8 in that revision",
+                    source.name
+                )
+            })?;
+            Ok(Some(Source {
+                name: format!("{rev}:{}", source.name),
+                path: None,
+                text,
+            }))
+        }
+    }
+}
+
+/// Every finding for one input. Findings in a companion playbook.yaml are
+/// reported under its own name.
+pub fn check(source: Source, settings: &Settings) -> Outcome {
+    let mut outcome = Outcome::default();
+    let format = settings
+        .from
+        .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
+    let target = settings.target.as_ref();
+    let finish = |source: Source, mut diags: Vec<Diagnostic>, outcome: &mut Outcome| {
+        if matches!(format, Format::Markdown | Format::AgentsMd) {
+            Suppressions::parse(&source.text).apply(&source.text, &mut diags);
+        }
+        settings.filter.apply(&mut diags);
+        outcome.reports.push((source, diags));
+    };
+    if ace_io::curator_document(format, &source.text).is_some() {
+        let diags =
+            ace_io::validate_curator(&source.text, target.map(|t| &t.playbook), &settings.curator);
+        finish(source, diags, &mut outcome);
+        return outcome;
+    }
+    if ace_io::skill_document(format, &source.text).is_some() {
+        let diags = ace_io::validate_skill_delta(&source.text, target.map(|t| &t.playbook));
+        finish(source, diags, &mut outcome);
+        return outcome;
+    }
+    let patch = ace_io::vagenda_document(format, &source.text);
+    let mut parsed = match ace_io::read(format, &source.text) {
+        Ok(p) => p,
+        Err(ace_io::ReadError::Syntax(d)) => {
+            finish(source, vec![d], &mut outcome);
+            return outcome;
+        }
+        Err(e) => {
+            outcome.errors.push(format!("{}: {e}", source.name));
+            return outcome;
+        }
+    };
+    if let Some(kind) = patch {
+        let mut diags = parsed.diagnostics;
+        if matches!(
+            kind,
+            ace_vagenda::DocKind::Patch | ace_vagenda::DocKind::PatchOp
+        ) {
+            let syntax = if format == Format::VagendaTron {
+                ace_vagenda::Syntax::Tron
+            } else {
+                ace_vagenda::Syntax::Json
+            };
+            let t = target.map(|t| ace_vagenda::Target {
+                playbook: &t.playbook,
+                sequence: t.sequence,
+            });
+            diags.extend(ace_vagenda::check_patch(&source.text, syntax, t));
+            diags.sort_by_key(|d| (d.span.start, d.code));
+        }
+        finish(source, diags, &mut outcome);
+        return outcome;
+    }
+    let companion = match &settings.companion {
+        Companion::Never => None,
+        Companion::File(p) => Some(p.clone()),
+        Companion::Beside => source
+            .path
+            .as_deref()
+            .and_then(|p| ace_io::sections_beside(format, p)),
+    };
+    let mut companion_result = None;
+    if let Some(path) = companion.filter(|_| format == Format::AgentsMd) {
+        match ace_io::load(&path) {
+            Ok(yaml) => {
+                let diags =
+                    ace_io::attach_sections(&mut parsed, &yaml.text).unwrap_or_else(|d| vec![d]);
+                companion_result = Some((yaml, diags));
+            }
+            Err(e) => outcome.errors.push(e.to_string()),
+        }
+    }
+    let mut history = Vec::new();
+    if let Some(baseline) = &settings.baseline {
+        match baseline_text(baseline, &source) {
+            Ok(None) => {}
+            Ok(Some(old)) => {
+                let old_format = settings
+                    .from
+                    .unwrap_or_else(|| ace_io::detect(Some(Path::new(&source.name)), &old.text));
+                match read_playbook(old_format, &old, "--baseline") {
+                    Ok(old_pb) => {
+                        let snap = |pb| ace_lint::history::Snapshot {
+                            playbook: pb,
+                            sequence: ace_io::document_sequence(pb),
+                        };
+                        history = ace_lint::history::history(snap(&old_pb), snap(&parsed.playbook));
+                    }
+                    Err(e) => outcome.errors.push(e),
+                }
+            }
+            Err(e) => outcome.errors.push(e),
+        }
+    }
+    let mut diags = ace_io::validate_parsed(format, parsed, &settings.lint);
+    diags.extend(history);
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    finish(source, diags, &mut outcome);
+    if let Some((yaml, diags)) = companion_result {
+        finish(yaml, diags, &mut outcome);
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_selects_ignores_and_overrides() {
+        let d =
+            |rule: &ace_model::rules::Rule| Diagnostic::new(rule, ace_model::Span::new(0, 1), "m");
+        let mut all = vec![
+            d(&rules::ID_SHAPE),
+            d(&rules::DUPLICATE_ID),
+            d(&rules::CURATION_THRESHOLD),
+        ];
+        let f = Filter {
+            select: vec![],
+            ignore: vec!["ACE001"],
+            severity: HashMap::from([("ACE006", Some(Severity::Error)), ("ACE002", None)]),
+        };
+        f.apply(&mut all);
+        assert_eq!(all.len(), 1);
+        assert_eq!((all[0].code, all[0].severity), ("ACE006", Severity::Error));
+        assert!(Filter::codes(&["ace002", "ACE999"]).is_err());
+    }
+}

@@ -1,0 +1,486 @@
+//! `ace.toml`, and which files a run checks.
+//!
+//! The configuration is found upward from the working directory, as ruff and
+//! taplo find theirs, so a hook run from any sub-folder sees the same
+//! settings. Include and exclude patterns are relative to the folder that
+//! holds `ace.toml`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+pub const FILE_NAME: &str = "ace.toml";
+
+/// The contents of `ace.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+#[schemars(
+    title = "ace.toml",
+    description = "Configuration of ace-validate: which files to check, which rules to report and how severe they are, and the thresholds of the rules that have one. Found in the working directory or the nearest folder above it."
+)]
+pub struct Config {
+    /// Glob patterns (relative to the folder of `ace.toml`) of the files to
+    /// check when a directory is given. Without it, files are recognised as
+    /// ACE artifacts by name and content.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// Glob patterns of files and folders never checked when found by walking
+    /// a directory or expanding a glob. Files named on the command line are
+    /// checked anyway unless `--force-exclude` is given. A pattern without a
+    /// `/` matches a file or folder name at any depth.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Only report these rule codes (`--select` replaces it).
+    #[serde(default)]
+    pub select: Vec<String>,
+    /// Never report these rule codes (`--ignore` adds to it).
+    #[serde(default)]
+    pub ignore: Vec<String>,
+    /// A severity for each rule code that should not have its default one;
+    /// `off` turns the rule off.
+    #[serde(default)]
+    pub severity: BTreeMap<String, Level>,
+    /// Thresholds of the rules that have one.
+    #[serde(default)]
+    pub thresholds: Thresholds,
+}
+
+/// A rule's severity as set in `ace.toml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Error,
+    Warning,
+    Info,
+    Off,
+}
+
+/// Every threshold a rule uses. Absent values keep the seed's default.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Thresholds {
+    /// ACE006: report `harmful > helpful + curation` (seed 000: 3).
+    #[schemars(range(min = 0))]
+    pub curation: Option<i64>,
+    /// ACE063: the lowest AceDelta confidence the curator accepts (seed 001:
+    /// 0.80).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub confidence: Option<f64>,
+    /// ACE064: the shortest AceDelta evidence the curator accepts, in
+    /// characters (seed 001: 8).
+    pub evidence_length: Option<usize>,
+    /// ACE061: the lexical similarity of title and content above which two
+    /// entries are likely duplicates (seed 003: 0.8).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub similarity: Option<f64>,
+    /// ACE061: the share of tags two entries must have in common (seed 003:
+    /// more than 0.7).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub tag_overlap: Option<f64>,
+    /// ACE072: the confidence at or above which a self-reported entry is
+    /// reported (0.8).
+    #[schemars(range(min = 0.0, max = 1.0))]
+    pub self_report_confidence: Option<f64>,
+    /// ACE056: content with fewer words than this is too vague (4).
+    pub vague_words: Option<usize>,
+}
+
+/// The JSON Schema of `ace.toml`, as published in `schemas/ace-toml.schema.json`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Config);
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+    text.push('\n');
+    text
+}
+
+/// A configuration file that could not be used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A configuration and the folder its patterns are relative to.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    pub path: Option<PathBuf>,
+    pub root: PathBuf,
+    pub config: Config,
+}
+
+/// The nearest `ace.toml` in `start` or a folder above it.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|dir| dir.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// Parses `text` as `ace.toml`; errors name `name:line:col` and say what was
+/// expected.
+pub fn parse(text: &str, name: &str) -> Result<Config, ConfigError> {
+    toml::from_str(text).map_err(|e| {
+        let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+        let message = e.message().trim_end().replace('\n', "; ");
+        ConfigError(format!("{name}:{line}:{col}: {message}"))
+    })
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Reads the configuration at `path`.
+pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{name}: {e}")))?;
+    let config = parse(&text, &name)?;
+    let root = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_owned();
+    Ok(Loaded {
+        path: Some(path.to_owned()),
+        root,
+        config,
+    })
+}
+
+/// Include and exclude patterns, compiled.
+#[derive(Debug, Clone)]
+pub struct Selector {
+    root: PathBuf,
+    include: Option<GlobSet>,
+    exclude: GlobSet,
+}
+
+fn glob_set(patterns: &[String], what: &str) -> Result<GlobSet, ConfigError> {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let p = p.trim_end_matches('/');
+        // Like .gitignore: a bare name matches at any depth.
+        let full = if p.contains('/') {
+            p.trim_start_matches("./").to_owned()
+        } else {
+            format!("**/{p}")
+        };
+        let glob = Glob::new(&full)
+            .map_err(|e| ConfigError(format!("{what} pattern `{p}`: {}", e.kind())))?;
+        b.add(glob);
+    }
+    b.build()
+        .map_err(|e| ConfigError(format!("{what} patterns: {e}")))
+}
+
+impl Selector {
+    pub fn new(loaded: &Loaded) -> Result<Selector, ConfigError> {
+        let c = &loaded.config;
+        Ok(Selector {
+            root: absolute(&loaded.root),
+            include: if c.include.is_empty() {
+                None
+            } else {
+                Some(glob_set(&c.include, "include")?)
+            },
+            exclude: glob_set(&c.exclude, "exclude")?,
+        })
+    }
+
+    /// The path relative to the configuration's folder, with `/` separators;
+    /// paths outside it are matched as they are.
+    fn relative(&self, path: &Path) -> PathBuf {
+        let abs = absolute(path);
+        abs.strip_prefix(&self.root)
+            .map(Path::to_owned)
+            .unwrap_or(abs)
+    }
+
+    /// Whether the path, or a folder it is in, matches an exclude pattern.
+    pub fn is_excluded(&self, path: &Path) -> bool {
+        if self.exclude.is_empty() {
+            return false;
+        }
+        let rel = self.relative(path);
+        rel.ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .any(|a| self.exclude.is_match(a))
+    }
+
+    /// `Some(true)` when an include pattern matches, `Some(false)` when none
+    /// does, `None` when there are no include patterns (recognise by content).
+    pub fn is_included(&self, path: &Path) -> Option<bool> {
+        self.include
+            .as_ref()
+            .map(|set| set.is_match(self.relative(path)))
+    }
+}
+
+/// `path` made absolute and tidied (`.` and `..` resolved by name, without
+/// touching the file system, so that paths that do not exist still compare).
+fn absolute(path: &Path) -> PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// One thing to check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    Stdin,
+    File(PathBuf),
+}
+
+/// Why the arguments select nothing, or cannot be walked.
+#[derive(Debug)]
+pub enum SelectError {
+    /// A directory or glob that matches no file to check.
+    Empty(String),
+    /// A pattern that is not a valid glob.
+    BadGlob(String, String),
+    Walk(String),
+}
+
+impl fmt::Display for SelectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SelectError::Empty(m) => f.write_str(m),
+            SelectError::BadGlob(p, e) => write!(f, "`{p}`: not a valid glob: {e}"),
+            SelectError::Walk(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for SelectError {}
+
+fn has_glob_chars(s: &str) -> bool {
+    s.contains(['*', '?', '[', '{'])
+}
+
+/// Turns command-line arguments into the files to check, in a stable order.
+///
+/// A file argument is checked even when it is excluded, unless
+/// `force_exclude`; this is what pre-commit needs, since it passes every
+/// staged file by name. Directories are walked (hidden files and what
+/// `.gitignore` excludes are skipped) and globs expanded; a file found that
+/// way is kept when an include pattern matches it or, without include
+/// patterns, when `recognise` says it is an ACE artifact. A directory or glob
+/// that yields nothing is an error, never a silent pass.
+pub fn select(
+    args: &[String],
+    selector: &Selector,
+    force_exclude: bool,
+    recognise: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<Input>, SelectError> {
+    let mut out = Vec::new();
+    for arg in args {
+        if arg == "-" {
+            out.push(Input::Stdin);
+            continue;
+        }
+        let path = Path::new(arg);
+        if path.is_dir() {
+            let found = walk(path, None, selector, recognise)?;
+            if found.is_empty() {
+                return Err(SelectError::Empty(format!(
+                    "{arg}: directory holds no ACE file to check (recognised by name and content{})",
+                    if selector.include.is_some() {
+                        ", or matching `include` in ace.toml"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            out.extend(found.into_iter().map(Input::File));
+        } else if !path.exists() && has_glob_chars(arg) {
+            let found = expand_glob(arg, selector, recognise)?;
+            if found.is_empty() {
+                return Err(SelectError::Empty(format!(
+                    "{arg}: pattern matches no ACE file to check"
+                )));
+            }
+            out.extend(found.into_iter().map(Input::File));
+        } else if !(force_exclude && selector.is_excluded(path)) {
+            // A missing file is reported when it is loaded, with the
+            // loader's message.
+            out.push(Input::File(path.to_owned()));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|i| match i {
+        Input::Stdin => true,
+        Input::File(p) => seen.insert(p.clone()),
+    });
+    Ok(out)
+}
+
+fn walk(
+    dir: &Path,
+    filter: Option<&GlobSet>,
+    selector: &Selector,
+    recognise: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, SelectError> {
+    let mut found = Vec::new();
+    let walker = ignore::WalkBuilder::new(dir)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .require_git(false)
+        .build();
+    for entry in walker {
+        let entry = entry.map_err(|e| SelectError::Walk(e.to_string()))?;
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let p = entry.path();
+        let rel = p.strip_prefix(dir).unwrap_or(p);
+        if filter.is_some_and(|f| !f.is_match(rel)) || selector.is_excluded(p) {
+            continue;
+        }
+        let keep = match selector.is_included(p) {
+            Some(included) => included,
+            None => filter.is_some() || recognise(p),
+        };
+        if keep {
+            found.push(p.to_owned());
+        }
+    }
+    Ok(found)
+}
+
+/// Expands `pattern` by walking the longest folder prefix without glob
+/// characters and matching the rest.
+fn expand_glob(
+    pattern: &str,
+    selector: &Selector,
+    recognise: &dyn Fn(&Path) -> bool,
+) -> Result<Vec<PathBuf>, SelectError> {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let literal = parts.iter().take_while(|p| !has_glob_chars(p)).count();
+    let base = match parts[..literal].join("/") {
+        b if b.is_empty() && literal > 0 => PathBuf::from("/"),
+        b if b.is_empty() => PathBuf::from("."),
+        b => PathBuf::from(b),
+    };
+    let rest = parts[literal..].join("/");
+    let glob = Glob::new(&rest)
+        .map_err(|e| SelectError::BadGlob(pattern.to_owned(), e.kind().to_string()))?;
+    let set = GlobSetBuilder::new()
+        .add(glob)
+        .build()
+        .map_err(|e| SelectError::BadGlob(pattern.to_owned(), e.to_string()))?;
+    if !base.is_dir() {
+        return Ok(Vec::new());
+    }
+    // A glob the user wrote selects by name: files it matches are checked
+    // without asking whether they look like ACE files, which `recognise`
+    // would otherwise decide.
+    let _ = recognise;
+    walk(&base, Some(&set), selector, &|_| true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_line_and_column() {
+        let e = parse(
+            "exclude = [\"a\"]\nthresholds = { curation = \"x\" }\n",
+            "ace.toml",
+        )
+        .unwrap_err();
+        assert!(e.0.starts_with("ace.toml:2:"), "{e}");
+        let e = parse("colour = 1\n", "ace.toml").unwrap_err();
+        assert!(e.0.starts_with("ace.toml:1:1:"), "{e}");
+        assert!(e.0.contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn parses_every_key() {
+        let c = parse(
+            "include = [\"knowledge/**\"]\nexclude = [\"vendor\"]\nselect = [\"ACE002\"]\nignore = [\"ACE001\"]\n\
+             [severity]\nACE006 = \"error\"\nACE018 = \"off\"\n[thresholds]\ncuration = 5\nconfidence = 0.9\n\
+             evidence-length = 12\nsimilarity = 0.7\ntag-overlap = 0.5\nself-report-confidence = 0.6\nvague-words = 3\n",
+            "ace.toml",
+        )
+        .unwrap();
+        assert_eq!(c.severity["ACE018"], Level::Off);
+        assert_eq!(c.thresholds.evidence_length, Some(12));
+        assert_eq!(c.thresholds.vague_words, Some(3));
+    }
+
+    #[test]
+    fn found_upward_and_patterns_relative_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(
+            dir.path().join(FILE_NAME),
+            "exclude = [\"vendor\", \"a/skip.md\"]\n",
+        )
+        .unwrap();
+        let found = find(&sub).unwrap();
+        assert_eq!(found, dir.path().join(FILE_NAME));
+        let loaded = load(&found).unwrap();
+        let sel = Selector::new(&loaded).unwrap();
+        assert!(sel.is_excluded(&dir.path().join("x/vendor/p.md")));
+        assert!(sel.is_excluded(&dir.path().join("a/skip.md")));
+        assert!(!sel.is_excluded(&dir.path().join("a/keep.md")));
+    }
+
+    #[test]
+    fn empty_directories_and_globs_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "hello").unwrap();
+        let sel = Selector::new(&Loaded::default()).unwrap();
+        let arg = dir.path().display().to_string();
+        let err = select(std::slice::from_ref(&arg), &sel, false, &|_| false).unwrap_err();
+        assert!(matches!(err, SelectError::Empty(_)), "{err}");
+        let found = select(std::slice::from_ref(&arg), &sel, false, &|_| true).unwrap();
+        assert_eq!(found, vec![Input::File(dir.path().join("notes.txt"))]);
+        let glob = format!("{arg}/*.md");
+        assert!(select(&[glob], &sel, false, &|_| true).is_err());
+        let glob = format!("{arg}/*.txt");
+        assert_eq!(select(&[glob], &sel, false, &|_| false).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn named_files_are_excluded_only_when_forced() {
+        let sel = Selector::new(&Loaded {
+            path: None,
+            root: PathBuf::from("."),
+            config: Config {
+                exclude: vec!["vendor".into()],
+                ..Config::default()
+            },
+        })
+        .unwrap();
+        let args = vec!["vendor/p.md".to_owned()];
+        assert_eq!(select(&args, &sel, false, &|_| true).unwrap().len(), 1);
+        assert!(select(&args, &sel, true, &|_| true).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,387 @@
+//! Seed 000's anti-patterns (too vague, secrets, one-off specifics), seed
+//! 003's tag and evidence vocabulary and likely duplicates, seed 004's
+//! quarantine condition and seed 002's self-report caution.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use ace_model::{rules, Diagnostic, Entry, Evidence, Playbook};
+use regex::{Regex, RegexSet};
+
+use crate::{span, Options};
+
+/// Seed 000's examples of entries not to add, and their common relatives,
+/// normalised (lower case, letters and spaces only).
+const GENERIC: &[&str] = &[
+    "be careful",
+    "think before acting",
+    "check your work",
+    "remember to save files",
+    "double check",
+    "double check your work",
+    "pay attention",
+    "pay attention to details",
+    "be thorough",
+    "be precise",
+    "do your best",
+    "think step by step",
+    "use best practices",
+    "follow best practices",
+    "be accurate",
+    "stay focused",
+    "take your time",
+    "avoid mistakes",
+    "test your code",
+];
+
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+pub(crate) fn vague(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) {
+    if e.content.trim().is_empty() {
+        return; // ACE021
+    }
+    let w = words(&e.content);
+    let phrase = w.join(" ");
+    let why = if GENERIC.contains(&phrase.as_str()) {
+        format!(
+            "\"{}\" is generic advice seed 000 lists as an anti-pattern",
+            e.content.trim()
+        )
+    } else if w.len() < opts.vague_words {
+        format!(
+            "{} word{} of content (fewer than {}) cannot say what to do, when and why",
+            w.len(),
+            if w.len() == 1 { "" } else { "s" },
+            opts.vague_words
+        )
+    } else {
+        return;
+    };
+    out.push(
+        Diagnostic::new(
+            &rules::VAGUE_CONTENT,
+            span(e),
+            format!("entry `{}`: {why}", e.id),
+        )
+        .with_help("state the situation, the action and the reason"),
+    );
+}
+
+struct SecretPatterns {
+    set: RegexSet,
+    names: Vec<&'static str>,
+}
+
+fn secret_patterns() -> &'static SecretPatterns {
+    static P: OnceLock<SecretPatterns> = OnceLock::new();
+    P.get_or_init(|| {
+        let table: [(&str, &str); 9] = [
+            ("an AWS access key", r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+            ("a GitHub token", r"\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})"),
+            ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+            ("an API secret key", r"\bsk-(ant-|proj-|live_|test_)?[A-Za-z0-9_-]{16,}"),
+            ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+            ("a JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+            ("a private key", r"-----BEGIN ([A-Z]+ )?PRIVATE KEY-----"),
+            ("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*"),
+            // `api key was abc123`, `password: hunter2`, `token=...`: a
+            // credential word, a verb or sign, then a value with a digit or
+            // of some length (so that "the token is expired" is not one).
+            (
+                "a credential value",
+                r#"(?i)\b(api[ _-]?key|apikey|access[ _-]?key|secret(?:[ _-]?key)?|password|passwd|pwd|token|auth[ _-]?token|client[ _-]?secret)\s*(?:was|is|=|:)\s*["'`]?([A-Za-z0-9_\-./+]*\d[A-Za-z0-9_\-./+]*|[A-Za-z0-9_\-./+]{12,})["'`]?"#,
+            ),
+        ];
+        SecretPatterns {
+            set: RegexSet::new(table.iter().map(|(_, p)| *p)).expect("valid patterns"),
+            names: table.iter().map(|(n, _)| *n).collect(),
+        }
+    })
+}
+
+pub(crate) fn secrets(e: &Entry, out: &mut Vec<Diagnostic>) {
+    let p = secret_patterns();
+    let mut texts = vec![e.content.as_str()];
+    texts.extend(e.title.as_deref());
+    for text in texts {
+        if let Some(i) = p.set.matches(text).iter().next() {
+            out.push(
+                Diagnostic::new(
+                    &rules::SECRET_IN_CONTENT,
+                    span(e),
+                    format!("entry `{}` contains what looks like {}", e.id, p.names[i]),
+                )
+                .with_help(
+                    "remove the value and rotate the credential; keep the lesson without it",
+                ),
+            );
+            return;
+        }
+    }
+}
+
+fn one_off_patterns() -> &'static [(&'static str, Regex)] {
+    static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
+    P.get_or_init(|| {
+        [
+            (
+                "a UUID",
+                r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b",
+            ),
+            ("a commit or content hash", r"\b[0-9a-f]{16,64}\b"),
+            (
+                "a home-directory path",
+                r"(/home/[A-Za-z0-9._-]+/|/Users/[A-Za-z0-9._-]+/|[A-Za-z]:\\Users\\)",
+            ),
+            (
+                "an IP address",
+                r"\b(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}\b",
+            ),
+            (
+                "an e-mail address",
+                r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b",
+            ),
+            (
+                "a timestamp",
+                r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?",
+            ),
+        ]
+        .into_iter()
+        .map(|(n, p)| (n, Regex::new(p).expect("valid pattern")))
+        .collect()
+    })
+}
+
+pub(crate) fn one_off(e: &Entry, out: &mut Vec<Diagnostic>) {
+    for (what, re) in one_off_patterns() {
+        if let Some(m) = re.find(&e.content) {
+            out.push(
+                Diagnostic::new(
+                    &rules::ONE_OFF_SPECIFIC,
+                    span(e),
+                    format!(
+                        "entry `{}` names {what} (`{}`): it records one occurrence rather than a lesson",
+                        e.id,
+                        m.as_str()
+                    ),
+                )
+                .with_help("replace the value by what it stands for"),
+            );
+            return;
+        }
+    }
+}
+
+/// Seed 003's taxonomy: lower-case segments joined by dots.
+pub(crate) fn is_taxonomy_tag(tag: &str) -> bool {
+    !tag.is_empty()
+        && tag.split('.').all(|seg| {
+            !seg.is_empty()
+                && seg
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        })
+}
+
+/// What a tag would be in the taxonomy: lower case, separators as dots,
+/// spaces as underscores.
+fn normalise_tag(tag: &str) -> String {
+    let lowered: String = tag
+        .trim()
+        .chars()
+        .map(|c| match c {
+            '/' | ':' | '\\' => '.',
+            c if c.is_whitespace() => '_',
+            c => c.to_ascii_lowercase(),
+        })
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        .collect();
+    lowered
+        .split('.')
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+pub(crate) fn tags(e: &Entry, out: &mut Vec<Diagnostic>) {
+    for tag in e.tags.iter().flatten() {
+        if !is_taxonomy_tag(tag) {
+            let fixed = normalise_tag(tag);
+            let hint = if fixed.is_empty() {
+                String::new()
+            } else {
+                format!("; in the taxonomy it would be `{fixed}`")
+            };
+            out.push(Diagnostic::new(
+                &rules::TAG_TAXONOMY,
+                span(e),
+                format!(
+                    "entry `{}`: tag `{tag}` is not lower-case and dotted{hint}",
+                    e.id
+                ),
+            ));
+        }
+    }
+}
+
+/// Seed 003's evidence types, plus `error_log` from its bullet schema.
+pub const EVIDENCE_TYPES: [&str; 7] = [
+    "execution",
+    "validation",
+    "test_result",
+    "user_feedback",
+    "documentation",
+    "low_confidence",
+    "error_log",
+];
+
+pub(crate) fn evidence(e: &Entry, out: &mut Vec<Diagnostic>) {
+    for ev in e.evidence.iter().flatten() {
+        if let Evidence::Ref(r) = ev {
+            if let Some(kind) = r.kind.as_deref().filter(|k| !EVIDENCE_TYPES.contains(k)) {
+                out.push(Diagnostic::new(
+                    &rules::EVIDENCE_TYPE,
+                    span(e),
+                    format!(
+                        "entry `{}`: evidence type `{kind}` is not one of {}",
+                        e.id,
+                        EVIDENCE_TYPES.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+}
+
+pub(crate) fn quarantine(e: &Entry, out: &mut Vec<Diagnostic>) {
+    let (Some(helpful), Some(harmful)) = (e.helpful, e.harmful) else {
+        return;
+    };
+    let retired = matches!(
+        e.status,
+        Some(
+            ace_model::Status::Quarantined
+                | ace_model::Status::Deprecated
+                | ace_model::Status::Archived
+        )
+    );
+    if harmful >= helpful && harmful.saturating_add(helpful) >= 1 && !retired {
+        out.push(Diagnostic::new(
+            &rules::QUARANTINE,
+            span(e),
+            format!(
+                "entry `{}`: harmful={harmful} >= helpful={helpful}: GuardrailMonitor would quarantine it",
+                e.id
+            ),
+        ));
+    }
+}
+
+pub(crate) fn self_report(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) {
+    let self_reported = e
+        .extra
+        .get("feedbackType")
+        .and_then(|v| v.as_str())
+        .is_some_and(|t| t == "selfReport");
+    let Some(score) = e.confidence.as_ref().and_then(|c| c.score()) else {
+        return;
+    };
+    if self_reported && score >= opts.self_report_confidence {
+        out.push(
+            Diagnostic::new(
+                &rules::SELF_REPORT_CONFIDENCE,
+                span(e),
+                format!(
+                    "entry `{}` has confidence {score} on `selfReport` feedback alone (at or above {})",
+                    e.id, opts.self_report_confidence
+                ),
+            )
+            .with_help("lower the confidence, or record human review or execution outcomes"),
+        );
+    }
+}
+
+fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        return 0.0;
+    }
+    a.intersection(b).count() as f64 / union as f64
+}
+
+/// Pairs of entries with similar words and shared tags. Only entries that
+/// share a tag are compared, so a large playbook with diverse tags stays far
+/// from quadratic.
+pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
+    let mut by_tag: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut tag_sets = Vec::with_capacity(pb.entries.len());
+    for (i, e) in pb.entries.iter().enumerate() {
+        let set: HashSet<&str> = e.tags.iter().flatten().map(String::as_str).collect();
+        for t in &set {
+            by_tag.entry(t).or_default().push(i);
+        }
+        tag_sets.push(set);
+    }
+    // Word sets only for entries that can be compared at all.
+    let word_sets: Vec<HashSet<String>> = pb
+        .entries
+        .iter()
+        .zip(&tag_sets)
+        .map(|(x, tags)| {
+            if tags.is_empty() {
+                return HashSet::new();
+            }
+            let mut w = words(&x.content);
+            w.extend(x.title.as_deref().map(words).unwrap_or_default());
+            w.into_iter().collect()
+        })
+        .collect();
+    let mut reported = HashSet::new();
+    for (i, e) in pb.entries.iter().enumerate() {
+        if tag_sets[i].is_empty() {
+            continue;
+        }
+        let mut candidates: Vec<usize> = tag_sets[i]
+            .iter()
+            .flat_map(|t| by_tag[t].iter().copied())
+            .filter(|&j| j < i)
+            .collect();
+        candidates.sort_unstable();
+        candidates.dedup();
+        for j in candidates {
+            let overlap = jaccard(&tag_sets[i], &tag_sets[j]);
+            if overlap <= opts.tag_overlap {
+                continue;
+            }
+            let other = &pb.entries[j];
+            if ace_model::normalize::normalize(&e.content)
+                == ace_model::normalize::normalize(&other.content)
+            {
+                continue; // ACE008
+            }
+            let similarity = jaccard(&word_sets[i], &word_sets[j]);
+            if similarity > opts.similarity && reported.insert(i) {
+                out.push(
+                    Diagnostic::new(
+                        &rules::LIKELY_DUPLICATE,
+                        span(e),
+                        format!(
+                            "`{}` is likely a duplicate of `{}`: {:.0}% similar words, {:.0}% shared tags",
+                            e.id,
+                            other.id,
+                            similarity * 100.0,
+                            overlap * 100.0
+                        ),
+                    )
+                    .with_related(span(other), "the earlier entry")
+                    .with_help("merge the two, keeping the older id and adding up the counters"),
+                );
+            }
+        }
+    }
+}

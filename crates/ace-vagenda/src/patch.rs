@@ -1,0 +1,174 @@
+//! Seed 002's ACE invariants for a PlaybookPatch, checked against the
+//! playbook it is for (`ace-validate --playbook`).
+
+use std::collections::{HashMap, HashSet};
+
+use ace_jsonspan::Node;
+use ace_model::{rules, Diagnostic, Playbook};
+use serde_json::{Map, Value};
+
+use crate::{entry, Syntax, LAYOUT_KEY};
+
+/// The playbook a patch applies to, and its document's `sequence`.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub playbook: &'a Playbook,
+    pub sequence: Option<i64>,
+}
+
+/// The `sequence` of the document a playbook was read from (`plan.sequence`
+/// or `todoList.sequence`), when it was read from vAgenda.
+pub fn document_sequence(pb: &Playbook) -> Option<i64> {
+    let doc = pb.extra.get(LAYOUT_KEY)?.get("document")?;
+    ["plan", "todoList"]
+        .iter()
+        .find_map(|c| doc.get(c)?.get("sequence")?.as_i64())
+}
+
+/// The fields an `updateEntry` changes: every field of its entry but the id,
+/// less those equal to the target entry's current value.
+fn touched(entry: &Map<String, Value>, current: Option<&Map<String, Value>>) -> Vec<String> {
+    entry
+        .iter()
+        .filter(|(k, v)| k.as_str() != "id" && current.and_then(|c| c.get(*k)) != Some(*v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// Every invariant a patch breaks: ids appended twice or already present,
+/// operations on ids that do not exist, a stale `baseDocumentSequence`, and
+/// two `updateEntry` operations setting one field. Without a target only the
+/// last can be checked. A text that does not parse gives no findings here;
+/// [`crate::read`] reports it.
+pub fn check_patch(text: &str, syntax: Syntax, target: Option<Target>) -> Vec<Diagnostic> {
+    let Ok(doc) = crate::reader::parse(text, syntax) else {
+        return Vec::new();
+    };
+    let root = &doc.root;
+    let ops: Vec<&Node> = match root.get("operations").and_then(Node::as_array) {
+        Some(items) => items.iter().collect(),
+        None if root.get("op").is_some() => vec![root],
+        None => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    let existing: HashMap<&str, Map<String, Value>> = target
+        .map(|t| {
+            t.playbook
+                .entries
+                .iter()
+                .map(|e| (e.id.as_str(), entry::write(e, "note")))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let (Some(t), Some(base)) = (target, root.get("baseDocumentSequence")) {
+        let base_value = base.to_value();
+        match (base_value.as_i64(), t.sequence) {
+            (Some(b), Some(s)) if b != s => out.push(
+                Diagnostic::new(
+                    &rules::PATCH_SEQUENCE,
+                    base.span,
+                    format!("`baseDocumentSequence` is {b}, but the document's `sequence` is {s}: the patch is concurrent"),
+                )
+                .with_help("rebase the patch on the current document, or merge it by seed 002's conflict rules"),
+            ),
+            (Some(b), None) => out.push(Diagnostic::new(
+                &rules::PATCH_SEQUENCE,
+                base.span,
+                format!("`baseDocumentSequence` is {b}, but the document has no `sequence` to compare with"),
+            )),
+            _ => {}
+        }
+    }
+    let mut appended: HashSet<String> = HashSet::new();
+    let mut updates: HashMap<String, Vec<(String, &Node)>> = HashMap::new();
+    for op in ops {
+        let kind = op.get("op").and_then(Node::as_str).unwrap_or("");
+        let entry_node = op.get("entry");
+        let entry_value = entry_node.map(Node::to_value);
+        let entry_map = entry_value.as_ref().and_then(Value::as_object);
+        let entry_id = op
+            .get("entryId")
+            .and_then(Node::as_str)
+            .map(str::to_owned)
+            .or_else(|| {
+                entry_map
+                    .and_then(|m| m.get("id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            });
+        let Some(id) = entry_id else { continue };
+        let at = op
+            .get("entryId")
+            .or_else(|| entry_node.and_then(|e| e.get("id")))
+            .map_or(op.span, |n| n.span);
+        match kind {
+            "appendEntry" => {
+                if existing.contains_key(id.as_str()) {
+                    out.push(
+                        Diagnostic::new(
+                            &rules::PATCH_APPEND_EXISTING,
+                            at,
+                            format!("`appendEntry` uses id `{id}`, which the playbook already has"),
+                        )
+                        .with_help("give the new entry a new id, or use `updateEntry`"),
+                    );
+                } else if !appended.insert(id.clone()) {
+                    out.push(Diagnostic::new(
+                        &rules::PATCH_APPEND_EXISTING,
+                        at,
+                        format!("`appendEntry` uses id `{id}` a second time in this patch"),
+                    ));
+                }
+            }
+            "updateEntry" | "incrementCounter" | "deprecateEntry" => {
+                if target.is_some()
+                    && !existing.contains_key(id.as_str())
+                    && !appended.contains(&id)
+                {
+                    out.push(Diagnostic::new(
+                        &rules::PATCH_UNKNOWN_ENTRY,
+                        at,
+                        format!("`{kind}` names `{id}`, which is not in the playbook"),
+                    ));
+                }
+                if kind != "updateEntry" {
+                    continue;
+                }
+                let Some(m) = entry_map else { continue };
+                let fields = touched(m, existing.get(id.as_str()));
+                let earlier = updates.entry(id.clone()).or_default();
+                let mut clash: Vec<&str> = Vec::new();
+                let mut first = None;
+                for (field, node) in earlier.iter() {
+                    if fields.contains(field) {
+                        clash.push(field);
+                        first.get_or_insert(*node);
+                    }
+                }
+                if let Some(first) = first {
+                    clash.sort_unstable();
+                    clash.dedup();
+                    out.push(
+                        Diagnostic::new(
+                            &rules::PATCH_UPDATE_CONFLICT,
+                            op.span,
+                            format!(
+                                "a second `updateEntry` on `{id}` sets {} again",
+                                clash
+                                    .iter()
+                                    .map(|f| format!("`{f}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        )
+                        .with_related(first.span, "the earlier `updateEntry`"),
+                    );
+                }
+                earlier.extend(fields.into_iter().map(|f| (f, op)));
+            }
+            _ => {}
+        }
+    }
+    out.sort_by_key(|d| (d.span.start, d.code));
+    out
+}

@@ -1,0 +1,305 @@
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ace_check::{Baseline, Companion, Filter, Settings};
+use ace_config::{Input, Level, Loaded, Selector};
+use ace_io::Format;
+use ace_model::Severity;
+use ace_report::{FileReport, OutputFormat};
+use ace_tools::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use clap::{Parser, ValueEnum};
+
+const PROG: &str = "ace-validate";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Output {
+    /// `github` when GITHUB_ACTIONS=true, else `full`.
+    Auto,
+    Full,
+    Concise,
+    Json,
+    Github,
+    Sarif,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Check ACE playbooks, deltas and patches against the rules of their specs.
+///
+/// Exit status: 0 when no error-level finding, 1 when there is one, 2 on a
+/// usage or I/O error (including a directory or glob that matches no file).
+#[derive(Parser, Debug)]
+#[command(name = PROG, version)]
+struct Args {
+    /// Files, directories (walked for ACE files) or globs to check; `-`
+    /// reads standard input.
+    paths: Vec<String>,
+    /// Input format for every file (detected per file if omitted).
+    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    from: Option<Format>,
+    #[arg(long, value_enum, default_value = "auto")]
+    output_format: Output,
+    /// Colour in human output; `auto` honours NO_COLOR and FORCE_COLOR.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: Color,
+    /// Only report these codes (comma-separated, e.g. ACE002,ACE006);
+    /// replaces `select` in ace.toml.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    select: Option<Vec<String>>,
+    /// Never report these codes; added to `ignore` in ace.toml.
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    ignore: Vec<String>,
+    /// Curation threshold: report entries with harmful > helpful + N
+    /// (`thresholds.curation` in ace.toml; default 3).
+    #[arg(long, value_name = "N")]
+    threshold: Option<i64>,
+    /// The curator's playbook.yaml to check with each AGENTS.md (default:
+    /// playbook.yaml beside it, if there is one).
+    #[arg(long, value_name = "FILE")]
+    sections: Option<PathBuf>,
+    /// Check an AGENTS.md alone, without the playbook.yaml beside it.
+    #[arg(long, conflicts_with = "sections")]
+    no_sections: bool,
+    /// The playbook that deltas and patches apply to: the IDs, hashes and
+    /// sequence they name are checked against it (any format ace-tools reads).
+    #[arg(long, value_name = "FILE")]
+    playbook: Option<PathBuf>,
+    /// An earlier version to enforce append-only history against: a file,
+    /// or a git revision (each file is compared with itself there).
+    #[arg(long, value_name = "FILE|REV")]
+    baseline: Option<String>,
+    /// Use this configuration file instead of the nearest ace.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore every ace.toml.
+    #[arg(long)]
+    isolated: bool,
+    /// Apply ace.toml's `exclude` to files named on the command line too
+    /// (what pre-commit needs, since it names every staged file).
+    #[arg(long)]
+    force_exclude: bool,
+    /// Exit 0 even when errors are found.
+    #[arg(long)]
+    exit_zero: bool,
+    /// Name to use for standard input in messages (and for format detection).
+    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
+    stdin_filename: String,
+}
+
+fn main() -> ExitCode {
+    ExitCode::from(run(Args::parse()) as u8)
+}
+
+fn use_color(choice: Color) -> bool {
+    let set = |v: &str| std::env::var_os(v).is_some_and(|x| !x.is_empty());
+    match choice {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto if set("NO_COLOR") => false,
+        Color::Auto if set("FORCE_COLOR") => true,
+        Color::Auto => std::io::stdout().is_terminal(),
+    }
+}
+
+fn config(args: &Args) -> Result<Loaded, String> {
+    if args.isolated {
+        return Ok(Loaded::default());
+    }
+    let path = match &args.config {
+        Some(p) => Some(p.clone()),
+        None => std::env::current_dir()
+            .ok()
+            .and_then(|d| ace_config::find(&d)),
+    };
+    match path {
+        Some(p) => ace_config::load(&p).map_err(|e| e.to_string()),
+        None => Ok(Loaded {
+            root: PathBuf::from("."),
+            ..Loaded::default()
+        }),
+    }
+}
+
+fn settings(args: &Args, loaded: &Loaded) -> Result<Settings, String> {
+    let c = &loaded.config;
+    let t = &c.thresholds;
+    let mut lint = ace_lint::Options::default();
+    lint.threshold = args.threshold.or(t.curation).unwrap_or(lint.threshold);
+    lint.vague_words = t.vague_words.unwrap_or(lint.vague_words);
+    lint.similarity = t.similarity.unwrap_or(lint.similarity);
+    lint.tag_overlap = t.tag_overlap.unwrap_or(lint.tag_overlap);
+    lint.self_report_confidence = t
+        .self_report_confidence
+        .unwrap_or(lint.self_report_confidence);
+    let mut curator = ace_curator::Options::default();
+    curator.confidence = t.confidence.unwrap_or(curator.confidence);
+    curator.evidence_length = t.evidence_length.unwrap_or(curator.evidence_length);
+    let at = |e: String| match &loaded.path {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e,
+    };
+    let select = match &args.select {
+        Some(s) => Filter::codes(s)?,
+        None => Filter::codes(&c.select).map_err(at)?,
+    };
+    let mut ignore = Filter::codes(&c.ignore).map_err(at)?;
+    ignore.extend(Filter::codes(&args.ignore)?);
+    let mut severity = std::collections::HashMap::new();
+    for (code, level) in &c.severity {
+        let code = Filter::codes(&[code]).map_err(at)?[0];
+        let sev = match level {
+            Level::Error => Some(Severity::Error),
+            Level::Warning => Some(Severity::Warning),
+            Level::Info => Some(Severity::Info),
+            Level::Off => None,
+        };
+        severity.insert(code, sev);
+    }
+    let companion = match (&args.sections, args.no_sections) {
+        (_, true) => Companion::Never,
+        (Some(p), _) => Companion::File(p.clone()),
+        (None, false) => Companion::Beside,
+    };
+    let target = args
+        .playbook
+        .as_deref()
+        .map(ace_check::load_target)
+        .transpose()?;
+    let baseline = args.baseline.as_deref().map(Baseline::parse).transpose()?;
+    Ok(Settings {
+        from: args.from,
+        lint,
+        curator,
+        companion,
+        target,
+        baseline,
+        filter: Filter {
+            select,
+            ignore,
+            severity,
+        },
+    })
+}
+
+fn run(args: Args) -> i32 {
+    if args.paths.is_empty() {
+        error(
+            PROG,
+            "no input files; pass playbooks, directories or globs, or `-` for standard input",
+        );
+        return EXIT_USAGE;
+    }
+    let loaded = match config(&args) {
+        Ok(l) => l,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let settings = match settings(&args, &loaded) {
+        Ok(s) => s,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let selector = match Selector::new(&loaded) {
+        Ok(s) => s,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let inputs = match ace_config::select(
+        &args.paths,
+        &selector,
+        args.force_exclude,
+        &ace_io::recognise,
+    ) {
+        Ok(i) => i,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let mut failed_io = false;
+    let mut results: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
+    for input in &inputs {
+        let arg = match input {
+            Input::Stdin => "-".to_owned(),
+            Input::File(p) => p.display().to_string(),
+        };
+        let mut source = match load_input(&arg, &args.stdin_filename) {
+            Ok(s) => s,
+            Err(e) => {
+                error(PROG, e);
+                failed_io = true;
+                continue;
+            }
+        };
+        if *input == Input::Stdin && args.stdin_filename != "<stdin>" {
+            // The name stands in for the path: format detection and
+            // `--baseline REV` use it.
+            source.path = Some(PathBuf::from(&args.stdin_filename));
+        }
+        let outcome = ace_check::check(source, &settings);
+        for e in &outcome.errors {
+            error(PROG, e);
+        }
+        failed_io |= !outcome.errors.is_empty();
+        results.extend(outcome.reports);
+    }
+    let format = match args.output_format {
+        Output::Auto if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") => {
+            OutputFormat::Github
+        }
+        Output::Auto | Output::Full => OutputFormat::Full,
+        Output::Concise => OutputFormat::Concise,
+        Output::Json => OutputFormat::Json,
+        Output::Github => OutputFormat::Github,
+        Output::Sarif => OutputFormat::Sarif,
+    };
+    let reports: Vec<FileReport> = results
+        .iter()
+        .map(|(s, d)| FileReport {
+            name: &s.name,
+            text: &s.text,
+            diagnostics: d,
+        })
+        .collect();
+    if reports.is_empty() {
+        if inputs.is_empty() && !failed_io {
+            // Every named file was excluded with --force-exclude.
+            eprintln!("{PROG}: every file given is excluded by ace.toml; nothing to check");
+            return EXIT_OK;
+        }
+        return EXIT_USAGE;
+    }
+    let mut out = std::io::stdout().lock();
+    let color =
+        use_color(args.color) && matches!(format, OutputFormat::Full | OutputFormat::Concise);
+    if let Err(e) = ace_report::render(format, &reports, color, &mut out).and_then(|_| out.flush())
+    {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            error(PROG, format!("<stdout>: {e}"));
+        }
+        return EXIT_USAGE;
+    }
+    let has_errors = results
+        .iter()
+        .flat_map(|(_, d)| d)
+        .any(|d| d.severity == Severity::Error);
+    if failed_io {
+        EXIT_USAGE
+    } else if has_errors && !args.exit_zero {
+        EXIT_FINDINGS
+    } else {
+        EXIT_OK
+    }
+}
