@@ -228,6 +228,26 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
+    // A playbook.yaml read as an AGENTS.md's companion is reported with it;
+    // checking it again on its own (a directory walk finds both) would
+    // report its findings twice.
+    let companions: Vec<PathBuf> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) if ace_io::format_of_name(p) == Some(Format::AgentsMd) => {
+                match &settings.companion {
+                    Companion::Beside => ace_io::sections_beside(Format::AgentsMd, p),
+                    Companion::File(f) => Some(f.clone()),
+                    Companion::Never => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    let inputs: Vec<Input> = inputs
+        .into_iter()
+        .filter(|i| !matches!(i, Input::File(p) if companions.contains(p)))
+        .collect();
     let mut failed_io = false;
     let mut results: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
     for input in &inputs {

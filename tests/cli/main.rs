@@ -11,6 +11,9 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+mod rules;
+mod validate;
+
 fn convert() -> Command {
     Command::cargo_bin("ace-convert").unwrap()
 }

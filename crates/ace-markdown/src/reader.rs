@@ -162,6 +162,11 @@ impl<'a> Reader<'a> {
                     prev = Prev::Heading;
                 }
                 i += 1;
+            } else if ace_mdtext::tool_directive(line.text).is_some() {
+                // Kept as text, but invisible to the spacing and stray-text
+                // rules it exists to silence.
+                i = self.text(i);
+                continue;
             } else {
                 self.spacing_other(line, prev, blank_run);
                 let head = match self.pending_head.take() {

@@ -100,6 +100,19 @@ impl BlockEnds {
     }
 }
 
+/// The text of an `ace-validate` directive comment on one line
+/// (`<!-- ace-validate: disable-next-line ACE012 -->` gives
+/// `disable-next-line ACE012`). Readers treat such a line as a comment that
+/// belongs to no entry and takes no part in spacing rules.
+pub fn tool_directive(line: &str) -> Option<&str> {
+    line.trim()
+        .strip_prefix("<!--")?
+        .strip_suffix("-->")?
+        .trim()
+        .strip_prefix("ace-validate:")
+        .map(str::trim)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,356 @@
+//! ace-validate's conventions for pre-commit and CI: arguments, ace.toml,
+//! suppression comments, history, and the machine outputs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Std;
+
+use crate::validate;
+
+const GOOD: &str = "## STRATEGIES & INSIGHTS\n\n\
+    [str-00001] helpful=5 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n\
+    [str-00002] helpful=2 harmful=1 :: Read the API schema before writing a request so field names match.\n";
+
+fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn json_codes(stdout: &[u8]) -> Vec<(String, String, u64)> {
+    let v: serde_json::Value = serde_json::from_slice(stdout).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_owned(),
+                d["code"].as_str().unwrap().to_owned(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn directories_are_walked_and_empty_selections_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "knowledge/playbook.md", GOOD);
+    write(
+        dir.path(),
+        "knowledge/notes.md",
+        "# Notes\n\nNothing to see.\n",
+    );
+    write(dir.path(), "src/main.rs", "fn main() {}\n");
+    let out = validate()
+        .current_dir(dir.path())
+        .args(["--isolated", "--output-format", "concise", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("(1 file checked)"), "{stdout}");
+    for empty in ["src", "knowledge/*.tron", "nowhere/**/*.md"] {
+        let out = validate()
+            .current_dir(dir.path())
+            .args(["--isolated", empty])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{empty}: {stderr}");
+        assert!(
+            stderr.contains(empty) && stderr.contains("no ACE file"),
+            "{stderr}"
+        );
+    }
+    let out = validate()
+        .current_dir(dir.path())
+        .args(["--isolated", "--output-format", "concise", "knowledge/*.md"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("in 2 files"),
+        "a glob selects by name: {stdout}"
+    );
+}
+
+#[test]
+fn ace_toml_is_found_upward_and_sets_rules_thresholds_and_excludes() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "ace.toml",
+        "exclude = [\"vendor\"]\nignore = [\"ACE001\"]\n[severity]\nACE006 = \"error\"\n[thresholds]\ncuration = 1\n",
+    );
+    let pb = "## STRATEGIES & INSIGHTS\n\n[str-1] helpful=1 harmful=3 :: Reproduce a failing case with a small test before changing the code.\n";
+    write(dir.path(), "knowledge/playbook.md", pb);
+    write(dir.path(), "vendor/playbook.md", pb);
+    let sub = dir.path().join("knowledge");
+    let out = validate()
+        .current_dir(&sub)
+        .args(["--output-format", "json", "playbook.md"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "ACE006 raised to error");
+    let codes = json_codes(&out.stdout);
+    assert!(codes.iter().any(|(_, c, _)| c == "ACE006"), "{codes:?}");
+    assert!(
+        !codes.iter().any(|(_, c, _)| c == "ACE001"),
+        "ignored by ace.toml"
+    );
+    // Walking skips the excluded folder; naming the file checks it anyway
+    // unless --force-exclude.
+    let walk = validate()
+        .current_dir(dir.path())
+        .args(["--output-format", "json", "."])
+        .output()
+        .unwrap();
+    assert!(json_codes(&walk.stdout)
+        .iter()
+        .all(|(f, _, _)| !f.contains("vendor")));
+    let named = validate()
+        .current_dir(dir.path())
+        .args(["--output-format", "json", "vendor/playbook.md"])
+        .output()
+        .unwrap();
+    assert_eq!(named.status.code(), Some(1));
+    let forced = validate()
+        .current_dir(dir.path())
+        .args(["--force-exclude", "vendor/playbook.md"])
+        .output()
+        .unwrap();
+    assert_eq!(forced.status.code(), Some(0));
+    // --isolated ignores the file: ACE001 is back, ACE006 a warning again.
+    let isolated = validate()
+        .current_dir(&sub)
+        .args(["--isolated", "--output-format", "json", "playbook.md"])
+        .output()
+        .unwrap();
+    assert_eq!(isolated.status.code(), Some(0));
+    let codes = json_codes(&isolated.stdout);
+    assert!(codes.iter().any(|(_, c, _)| c == "ACE001"));
+    // A broken ace.toml is a usage error naming its line and column.
+    write(
+        dir.path(),
+        "ace.toml",
+        "[thresholds]\ncuration = \"many\"\n",
+    );
+    let bad = validate()
+        .current_dir(&sub)
+        .arg("playbook.md")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(bad.stderr).unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr.contains("ace.toml:2:12"), "{stderr}");
+}
+
+#[test]
+fn inline_suppressions() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "<!-- ace-validate: disable-file ACE062 -->\n## STRATEGIES & INSIGHTS\n\n\
+        <!-- ace-validate: disable-next-line ACE001 -->\n\
+        [str-1] helpful=1 harmful=1 :: Reproduce a failing case with a small test before changing the code.\n\
+        [str-2] helpful=1 harmful=1 :: Read the API schema before writing a request so field names match.\n\
+        <!-- ace-validate: disable -->\n\
+        [str-3] helpful=0 harmful=0 :: Be careful.\n\
+        <!-- ace-validate: enable -->\n";
+    let p = write(dir.path(), "playbook.md", text);
+    let out = validate()
+        .args(["--isolated", "--output-format", "json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let codes: Vec<(String, u64)> = json_codes(&out.stdout)
+        .into_iter()
+        .map(|(_, c, l)| (c, l))
+        .collect();
+    assert_eq!(codes, [("ACE001".to_owned(), 6)], "{codes:?}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Std::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(ok.status.success(), "git {args:?}: {:?}", ok);
+}
+
+#[test]
+fn baseline_from_a_git_revision_and_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let p = write(dir.path(), "knowledge/playbook.md", GOOD);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "first"]);
+    // Counters go down and an entry disappears.
+    let edited = GOOD
+        .replace("helpful=5", "helpful=3")
+        .lines()
+        .filter(|l| !l.starts_with("[str-00002]"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    std::fs::write(&p, &edited).unwrap();
+    let out = validate()
+        .current_dir(dir.path())
+        .args([
+            "--isolated",
+            "--output-format",
+            "json",
+            "--baseline",
+            "HEAD",
+        ])
+        .arg("knowledge/playbook.md")
+        .output()
+        .unwrap();
+    let codes: Vec<String> = json_codes(&out.stdout).into_iter().map(|c| c.1).collect();
+    assert!(
+        codes.contains(&"ACE073".into()) && codes.contains(&"ACE075".into()),
+        "{codes:?}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    // A new file has no history at that revision.
+    write(dir.path(), "knowledge/new.md", GOOD);
+    let out = validate()
+        .current_dir(dir.path())
+        .args(["--isolated", "--baseline", "HEAD", "knowledge/new.md"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A baseline file; and an unknown revision is a usage error.
+    let old = write(dir.path(), "old.md", GOOD);
+    let out = validate()
+        .current_dir(dir.path())
+        .args(["--isolated", "--output-format", "json", "--baseline"])
+        .arg(&old)
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = validate()
+        .current_dir(dir.path())
+        .args([
+            "--isolated",
+            "--baseline",
+            "no-such-rev",
+            "knowledge/playbook.md",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn stdin_with_a_filename_is_detected_by_that_name() {
+    let out = validate()
+        .args(["--isolated", "--output-format", "concise", "--stdin-filename", "knowledge/AGENTS.md", "-"])
+        .write_stdin("## build\n\n[Bullet #a1, helpful:1, harmful:3] Run the build before the tests so types are fresh\n")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.starts_with("knowledge/AGENTS.md:3:1: warning[ACE029]"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn github_annotations_are_escaped_and_summarised_past_ten() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("## STRATEGIES & INSIGHTS\n\n");
+    for i in 1..=12 {
+        text.push_str(&format!(
+            "[str-{i}] helpful=1 harmful=0 :: Reproduce case {i} with a small test, then fix: 100% of the time\n"
+        ));
+    }
+    let p = write(dir.path(), "a,b:c.md", &text);
+    let out = validate()
+        .args([
+            "--isolated",
+            "--output-format",
+            "github",
+            "--select",
+            "ACE001",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let annotations: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(annotations.len(), 10, "{stdout}");
+    assert!(
+        annotations[0].contains("a%2Cb%3Ac.md,line=3,col=1"),
+        "{}",
+        annotations[0]
+    );
+    assert!(annotations[9].starts_with("::warning title=ace-validate::3 more warning"));
+    assert_eq!(stdout.lines().filter(|l| !l.starts_with("::")).count(), 3);
+}
+
+#[test]
+fn sarif_output_validates_against_the_sarif_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "my playbook.md",
+        "## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=1 harmful=0 :: Reproduce the failure with a test first.\n[str-00001] helpful=1 harmful=9 :: Be careful.\n",
+    );
+    let out = validate()
+        .args(["--isolated", "--output-format", "sarif"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(results.len() >= 3);
+    let dup = results.iter().find(|r| r["ruleId"] == "ACE002").unwrap();
+    assert_eq!(dup["level"], "error");
+    assert_eq!(
+        dup["locations"][0]["physicalLocation"]["region"]["startLine"],
+        4
+    );
+    assert_eq!(
+        dup["relatedLocations"][0]["physicalLocation"]["region"]["startLine"],
+        3
+    );
+    let uri = dup["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(uri.ends_with("my%20playbook.md"), "{uri}");
+    let Some(schemas) = ace_tests::corpus_dir("schemas") else {
+        return;
+    };
+    let mut schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(schemas.join("oasis-tcs__sarif-spec__sarif-schema-2.1.0.json"))
+            .expect("ACE_CORPUS is set, so the SARIF schema must be there"),
+    )
+    .unwrap();
+    // The schema's pattern for `language` (`...[a-zA-Z]{2}]?$`) has a stray
+    // `]` that Rust's regex engine rejects, so building the validator fails
+    // its meta-schema check. We never write `language`; the copy in memory
+    // drops those patterns and keeps every other constraint.
+    for def in ["run", "toolComponent"] {
+        let language = &mut schema["definitions"][def]["properties"]["language"];
+        assert!(language["pattern"].is_string(), "{def}: {language}");
+        language.as_object_mut().unwrap().remove("pattern");
+    }
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+}
