@@ -9,3 +9,61 @@ fn rules_doc_is_fresh() {
         "docs/rules.md is stale: run `cargo xtask docs`"
     );
 }
+
+fn assert_fresh(rel: &str, fresh: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(rel);
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "{rel} is stale (the Rust types changed): run `cargo xtask docs`"
+    );
+}
+
+#[test]
+fn canonical_model_schema_is_fresh() {
+    assert_fresh(
+        "schemas/ace-canonical.schema.json",
+        &ace_model::json::json_schema(),
+    );
+}
+
+#[test]
+fn ace_toml_schema_is_fresh() {
+    assert_fresh("schemas/ace-toml.schema.json", &ace_config::json_schema());
+}
+
+/// The schema describes what `--to json` writes: every fixture playbook's
+/// canonical JSON validates against it.
+#[test]
+fn canonical_json_validates_against_its_schema() {
+    let schema: serde_json::Value = serde_json::from_str(&ace_model::json::json_schema()).unwrap();
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let mut n = 0;
+    for rel in [
+        "markdown/canonical.md",
+        "markdown/multiline.txt",
+        "agents-md/seed-layout.md",
+        "skill-json/gen2-hand.json",
+        "skill-json/gen1-python.json",
+        "vagenda/plan-multiline-header.json",
+        "vagenda/event-log.json",
+    ] {
+        let path = ace_tests::fixture_path(rel);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let format = ace_io::detect(Some(&path), &text);
+        let pb = ace_io::read(format, &text).unwrap().playbook;
+        let doc: serde_json::Value = serde_json::from_str(&ace_model::json::write(&pb)).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{rel}: {errors:#?}");
+        n += 1;
+    }
+    assert_eq!(n, 7);
+}

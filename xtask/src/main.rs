@@ -29,19 +29,33 @@ fn main() -> ExitCode {
     }
 }
 
+/// Every generated file that is committed: the rules reference and the
+/// schemas derived from Rust types.
+fn generated() -> [(&'static str, String); 3] {
+    [
+        ("docs/rules.md", ace_model::rules::markdown_doc()),
+        (
+            "schemas/ace-canonical.schema.json",
+            ace_model::json::json_schema(),
+        ),
+        ("schemas/ace-toml.schema.json", ace_config::json_schema()),
+    ]
+}
+
 fn docs(check: bool) -> Result<(), String> {
-    let path = root().join("docs/rules.md");
-    let fresh = ace_model::rules::markdown_doc();
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    if current == fresh {
-        println!("docs/rules.md is up to date");
-        return Ok(());
+    for (rel, fresh) in generated() {
+        let path = root().join(rel);
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current == fresh {
+            println!("{rel} is up to date");
+            continue;
+        }
+        if check {
+            return Err(format!("{rel} is stale; run `cargo xtask docs`"));
+        }
+        std::fs::write(&path, fresh).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("wrote {rel}");
     }
-    if check {
-        return Err("docs/rules.md is stale; run `cargo xtask docs`".into());
-    }
-    std::fs::write(&path, fresh).map_err(|e| format!("{}: {e}", path.display()))?;
-    println!("wrote docs/rules.md");
     Ok(())
 }
 

@@ -25,6 +25,36 @@ struct DocIn {
     playbook: Playbook,
 }
 
+/// The document as the schema describes it (`schemas/ace-canonical.schema.json`).
+#[derive(schemars::JsonSchema)]
+#[schemars(
+    title = "ace-tools canonical playbook",
+    description = "The canonical JSON form of an ACE playbook written by `ace-convert --to json`: every field the ace-tools model holds, from any of the five formats. Generated from the model's Rust types with schemars; `cargo xtask docs` regenerates it."
+)]
+#[allow(dead_code)] // only its schema is used
+struct CanonicalDocument {
+    /// Always `ace-canonical`.
+    #[schemars(extend("const" = "ace-canonical"))]
+    format: String,
+    /// The version of this layout; always 1.
+    #[schemars(extend("const" = 1))]
+    version: u64,
+    playbook: Playbook,
+}
+
+/// The JSON Schema of the canonical document, pretty-printed with a final
+/// newline, as committed in `schemas/ace-canonical.schema.json`.
+pub fn json_schema() -> String {
+    let mut schema = schemars::schema_for!(CanonicalDocument);
+    schema.insert(
+        "$id".into(),
+        "https://ace-tools.invalid/schemas/ace-canonical.schema.json".into(),
+    );
+    let mut out = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+    out.push('\n');
+    out
+}
+
 /// Pretty-printed with two-space indent and a final newline.
 pub fn write(playbook: &Playbook) -> String {
     let doc = DocOut {

@@ -1,3 +1,4 @@
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
@@ -23,7 +24,7 @@ impl From<Span> for Origin {
 }
 
 /// A whole playbook: sections in display order and entries in file order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Playbook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -49,7 +50,7 @@ pub struct Playbook {
 }
 
 /// A named group of entries.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Section {
     /// Stable machine key, unique within the playbook; entries refer to it.
@@ -85,7 +86,7 @@ impl Section {
 }
 
 /// One piece of learned advice.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     pub id: String,
@@ -183,14 +184,14 @@ impl Entry {
 }
 
 /// Evidence for an entry: a plain note, or a typed reference.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Evidence {
     Text(String),
     Ref(EvidenceRef),
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EvidenceRef {
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
@@ -203,14 +204,14 @@ pub struct EvidenceRef {
 }
 
 /// Confidence as a score in 0..1 or as a level; the form read is kept.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Confidence {
     Score(Number),
     Level(ConfidenceLevel),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ConfidenceLevel {
     High,
@@ -272,6 +273,21 @@ pub enum Status {
     Other(String),
 }
 
+/// Any string: the four known values, or another kept as written.
+impl JsonSchema for Status {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Status".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "Lifecycle status: `active`, `deprecated`, `archived`, `quarantined`, or another value kept as written.",
+            "examples": ["active", "deprecated", "archived", "quarantined"]
+        })
+    }
+}
+
 impl From<String> for Status {
     fn from(s: String) -> Self {
         match s.as_str() {
@@ -297,7 +313,7 @@ impl From<Status> for String {
 }
 
 /// Where an entry came from (seed 001's provenance comment).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -313,14 +329,14 @@ pub struct Provenance {
 }
 
 /// Where an entry applies: a plain name (`global`) or a structured scope.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Scope {
     Name(String),
     Detail(Box<ScopeDetail>),
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ScopeDetail {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,

@@ -166,34 +166,87 @@ pub fn validate(schema: SkillSchema, gen: Generation, instance: &Value) -> Vec<S
 }
 
 fn errors_of(validator: &Validator, instance: &Value) -> Vec<SchemaError> {
-    validator
-        .iter_errors(instance)
-        .map(|e| {
-            let path = e.instance_path().iter().map(|s| s.to_string()).collect();
-            let keyword = e.kind().keyword().to_owned();
-            let (missing, unexpected) = match e.kind() {
-                ValidationErrorKind::Required { property } => (
-                    Some(
-                        property
-                            .as_str()
-                            .map_or_else(|| property.to_string(), str::to_owned),
-                    ),
-                    Vec::new(),
-                ),
-                ValidationErrorKind::AdditionalProperties { unexpected } => {
-                    (None, unexpected.clone())
-                }
-                _ => (None, Vec::new()),
+    let mut out = Vec::new();
+    for e in validator.iter_errors(instance) {
+        convert(&e, &mut out, None);
+    }
+    out
+}
+
+/// How well a failed branch of `oneOf`/`anyOf` matched, lower is better:
+/// a branch whose very first problem is the value's type did not fit at
+/// all; then fewer errors; then errors deeper in the value (the branch
+/// got further), as python-jsonschema's `best_match` ranks them.
+fn branch_rank(
+    branch: &[jsonschema::ValidationError<'static>],
+    base: usize,
+) -> (bool, usize, usize) {
+    let wrong_type = branch.iter().any(|e| {
+        matches!(e.kind(), ValidationErrorKind::Type { .. })
+            && e.instance_path().iter().count() == base
+    });
+    let deepest = branch
+        .iter()
+        .map(|e| e.instance_path().iter().count())
+        .max()
+        .unwrap_or(0);
+    (wrong_type, branch.len(), usize::MAX - deepest)
+}
+
+/// One validation error as [`SchemaError`]s. A failed `oneOf`/`anyOf` is
+/// replaced by the errors of its best-matching branch, each at its own
+/// place, saying which branch it was: the other branches' complaints are
+/// about shapes the value was never meant to have.
+fn convert(e: &jsonschema::ValidationError<'_>, out: &mut Vec<SchemaError>, via: Option<&str>) {
+    let path: Vec<String> = e.instance_path().iter().map(|s| s.to_string()).collect();
+    let keyword = e.kind().keyword().to_owned();
+    if let ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } =
+        e.kind()
+    {
+        let best = context
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !b.is_empty())
+            .min_by_key(|(_, b)| branch_rank(b, path.len()));
+        if let Some((i, branch)) = best {
+            let note = format!(
+                "closest of the {} shapes `{keyword}` allows (#{}): ",
+                context.len(),
+                i + 1
+            );
+            let note = match via {
+                Some(outer) => format!("{outer}{note}"),
+                None => note,
             };
-            SchemaError {
-                message: describe(e.kind(), e.instance()),
-                path,
-                keyword,
-                missing,
-                unexpected,
+            for inner in branch {
+                convert(inner, out, Some(&note));
             }
-        })
-        .collect()
+            return;
+        }
+    }
+    let (missing, unexpected) = match e.kind() {
+        ValidationErrorKind::Required { property } => (
+            Some(
+                property
+                    .as_str()
+                    .map_or_else(|| property.to_string(), str::to_owned),
+            ),
+            Vec::new(),
+        ),
+        ValidationErrorKind::AdditionalProperties { unexpected } => (None, unexpected.clone()),
+        _ => (None, Vec::new()),
+    };
+    let message = describe(e.kind(), e.instance());
+    out.push(SchemaError {
+        message: match via {
+            Some(note) => format!("{note}{message}"),
+            None => message,
+        },
+        path,
+        keyword,
+        missing,
+        unexpected,
+    });
 }
 
 /// A value for a message: short, on one line.
@@ -235,7 +288,7 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
                     .join(" or "),
             };
             match instance {
-                Value::Object(_) | Value::Array(_) => {
+                Value::Object(_) | Value::Array(_) | Value::Null => {
                     format!("expected {expected}, found {}", type_name(instance))
                 }
                 _ => format!(

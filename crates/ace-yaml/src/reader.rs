@@ -17,6 +17,16 @@ struct DocSpans {
     entries: Option<Vec<Spanned<IgnoredAny>>>,
 }
 
+/// Where the top-level lists are, whatever their shape (`IgnoredAny` takes
+/// anything, so this pass does not fail where [`DocSpans`] does).
+#[derive(Deserialize)]
+struct TopSpans {
+    #[serde(default)]
+    sections: Option<Spanned<IgnoredAny>>,
+    #[serde(default)]
+    entries: Option<Spanned<IgnoredAny>>,
+}
+
 /// Where `id` and `weight` of each section are, when every section is a
 /// mapping.
 #[derive(Deserialize)]
@@ -92,9 +102,18 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
         .ok()
         .and_then(|f| f.sections)
         .unwrap_or_default();
+    let top: Option<TopSpans> = serde_saphyr::from_str_with_options(src, options()).ok();
     let mut r = Reader {
         src,
         diags: Vec::new(),
+        top_sections: top
+            .as_ref()
+            .and_then(|t| t.sections.as_ref())
+            .map(|s| span_of(src, Some(s.referenced))),
+        top_entries: top
+            .as_ref()
+            .and_then(|t| t.entries.as_ref())
+            .map(|s| span_of(src, Some(s.referenced))),
     };
     let playbook = r.playbook(value, spans, fields);
     let mut diags = r.diags;
@@ -108,6 +127,9 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
 struct Reader<'a> {
     src: &'a str,
     diags: Vec<Diagnostic>,
+    /// Where the values of `sections` and `entries` start.
+    top_sections: Option<Span>,
+    top_entries: Option<Span>,
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -204,7 +226,8 @@ impl Reader<'_> {
                 }
             }
             Some(other) => {
-                self.shape(whole, format!("`sections` should be a list of `{{id, weight}}` mappings, found {}; kept as an extra field", type_name(&other)));
+                let at = self.top_sections.unwrap_or(whole);
+                self.shape(at, format!("`sections` should be a list of `{{id, weight}}` mappings, found {}; kept as an extra field", type_name(&other)));
                 pb.extra.insert("sections".into(), other);
             }
         }
@@ -226,7 +249,7 @@ impl Reader<'_> {
             }
             Some(other) => {
                 self.shape(
-                    whole,
+                    self.top_entries.unwrap_or(whole),
                     format!(
                         "`entries` should be a list of mappings, found {}; kept as an extra field",
                         type_name(&other)
@@ -237,6 +260,36 @@ impl Reader<'_> {
         }
         pb.extra.extend(map);
         pb
+    }
+
+    /// Where `key`'s value starts in the block mapping that starts at
+    /// `item`, found in the text. Used when the spanned pass could not run
+    /// because another section is not a mapping: the value is on the item's
+    /// first line or on a later line indented deeper than the item's dash.
+    fn value_of_key(&self, item: Span, key: &str) -> Option<Span> {
+        let src = self.src;
+        let line_start = src[..item.start].rfind('\n').map_or(0, |p| p + 1);
+        let indent = item.start - line_start;
+        let mut pos = item.start;
+        let mut first = true;
+        for line in src[item.start..].split_inclusive('\n') {
+            let body = line.trim_end_matches(['\n', '\r']);
+            let lead = body.len() - body.trim_start().len();
+            if !first && !body.trim().is_empty() && lead < indent {
+                return None;
+            }
+            let text = body.trim_start().trim_start_matches("- ").trim_start();
+            if let Some(rest) = text.strip_prefix(key).and_then(|r| r.strip_prefix(':')) {
+                let value = rest.trim_start();
+                if !value.is_empty() {
+                    let start = pos + (body.len() - value.len());
+                    return Some(Span::new(start, pos + body.len()));
+                }
+            }
+            pos += line.len();
+            first = false;
+        }
+        None
     }
 
     fn section(
@@ -261,7 +314,9 @@ impl Reader<'_> {
         };
         let id_span = sp
             .and_then(|s| s.id.as_ref())
-            .map_or(span, |s| span_of(self.src, Some(s.referenced)));
+            .map(|s| span_of(self.src, Some(s.referenced)))
+            .or_else(|| self.value_of_key(span, "id"))
+            .unwrap_or(span);
         let key = match m.shift_remove("id") {
             Some(Value::String(s)) if !s.is_empty() => s,
             Some(other) => {
@@ -303,7 +358,9 @@ impl Reader<'_> {
         s.origin = Origin::from(id_span);
         let weight_span = sp
             .and_then(|s| s.weight.as_ref())
-            .map_or(span, |s| span_of(self.src, Some(s.referenced)));
+            .map(|s| span_of(self.src, Some(s.referenced)))
+            .or_else(|| self.value_of_key(span, "weight"))
+            .unwrap_or(span);
         match m.shift_remove("weight") {
             None => {}
             Some(Value::Number(n)) => {
