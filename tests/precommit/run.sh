@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# End-to-end check of .pre-commit-hooks.yaml: installs pre-commit from PyPI,
+# makes a throw-away git repository whose .pre-commit-config.yaml uses the
+# hooks of this checkout (at its HEAD commit), and shows that a bad playbook
+# fails the commit with the rule's message while a good one passes.
+# Usage: tests/precommit/run.sh [system|rust]   (default: both)
+set -euo pipefail
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+modes="${1:-system rust}"
+
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "pre-commit==4.3.0"
+export PATH="$work/venv/bin:$PATH"
+export PRE_COMMIT_HOME="$work/cache"
+
+rev="$(git -C "$here" rev-parse HEAD)"
+if [ -n "$(git -C "$here" status --porcelain -- .pre-commit-hooks.yaml Cargo.toml src crates)" ]; then
+  echo "note: uncommitted changes in $here are not part of rev $rev" >&2
+fi
+
+for mode in $modes; do
+  repo="$work/repo-$mode"
+  git init -q "$repo"
+  cd "$repo"
+  git config user.name ci
+  git config user.email ci@example.invalid
+  hook=ace-validate
+  if [ "$mode" = system ]; then
+    hook=ace-validate-system
+    # The system hook runs what is on PATH: the binary of this checkout.
+    cargo build -q --manifest-path "$here/Cargo.toml" --bin ace-validate
+    export PATH="$here/target/debug:$PATH"
+  fi
+  cat > .pre-commit-config.yaml <<YAML
+repos:
+  - repo: $here
+    rev: $rev
+    hooks:
+      - id: $hook
+YAML
+  git add .pre-commit-config.yaml
+  git commit -q -m config
+  pre-commit install -q >/dev/null
+  mkdir -p knowledge
+  printf '## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' > knowledge/playbook.md
+  git add knowledge/playbook.md
+  if git commit -q -m bad > "$work/bad.log" 2>&1; then
+    echo "FAIL ($mode): a playbook with a duplicate ID was committed" >&2
+    cat "$work/bad.log" >&2
+    exit 1
+  fi
+  if ! grep -q 'error\[ACE002\]: duplicate ID `str-00001`' "$work/bad.log"; then
+    echo "FAIL ($mode): the failed commit does not show ACE002" >&2
+    cat "$work/bad.log" >&2
+    exit 1
+  fi
+  sed -i 's/^\[str-00001\] helpful=1/[str-00002] helpful=1/' knowledge/playbook.md
+  git add knowledge/playbook.md
+  if ! git commit -q -m good > "$work/good.log" 2>&1; then
+    echo "FAIL ($mode): a good playbook was refused" >&2
+    cat "$work/good.log" >&2
+    exit 1
+  fi
+  echo "pre-commit ($hook): bad playbook refused with ACE002, good playbook committed"
+  cd "$here"
+done
