@@ -42,7 +42,7 @@ repos:
 YAML
   git add .pre-commit-config.yaml
   git commit -q -m config
-  pre-commit install -q >/dev/null
+  pre-commit install >/dev/null
   mkdir -p knowledge
   printf '## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' > knowledge/playbook.md
   git add knowledge/playbook.md
