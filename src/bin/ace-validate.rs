@@ -234,14 +234,9 @@ fn run(args: Args) -> i32 {
     let companions: Vec<PathBuf> = inputs
         .iter()
         .filter_map(|i| match i {
-            Input::File(p) if ace_io::format_of_name(p) == Some(Format::AgentsMd) => {
-                match &settings.companion {
-                    Companion::Beside => ace_io::sections_beside(Format::AgentsMd, p),
-                    Companion::File(f) => Some(f.clone()),
-                    Companion::Never => None,
-                }
-            }
-            _ => None,
+            Input::File(p) => ace_io::format_of_name(p)
+                .and_then(|f| ace_check::companion_of(f, Some(p), &settings.companion)),
+            Input::Stdin => None,
         })
         .collect();
     let inputs: Vec<Input> = inputs

@@ -133,6 +133,20 @@ pub struct Outcome {
     pub errors: Vec<String>,
 }
 
+/// The playbook.yaml read with the AGENTS.md at `path`, if any. The
+/// binary uses it too, so that a companion found by walking a directory is
+/// not checked a second time on its own.
+pub fn companion_of(format: Format, path: Option<&Path>, companion: &Companion) -> Option<PathBuf> {
+    if format != Format::AgentsMd {
+        return None;
+    }
+    match companion {
+        Companion::Never => None,
+        Companion::File(p) => Some(p.clone()),
+        Companion::Beside => path.and_then(|p| ace_io::sections_beside(format, p)),
+    }
+}
+
 /// Reads the playbook named by `--playbook`, in whatever format it is.
 pub fn load_target(path: &Path) -> Result<Target, String> {
     let source = ace_io::load(path).map_err(|e| e.to_string())?;
@@ -269,16 +283,8 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         finish(source, diags, &mut outcome);
         return outcome;
     }
-    let companion = match &settings.companion {
-        Companion::Never => None,
-        Companion::File(p) => Some(p.clone()),
-        Companion::Beside => source
-            .path
-            .as_deref()
-            .and_then(|p| ace_io::sections_beside(format, p)),
-    };
     let mut companion_result = None;
-    if let Some(path) = companion.filter(|_| format == Format::AgentsMd) {
+    if let Some(path) = companion_of(format, source.path.as_deref(), &settings.companion) {
         match ace_io::load(&path) {
             Ok(yaml) => {
                 let diags =

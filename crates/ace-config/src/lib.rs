@@ -318,7 +318,7 @@ pub fn select(
             }
             out.extend(found.into_iter().map(Input::File));
         } else if !path.exists() && has_glob_chars(arg) {
-            let found = expand_glob(arg, selector, recognise)?;
+            let found = expand_glob(arg, selector)?;
             if found.is_empty() {
                 return Err(SelectError::Empty(format!(
                     "{arg}: pattern matches no ACE file to check"
@@ -373,11 +373,7 @@ fn walk(
 
 /// Expands `pattern` by walking the longest folder prefix without glob
 /// characters and matching the rest.
-fn expand_glob(
-    pattern: &str,
-    selector: &Selector,
-    recognise: &dyn Fn(&Path) -> bool,
-) -> Result<Vec<PathBuf>, SelectError> {
+fn expand_glob(pattern: &str, selector: &Selector) -> Result<Vec<PathBuf>, SelectError> {
     let parts: Vec<&str> = pattern.split('/').collect();
     let literal = parts.iter().take_while(|p| !has_glob_chars(p)).count();
     let base = match parts[..literal].join("/") {
@@ -395,10 +391,8 @@ fn expand_glob(
     if !base.is_dir() {
         return Ok(Vec::new());
     }
-    // A glob the user wrote selects by name: files it matches are checked
-    // without asking whether they look like ACE files, which `recognise`
-    // would otherwise decide.
-    let _ = recognise;
+    // A glob the user wrote selects by name: with a filter, `walk` keeps
+    // what matches without asking whether it looks like an ACE file.
     walk(&base, Some(&set), selector, &|_| true)
 }
 

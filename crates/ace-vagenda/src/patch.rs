@@ -51,12 +51,12 @@ pub fn check_patch(text: &str, syntax: Syntax, target: Option<Target>) -> Vec<Di
         None => return Vec::new(),
     };
     let mut out = Vec::new();
-    let existing: HashMap<&str, Map<String, Value>> = target
+    let existing: HashMap<&str, &ace_model::Entry> = target
         .map(|t| {
             t.playbook
                 .entries
                 .iter()
-                .map(|e| (e.id.as_str(), entry::write(e, "note")))
+                .map(|e| (e.id.as_str(), e))
                 .collect()
         })
         .unwrap_or_default();
@@ -135,7 +135,9 @@ pub fn check_patch(text: &str, syntax: Syntax, target: Option<Target>) -> Vec<Di
                     continue;
                 }
                 let Some(m) = entry_map else { continue };
-                let fields = touched(m, existing.get(id.as_str()));
+                // Only entries an update names are written out to compare.
+                let current = existing.get(id.as_str()).map(|e| entry::write(e, "note"));
+                let fields = touched(m, current.as_ref());
                 let earlier = updates.entry(id.clone()).or_default();
                 let mut clash: Vec<&str> = Vec::new();
                 let mut first = None;
