@@ -1,6 +1,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ace_check::{Baseline, Companion, Filter, Settings};
 use ace_config::{Input, Level, Loaded, Selector};
@@ -245,30 +246,12 @@ fn run(args: Args) -> i32 {
         .collect();
     let mut failed_io = false;
     let mut results: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
-    for input in &inputs {
-        let arg = match input {
-            Input::Stdin => "-".to_owned(),
-            Input::File(p) => p.display().to_string(),
-        };
-        let mut source = match load_input(&arg, &args.stdin_filename) {
-            Ok(s) => s,
-            Err(e) => {
-                error(PROG, e);
-                failed_io = true;
-                continue;
-            }
-        };
-        if *input == Input::Stdin && args.stdin_filename != "<stdin>" {
-            // The name stands in for the path: format detection and
-            // `--baseline REV` use it.
-            source.path = Some(PathBuf::from(&args.stdin_filename));
-        }
-        let outcome = ace_check::check(source, &settings);
-        for e in &outcome.errors {
+    for checked in check_all(&inputs, &args.stdin_filename, &settings) {
+        for e in &checked.errors {
             error(PROG, e);
         }
-        failed_io |= !outcome.errors.is_empty();
-        results.extend(outcome.reports);
+        failed_io |= !checked.errors.is_empty();
+        results.extend(checked.reports);
     }
     let format = match args.output_format {
         Output::Auto if std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true") => {
@@ -317,4 +300,76 @@ fn run(args: Args) -> i32 {
     } else {
         EXIT_OK
     }
+}
+
+/// What checking one input gave: its reports, and the I/O or usage errors
+/// to print (held back so that they come out in argument order).
+struct Checked {
+    errors: Vec<String>,
+    reports: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)>,
+}
+
+fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checked {
+    let arg = match input {
+        Input::Stdin => "-".to_owned(),
+        Input::File(p) => p.display().to_string(),
+    };
+    let mut source = match load_input(&arg, stdin_filename) {
+        Ok(s) => s,
+        Err(e) => {
+            return Checked {
+                errors: vec![e.to_string()],
+                reports: Vec::new(),
+            }
+        }
+    };
+    if *input == Input::Stdin && stdin_filename != "<stdin>" {
+        // The name stands in for the path: format detection and
+        // `--baseline REV` use it.
+        source.path = Some(PathBuf::from(stdin_filename));
+    }
+    let outcome = ace_check::check(source, settings);
+    Checked {
+        errors: outcome.errors.iter().map(ToString::to_string).collect(),
+        reports: outcome.reports,
+    }
+}
+
+/// Checks every input, on as many threads as there are cores: pre-commit
+/// passes hundreds of files in one call, and each is independent. Results
+/// come back in input order, so the output does not depend on scheduling.
+fn check_all(inputs: &[Input], stdin_filename: &str, settings: &Settings) -> Vec<Checked> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(inputs.len());
+    if threads <= 1 {
+        return inputs
+            .iter()
+            .map(|i| check_one(i, stdin_filename, settings))
+            .collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<Checked>> = inputs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(input) = inputs.get(i) else { break };
+                        done.push((i, check_one(input, stdin_filename, settings)));
+                    }
+                    done
+                })
+            })
+            .collect();
+        for w in workers {
+            let done = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            for (i, c) in done {
+                slots[i] = Some(c);
+            }
+        }
+    });
+    slots.into_iter().flatten().collect()
 }

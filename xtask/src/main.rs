@@ -17,8 +17,11 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
-        Some("bench") => bench(),
-        _ => Err("usage: cargo xtask docs [--check] | cargo xtask bench".to_owned()),
+        Some("bench") => bench(&args[1..]),
+        _ => Err(
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process]..."
+                .to_owned(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -125,6 +128,47 @@ fn generate(n: usize) -> String {
     out
 }
 
+/// Where a benchmark writes its input files. With `ACE_BENCH_DIR` set they
+/// go to `$ACE_BENCH_DIR/GROUP` and are kept, so that a figure (a peer's
+/// above all) can be checked by hand on the same files.
+fn scratch(group: &str) -> Result<(PathBuf, bool), String> {
+    let (dir, keep) = match std::env::var_os("ACE_BENCH_DIR") {
+        Some(d) => (PathBuf::from(d).join(group), true),
+        None => (
+            std::env::temp_dir().join(format!("ace-bench-{group}-{}", std::process::id())),
+            false,
+        ),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok((dir, keep))
+}
+
+/// The vAgenda 0.2 core schema with the ACE extension's definitions copied
+/// in and `plan.playbook` pointing at its `Playbook`: one self-contained
+/// file, because check-jsonschema would resolve the extension's relative
+/// `$ref`s against its `https://vagenda.dev/` `$id` and go to the network.
+fn core_with_ace() -> Result<String, String> {
+    let read = |rel: &str| -> Result<serde_json::Value, String> {
+        let text = std::fs::read_to_string(root().join(rel)).map_err(|e| format!("{rel}: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| format!("{rel}: {e}"))
+    };
+    let mut core = read("schemas/vagenda/vagenda-core.v0.2.schema.json")?;
+    let ace = read("schemas/vagenda/vagenda-extension-ace.schema.json")?;
+    let ace_defs = serde_json::to_string(&ace["$defs"])
+        .map_err(|e| e.to_string())?
+        .replace("./vagenda-core.schema.json#/$defs/", "#/$defs/");
+    let ace_defs: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&ace_defs).map_err(|e| e.to_string())?;
+    let defs = core["$defs"]
+        .as_object_mut()
+        .ok_or("the core schema has no $defs")?;
+    for (k, v) in ace_defs {
+        defs.insert(k, v);
+    }
+    defs["Plan"]["properties"]["playbook"] = serde_json::json!({"$ref": "#/$defs/Playbook"});
+    serde_json::to_string_pretty(&core).map_err(|e| e.to_string())
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -149,7 +193,17 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / 1e6 / d.as_secs_f64()
 }
 
-fn bench() -> Result<(), String> {
+/// Runs the named benchmark groups, or all of them when none is named, so
+/// that one figure can be re-measured without the minutes the others take.
+fn bench(only: &[String]) -> Result<(), String> {
+    const GROUPS: [&str; 5] = ["markdown", "skill", "tron", "batch", "process"];
+    if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
+        return Err(format!(
+            "unknown benchmark group `{bad}`; expected one of {}",
+            GROUPS.join(", ")
+        ));
+    }
+    let wants = |g: &str| only.is_empty() || only.iter().any(|o| o == g);
     println!("building release binaries ...");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "-p", "ace-tools"])
@@ -161,19 +215,41 @@ fn bench() -> Result<(), String> {
     }
 
     let big = generate(100_000);
+    let pb = ace_markdown::read(&big).playbook;
+    if wants("markdown") {
+        markdown_bench(&big, &pb);
+    }
+    if wants("skill") {
+        skill_bench(&pb);
+    }
+    if wants("tron") {
+        tron_bench(&pb);
+    }
+    if wants("batch") {
+        batch_bench()?;
+    }
+    if wants("process") {
+        process_bench()?;
+    }
+    Ok(())
+}
+
+/// Markdown: read and write of a 100,000-entry playbook against a memchr
+/// line count (the floor), serde_json on the canonical JSON twin and the
+/// paper's regex parser.
+fn markdown_bench(big: &str, pb: &ace_model::Playbook) {
     let bytes = big.len();
-    let entries = ace_markdown::read(&big).playbook.entries.len();
+    let entries = ace_markdown::read(big).playbook.entries.len();
     println!(
         "\n## markdown reader and writer: {entries} entries, {:.1} MB, median of 7 runs",
         bytes as f64 / 1e6
     );
     let floor = time(7, || memchr::memchr_iter(b'\n', big.as_bytes()).count());
-    let read = time(7, || ace_markdown::read(&big));
-    let pb = ace_markdown::read(&big).playbook;
-    let write = time(7, || ace_markdown::write(&pb));
-    let out = ace_markdown::write(&pb).text;
+    let read = time(7, || ace_markdown::read(big));
+    let write = time(7, || ace_markdown::write(pb));
+    let out = ace_markdown::write(pb).text;
     assert_eq!(out, big, "the generated playbook is canonical");
-    let json = ace_model::json::write(&pb);
+    let json = ace_model::json::write(pb);
     let json_read = time(7, || ace_model::json::read(&json));
     println!("| operation | time | throughput | vs. baseline |");
     println!("|---|---|---|---|");
@@ -195,30 +271,21 @@ fn bench() -> Result<(), String> {
         floor.as_secs_f64() / write.as_secs_f64()
     );
     println!("| canonical JSON read (serde_json, {:.1} MB) | {:.1} ms | {:.0} MB/s | markdown read is {:.1}x faster |", json.len() as f64 / 1e6, ms(json_read), mbps(json.len(), json_read), json_read.as_secs_f64() / read.as_secs_f64());
-    if let Some(py) = python_baseline(&big) {
+    if let Some(py) = python_baseline(big) {
         println!("| paper's regex parser (python3 re, in-process) | {:.1} ms | {:.0} MB/s | ace read is {:.1}x faster |", ms(py), mbps(bytes, py), py.as_secs_f64() / read.as_secs_f64());
     }
+}
 
-    skill_bench(&pb);
-    tron_bench(&pb);
-    batch_bench()?;
-
-    let sample = match std::env::var_os("ACE_CORPUS") {
-        Some(c) => {
-            let p = PathBuf::from(c).join("markdown-playbook/ace-agent__ace-appworld__experiments__playbooks__appworld_online_trained_playbook.txt");
-            std::fs::read_to_string(p).ok()
-        }
-        None => None,
-    };
-    let _ = sample;
+/// ace-validate as a process on a 30 KB playbook, start-up included, against
+/// `true` (the fork/exec floor) and a bare Python start-up.
+fn process_bench() -> Result<(), String> {
     // Issue 6's budget is stated for a 30 KB playbook.
     let mut n = 150;
     while generate(n).len() < 30_000 {
         n += 5;
     }
     let (label, text) = ("generated", generate(n));
-    let dir = std::env::temp_dir().join(format!("ace-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let (dir, keep) = scratch("process")?;
     let file = dir.join("playbook.txt");
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
     let exe = root().join("target/release/ace-validate");
@@ -265,7 +332,9 @@ fn bench() -> Result<(), String> {
             py.as_secs_f64() / truth.as_secs_f64()
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if !keep {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     Ok(())
 }
 
@@ -319,15 +388,16 @@ fn skill_bench(pb: &ace_model::Playbook) {
     );
 }
 
-/// TRON: parse throughput on a 100,000-entry vAgenda document, against
-/// serde_json parsing its JSON twin and, when `tests/js` is installed, the
-/// 200 vAgenda plans (about 23 KB each) checked in one call, the way
+/// 200 vAgenda plans (about 50 KB each) checked in one call, the way
 /// pre-commit calls a hook, against check-jsonschema validating the same
-/// files against the same bundled core schema. check-jsonschema is found on
-/// PATH or through `CHECK_JSONSCHEMA`; without it only our time is printed.
+/// files: once against the bare core schema (which leaves `playbook` an
+/// unchecked object) and once against the core schema with the ACE
+/// extension's definitions bundled in, the checks ace-validate makes. A
+/// serde_json parse of the same files in-process is the floor any validator
+/// pays. check-jsonschema is found on PATH or through `CHECK_JSONSCHEMA`;
+/// without it only our rows are printed.
 fn batch_bench() -> Result<(), String> {
-    let dir = std::env::temp_dir().join(format!("ace-bench-batch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let (dir, keep) = scratch("batch")?;
     let mut files = Vec::new();
     let mut bytes = 0;
     for i in 0..200 {
@@ -367,37 +437,71 @@ fn batch_bench() -> Result<(), String> {
         "| ace-validate (every rule, core + ACE schemas) | {:.1} ms | 1.0x |",
         ms(ours)
     );
+    let texts: Vec<Vec<u8>> = files
+        .iter()
+        .map(std::fs::read)
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    let floor = crate::time(7, || {
+        texts
+            .iter()
+            .map(|t| serde_json::from_slice::<serde_json::Value>(t).is_ok())
+            .filter(|ok| *ok)
+            .count()
+    });
+    println!(
+        "| serde_json::from_slice::<Value> of the same files, in-process (parse floor) | {:.1} ms | {:.1}x of ace-validate's time |",
+        ms(floor),
+        floor.as_secs_f64() / ours.as_secs_f64()
+    );
     let peer = std::env::var_os("CHECK_JSONSCHEMA")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("check-jsonschema"));
-    let schema = root().join("schemas/vagenda/vagenda-core.v0.2.schema.json");
     let probe = Command::new(&peer).arg("--version").output();
-    if probe.as_ref().is_ok_and(|o| o.status.success()) {
+    let Some(version) = probe
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    else {
+        println!("| check-jsonschema | not installed (set CHECK_JSONSCHEMA) | |");
+        if !keep {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        return Ok(());
+    };
+    let core = root().join("schemas/vagenda/vagenda-core.v0.2.schema.json");
+    let bundled = dir.join("vagenda-core-with-ace.schema.json");
+    std::fs::write(&bundled, core_with_ace()?).map_err(|e| e.to_string())?;
+    for (schema, what) in [
+        (&core, "core schema only"),
+        (&bundled, "core + ACE extension bundled: the same checks"),
+    ] {
         let theirs = median(
             (0..3)
                 .map(|_| {
                     time(
                         Command::new(&peer)
                             .arg("--schemafile")
-                            .arg(&schema)
+                            .arg(schema)
                             .args(&files),
                     )
                 })
                 .collect(),
         );
         println!(
-            "| check-jsonschema {} (core schema only) | {:.1} ms | ace-validate is {:.1}x faster |",
-            String::from_utf8_lossy(&probe.unwrap().stdout).trim(),
+            "| {version} ({what}) | {:.1} ms | ace-validate is {:.1}x faster |",
             ms(theirs),
             theirs.as_secs_f64() / ours.as_secs_f64()
         );
-    } else {
-        println!("| check-jsonschema | not installed (set CHECK_JSONSCHEMA) | |");
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    if !keep {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     Ok(())
 }
 
+/// TRON: parse throughput on a 100,000-entry vAgenda document, against
+/// serde_json parsing its JSON twin and, when `tests/js` is installed, the
 /// official `@tron-format/tron` parsing the braced form in the same Node
 /// process (start-up excluded).
 fn tron_bench(pb: &ace_model::Playbook) {

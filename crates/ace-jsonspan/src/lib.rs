@@ -210,6 +210,29 @@ impl Node {
         }
     }
 
+    /// [`Node::to_value`] down to `depth` levels below this node; deeper
+    /// arrays and objects are left empty. For looking at a document's
+    /// outline without copying all of it.
+    pub fn to_value_within(&self, depth: usize) -> Value {
+        match &self.kind {
+            Kind::Array(_) | Kind::Object(_) if depth == 0 => match self.kind {
+                Kind::Array(_) => Value::Array(Vec::new()),
+                _ => Value::Object(Map::new()),
+            },
+            Kind::Array(items) => {
+                Value::Array(items.iter().map(|n| n.to_value_within(depth - 1)).collect())
+            }
+            Kind::Object(members) => {
+                let mut map = Map::with_capacity(members.len());
+                for m in members {
+                    map.insert(m.key.clone(), m.value.to_value_within(depth - 1));
+                }
+                Value::Object(map)
+            }
+            _ => self.to_value(),
+        }
+    }
+
     /// The member of an object that is used (the last one of a key).
     pub fn member(&self, key: &str) -> Option<&Member> {
         match &self.kind {
@@ -369,6 +392,19 @@ mod tests {
         assert_eq!(doc.diagnostics[0].code, "ACE010");
         let a = doc.root.member("a").unwrap();
         assert_eq!(&text[a.key_span.start..a.key_span.end], "\"a\"");
+    }
+
+    #[test]
+    fn outline_values_stop_at_the_depth() {
+        let doc = parse(r#"{"a": {"b": [1, {"c": 2}]}, "a": {"d": true}, "e": 3}"#).unwrap();
+        assert_eq!(doc.root.to_value_within(0).to_string(), "{}");
+        assert_eq!(doc.root.to_value_within(1).to_string(), r#"{"a":{},"e":3}"#);
+        assert_eq!(
+            doc.root.to_value_within(2).to_string(),
+            r#"{"a":{"d":true},"e":3}"#,
+            "the last of a repeated key wins, as in to_value"
+        );
+        assert_eq!(doc.root.to_value_within(9), doc.root.to_value());
     }
 
     #[test]

@@ -230,7 +230,10 @@ fn duplicate_content(pb: &Playbook, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let normalized = ace_model::normalize::normalize(&e.content);
-        let key = e.dedup_key();
+        let key = ace_model::normalize::key_of_normalized(
+            e.section.as_deref().unwrap_or(""),
+            &normalized,
+        );
         let (prev, message) = if let Some(prev) = seen.get(&key) {
             (
                 *prev,

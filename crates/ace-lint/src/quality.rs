@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use ace_model::{rules, Diagnostic, Entry, Evidence, Playbook};
-use regex::{Regex, RegexSet};
+use regex_automata::meta::{self, Regex};
+use regex_automata::{Input, MatchKind, PatternSet};
 
 use crate::{span, Options};
 
@@ -34,29 +35,36 @@ const GENERIC: &[&str] = &[
     "test your code",
 ];
 
-fn words(s: &str) -> Vec<String> {
+/// The most words any phrase in [`GENERIC`] has.
+const GENERIC_MAX_WORDS: usize = 4;
+
+fn word_iter(s: &str) -> impl Iterator<Item = &str> {
     s.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '\'')
         .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+}
+
+fn words(s: &str) -> Vec<String> {
+    word_iter(s).map(str::to_lowercase).collect()
 }
 
 pub(crate) fn vague(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) {
     if e.content.trim().is_empty() {
         return; // ACE021
     }
-    let w = words(&e.content);
-    let phrase = w.join(" ");
-    let why = if GENERIC.contains(&phrase.as_str()) {
+    // Counting first: only short content can be generic or too short, and
+    // lowering every word of every entry was a tenth of a lint run.
+    let count = word_iter(&e.content).count();
+    let generic =
+        count <= GENERIC_MAX_WORDS && GENERIC.contains(&words(&e.content).join(" ").as_str());
+    let why = if generic {
         format!(
             "\"{}\" is generic advice seed 000 lists as an anti-pattern",
             e.content.trim()
         )
-    } else if w.len() < opts.vague_words {
+    } else if count < opts.vague_words {
         format!(
-            "{} word{} of content (fewer than {}) cannot say what to do, when and why",
-            w.len(),
-            if w.len() == 1 { "" } else { "s" },
+            "{count} word{} of content (fewer than {}) cannot say what to do, when and why",
+            if count == 1 { "" } else { "s" },
             opts.vague_words
         )
     } else {
@@ -73,8 +81,22 @@ pub(crate) fn vague(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) {
 }
 
 struct SecretPatterns {
-    set: RegexSet,
+    set: Regex,
     names: Vec<&'static str>,
+}
+
+/// Compiling these patterns is paid by every ace-validate run, and with
+/// `regex`'s defaults it was 3 ms, more than validating a 30 KB playbook. So
+/// they are ASCII-only (`(?-u)`: credentials and the one-off values are
+/// ASCII; Unicode `\b`, `\d` and case folding blow up the automata) and
+/// built without a literal prefilter, whose construction was most of the
+/// rest. Entries are short, so the lazy DFA alone scans them fast enough.
+fn compile(patterns: &[&str], kind: MatchKind) -> Regex {
+    let ascii: Vec<String> = patterns.iter().map(|p| format!("(?-u){p}")).collect();
+    meta::Builder::new()
+        .configure(Regex::config().auto_prefilter(false).match_kind(kind))
+        .build_many(&ascii)
+        .expect("valid patterns")
 }
 
 fn secret_patterns() -> &'static SecretPatterns {
@@ -98,7 +120,7 @@ fn secret_patterns() -> &'static SecretPatterns {
             ),
         ];
         SecretPatterns {
-            set: RegexSet::new(table.iter().map(|(_, p)| *p)).expect("valid patterns"),
+            set: compile(&table.map(|(_, p)| p), MatchKind::All),
             names: table.iter().map(|(n, _)| *n).collect(),
         }
     })
@@ -109,7 +131,10 @@ pub(crate) fn secrets(e: &Entry, out: &mut Vec<Diagnostic>) {
     let mut texts = vec![e.content.as_str()];
     texts.extend(e.title.as_deref());
     for text in texts {
-        if let Some(i) = p.set.matches(text).iter().next() {
+        let mut found = PatternSet::new(p.set.pattern_len());
+        p.set
+            .which_overlapping_matches(&Input::new(text), &mut found);
+        if let Some(i) = found.iter().next().map(|id| id.as_usize()) {
             out.push(
                 Diagnostic::new(
                     &rules::SECRET_IN_CONTENT,
@@ -152,22 +177,21 @@ fn one_off_patterns() -> &'static [(&'static str, Regex)] {
             ),
         ]
         .into_iter()
-        .map(|(n, p)| (n, Regex::new(p).expect("valid pattern")))
+        .map(|(n, p)| (n, compile(&[p], MatchKind::LeftmostFirst)))
         .collect()
     })
 }
 
 pub(crate) fn one_off(e: &Entry, out: &mut Vec<Diagnostic>) {
     for (what, re) in one_off_patterns() {
-        if let Some(m) = re.find(&e.content) {
+        if let Some(found) = re.find(&e.content).and_then(|m| e.content.get(m.range())) {
             out.push(
                 Diagnostic::new(
                     &rules::ONE_OFF_SPECIFIC,
                     span(e),
                     format!(
                         "entry `{}` names {what} (`{}`): it records one occurrence rather than a lesson",
-                        e.id,
-                        m.as_str()
+                        e.id, found
                     ),
                 )
                 .with_help("replace the value by what it stands for"),
@@ -383,5 +407,16 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generic_max_words_bounds_every_generic_phrase() {
+        let longest = GENERIC.iter().map(|p| word_iter(p).count()).max();
+        assert_eq!(longest, Some(GENERIC_MAX_WORDS));
     }
 }

@@ -130,19 +130,32 @@ fn registry(version: Version) -> &'static Registry<'static> {
 }
 
 /// The `$ref` target of `schema` for `version`, and the version whose
-/// registry holds it.
-fn target(schema: VagendaSchema, version: Version) -> (Version, String) {
-    let core = |v: Version| id_of(&json(members(v)[0]));
-    let ace = || id_of(&json(files::ACE));
-    let events = |v: Version| id_of(&json(members(v).last().expect("non-empty")));
-    match schema {
-        VagendaSchema::Document => (version, core(version)),
-        VagendaSchema::AcePlaybook => (Version::V02, format!("{}#/$defs/Playbook", ace())),
-        VagendaSchema::AceEntry => (Version::V02, format!("{}#/$defs/PlaybookEntry", ace())),
-        VagendaSchema::AcePatch => (Version::V02, format!("{}#/$defs/PlaybookPatch", ace())),
-        VagendaSchema::AcePatchOp => (Version::V02, format!("{}#/$defs/PlaybookPatchOp", ace())),
-        VagendaSchema::EventPlaybook => (version, format!("{}#/$defs/Playbook", events(version))),
-    }
+/// registry holds it. Worked out once per pair: it parses whole schema
+/// files, and messages ask for it on every file checked.
+fn target(schema: VagendaSchema, version: Version) -> &'static (Version, String) {
+    static CELLS: [[OnceLock<(Version, String)>; 6]; 3] =
+        [const { [const { OnceLock::new() }; 6] }; 3];
+    CELLS[version as usize][index(schema)].get_or_init(|| {
+        let core = |v: Version| id_of(&json(members(v)[0]));
+        let ace = || id_of(&json(files::ACE));
+        let events = |v: Version| id_of(&json(members(v).last().expect("non-empty")));
+        match schema {
+            VagendaSchema::Document => (version, core(version)),
+            VagendaSchema::AcePlaybook => (Version::V02, format!("{}#/$defs/Playbook", ace())),
+            VagendaSchema::AceEntry => (Version::V02, format!("{}#/$defs/PlaybookEntry", ace())),
+            VagendaSchema::AcePatch => (Version::V02, format!("{}#/$defs/PlaybookPatch", ace())),
+            VagendaSchema::AcePatchOp => {
+                (Version::V02, format!("{}#/$defs/PlaybookPatchOp", ace()))
+            }
+            VagendaSchema::EventPlaybook => {
+                (version, format!("{}#/$defs/Playbook", events(version)))
+            }
+        }
+    })
+}
+
+fn index(schema: VagendaSchema) -> usize {
+    SCHEMAS.iter().position(|s| *s == schema).expect("listed")
 }
 
 const SCHEMAS: [VagendaSchema; 6] = [
@@ -155,36 +168,10 @@ const SCHEMAS: [VagendaSchema; 6] = [
 ];
 
 fn validator(schema: VagendaSchema, version: Version) -> &'static Validator {
-    type Cell = OnceLock<Validator>;
-    static CELLS: [[Cell; 6]; 3] = [
-        [
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-        ],
-        [
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-        ],
-        [
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-            Cell::new(),
-        ],
-    ];
-    let index = SCHEMAS.iter().position(|s| *s == schema).expect("listed");
-    CELLS[version as usize][index].get_or_init(|| {
+    static CELLS: [[OnceLock<Validator>; 6]; 3] = [const { [const { OnceLock::new() }; 6] }; 3];
+    CELLS[version as usize][index(schema)].get_or_init(|| {
         let (home, uri) = target(schema, version);
+        let home = *home;
         // The schemas mark timestamps `format: date-time` and the notes'
         // reference results were produced with formats checked.
         jsonschema::options()
@@ -205,7 +192,7 @@ pub fn validate(schema: VagendaSchema, version: Version, instance: &Value) -> Ve
 /// The file name to show in messages.
 pub fn schema_name(schema: VagendaSchema, version: Version) -> String {
     let (_, uri) = target(schema, version);
-    let (doc, fragment) = uri.split_once('#').unwrap_or((&uri, ""));
+    let (doc, fragment) = uri.split_once('#').unwrap_or((uri, ""));
     let file = doc.rsplit('/').next().unwrap_or(doc);
     if fragment.is_empty() {
         file.to_owned()
