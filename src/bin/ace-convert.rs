@@ -81,6 +81,10 @@ struct Args {
     /// the official `@tron-format/tron` parser reads.
     #[arg(long, value_enum, default_value = "implicit")]
     tron_root: TronRootArg,
+    /// Write the IDs the target could not hold, and the IDs they became,
+    /// to FILE as a JSON array of `{"old", "new"}` (empty when none changed).
+    #[arg(long, value_name = "FILE")]
+    id_map: Option<PathBuf>,
     /// List the formats and what each can hold, then exit.
     #[arg(long)]
     list_formats: bool,
@@ -338,6 +342,10 @@ fn run(args: Args) -> i32 {
                 .map_err(|e| format!("<stdout>: {e}"))
         }
     };
+    let result = result.and_then(|()| match &args.id_map {
+        Some(path) => write_id_map(path, &written.id_changes),
+        None => Ok(()),
+    });
     match result {
         Ok(()) => 0,
         Err(e) => {
@@ -345,6 +353,12 @@ fn run(args: Args) -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+fn write_id_map(path: &Path, changes: &[ace_model::ids::IdChange]) -> Result<(), String> {
+    let mut text = serde_json::to_string_pretty(changes).map_err(|e| e.to_string())?;
+    text.push('\n');
+    ace_io::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Prints the losses; under --strict, any loss stops the conversion with

@@ -152,6 +152,50 @@ fn losses_are_reported_and_strict_refuses() {
 }
 
 #[test]
+fn ids_the_markdown_playbook_cannot_hold_are_reassigned_and_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("in.json");
+    std::fs::write(
+        &json,
+        r#"{"format":"ace-canonical","version":1,"playbook":{"sections":[{"key":"s","title":"S","prefix":"str"}],"entries":[
+            {"id":"str-00004","section":"s","content":"kept"},
+            {"id":"t-migrate","section":"s","content":"old","superseded_by":"t-new"},
+            {"id":"t-new","section":"s","content":"new","supersedes":["t-migrate"]}]}}"#,
+    )
+    .unwrap();
+    let map = dir.path().join("ids.json");
+    let out = dir.path().join("out.md");
+    convert()
+        .arg(&json)
+        .arg("-o")
+        .arg(&out)
+        .arg("--id-map")
+        .arg(&map)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("ACE106").and(predicate::str::contains("`str-00005`")));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "## S\n[str-00004] kept\n[str-00005] old\n[str-00006] new\n"
+    );
+    let pairs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&map).unwrap()).unwrap();
+    assert_eq!(
+        pairs,
+        serde_json::json!([
+            {"old": "t-migrate", "new": "str-00005"},
+            {"old": "t-new", "new": "str-00006"}
+        ])
+    );
+    // A reassigned ID is a loss: the markdown playbook keeps no old ID.
+    convert()
+        .arg(&json)
+        .args(["--to", "markdown", "--strict"])
+        .assert()
+        .code(1);
+}
+
+#[test]
 fn bad_inputs_are_one_line_errors_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let binary = dir.path().join("bin.md");

@@ -18,8 +18,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
         Some("bench") => bench(&args[1..]),
+        Some("fuzz-seed") => fuzz_seed(),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process]..."
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process]... | cargo xtask fuzz-seed"
                 .to_owned(),
         ),
     };
@@ -59,6 +60,84 @@ fn docs(check: bool) -> Result<(), String> {
         std::fs::write(&path, fresh).map_err(|e| format!("{}: {e}", path.display()))?;
         println!("wrote {rel}");
     }
+    Ok(())
+}
+
+/// Fills `fuzz/corpus/TARGET/` from `tests/fixtures`: each fixture goes to
+/// the reader target of the format it is detected as, and to `round_trip`
+/// behind the byte that selects that format (`fuzz/src/lib.rs`).
+fn fuzz_seed() -> Result<(), String> {
+    use ace_io::Format;
+    const ROUND_TRIP_ORDER: [Format; 7] = [
+        Format::Markdown,
+        Format::AgentsMd,
+        Format::PlaybookYaml,
+        Format::SkillJson,
+        Format::VagendaJson,
+        Format::VagendaTron,
+        Format::Json,
+    ];
+    let corpus = root().join("fuzz/corpus");
+    let mut files = Vec::new();
+    let mut stack = vec![root().join("tests/fixtures")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+            let p = e.map_err(|e| e.to_string())?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut written = 0;
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let format = ace_io::detect(Some(&path), &text);
+        let target = match format {
+            Format::Markdown => "read_markdown",
+            Format::AgentsMd => "read_agents_md",
+            Format::PlaybookYaml => "read_playbook_yaml",
+            Format::SkillJson => "read_skill_json",
+            Format::VagendaJson => "read_vagenda_json",
+            Format::VagendaTron => "read_vagenda_tron",
+            _ => continue,
+        };
+        let rel = path
+            .strip_prefix(root().join("tests/fixtures"))
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace(['/', '\\'], "__");
+        let pick = ROUND_TRIP_ORDER
+            .iter()
+            .position(|f| *f == format)
+            .unwrap_or(0) as u8;
+        let mut tagged = vec![pick];
+        tagged.extend_from_slice(text.as_bytes());
+        // Two TRON fixtures are too few: every vAgenda JSON fixture also
+        // seeds the TRON reader in TRON.
+        let tron = (format == Format::VagendaJson)
+            .then(|| ace_io::read(format, &text).ok())
+            .flatten()
+            .and_then(|p| ace_io::write(Format::VagendaTron, &p.playbook).ok())
+            .map(|w| w.text);
+        if let Some(tron) = &tron {
+            let dir = corpus.join("read_vagenda_tron");
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::write(dir.join(format!("{rel}.tron")), tron).map_err(|e| e.to_string())?;
+            written += 1;
+        }
+        for (t, bytes) in [(target, text.as_bytes()), ("round_trip", &tagged[..])] {
+            let dir = corpus.join(t);
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::write(dir.join(&rel), bytes).map_err(|e| e.to_string())?;
+            written += 1;
+        }
+    }
+    println!("wrote {written} seed files under fuzz/corpus/");
     Ok(())
 }
 

@@ -313,6 +313,8 @@ pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
 pub struct Written {
     pub text: String,
     pub losses: Vec<LossEntry>,
+    /// Entries given new IDs because the target could not hold theirs.
+    pub id_changes: Vec<ace_model::ids::IdChange>,
 }
 
 /// Choices a format's writer offers; each applies to one format only.
@@ -345,6 +347,7 @@ pub fn write_with(
             Ok(Written {
                 text: out.text,
                 losses: out.losses,
+                id_changes: out.id_changes,
             })
         }
         Format::AgentsMd => {
@@ -352,6 +355,7 @@ pub fn write_with(
             Ok(Written {
                 text: out.text,
                 losses: out.losses,
+                id_changes: Vec::new(),
             })
         }
         Format::PlaybookYaml => {
@@ -359,6 +363,7 @@ pub fn write_with(
             Ok(Written {
                 text: out.text,
                 losses: out.losses,
+                id_changes: Vec::new(),
             })
         }
         Format::SkillJson => {
@@ -371,6 +376,7 @@ pub fn write_with(
             Ok(Written {
                 text: out.text,
                 losses: out.losses,
+                id_changes: Vec::new(),
             })
         }
         Format::VagendaJson | Format::VagendaTron => {
@@ -390,11 +396,13 @@ pub fn write_with(
             Ok(Written {
                 text: out.text,
                 losses: out.losses,
+                id_changes: Vec::new(),
             })
         }
         Format::Json => Ok(Written {
             text: ace_model::json::write(pb),
             losses: Vec::new(),
+            id_changes: Vec::new(),
         }),
     }
 }

@@ -2,6 +2,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use ace_model::ids::{self, IdChange};
 use ace_model::normalize::section_key;
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 
@@ -16,6 +17,8 @@ use ace_model::keys::HEADING_LEVEL as HEADING_LEVEL_KEY;
 pub struct WriteOutput {
     pub text: String,
     pub losses: Vec<LossEntry>,
+    /// Entries whose IDs the format cannot hold, with the IDs they got.
+    pub id_changes: Vec<IdChange>,
 }
 
 /// Writes the canonical layout of seed 000: an optional `# title`, then each
@@ -24,6 +27,33 @@ pub struct WriteOutput {
 /// kept from the source) stand after the title or heading, set off by blank
 /// lines. An empty playbook is an empty file.
 pub fn write(pb: &Playbook) -> WriteOutput {
+    // An ID without a digit reads back as text (line::is_valid_id), so such
+    // entries get seed 000 IDs first.
+    let Some((renumbered, id_changes)) = ids::reallocate(pb, is_valid_id) else {
+        return write_valid(pb);
+    };
+    let mut out = write_valid(&renumbered);
+    let reassigned: Vec<LossEntry> = id_changes
+        .iter()
+        .map(|c| {
+            LossEntry::new(
+                &rules::ID_REASSIGNED,
+                Some(&c.old),
+                "id",
+                format!(
+                    "`{}` is not a markdown playbook ID (letters, digits, `_`, `.`, `-`, with at least one digit); written as `{}`",
+                    c.old, c.new
+                ),
+            )
+        })
+        .collect();
+    out.losses.splice(0..0, reassigned);
+    out.id_changes = id_changes;
+    out
+}
+
+/// [`write`] for a playbook whose IDs are all markdown IDs.
+fn write_valid(pb: &Playbook) -> WriteOutput {
     let mut w = Writer {
         out: String::with_capacity(pb.entries.len() * 160 + 256),
         losses: Vec::new(),
@@ -72,6 +102,7 @@ pub fn write(pb: &Playbook) -> WriteOutput {
     WriteOutput {
         text: w.out,
         losses: w.losses,
+        id_changes: Vec::new(),
     }
 }
 
@@ -340,9 +371,6 @@ impl Writer {
     fn entry(&mut self, e: &Entry) {
         self.dropped_entry_fields(e);
         let id = e.id.as_str();
-        if !is_valid_id(id) {
-            self.lose(&rules::ALTERED_TEXT, Some(id), "id", "not a markdown playbook ID (letters, digits, `_`, `.`, `-`, with at least one digit): the entry reads back as text");
-        }
         let mut lines = e.content.split('\n');
         let first = lines.next().unwrap_or("");
         self.out.push('[');

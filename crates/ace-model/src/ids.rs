@@ -1,5 +1,9 @@
 //! Entry ID helpers: parsing the `prefix-NNNNN` family and allocating new IDs.
 
+use std::collections::HashMap;
+
+use crate::{mapping, Entry, Playbook};
+
 /// An ID of the form `prefix-digits` or `prefixdigits` (`str-00001`, `s6`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrefixedId<'a> {
@@ -89,9 +93,173 @@ pub fn next_id<'a>(
     format!("{prefix}-{:05}", max.saturating_add(1))
 }
 
+/// One entry given a new ID because the target could not hold its own.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct IdChange {
+    /// Index of the entry in the playbook.
+    #[serde(skip)]
+    pub entry: usize,
+    pub old: String,
+    pub new: String,
+}
+
+/// The prefix a new ID gets for `e`: its section's prefix, the prefix of
+/// the default table's section (`str`, `mis`, `dom`, ...), the section key's
+/// first three letters, or the table's prefix for the entry's kind; `oth`
+/// when none of these says anything.
+pub fn prefix_for(pb: &Playbook, e: &Entry) -> String {
+    let section = e
+        .section
+        .as_deref()
+        .and_then(|k| pb.sections.iter().find(|s| s.key == k));
+    if let Some(p) = section
+        .and_then(|s| s.prefix.as_deref())
+        .filter(|p| is_prefix(p))
+    {
+        return p.to_owned();
+    }
+    if let Some(key) = e.section.as_deref() {
+        if let Some(row) = mapping::TABLE.iter().find(|r| r.key == key) {
+            return row.prefix.to_owned();
+        }
+        let letters: String = key
+            .chars()
+            .filter(char::is_ascii_alphabetic)
+            .take(3)
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if !letters.is_empty() {
+            return letters;
+        }
+    }
+    e.kind
+        .as_deref()
+        .and_then(mapping::section_for_kind)
+        .map_or("oth", |row| row.prefix)
+        .to_owned()
+}
+
+fn is_prefix(p: &str) -> bool {
+    p.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && p.bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+}
+
+/// Gives every entry whose ID `valid` rejects a new one by seed 000's rule
+/// (the prefix from [`prefix_for`], then the highest number among that
+/// prefix's IDs plus one), and rewrites references to the old IDs. Returns
+/// `None` when every ID is valid, so that callers copy nothing then.
+pub fn reallocate(
+    pb: &Playbook,
+    valid: impl Fn(&str) -> bool,
+) -> Option<(Playbook, Vec<IdChange>)> {
+    if pb.entries.iter().all(|e| valid(&e.id)) {
+        return None;
+    }
+    let mut out = pb.clone();
+    let mut highest: HashMap<String, u64> = HashMap::new();
+    for e in &pb.entries {
+        if let Some(p) = parse_prefixed(&e.id).filter(|_| valid(&e.id)) {
+            let h = highest.entry(p.prefix.to_owned()).or_default();
+            *h = (*h).max(p.number);
+        }
+    }
+    let mut changes = Vec::new();
+    let mut map: HashMap<String, String> = HashMap::new();
+    for (i, e) in pb.entries.iter().enumerate() {
+        if valid(&e.id) {
+            continue;
+        }
+        let prefix = prefix_for(pb, e);
+        let n = highest.entry(prefix.clone()).or_default();
+        *n = n.saturating_add(1);
+        let new = format!("{prefix}-{:05}", *n);
+        // The first entry of a repeated ID is the one references meant.
+        map.entry(e.id.clone()).or_insert_with(|| new.clone());
+        out.entries[i].id.clone_from(&new);
+        changes.push(IdChange {
+            entry: i,
+            old: e.id.clone(),
+            new,
+        });
+    }
+    let rewrite = |id: &mut String| {
+        if let Some(new) = map.get(id.as_str()) {
+            id.clone_from(new);
+        }
+    };
+    for e in &mut out.entries {
+        e.supersedes.iter_mut().flatten().for_each(rewrite);
+        e.links.iter_mut().flatten().for_each(rewrite);
+        e.superseded_by.iter_mut().for_each(rewrite);
+        e.duplicate_of.iter_mut().for_each(rewrite);
+    }
+    Some((out, changes))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Section;
+
+    #[test]
+    fn invalid_ids_get_the_next_number_of_their_prefix_and_references_follow() {
+        let mut pb = Playbook::default();
+        let mut s = Section::new("strategies_and_insights");
+        s.prefix = Some("str".into());
+        pb.sections.push(s);
+        let mut entries = vec![
+            Entry::new("str-00007", "kept"),
+            Entry::new("a", "old"),
+            Entry::new("b", "new"),
+            Entry::new("c", "no section"),
+            Entry::new("a", "same id again"),
+        ];
+        for e in &mut entries[..3] {
+            e.section = Some("strategies_and_insights".into());
+        }
+        entries[1].superseded_by = Some("b".into());
+        entries[2].supersedes = Some(vec!["a".into(), "zz".into()]);
+        entries[3].kind = Some("warning".into());
+        entries[3].links = Some(vec!["str-00007".into(), "a".into()]);
+        pb.entries = entries;
+        let valid = |id: &str| id.bytes().any(|b| b.is_ascii_digit());
+        let (out, changes) = reallocate(&pb, valid).expect("some IDs change");
+        let ids: Vec<&str> = out.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "str-00007",
+                "str-00008",
+                "str-00009",
+                "mis-00001",
+                "oth-00001"
+            ]
+        );
+        assert_eq!(out.entries[1].superseded_by.as_deref(), Some("str-00009"));
+        assert_eq!(
+            out.entries[2].supersedes.as_deref(),
+            Some(&["str-00008".to_owned(), "zz".to_owned()][..])
+        );
+        assert_eq!(
+            out.entries[3].links.as_deref(),
+            Some(&["str-00007".to_owned(), "str-00008".to_owned()][..])
+        );
+        let pairs: Vec<(&str, &str)> = changes
+            .iter()
+            .map(|c| (c.old.as_str(), c.new.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("a", "str-00008"),
+                ("b", "str-00009"),
+                ("c", "mis-00001"),
+                ("a", "oth-00001")
+            ]
+        );
+        assert!(reallocate(&out, valid).is_none(), "nothing left to change");
+    }
 
     #[test]
     fn parses_every_shape_in_the_wild() {

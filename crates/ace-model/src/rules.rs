@@ -291,6 +291,9 @@ rules! {
     VALUE_CONVERTED = "ACE105" "value-converted" Loss Warning "ace-tools"
         summary: "A value was converted to the form the target requires, and precision was lost."
         doc: "Writing a skill playbook with `--skill-generation 1` turns a numeric `confidence` into a level and a structured `scope` into a name; generation 2 does the reverse. Levels map to numbers by a fixed rule (high 0.9, medium 0.6, low 0.3) and numbers to levels by bands (0.75 and above high, 0.45 and above medium, below that low), so a score such as 0.8 comes back as 0.9. Only conversions that cannot be undone are reported.";
+    ID_REASSIGNED = "ACE106" "id-reassigned" Loss Warning "seed 000"
+        summary: "An entry ID the target cannot hold was replaced by a new one."
+        doc: "The markdown playbook reads `[id]` as an entry only when the ID has a digit (seed 000's IDs are `str-00001`), so an entry with an ID such as `a` or `t-migrate` would read back as text. It gets a new ID by seed 000's rule: the section's prefix, then the highest number among that prefix's IDs plus one, five digits wide. References to it (`supersedes`, `supersededBy`, `duplicateOf`, `links`) are rewritten to the new ID. `ace-convert --id-map FILE` writes every old-to-new pair as JSON; the target has no place for the old ID itself.";
 }
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {

@@ -179,6 +179,20 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
     WriteOutput { text, losses }
 }
 
+/// The container's `metadata.aceTools`: a title marked as filled in (when
+/// the model has none and the written title is the default), and the
+/// description, which vAgenda has no field for.
+fn container_tools(pb: &Playbook, title_filled: bool) -> Map<String, Value> {
+    let mut t = Map::new();
+    if pb.title.is_none() && title_filled {
+        t.insert("title".into(), Value::Null);
+    }
+    if let Some(d) = &pb.description {
+        t.insert("description".into(), Value::String(d.clone()));
+    }
+    t
+}
+
 /// The playbook-level `aceTools`: what the model has beyond vAgenda's
 /// Playbook fields.
 fn playbook_tools(
@@ -263,13 +277,7 @@ fn new_document(
         .title
         .clone()
         .unwrap_or_else(|| "ACE playbook".to_owned());
-    let mut meta_tools = Map::new();
-    if pb.title.is_none() {
-        meta_tools.insert("title".into(), Value::Null);
-    }
-    if let Some(d) = &pb.description {
-        meta_tools.insert("description".into(), Value::String(d.clone()));
-    }
+    let meta_tools = container_tools(pb, true);
     let mut c = Map::new();
     match container {
         Container::Plan => {
@@ -328,6 +336,28 @@ fn update_kept(doc: &mut Value, pb: &Playbook, entries: &[Map<String, Value>], n
         .get(LAYOUT_KEY)
         .and_then(|l| l.get("metricsBasis"))
         .cloned();
+    // What the reader found marked as filled in (reader::filled_fields).
+    let filled: Vec<String> = pb
+        .extra
+        .get(LAYOUT_KEY)
+        .and_then(|l| l.get("filled"))
+        .and_then(|f| serde_json::from_value(f.clone()).ok())
+        .unwrap_or_default();
+    let was_filled = |key: &str| filled.iter().any(|f| f == key);
+    let meta_tools = container_tools(pb, was_filled("title"));
+    if let (Some(c), false) = (
+        container.filter(|c| *c != "playbook"),
+        meta_tools.is_empty(),
+    ) {
+        if let Some(Value::Object(cm)) = doc.get_mut(c) {
+            let meta = cm
+                .entry("metadata")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(ACE_TOOLS_KEY.into(), Value::Object(meta_tools));
+            }
+        }
+    }
     let p = match container {
         Some("playbook") => doc.get_mut("playbook"),
         Some(c) => doc.get_mut(c).and_then(|c| c.get_mut("playbook")),
@@ -392,10 +422,11 @@ fn update_kept(doc: &mut Value, pb: &Playbook, entries: &[Map<String, Value>], n
     let version_kept =
         int_version(pb).is_some() || (pb.version.is_none() && !p.contains_key("version"));
     let tools = playbook_tools(pb, entries, version_kept);
-    // Timestamps the kept document has are its own, not defaults.
+    // Timestamps the kept document has are its own, not defaults, unless
+    // they were marked as filled in when it was read.
     let tools: Map<String, Value> = tools
         .into_iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "created" | "updated"))
+        .filter(|(k, _)| !matches!(k.as_str(), "created" | "updated") || was_filled(k))
         .collect();
     if !tools.is_empty() {
         p.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));

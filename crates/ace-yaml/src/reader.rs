@@ -407,13 +407,31 @@ impl Reader<'_> {
             return None;
         };
         // Known fields go through the model's own serde; the rest is extra.
+        // A known field whose value the model cannot hold (`content: 42`) is
+        // kept as an extra field too, so that the entry is still read: the
+        // skill and vAgenda readers do the same, and an entry they read must
+        // survive a trip through this format.
         let mut known = Map::new();
         let mut extra = Map::new();
         for (k, v) in m {
-            if is_entry_field(&k) {
-                known.insert(k, v);
-            } else {
+            if !is_entry_field(&k) {
                 extra.insert(k, v);
+                continue;
+            }
+            match field_error(&k, &v) {
+                None => {
+                    known.insert(k, v);
+                }
+                Some(err) => {
+                    self.shape(
+                        span,
+                        format!("entry {}: `{k}`: {err}; kept as an extra field", i + 1),
+                    );
+                    if matches!(k.as_str(), "id" | "content") {
+                        known.insert(k.clone(), Value::String(String::new()));
+                    }
+                    extra.insert(k, v);
+                }
             }
         }
         if !extra.is_empty() {
@@ -433,6 +451,17 @@ impl Reader<'_> {
             }
         }
     }
+}
+
+/// Why the model cannot hold `value` as the entry field `key`, if it cannot.
+fn field_error(key: &str, value: &Value) -> Option<String> {
+    let mut probe = Map::new();
+    probe.insert("id".into(), Value::String(String::new()));
+    probe.insert("content".into(), Value::String(String::new()));
+    probe.insert(key.to_owned(), value.clone());
+    serde_json::from_value::<Entry>(Value::Object(probe))
+        .err()
+        .map(|e| e.to_string())
 }
 
 /// Whether `key` is one of `Entry`'s serde fields (`extra` excepted). The

@@ -1,0 +1,57 @@
+//! What every fuzz target checks. Kept in one place so that a crash found
+//! by libFuzzer can be replayed by the regression tests in `tests/` with
+//! the same calls.
+
+use ace_io::Format;
+
+/// Every format a playbook can be read from and written to.
+pub const FORMATS: [Format; 7] = [
+    Format::Markdown,
+    Format::AgentsMd,
+    Format::PlaybookYaml,
+    Format::SkillJson,
+    Format::VagendaJson,
+    Format::VagendaTron,
+    Format::Json,
+];
+
+/// Reading and linting any text must not panic: a syntax error is a
+/// diagnostic, never a crash.
+pub fn read_and_lint(format: Format, data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = ace_io::validate(format, text, &ace_lint::Options::default());
+}
+
+/// The first byte picks the source format, the rest is its text. Whatever
+/// reads is written to every format; each writer's output must read back
+/// in that format, and writing what was read back must give the same text
+/// (a writer's output is a fixed point).
+pub fn round_trip(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let from = FORMATS[usize::from(pick) % FORMATS.len()];
+    let Ok(parsed) = ace_io::read(from, text) else {
+        return;
+    };
+    for to in FORMATS {
+        let first = ace_io::write(to, &parsed.playbook).expect("every format has a writer");
+        let again = match ace_io::read(to, &first.text) {
+            Ok(p) => p,
+            Err(e) => panic!(
+                "{from} -> {to}: the output does not read back: {e}\n{}",
+                first.text
+            ),
+        };
+        let second = ace_io::write(to, &again.playbook).expect("every format has a writer");
+        assert_eq!(
+            first.text, second.text,
+            "{from} -> {to}: writing what was read back changed the text"
+        );
+    }
+}

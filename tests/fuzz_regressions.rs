@@ -1,0 +1,48 @@
+//! Every input a fuzz target crashed on, replayed through the same checks
+//! (`fuzz/src/lib.rs`, included here so that the two cannot drift apart).
+//! Inputs live in `tests/fixtures/fuzz/TARGET/`; docs/fuzzing.md says how
+//! one gets there.
+
+#[path = "../fuzz/src/lib.rs"]
+mod checks;
+
+use std::path::Path;
+
+use ace_io::Format;
+
+fn reader_format(target: &str) -> Option<Format> {
+    Some(match target {
+        "read_markdown" => Format::Markdown,
+        "read_agents_md" => Format::AgentsMd,
+        "read_playbook_yaml" => Format::PlaybookYaml,
+        "read_skill_json" => Format::SkillJson,
+        "read_vagenda_json" => Format::VagendaJson,
+        "read_vagenda_tron" => Format::VagendaTron,
+        _ => return None,
+    })
+}
+
+#[test]
+fn every_fuzz_finding_stays_fixed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/fuzz");
+    let mut replayed = 0;
+    for target in std::fs::read_dir(&root).expect("tests/fixtures/fuzz exists") {
+        let target = target.unwrap().path();
+        let name = target.file_name().unwrap().to_string_lossy().into_owned();
+        for input in std::fs::read_dir(&target).unwrap() {
+            let input = input.unwrap().path();
+            let data = std::fs::read(&input).unwrap();
+            match (name.as_str(), reader_format(&name)) {
+                ("round_trip", _) => checks::round_trip(&data),
+                (_, Some(format)) => checks::read_and_lint(format, &data),
+                _ => panic!("{}: no fuzz target `{name}`", target.display()),
+            }
+            replayed += 1;
+        }
+    }
+    assert!(
+        replayed > 0,
+        "no regression inputs under {}",
+        root.display()
+    );
+}
