@@ -427,7 +427,11 @@ fn what_markdown_cannot_hold_is_reported() {
     }
     assert!(w.text.contains("\n\\## not a heading\n"));
     // `abc` is in section `other`, prefix `oth`, the first of its prefix
-    assert!(w.text.contains("\n[oth-00001] no digit in the id\n"), "{}", w.text);
+    assert!(
+        w.text.contains("\n[oth-00001] no digit in the id\n"),
+        "{}",
+        w.text
+    );
     assert_eq!(w.id_changes.len(), 1);
     // fields the format holds are not reported
     assert!(!got.iter().any(|(_, f)| *f == "helpful" || *f == "section"));

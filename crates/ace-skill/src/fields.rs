@@ -2,7 +2,28 @@
 //! both go through [`keys_for`], so "would the writer give back this key
 //! order?" has one answer.
 
-use ace_model::Entry;
+use ace_model::{Entry, Status};
+
+/// The counts the skill keeps in `metadata`, computed from the bullets.
+pub fn metadata_counts(entries: &[Entry]) -> [(&'static str, i64); 4] {
+    let count = |want: Option<Status>| {
+        entries
+            .iter()
+            .filter(|e| match &want {
+                None => true,
+                // The schema's default status is `active`.
+                Some(Status::Active) => matches!(e.status, None | Some(Status::Active)),
+                Some(s) => e.status.as_ref() == Some(s),
+            })
+            .count() as i64
+    };
+    [
+        ("total_bullets", count(None)),
+        ("active_bullets", count(Some(Status::Active))),
+        ("deprecated_bullets", count(Some(Status::Deprecated))),
+        ("archived_bullets", count(Some(Status::Archived))),
+    ]
+}
 
 /// The seed playbook's key order (`.claude/.claude/skills/.../playbook.json`),
 /// used for new bullets and to rank keys no recorded order mentions.

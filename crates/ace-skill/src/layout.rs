@@ -19,6 +19,10 @@ pub struct Layout {
     pub bullet_orders: Vec<(String, Vec<String>)>,
     /// Items of `bullets` that are not objects, with their index.
     pub non_bullets: Vec<(usize, Value)>,
+    /// Keys of the wrapper's `metadata`, in file order. Counts that agree
+    /// with the bullets are derived and not kept in the model; this is
+    /// where they are written back.
+    pub metadata_keys: Vec<String>,
     pub style: Style,
 }
 
@@ -71,6 +75,9 @@ impl Layout {
                 ),
             );
         }
+        if !self.metadata_keys.is_empty() {
+            m.insert("metadata_keys".into(), list(&self.metadata_keys));
+        }
         m.insert("style".into(), self.style.to_value());
         Value::Object(m)
     }
@@ -101,6 +108,7 @@ impl Layout {
                 .into_iter()
                 .filter_map(|(i, v)| Some((i.as_u64()? as usize, v)))
                 .collect(),
+            metadata_keys: strings(v.get("metadata_keys")),
             style: v.get("style").map(Style::from_value).unwrap_or_default(),
         }
     }
@@ -118,6 +126,7 @@ mod tests {
             bullet_keys: vec!["id".into(), "content".into()],
             bullet_orders: vec![("b-2".into(), vec!["content".into(), "id".into()])],
             non_bullets: vec![(3, Value::from("stray"))],
+            metadata_keys: vec!["total_bullets".into(), "last_curated".into()],
             style: Style {
                 indent: None,
                 ..Style::default()

@@ -84,6 +84,7 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
         checks::check_timestamp(n, "metadata.last_curated", &mut diags);
     }
     check_layout(root, text, &layout, &mut diags);
+    split_metadata(&mut pb, &mut layout);
     pb.extra.insert(LAYOUT_KEY.into(), layout.to_value());
     diags.sort_by_key(|d| (d.span.start, d.code));
     Ok(ReadOutput {
@@ -396,27 +397,30 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
     }
 }
 
-fn check_metadata(meta: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
-    let count = |want: Option<&Status>| {
-        entries
-            .iter()
-            .filter(|e| match want {
-                None => true,
-                // The schema's default status is `active`.
-                Some(Status::Active) => matches!(e.status, None | Some(Status::Active)),
-                Some(s) => e.status.as_ref() == Some(s),
-            })
-            .count() as i64
+/// Takes the counts that agree with the bullets out of `metadata`: they
+/// are derived, like vAgenda's metrics, and the writer computes them again.
+/// A wrong count stays (it was reported), as does every other key; the
+/// layout remembers the key order.
+fn split_metadata(pb: &mut Playbook, layout: &mut layout::Layout) {
+    let counts = crate::fields::metadata_counts(&pb.entries);
+    let Some(serde_json::Value::Object(meta)) = pb.extra.get_mut("metadata") else {
+        return;
     };
-    for (key, want) in [
-        ("total_bullets", None),
-        ("active_bullets", Some(Status::Active)),
-        ("deprecated_bullets", Some(Status::Deprecated)),
-        ("archived_bullets", Some(Status::Archived)),
-    ] {
+    layout.metadata_keys = meta.keys().cloned().collect();
+    meta.retain(|k, v| {
+        !counts
+            .iter()
+            .any(|(key, n)| key == k && v.as_i64() == Some(*n))
+    });
+    if meta.is_empty() && !layout.metadata_keys.is_empty() {
+        pb.extra.shift_remove("metadata");
+    }
+}
+
+fn check_metadata(meta: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
+    for (key, actual) in crate::fields::metadata_counts(entries) {
         let Some(node) = meta.get(key) else { continue };
         let Some(n) = integer(node) else { continue };
-        let actual = count(want.as_ref());
         if n != actual {
             diags.push(Diagnostic::new(
                 &rules::METADATA_COUNT,

@@ -6,7 +6,6 @@ use std::collections::{HashMap, VecDeque};
 
 use ace_model::{
     rules, Confidence, ConfidenceLevel, Entry, Evidence, LossEntry, Playbook, Scope, ScopeDetail,
-    Status,
 };
 use ace_schema::Generation;
 use serde_json::{Map, Number, Value};
@@ -99,6 +98,7 @@ fn wrapper(pb: &Playbook, layout: &Layout, bullets: Vec<Value>, fresh: bool) -> 
                     Some(Value::Array(b))
                 }
             }
+            "metadata" => metadata(pb, layout, fresh),
             _ => extra(key),
         }
     };
@@ -118,32 +118,50 @@ fn wrapper(pb: &Playbook, layout: &Layout, bullets: Vec<Value>, fresh: bool) -> 
         }
         if let Some(v) = value_of(&key) {
             m.insert(key, v);
-        } else if key == "metadata" && fresh {
-            // The skill's merge script reads `metadata.total_bullets` and
-            // fails without it, so a new file gets the counts it would write.
-            m.insert(key, metadata(&pb.entries));
         }
     }
     Value::Object(m)
 }
 
-fn metadata(entries: &[Entry]) -> Value {
-    let count = |f: &dyn Fn(&Entry) -> bool| Value::from(entries.iter().filter(|e| f(e)).count());
+/// The wrapper's `metadata`: the keys the file had, in its order, with the
+/// counts computed from the bullets (reader::split_metadata kept only the
+/// wrong ones). The skill's merge script reads `metadata.total_bullets` and
+/// fails without it, so a new file gets all four counts.
+fn metadata(pb: &Playbook, layout: &Layout, fresh: bool) -> Option<Value> {
+    let kept = pb.extra.get("metadata");
+    if !fresh && kept.is_none() && layout.metadata_keys.is_empty() {
+        return None;
+    }
+    let counts = crate::fields::metadata_counts(&pb.entries);
+    let mut order: Vec<String> = if fresh {
+        counts.iter().map(|(k, _)| (*k).to_owned()).collect()
+    } else {
+        layout.metadata_keys.clone()
+    };
+    if let Some(Value::Object(kept)) = kept {
+        let more: Vec<String> = kept
+            .keys()
+            .filter(|k| !order.contains(k))
+            .cloned()
+            .collect();
+        order.extend(more);
+    }
     let mut m = Map::new();
-    m.insert("total_bullets".into(), Value::from(entries.len()));
-    m.insert(
-        "active_bullets".into(),
-        count(&|e| matches!(e.status, None | Some(Status::Active))),
-    );
-    m.insert(
-        "deprecated_bullets".into(),
-        count(&|e| e.status == Some(Status::Deprecated)),
-    );
-    m.insert(
-        "archived_bullets".into(),
-        count(&|e| e.status == Some(Status::Archived)),
-    );
-    Value::Object(m)
+    for key in order {
+        let value = kept.and_then(|k| k.get(&key)).cloned().or_else(|| {
+            counts
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, n)| Value::from(*n))
+        });
+        if let Some(v) = value {
+            m.insert(key, v);
+        }
+    }
+    match kept {
+        Some(v) if !v.is_object() => Some(v.clone()),
+        _ => Some(Value::Object(m)),
+    }
 }
 
 /// The names generation 1 allows for `scope`.

@@ -96,10 +96,23 @@ fn emit_list(out: &mut String, items: &[Value], indent: usize) {
     }
 }
 
-fn sorted(extra: &Map<String, Value>) -> Vec<(&str, &Value)> {
-    let mut v: Vec<(&str, &Value)> = extra.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    v.sort_by(|a, b| a.0.cmp(b.0));
-    v
+/// The top-level keys the reader takes as the playbook's own fields.
+const RESERVED: [&str; 8] = [
+    "version",
+    "title",
+    "description",
+    "project_id",
+    "created_at",
+    "updated_at",
+    "sections",
+    "entries",
+];
+
+/// Extra fields in the order they were read: the model keeps it (serde_json
+/// with `preserve_order`), and sorting here made a trip through this format
+/// reorder another format's fields.
+fn in_order(extra: &Map<String, Value>) -> Vec<(&str, &Value)> {
+    extra.iter().map(|(k, v)| (k.as_str(), v)).collect()
 }
 
 fn section_value(s: &Section, scope: Scope, losses: &mut Vec<LossEntry>) -> Value {
@@ -134,7 +147,7 @@ fn section_value(s: &Section, scope: Scope, losses: &mut Vec<LossEntry>) -> Valu
             }
         }
     }
-    for (k, v) in sorted(&s.extra) {
+    for (k, v) in in_order(&s.extra) {
         m.insert(k.into(), v.clone());
     }
     Value::Object(m)
@@ -178,7 +191,7 @@ pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
                 let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
                 if let Value::Object(m) = &mut v {
                     if let Some(Value::Object(extra)) = m.shift_remove("extra") {
-                        for (k, x) in sorted(&extra) {
+                        for (k, x) in in_order(&extra) {
                             m.insert(k.to_owned(), x.clone());
                         }
                     }
@@ -188,7 +201,22 @@ pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
             .collect();
         top.push(("entries", Value::Array(list)));
     }
-    let extras = sorted(&pb.extra);
+    // An extra field named like one of the file's own keys would read back
+    // as that field (an `extra.title` as the playbook's title), so it is not
+    // written.
+    let mut extras = in_order(&pb.extra);
+    extras.retain(|(k, _)| {
+        let reserved = RESERVED.contains(k);
+        if reserved {
+            losses.push(LossEntry::new(
+                &rules::DROPPED_FIELD,
+                None,
+                format!("extra.{k}"),
+                format!("playbook.yaml reads a top-level `{k}` as its own field, so this extra field cannot be kept"),
+            ));
+        }
+        !reserved
+    });
     let mut out = String::new();
     if top.is_empty() && extras.is_empty() {
         out.push_str("{}\n");

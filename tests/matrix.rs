@@ -1,0 +1,134 @@
+//! The conversion matrix on the corpus: every playbook of every source
+//! variant is converted to each of the five variants, and each output must
+//! read back in its format. When a conversion reports that nothing was lost,
+//! reading the output back must give the same model (the target's own
+//! layout bookkeeping aside, on both sides: a file's own layout is checked
+//! byte for byte by each format's tests): a loss report that says "nothing
+//! lost" has to be true.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ace_io::{Format, Parsed};
+use ace_model::Playbook;
+use ace_tests::{corpus_dir, corpus_files};
+
+/// The five variants a user migrates between.
+const TARGETS: [Format; 5] = [
+    Format::Markdown,
+    Format::AgentsMd,
+    Format::SkillJson,
+    Format::VagendaJson,
+    Format::VagendaTron,
+];
+
+/// Corpus folders holding playbooks of the five variants.
+const SOURCES: [&str; 5] = [
+    "markdown-playbook",
+    "agents-md",
+    "skill-json",
+    "vagenda",
+    "tron",
+];
+
+/// The `extra` key a format keeps its own layout under, if any.
+fn layout_key(format: Format) -> Option<&'static str> {
+    match format {
+        Format::AgentsMd => Some(ace_agents::LAYOUT_KEY),
+        Format::SkillJson => Some(ace_skill::LAYOUT_KEY),
+        Format::VagendaJson | Format::VagendaTron => Some(ace_vagenda::LAYOUT_KEY),
+        _ => None,
+    }
+}
+
+/// A playbook a file holds, or why the file is not one to convert.
+fn playbook_of(path: &Path) -> Result<(Format, Parsed), String> {
+    let bytes = std::fs::read(path).unwrap();
+    let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
+    let format = ace_io::detect(Some(path), &text);
+    if !TARGETS.contains(&format) {
+        return Err(format!("a {format} file"));
+    }
+    if let Some(k) = ace_io::vagenda_document(format, &text) {
+        return Err(format!("a vAgenda {k:?}, not a document"));
+    }
+    if let Some(k) = ace_io::skill_document(format, &text) {
+        return Err(format!("a skill {k:?}, not a playbook"));
+    }
+    if ace_io::curator_document(format, &text).is_some() {
+        return Err("curator JSON".into());
+    }
+    let parsed = ace_io::read(format, &text).map_err(|e| format!("does not parse: {e}"))?;
+    Ok((format, parsed))
+}
+
+/// Writes `pb` as `to` and reads it back; AGENTS.md goes with its
+/// playbook.yaml, as the curator keeps them.
+fn convert(pb: &Playbook, to: Format) -> (bool, Playbook) {
+    if to == Format::AgentsMd {
+        let pair = ace_io::write_curator_pair(pb);
+        let mut back = ace_io::read(to, &pair.agents_md).expect("AGENTS.md reads back");
+        ace_io::attach_sections(&mut back, &pair.playbook_yaml).expect("playbook.yaml reads back");
+        return (pair.losses.is_empty(), back.playbook);
+    }
+    let written = ace_io::write(to, pb).expect("every variant has a writer");
+    let back = ace_io::read(to, &written.text)
+        .unwrap_or_else(|e| panic!("{to} does not read its own output: {e}\n{}", written.text));
+    (written.losses.is_empty(), back.playbook)
+}
+
+fn canonical(pb: &Playbook, drop: Option<&str>) -> String {
+    let mut pb = pb.clone();
+    if let Some(k) = drop {
+        pb.extra.shift_remove(k);
+    }
+    ace_model::json::write(&pb)
+}
+
+#[test]
+fn every_corpus_playbook_converts_to_every_variant() {
+    let mut converted: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut lossless = 0;
+    let mut skipped = Vec::new();
+    for variant in SOURCES {
+        let Some(dir) = corpus_dir(variant) else {
+            return;
+        };
+        for path in corpus_files(&dir) {
+            if path.extension().is_some_and(|e| e == "md") && matches!(variant, "vagenda" | "tron")
+            {
+                continue; // READMEs the blocks were cut from
+            }
+            let (from, parsed) = match playbook_of(&path) {
+                Ok(p) => p,
+                Err(why) => {
+                    skipped.push(format!("{}: {why}", path.display()));
+                    continue;
+                }
+            };
+            for to in TARGETS {
+                let (no_loss, back) = convert(&parsed.playbook, to);
+                if no_loss {
+                    lossless += 1;
+                    assert_eq!(
+                        canonical(&back, layout_key(to)),
+                        canonical(&parsed.playbook, layout_key(to)),
+                        "{} ({from}) -> {to} reports nothing lost, but reading it back differs",
+                        path.display()
+                    );
+                }
+            }
+            *converted.entry(variant).or_default() += 1;
+        }
+    }
+    for variant in SOURCES {
+        assert!(
+            converted.get(variant).copied().unwrap_or(0) > 0,
+            "no playbook of {variant} was converted; skipped: {skipped:#?}"
+        );
+    }
+    eprintln!(
+        "converted {converted:?} to all 5 variants; {lossless} conversions reported no loss and read back equal; skipped {}: {skipped:#?}",
+        skipped.len()
+    );
+}
