@@ -7,7 +7,7 @@ use ace_model::normalize::section_key;
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 
 use crate::line::{
-    comment_open, entry_head, heading, is_blank, is_valid_id, looks_like_tail_syntax,
+    comment_open, entry_head, fence_open, heading, is_blank, is_valid_id, looks_like_tail_syntax,
 };
 use crate::reader::SharedPrefix;
 use ace_model::keys::HEADING_LEVEL as HEADING_LEVEL_KEY;
@@ -58,6 +58,7 @@ fn write_valid(pb: &Playbook) -> WriteOutput {
         out: String::with_capacity(pb.entries.len() * 160 + 256),
         losses: Vec::new(),
         started: false,
+        closers: Closers::of(pb),
     };
     w.playbook_fields(pb);
     let groups = group(pb);
@@ -204,6 +205,41 @@ struct Writer {
     losses: Vec<LossEntry>,
     /// Whether a block has been written, so the next needs a blank line.
     started: bool,
+    closers: Closers,
+}
+
+/// What in the playbook's text could close a comment or code fence that a
+/// description leaves open: an unclosed opener is harmless when nothing
+/// after it closes it (the reader then takes it as text), and swallows
+/// entries when something does.
+#[derive(Debug, Default)]
+struct Closers {
+    comment: bool,
+    /// The longest line of only backticks, and of only tildes (0: none).
+    backticks: usize,
+    tildes: usize,
+}
+
+impl Closers {
+    fn of(pb: &Playbook) -> Closers {
+        let mut c = Closers::default();
+        let texts = pb
+            .entries
+            .iter()
+            .map(|e| e.content.as_str())
+            .chain(pb.description.as_deref())
+            .chain(pb.sections.iter().filter_map(|s| s.description.as_deref()));
+        for line in texts.flat_map(str::lines) {
+            c.comment |= line.contains("-->");
+            let t = line.trim();
+            if t.len() >= 3 && t.bytes().all(|b| b == b'`') {
+                c.backticks = c.backticks.max(t.len());
+            } else if t.len() >= 3 && t.bytes().all(|b| b == b'~') {
+                c.tildes = c.tildes.max(t.len());
+            }
+        }
+        c
+    }
 }
 
 impl Writer {
@@ -261,19 +297,37 @@ impl Writer {
     /// Free text, written so that it reads back as the same text: lines that
     /// would read as structure are escaped with a backslash.
     fn description(&mut self, text: &str, field: &str) {
-        let standalone = crate::reader::read(text).playbook;
+        // Read in context: an unclosed `<!--` or code fence is harmless when
+        // nothing closes it, but swallows the entries up to a `-->` or
+        // fence line in one of them. The probe ends with the closers the
+        // playbook holds, so that this happens now, where it can be seen.
+        let c = &self.closers;
+        let mut probe = format!("{text}\n\n[prb-00001] probe\n");
+        for (present, line) in [
+            (c.comment, "-->".to_owned()),
+            (c.backticks > 0, "`".repeat(c.backticks)),
+            (c.tildes > 0, "~".repeat(c.tildes)),
+        ] {
+            if present {
+                probe.push_str(&line);
+                probe.push('\n');
+            }
+        }
+        let standalone = crate::reader::read(&probe).playbook;
         let round_trips = standalone.description.as_deref() == Some(text)
             && standalone.title.is_none()
             && standalone.sections.is_empty()
-            && standalone.entries.is_empty();
+            && standalone.entries.len() == 1
+            && standalone.entries[0].id == "prb-00001";
         if round_trips {
             self.out.push_str(text);
             self.out.push('\n');
             return;
         }
-        self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings or entries, or runs of blank lines; those lines are escaped with `\\` and blank runs collapse");
+        self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings, entries, comments or code fences, runs of blank lines or carriage returns at line ends; those lines are escaped with `\\`, blank runs collapse and the carriage returns are removed");
         let mut blank = true;
         for line in text.lines() {
+            let line = line.strip_suffix('\r').unwrap_or(line);
             if is_blank(line) {
                 if !blank {
                     self.out.push('\n');
@@ -282,7 +336,11 @@ impl Writer {
                 continue;
             }
             blank = false;
-            if heading(line).is_some() || entry_head(line).is_some() {
+            if heading(line).is_some()
+                || entry_head(line).is_some()
+                || comment_open(line)
+                || fence_open(line).is_some()
+            {
                 self.out.push('\\');
             }
             self.out.push_str(line);
@@ -432,8 +490,11 @@ impl Writer {
                 &rules::ALTERED_TEXT,
                 Some(id),
                 "content",
-                "a carriage return at the end of a content line reads as part of the line ending",
+                "a carriage return at the end of a content line would read as part of the line ending; it was removed",
             );
+            // Written, it would come back as a CRLF line ending and be gone
+            // on the next read; removing it now keeps the output stable.
+            self.out.pop();
         }
         self.out.push('\n');
     }

@@ -6,6 +6,8 @@
 //! entry's `extra`. Either way nothing is lost, and the schema checks report
 //! the deviation.
 
+use std::collections::HashMap;
+
 use ace_jsonspan::{Kind, Member, Node};
 use ace_model::{
     rules, Confidence, ConfidenceLevel, Diagnostic, Entry, Evidence, EvidenceRef, Playbook,
@@ -323,9 +325,16 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
     if let Some((_, first)) = objects.first() {
         layout.bullet_keys = actual(first);
     }
+    // The writer takes the orders of one ID in turn, so every bullet of a
+    // repeated ID records its order, or a later one would take an earlier
+    // one's.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for e in entries {
+        *seen.entry(e.id.as_str()).or_default() += 1;
+    }
     for ((_, node), e) in objects.iter().zip(entries) {
         let keys = actual(node);
-        if keys_for(e, &layout.bullet_keys) != keys {
+        if seen[e.id.as_str()] > 1 || keys_for(e, &layout.bullet_keys) != keys {
             layout.bullet_orders.push((e.id.clone(), keys));
         }
     }

@@ -201,15 +201,19 @@ pub fn view(events: &[Value]) -> (Vec<ViewEntry>, Vec<Problem>) {
 /// Events that take `old` (the current view) to `new` (ACE-shaped
 /// entries): an append for a new target, an update with the changed fields
 /// and a counter delta for a changed one, a deprecation for a removed one.
+/// `new` may leave out entries known to be unchanged; `still_there` names
+/// every entry the model has, so that those are not taken as removed.
 /// `narrative` says the log stores content as vContext 0.4's map.
 pub fn diff(
     old: &[ViewEntry],
     new: &[Map<String, Value>],
+    still_there: &HashSet<&str>,
     existing_ids: &HashSet<String>,
     now: &str,
     narrative: bool,
-) -> Vec<Value> {
+) -> Diff {
     let mut out = Vec::new();
+    let mut unlinked = Vec::new();
     let mut used: HashSet<String> = existing_ids.clone();
     let mut fresh_id = |target: &str| {
         let mut n = 1usize;
@@ -289,6 +293,13 @@ pub fn diff(
                 if changes.is_empty() && d.is_empty() {
                     continue;
                 }
+                if v.head_event.is_empty() {
+                    // The entry's last event has no `eventId`, so no event
+                    // can follow it: one with `prevEventId: ""` is not
+                    // applied, and every write would add another.
+                    unlinked.push(id.to_owned());
+                    continue;
+                }
                 m.insert("operation".into(), Value::String("update".into()));
                 m.insert("prevEventId".into(), Value::String(v.head_event.clone()));
                 m.extend(changes);
@@ -302,7 +313,14 @@ pub fn diff(
     }
     for v in old {
         let id = text(&v.entry, "id").unwrap_or("");
-        if kept.contains(id) || text(&v.entry, "status") == Some("deprecated") {
+        if kept.contains(id)
+            || still_there.contains(id)
+            || text(&v.entry, "status") == Some("deprecated")
+        {
+            continue;
+        }
+        if v.head_event.is_empty() {
+            unlinked.push(id.to_owned());
             continue;
         }
         let mut m = Map::new();
@@ -317,5 +335,15 @@ pub fn diff(
         m.insert("createdAt".into(), Value::String(now.to_owned()));
         out.push(Value::Object(m));
     }
-    out
+    Diff {
+        events: out,
+        unlinked,
+    }
+}
+
+/// The events that turn the log's view into the model, and the entries
+/// whose changes no event can carry (their last event has no `eventId`).
+pub struct Diff {
+    pub events: Vec<Value>,
+    pub unlinked: Vec<String>,
 }

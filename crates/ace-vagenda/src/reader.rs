@@ -561,6 +561,25 @@ fn read_container(doc: &Value, container: Option<&str>, pb: &mut Playbook) {
 
 /// Sections for entries that have none, from their kinds (the table in
 /// `ace_model::mapping`), unless the file kept its own list.
+/// The entries an event log reads as, sections derived as `read` derives
+/// them against `sections`: the writer compares the model with these to
+/// find the entries that changed since the log was read.
+pub(crate) fn event_entries(items: &[Value], sections: &[Section]) -> Vec<ace_model::Entry> {
+    let (view, _) = events::view(items);
+    let mut pb = Playbook {
+        sections: sections.to_vec(),
+        ..Playbook::default()
+    };
+    let mut derive_from = Vec::with_capacity(view.len());
+    for v in view {
+        let m = as_ace_entry(v.entry);
+        derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
+        pb.entries.push(entry::read(&m, None));
+    }
+    derive_sections(&mut pb, &derive_from);
+    pb.entries
+}
+
 fn derive_sections(pb: &mut Playbook, derive_from: &[Option<String>]) {
     let mut listed: HashSet<String> = pb.sections.iter().map(|s| s.key.clone()).collect();
     let mut added = Vec::new();

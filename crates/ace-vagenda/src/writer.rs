@@ -147,7 +147,7 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
     let (doc, info_key) = match kept {
         Some(doc) => {
             let mut doc = doc;
-            update_kept(&mut doc, pb, &entries, &now);
+            update_kept(&mut doc, pb, &entries, &now, &mut losses);
             let info = ["vAgendaInfo", "vContextInfo"]
                 .into_iter()
                 .find(|k| doc.get(*k).is_some())
@@ -320,7 +320,13 @@ fn new_document(
 }
 
 /// The kept document with the model's entries and playbook fields in place.
-fn update_kept(doc: &mut Value, pb: &Playbook, entries: &[Map<String, Value>], now: &str) {
+fn update_kept(
+    doc: &mut Value,
+    pb: &Playbook,
+    entries: &[Map<String, Value>],
+    now: &str,
+    losses: &mut Vec<LossEntry>,
+) {
     let container = ["todoList", "plan", "playbook"]
         .into_iter()
         .find(|k| doc.get(*k).is_some());
@@ -373,12 +379,18 @@ fn update_kept(doc: &mut Value, pb: &Playbook, entries: &[Map<String, Value>], n
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
-            let (view, _) = events::view(&old);
-            let as_model: Vec<Entry> = view
+            // Compared as models: the log's raw events and the writer's
+            // encoding of the same entry can differ (a status the model
+            // keeps in `aceTools`), and an entry that did not change must
+            // get no event, or every write would add one.
+            let as_model = crate::reader::event_entries(&old, &pb.sections);
+            let unchanged: HashSet<&str> = as_model
                 .iter()
-                .map(|v| entry::read(&as_ace_entry(v.entry.clone()), None))
+                .filter(|m| pb.entries.iter().any(|e| e.id == m.id && same_entry(e, m)))
+                .map(|m| m.id.as_str())
                 .collect();
-            if as_model != pb.entries {
+            let (view, _) = events::view(&old);
+            if as_model.len() != pb.entries.len() || unchanged.len() != as_model.len() {
                 let ids: HashSet<String> = old
                     .iter()
                     .filter_map(|e| e.get("eventId").and_then(Value::as_str).map(str::to_owned))
@@ -391,7 +403,31 @@ fn update_kept(doc: &mut Value, pb: &Playbook, entries: &[Map<String, Value>], n
                         v
                     })
                     .collect();
-                let added = events::diff(&old_ace, entries, &ids, now, narrative);
+                let changed: Vec<Map<String, Value>> = entries
+                    .iter()
+                    .filter(|m| {
+                        !m.get("id")
+                            .and_then(Value::as_str)
+                            .is_some_and(|id| unchanged.contains(id))
+                    })
+                    .cloned()
+                    .collect();
+                let kept_ids: HashSet<&str> = entries
+                    .iter()
+                    .filter_map(|m| m.get("id").and_then(Value::as_str))
+                    .collect();
+                let events::Diff {
+                    events: added,
+                    unlinked,
+                } = events::diff(&old_ace, &changed, &kept_ids, &ids, now, narrative);
+                for id in unlinked {
+                    losses.push(LossEntry::new(
+                        &rules::DROPPED_FIELD,
+                        Some(&id),
+                        "entries",
+                        "the entry changed, but its last event in the log has no `eventId`, so no event can record the change",
+                    ));
+                }
                 if let Some(Value::Array(list)) = p.get_mut(key) {
                     list.extend(added);
                 }
@@ -431,6 +467,13 @@ fn update_kept(doc: &mut Value, pb: &Playbook, entries: &[Map<String, Value>], n
     if !tools.is_empty() {
         p.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
     }
+}
+
+/// Whether two entries are the same apart from where they were read.
+fn same_entry(a: &Entry, b: &Entry) -> bool {
+    let mut b = b.clone();
+    b.origin = a.origin;
+    *a == b
 }
 
 /// JSON as the vAgenda spec writes it: two-space indentation, arrays of

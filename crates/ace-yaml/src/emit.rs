@@ -19,7 +19,30 @@ fn is_plain_key(k: &str) -> bool {
 }
 
 fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+    let json = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+    if !json.chars().any(not_yaml_printable) {
+        return json;
+    }
+    // JSON leaves DEL, the C1 controls and a few code points unescaped
+    // that YAML does not allow in a document; `\uXXXX` is valid in both.
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if not_yaml_printable(c) {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Characters YAML 1.2 excludes from a stream (outside `c-printable`, or
+/// the byte-order mark, which `nb-char` excludes), that JSON writes as is.
+fn not_yaml_printable(c: char) -> bool {
+    matches!(
+        c,
+        '\u{7f}'..='\u{9f}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+    )
 }
 
 fn key(k: &str) -> String {
@@ -230,6 +253,15 @@ pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_yaml_forbids_are_escaped() {
+        assert_eq!(
+            quoted("a\u{7f}b\u{93}\u{85}\u{feff}é"),
+            "\"a\\u007fb\\u0093\\u0085\\ufeffé\""
+        );
+        assert_eq!(quoted("tab\there"), "\"tab\\there\"");
+    }
 
     #[test]
     fn keys_that_yaml_would_misread_are_quoted() {
