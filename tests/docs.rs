@@ -30,6 +30,14 @@ fn canonical_model_schema_is_fresh() {
 }
 
 #[test]
+fn mapping_doc_is_fresh() {
+    assert_fresh(
+        "docs/formats/mapping.md",
+        &ace_model::mapping::markdown_doc(),
+    );
+}
+
+#[test]
 fn ace_toml_schema_is_fresh() {
     assert_fresh("schemas/ace-toml.schema.json", &ace_config::json_schema());
 }

@@ -85,6 +85,10 @@ struct Args {
     /// to FILE as a JSON array of `{"old", "new"}` (empty when none changed).
     #[arg(long, value_name = "FILE")]
     id_map: Option<PathBuf>,
+    /// Sections, prefixes and vAgenda kinds to use before the default table
+    /// (docs/formats/mapping.md): a JSON array of `{kind, title, prefix, key?}`.
+    #[arg(long, value_name = "FILE")]
+    section_map: Option<PathBuf>,
     /// List the formats and what each can hold, then exit.
     #[arg(long)]
     list_formats: bool,
@@ -104,6 +108,33 @@ fn list_formats() -> i32 {
         };
         let _ = writeln!(out, "{:<14} {:<18} {}", f.name(), status, f.description());
     }
+    // What each format holds, found by writing a playbook that sets every
+    // field and reading the loss report (ace_io::capabilities).
+    let formats: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|f| f.is_supported())
+        .collect();
+    let columns: Vec<Vec<(&str, ace_io::capabilities::Holds)>> = formats
+        .iter()
+        .map(|f| ace_io::capabilities::capabilities(*f))
+        .collect();
+    let _ = writeln!(out);
+    let _ = write!(out, "{:<28}", "what each holds");
+    for f in &formats {
+        let _ = write!(out, " {:>13}", f.name());
+    }
+    let _ = writeln!(out);
+    for (row, (label, _)) in columns[0].iter().enumerate() {
+        let _ = write!(out, "{label:<28}");
+        for col in &columns {
+            let _ = write!(out, " {:>13}", col[row].1.mark());
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(
+        out,
+        "\nyes: kept as is; changed: written in another form (an ID reassigned, a value defaulted or\nconverted, text escaped); -: no place for it. Either is reported when converting."
+    );
     0
 }
 
@@ -117,6 +148,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 fn run(args: Args) -> i32 {
     if args.list_formats {
         return list_formats();
+    }
+    if let Some(path) = &args.section_map {
+        let loaded = std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| ace_model::mapping::load_user_table(&text));
+        if let Err(e) = loaded {
+            error(PROG, format!("{}:{e}", path.display()));
+            return EXIT_USAGE;
+        }
     }
     let input = args.input.as_deref().unwrap_or("-");
     let source = match load_input(input, &args.stdin_filename) {

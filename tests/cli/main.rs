@@ -196,6 +196,49 @@ fn ids_the_markdown_playbook_cannot_hold_are_reassigned_and_mapped() {
 }
 
 #[test]
+fn a_section_map_decides_kinds_sections_and_prefixes() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("in.md");
+    std::fs::write(
+        &md,
+        "## Gotchas\n[got-00001] helpful=1 harmful=0 :: Pin the toolchain.\n",
+    )
+    .unwrap();
+    let map = dir.path().join("map.json");
+    std::fs::write(
+        &map,
+        r#"[{"kind": "warning", "title": "Gotchas", "prefix": "got"}]"#,
+    )
+    .unwrap();
+    let out = convert()
+        .arg(&md)
+        .args(["--to", "vagenda-json", "--section-map"])
+        .arg(&map)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["plan"]["playbook"]["entries"][0]["kind"], "warning");
+    // without the map the section's words decide: nothing matches, a note
+    let out = convert()
+        .arg(&md)
+        .args(["--to", "vagenda-json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["plan"]["playbook"]["entries"][0]["kind"], "note");
+    // a bad map is a usage error that says where
+    std::fs::write(&map, "[{\"kind\": \"warning\",\n \"title\": 1}]").unwrap();
+    convert()
+        .arg(&md)
+        .args(["--to", "json", "--section-map"])
+        .arg(&map)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("map.json:2:"));
+}
+
+#[test]
 fn bad_inputs_are_one_line_errors_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let binary = dir.path().join("bin.md");
@@ -299,6 +342,31 @@ fn list_formats_names_every_format() {
             "{name} missing:\n{out}"
         );
     }
+    // and the table of what each holds, one column per format
+    let row = |label: &str| -> Vec<String> {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no row {label}:\n{out}"));
+        line[label.len()..]
+            .split_whitespace()
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        row("what each holds"),
+        [
+            "markdown",
+            "agents-md",
+            "playbook-yaml",
+            "skill-json",
+            "vagenda-json",
+            "vagenda-tron",
+            "json"
+        ]
+    );
+    assert_eq!(row("tags"), ["-", "-", "yes", "yes", "yes", "yes", "yes"]);
+    assert_eq!(row("entry id without a digit")[0], "changed");
 }
 
 #[test]

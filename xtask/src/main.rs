@@ -35,9 +35,13 @@ fn main() -> ExitCode {
 
 /// Every generated file that is committed: the rules reference and the
 /// schemas derived from Rust types.
-fn generated() -> [(&'static str, String); 3] {
+fn generated() -> [(&'static str, String); 4] {
     [
         ("docs/rules.md", ace_model::rules::markdown_doc()),
+        (
+            "docs/formats/mapping.md",
+            ace_model::mapping::markdown_doc(),
+        ),
         (
             "schemas/ace-canonical.schema.json",
             ace_model::json::json_schema(),

@@ -1,6 +1,8 @@
 //! The one place that knows every format. Format crates know only the model;
 //! this crate picks the right one, loads input safely and writes atomically.
 
+pub mod capabilities;
+
 use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

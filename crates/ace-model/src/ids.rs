@@ -104,7 +104,7 @@ pub struct IdChange {
 }
 
 /// The prefix a new ID gets for `e`: its section's prefix, the prefix of
-/// the default table's section (`str`, `mis`, `dom`, ...), the section key's
+/// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
 /// first three letters, or the table's prefix for the entry's kind; `oth`
 /// when none of these says anything.
 pub fn prefix_for(pb: &Playbook, e: &Entry) -> String {
@@ -119,7 +119,7 @@ pub fn prefix_for(pb: &Playbook, e: &Entry) -> String {
         return p.to_owned();
     }
     if let Some(key) = e.section.as_deref() {
-        if let Some(row) = mapping::TABLE.iter().find(|r| r.key == key) {
+        if let Some(row) = mapping::row_for_section(key, None, None) {
             return row.prefix.to_owned();
         }
         let letters: String = key

@@ -3,6 +3,10 @@
 //! formats with sections and no kinds, both go through this table, so the
 //! two directions agree (docs/formats/vagenda.md, "Kinds and sections").
 
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
 /// vAgenda's entry kinds, in the order of the ACE extension's schema.
 pub const KINDS: [&str; 5] = ["strategy", "learning", "rule", "warning", "note"];
 
@@ -49,36 +53,287 @@ pub const TABLE: [KindSection; 5] = [
     },
 ];
 
-/// The section of a kind; `None` for a kind vAgenda does not define.
-pub fn section_for_kind(kind: &str) -> Option<&'static KindSection> {
-    TABLE.iter().find(|r| r.kind == kind)
+/// Sections found in the wild that are not a kind's own section, and the
+/// kind each is read as: the ACE paper's AppWorld and FiNER playbooks
+/// (`shr`, `api`, `code`, ...) and seed 000's other examples. Kinds become
+/// sections only through [`TABLE`]; these are read, never written.
+pub const KNOWN: [KindSection; 13] = [
+    row(
+        "strategy",
+        "strategies_and_hard_rules",
+        "STRATEGIES AND HARD RULES",
+        "shr",
+    ),
+    row(
+        "note",
+        "apis_to_use_for_specific_information",
+        "APIs TO USE FOR SPECIFIC INFORMATION",
+        "api",
+    ),
+    row(
+        "note",
+        "useful_code_snippets_and_templates",
+        "USEFUL CODE SNIPPETS AND TEMPLATES",
+        "code",
+    ),
+    row(
+        "warning",
+        "common_mistakes_and_correct_strategies",
+        "COMMON MISTAKES AND CORRECT STRATEGIES",
+        "cms",
+    ),
+    row(
+        "strategy",
+        "problem_solving_heuristics_and_workflows",
+        "PROBLEM-SOLVING HEURISTICS AND WORKFLOWS",
+        "psw",
+    ),
+    row(
+        "rule",
+        "verification_checklist",
+        "VERIFICATION CHECKLIST",
+        "vc",
+    ),
+    row(
+        "warning",
+        "troubleshooting_and_pitfalls",
+        "TROUBLESHOOTING AND PITFALLS:",
+        "ts",
+    ),
+    row("note", "others", "OTHERS", "misc"),
+    row(
+        "note",
+        "formulas_and_calculations",
+        "FORMULAS & CALCULATIONS",
+        "calc",
+    ),
+    row(
+        "note",
+        "code_snippets_and_templates",
+        "CODE SNIPPETS & TEMPLATES",
+        "code",
+    ),
+    row(
+        "strategy",
+        "problem_solving_heuristics",
+        "PROBLEM-SOLVING HEURISTICS",
+        "prb",
+    ),
+    row(
+        "note",
+        "context_clues_and_indicators",
+        "CONTEXT CLUES & INDICATORS",
+        "ctx",
+    ),
+    row("warning", "errors", "ERRORS", "err"),
+];
+
+const fn row(
+    kind: &'static str,
+    key: &'static str,
+    title: &'static str,
+    prefix: &'static str,
+) -> KindSection {
+    KindSection {
+        kind,
+        key,
+        title,
+        prefix,
+    }
 }
 
-/// The kind for a section, by its prefix, key or title (case-insensitive),
-/// then by words in the title; `note` when nothing matches, since a note
-/// claims the least about how advice should be used.
-pub fn kind_for_section(key: &str, title: Option<&str>, prefix: Option<&str>) -> &'static str {
+/// Rows from `--section-map`, tried before the defaults.
+static USER: OnceLock<Vec<KindSection>> = OnceLock::new();
+
+/// Every row in the order they are tried: the user's, the kinds' own
+/// sections, then the sections known from the wild.
+fn rows() -> impl Iterator<Item = &'static KindSection> {
+    USER.get()
+        .into_iter()
+        .flatten()
+        .chain(TABLE.iter())
+        .chain(KNOWN.iter())
+}
+
+/// One row of a `--section-map` file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserRow {
+    kind: String,
+    title: String,
+    prefix: String,
+    #[serde(default)]
+    key: Option<String>,
+}
+
+/// Reads a `--section-map` file (a JSON array of `{kind, title, prefix,
+/// key?}`) and makes its rows the first ones tried, for the rest of the
+/// process. `Err` says what is wrong and where (`line:col`).
+pub fn load_user_table(text: &str) -> Result<(), String> {
+    let parsed: Vec<UserRow> = serde_json::from_str(text).map_err(|e| {
+        format!(
+            "{}:{}: {}; expected a JSON array of {{\"kind\", \"title\", \"prefix\", \"key\"?}}",
+            e.line(),
+            e.column(),
+            e
+        )
+    })?;
+    let mut rows = Vec::with_capacity(parsed.len());
+    for (i, r) in parsed.into_iter().enumerate() {
+        if !KINDS.contains(&r.kind.as_str()) {
+            return Err(format!(
+                "row {}: kind `{}` is not a vAgenda kind; expected one of {}",
+                i + 1,
+                r.kind,
+                KINDS.join(", ")
+            ));
+        }
+        let prefix_ok = r
+            .prefix
+            .as_bytes()
+            .first()
+            .is_some_and(u8::is_ascii_alphabetic)
+            && r.prefix
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !prefix_ok {
+            return Err(format!(
+                "row {}: prefix `{}` must be letters, digits and `_`, starting with a letter",
+                i + 1,
+                r.prefix
+            ));
+        }
+        let key = r
+            .key
+            .unwrap_or_else(|| crate::normalize::section_key(&r.title));
+        if key.is_empty() {
+            return Err(format!(
+                "row {}: the title gives an empty section key; give `key`",
+                i + 1
+            ));
+        }
+        // Kept for the life of the process, like the built-in table.
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        rows.push(KindSection {
+            kind: KINDS.iter().find(|k| **k == r.kind).expect("checked"),
+            key: leak(key),
+            title: leak(r.title),
+            prefix: leak(r.prefix),
+        });
+    }
+    USER.set(rows)
+        .map_err(|_| "a section map is already loaded".to_owned())
+}
+
+/// The section of a kind; `None` for a kind vAgenda does not define.
+pub fn section_for_kind(kind: &str) -> Option<&'static KindSection> {
+    USER.get()
+        .into_iter()
+        .flatten()
+        .chain(TABLE.iter())
+        .find(|r| r.kind == kind)
+}
+
+/// The row of a section, by key, prefix or title (case-insensitive).
+pub fn row_for_section(
+    key: &str,
+    title: Option<&str>,
+    prefix: Option<&str>,
+) -> Option<&'static KindSection> {
     let lower = |s: &str| s.to_ascii_lowercase();
-    if let Some(row) = TABLE.iter().find(|r| {
+    rows().find(|r| {
         prefix.is_some_and(|p| lower(p) == r.prefix)
             || lower(key) == r.key
             || title.is_some_and(|t| lower(t) == lower(r.title))
-    }) {
+    })
+}
+
+/// The kind for a section: its row (see [`row_for_section`]), then words
+/// in the key and title; `note` when nothing matches, since a note claims
+/// the least about how advice should be used.
+pub fn kind_for_section(key: &str, title: Option<&str>, prefix: Option<&str>) -> &'static str {
+    if let Some(row) = row_for_section(key, title, prefix) {
         return row.kind;
     }
+    let lower = |s: &str| s.to_ascii_lowercase();
     let words = lower(&format!("{key} {}", title.unwrap_or("")));
     let has = |w: &[&str]| w.iter().any(|w| words.contains(w));
     if has(&["mistake", "pitfall", "avoid", "warning", "error", "harm"]) {
         "warning"
-    } else if has(&["strateg", "insight", "tip", "practice", "pattern"]) {
+    } else if has(&[
+        "strateg",
+        "insight",
+        "tip",
+        "practice",
+        "pattern",
+        "heuristic",
+    ]) {
         "strategy"
-    } else if has(&["rule", "policy", "guideline", "must"]) {
+    } else if has(&["rule", "policy", "guideline", "must", "checklist"]) {
         "rule"
     } else if has(&["learn", "lesson", "reflection"]) {
         "learning"
     } else {
         "note"
     }
+}
+
+/// docs/formats/mapping.md, generated from the tables above so that the
+/// two cannot drift (`cargo xtask docs`).
+pub fn markdown_doc() -> String {
+    let mut out = String::from(
+        "# Sections, prefixes and vAgenda kinds\n\n\
+         <!-- Generated by `cargo xtask docs` from crates/ace-model/src/mapping.rs; do not edit. -->\n\n\
+         The markdown playbook, AGENTS.md and playbook.yaml group entries in sections; vAgenda gives \
+         each entry a kind; the skill's playbook.json has neither. A conversion between them goes \
+         through the tables below.\n\n\
+         ## A kind becomes a section\n\n\
+         Writing a vAgenda entry to a format with sections puts it in its kind's section, with \
+         that section's ID prefix for new IDs (seed 000: the highest number of the prefix plus one):\n\n\
+         | kind | section key | title | prefix |\n|---|---|---|---|\n",
+    );
+    for r in TABLE {
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | `{}` |\n",
+            r.kind, r.key, r.title, r.prefix
+        ));
+    }
+    out.push_str(
+        "\n## A section becomes a kind\n\n\
+         Writing to vAgenda, a section is looked up by prefix, key or title (case-insensitive) \
+         in the rows above and then in these, the sections of the ACE paper's AppWorld and FiNER \
+         playbooks and seed 000's examples:\n\n\
+         | section key | title | prefix | kind |\n|---|---|---|---|\n",
+    );
+    for r in KNOWN {
+        out.push_str(&format!(
+            "| `{}` | {} | `{}` | `{}` |\n",
+            r.key, r.title, r.prefix, r.kind
+        ));
+    }
+    out.push_str(
+        "\n## Unknown sections\n\n\
+         A section in no row gets its kind from words in its key and title, in this order: \
+         `mistake`, `pitfall`, `avoid`, `warning`, `error`, `harm` make a `warning`; `strateg`, \
+         `insight`, `tip`, `practice`, `pattern`, `heuristic` a `strategy`; `rule`, `policy`, \
+         `guideline`, `must`, `checklist` a `rule`; `learn`, `lesson`, `reflection` a `learning`; \
+         anything else is a `note`, the kind that claims least. The section itself is kept in \
+         the entry's `metadata.aceTools`, so converting back gives the original section.\n\n\
+         A new ID for an entry of an unknown section takes the section's own prefix, or the \
+         first three letters of its key, or the prefix of its kind's section; `oth` when there \
+         is none of these.\n\n\
+         ## Your own table: `--section-map FILE`\n\n\
+         `ace-convert --section-map FILE` reads a JSON array of rows that are tried before all \
+         of the above, for both directions:\n\n\
+         ```json\n\
+         [\n  {\"kind\": \"strategy\", \"title\": \"STRATEGIES AND HARD RULES\", \"prefix\": \"shr\"},\n  \
+         {\"kind\": \"warning\", \"title\": \"Gotchas\", \"prefix\": \"got\", \"key\": \"gotchas\"}\n]\n\
+         ```\n\n\
+         `kind` is one of vAgenda's five kinds; `key` defaults to the title's section key \
+         (lower case, `&` as `and`, other runs of punctuation as `_`). The first row of a kind \
+         is the section that kind is written to.\n",
+    );
+    out
 }
 
 #[cfg(test)]
@@ -93,6 +348,41 @@ mod tests {
             assert_eq!(kind_for_section("x", Some(row.title), None), kind);
             assert_eq!(kind_for_section("x", None, Some(row.prefix)), kind);
         }
+    }
+
+    #[test]
+    fn every_row_key_is_its_titles_section_key() {
+        for r in TABLE.iter().chain(KNOWN.iter()) {
+            assert_eq!(r.key, crate::normalize::section_key(r.title), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn paper_sections_are_known() {
+        assert_eq!(kind_for_section("x", None, Some("ts")), "warning");
+        assert_eq!(
+            kind_for_section("verification_checklist", None, None),
+            "rule"
+        );
+        assert_eq!(
+            row_for_section("x", Some("apis to use for specific information"), None)
+                .map(|r| r.prefix),
+            Some("api")
+        );
+    }
+
+    #[test]
+    fn a_user_table_is_checked_and_says_where() {
+        // Rejected tables never load, so this test does not change the
+        // table other tests see.
+        let e = load_user_table("[{\"kind\": \"opinion\", \"title\": \"X\", \"prefix\": \"x\"}]")
+            .unwrap_err();
+        assert!(e.contains("not a vAgenda kind"), "{e}");
+        let e = load_user_table("[{\"kind\": \"note\",\n \"title\": 3}]").unwrap_err();
+        assert!(e.starts_with("2:"), "{e}");
+        let e = load_user_table("[{\"kind\": \"note\", \"title\": \"X\", \"prefix\": \"-x\"}]")
+            .unwrap_err();
+        assert!(e.contains("prefix"), "{e}");
     }
 
     #[test]

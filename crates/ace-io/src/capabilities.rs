@@ -1,0 +1,189 @@
+//! What each format can hold, found by writing a playbook that uses every
+//! field of the model and reading the writer's loss report. The table
+//! `ace-convert --list-formats` prints is therefore what the writers do,
+//! not a list kept by hand beside them.
+
+use ace_model::{rules, LossEntry, Playbook};
+
+use crate::Format;
+
+/// How a format keeps one field of the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// Written and read back as it was.
+    Yes,
+    /// Written in another form: an ID reassigned, a value defaulted or
+    /// converted, text escaped (the loss report says how).
+    Changed,
+    /// No place for it: dropped, with a loss report.
+    No,
+}
+
+impl Holds {
+    pub fn mark(self) -> &'static str {
+        match self {
+            Holds::Yes => "yes",
+            Holds::Changed => "changed",
+            Holds::No => "-",
+        }
+    }
+}
+
+/// Where a row's field lives, which decides the loss fields that name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Playbook,
+    Section,
+    Entry,
+}
+
+/// The rows of the table: a label and the loss field it is reported as.
+const ROWS: [(&str, Scope, &str); 30] = [
+    ("playbook title", Scope::Playbook, "title"),
+    ("playbook description", Scope::Playbook, "description"),
+    ("playbook version", Scope::Playbook, "version"),
+    ("playbook timestamps", Scope::Playbook, "created_at"),
+    ("playbook project id", Scope::Playbook, "project_id"),
+    ("playbook extra fields", Scope::Playbook, "extra"),
+    ("section title", Scope::Section, "title"),
+    ("section key", Scope::Section, "key"),
+    ("section prefix", Scope::Section, "prefix"),
+    ("section weight", Scope::Section, "weight"),
+    ("section description", Scope::Section, "description"),
+    ("entry id without a digit", Scope::Entry, "id"),
+    ("entry's section", Scope::Entry, "section"),
+    ("entry order across sections", Scope::Playbook, "entries"),
+    ("helpful / harmful", Scope::Entry, "helpful"),
+    ("neutral", Scope::Entry, "neutral"),
+    ("multi-line content", Scope::Entry, "content"),
+    ("kind", Scope::Entry, "kind"),
+    ("title", Scope::Entry, "title"),
+    ("tags", Scope::Entry, "tags"),
+    ("evidence", Scope::Entry, "evidence"),
+    ("confidence", Scope::Entry, "confidence"),
+    ("status, deprecation reason", Scope::Entry, "status"),
+    ("entry timestamps", Scope::Entry, "created_at"),
+    ("supersedes / superseded by", Scope::Entry, "supersedes"),
+    ("duplicate of, links", Scope::Entry, "links"),
+    ("provenance", Scope::Entry, "provenance"),
+    ("scope", Scope::Entry, "scope"),
+    ("entry project id", Scope::Entry, "project_id"),
+    ("entry extra fields", Scope::Entry, "extra"),
+];
+
+/// A playbook with every field set, in two sections whose entries
+/// interleave.
+fn probe() -> Playbook {
+    let json = r#"{"format": "ace-canonical", "version": 1, "playbook": {
+        "title": "Probe", "description": "Every field.", "version": 3, "project_id": "p",
+        "created_at": "2025-01-01T00:00:00Z", "updated_at": "2025-01-02T00:00:00Z",
+        "sections": [
+            {"key": "build_patterns", "title": "Build Patterns", "prefix": "bld", "weight": 0.7,
+             "description": "How we build."},
+            {"key": "pitfalls", "title": "Pitfalls", "prefix": "pit", "weight": 0.4}],
+        "entries": [
+            {"id": "t-migrate", "section": "build_patterns", "kind": "rule", "title": "Migrate first",
+             "content": "Run migrations in staging.\nThen in production.",
+             "tags": ["db.migrations"], "evidence": ["pr:42"], "confidence": 0.8,
+             "helpful": 3, "harmful": 1, "neutral": 2, "status": "deprecated",
+             "deprecation_reason": "replaced", "created_at": "2025-01-01T00:00:00Z",
+             "updated_at": "2025-01-02T00:00:00Z", "supersedes": ["pit-00001"],
+             "superseded_by": "bld-00002", "duplicate_of": "pit-00001", "links": ["pit-00001"],
+             "provenance": {"delta_id": "d-1"}, "scope": "global", "project_id": "p",
+             "extra": {"author": "agent"}},
+            {"id": "pit-00001", "section": "pitfalls", "content": "Never skip staging.",
+             "helpful": 0, "harmful": 0},
+            {"id": "bld-00002", "section": "build_patterns", "content": "Back up first.",
+             "helpful": 1, "harmful": 0}],
+        "extra": {"owner": "team"}}}"#;
+    ace_model::json::read(json).expect("the probe is canonical JSON")
+}
+
+fn losses(format: Format, pb: &Playbook) -> Vec<LossEntry> {
+    match format {
+        // The curator keeps AGENTS.md and playbook.yaml together.
+        Format::AgentsMd => crate::write_curator_pair(pb).losses,
+        _ => crate::write(format, pb)
+            .map(|w| w.losses)
+            .unwrap_or_default(),
+    }
+}
+
+fn names(loss: &LossEntry, scope: Scope, field: &str) -> bool {
+    let f = loss.field.as_str();
+    let on = |name: &str| name == field || name.starts_with(&format!("{field}."));
+    match scope {
+        Scope::Entry => {
+            loss.entry_id.is_some()
+                && (on(f)
+                    || (field == "created_at" && f == "updated_at")
+                    || (field == "helpful" && f == "harmful")
+                    || (field == "status" && f == "deprecation_reason")
+                    || (field == "supersedes" && f == "superseded_by")
+                    || (field == "links" && f == "duplicate_of"))
+        }
+        Scope::Playbook => {
+            loss.entry_id.is_none()
+                && !f.starts_with("sections[")
+                && (on(f) || (field == "created_at" && f == "updated_at"))
+        }
+        // `sections[key]` alone: the whole section has no place.
+        Scope::Section => f.strip_prefix("sections[").is_some_and(|rest| {
+            rest.ends_with(']') || rest.split_once("].").is_some_and(|(_, name)| on(name))
+        }),
+    }
+}
+
+/// For every row, its label and how `format` holds it.
+pub fn capabilities(format: Format) -> Vec<(&'static str, Holds)> {
+    let lost = losses(format, &probe());
+    ROWS.iter()
+        .map(|&(label, scope, field)| {
+            let hits: Vec<&LossEntry> = lost.iter().filter(|l| names(l, scope, field)).collect();
+            let holds = if hits.is_empty() {
+                Holds::Yes
+            } else if hits.iter().any(|l| l.code == rules::DROPPED_FIELD.code) {
+                Holds::No
+            } else {
+                Holds::Changed
+            };
+            (label, holds)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_canonical_json_holds_everything() {
+        assert!(capabilities(Format::Json)
+            .iter()
+            .all(|(_, h)| *h == Holds::Yes));
+    }
+
+    #[test]
+    fn the_markdown_playbook_holds_what_seed_000_defines() {
+        let caps = capabilities(Format::Markdown);
+        let get = |label: &str| caps.iter().find(|(l, _)| *l == label).unwrap().1;
+        assert_eq!(get("helpful / harmful"), Holds::Yes);
+        assert_eq!(get("section title"), Holds::Yes);
+        assert_eq!(get("entry id without a digit"), Holds::Changed);
+        assert_eq!(get("tags"), Holds::No);
+        assert_eq!(get("section weight"), Holds::No);
+    }
+
+    #[test]
+    fn every_loss_of_the_probe_falls_in_some_row() {
+        for format in Format::ALL {
+            for loss in losses(format, &probe()) {
+                assert!(
+                    ROWS.iter()
+                        .any(|&(_, scope, field)| names(&loss, scope, field)),
+                    "{format}: no row for {loss:?}"
+                );
+            }
+        }
+    }
+}
