@@ -16,6 +16,9 @@ pub struct WriteOutput {
 struct Writer {
     out: String,
     losses: Vec<LossEntry>,
+    /// Section keys the reader will have given to the headings so far; it
+    /// numbers a repeated key (`_2`, `_3`), and so must the key check.
+    taken: HashSet<String>,
 }
 
 /// Writes an AGENTS.md. With a layout from [`crate::read`] in the playbook,
@@ -27,6 +30,7 @@ pub fn write(pb: &Playbook) -> WriteOutput {
     let mut w = Writer {
         out: String::new(),
         losses: Vec::new(),
+        taken: HashSet::new(),
     };
     w.playbook_losses(pb);
     match pb.extra.get(crate::LAYOUT_KEY).map(layout::from_value) {
@@ -260,22 +264,46 @@ impl Writer {
             .and_then(|v| v.as_u64())
             .filter(|l| (1..=6).contains(l))
             .unwrap_or(2) as usize;
-        let title = s.display_title();
-        let title = if title.contains(['\n', '\r']) {
+        let title = self.one_line(s.display_title(), &format!("sections[{}].title", s.key));
+        let base = crate::reader::key_for_title(&title);
+        let mut read_as = base.clone();
+        let mut n = 2;
+        while self.taken.contains(&read_as) {
+            read_as = format!("{base}_{n}");
+            n += 1;
+        }
+        self.taken.insert(read_as.clone());
+        if read_as != s.key {
             self.lose(
-                &rules::ALTERED_TEXT,
+                &rules::DROPPED_FIELD,
                 None,
-                format!("sections[{}].title", s.key),
-                "a heading is one line; line breaks became spaces",
+                format!("sections[{}].key", s.key),
+                &format!(
+                    "section keys are derived from headings; `{}` reads back as `{read_as}`",
+                    s.key
+                ),
             );
-            title.replace(['\n', '\r'], " ")
-        } else {
-            title.to_owned()
-        };
+        }
         self.out.push_str(&"#".repeat(level));
         self.out.push(' ');
         self.out.push_str(&title);
         self.out.push('\n');
+    }
+
+    /// A heading's text: one line, without the white space at its ends that
+    /// reading a heading drops.
+    fn one_line(&mut self, text: &str, field: &str) -> String {
+        let line = text.replace(['\n', '\r'], " ");
+        let line = line.trim();
+        if line != text {
+            self.lose(
+                &rules::ALTERED_TEXT,
+                None,
+                field,
+                "a heading holds one line without surrounding white space; line breaks became spaces and the ends were trimmed",
+            );
+        }
+        line.to_owned()
     }
 
     /// Prose from the model, escaped where a line would read as structure.
@@ -301,8 +329,9 @@ impl Writer {
 
     fn fresh(&mut self, pb: &Playbook) {
         if let Some(title) = &pb.title {
+            let title = self.one_line(title, "title");
             self.out.push_str("# ");
-            self.out.push_str(&title.replace(['\n', '\r'], " "));
+            self.out.push_str(&title);
             self.out.push_str("\n\n");
         }
         if let Some(d) = &pb.description {
@@ -399,6 +428,9 @@ impl Writer {
                 }
                 Item::End { section, title } => {
                     ends.insert(section.as_deref());
+                    if let Some(key) = section {
+                        self.taken.insert(key.clone());
+                    }
                     if let (Some(key), Some(title)) = (section, title) {
                         if let Some(s) = pb.section(key) {
                             if s.title.as_deref().is_some_and(|t| t != title) {
