@@ -13,7 +13,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use ace_io::Format;
-use ace_model::{Entry, LossEntry, Playbook, Section};
+use ace_model::{Confidence, Entry, Evidence, LossEntry, Playbook, Section, Status};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -94,8 +94,29 @@ fn entry(n: usize, sections: Vec<String>) -> impl Strategy<Value = Entry> {
             Just("learning")
         ]),
     )
+        .prop_flat_map(|fields| {
+            (
+                Just(fields),
+                proptest::option::of(prop_oneof![Just(0.25), Just(0.8), Just(1.0)]),
+                proptest::option::of(prop_oneof![
+                    Just(Status::Active),
+                    Just(Status::Deprecated),
+                    Just(Status::Archived)
+                ]),
+                proptest::option::of(Just("2025-10-25T12:00:00Z".to_owned())),
+                proptest::option::of(proptest::collection::vec("[a-z]{3}:[0-9]{1,3}", 1..3)),
+                proptest::option::of("[a-z]{2,8}"),
+            )
+        })
         .prop_map(
-            |(id, section, content, helpful, harmful, title, tags, kind)| {
+            |(
+                (id, section, content, helpful, harmful, title, tags, kind),
+                confidence,
+                status,
+                created,
+                evidence,
+                author,
+            )| {
                 let mut e = Entry::new(id, content);
                 e.section = section;
                 e.helpful = helpful;
@@ -103,6 +124,15 @@ fn entry(n: usize, sections: Vec<String>) -> impl Strategy<Value = Entry> {
                 e.title = title;
                 e.tags = tags;
                 e.kind = kind.map(str::to_owned);
+                e.confidence = confidence
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Confidence::Score);
+                e.status = status;
+                e.created_at = created;
+                e.evidence = evidence.map(|v| v.into_iter().map(Evidence::Text).collect());
+                if let Some(a) = author {
+                    e.extra.insert("author".into(), Value::String(a));
+                }
                 e
             },
         )
