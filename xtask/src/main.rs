@@ -2,6 +2,8 @@
 //! `cargo xtask bench` measures the markdown reader and writer and the
 //! ace-validate process against named baselines.
 
+mod scale;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -19,8 +21,10 @@ fn main() -> ExitCode {
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
         Some("bench") => bench(&args[1..]),
         Some("fuzz-seed") => fuzz_seed(),
+        Some("gen") => gen(&args[1..]),
+        Some("__measure") => scale::measure(&args[1..]),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process]... | cargo xtask fuzz-seed"
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH]"
                 .to_owned(),
         ),
     };
@@ -143,6 +147,102 @@ fn fuzz_seed() -> Result<(), String> {
     }
     println!("wrote {written} seed files under fuzz/corpus/");
     Ok(())
+}
+
+/// `cargo xtask gen --entries N --format F [-o PATH]`: a generated playbook
+/// ([`gen_playbook`]) in any format, on stdout or in PATH. AGENTS.md is
+/// written with its playbook.yaml, so it needs `-o DIR`.
+fn gen(args: &[String]) -> Result<(), String> {
+    let usage = "usage: cargo xtask gen --entries N --format FORMAT [-o PATH]";
+    let mut entries = None;
+    let mut format = None;
+    let mut output = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{a} needs a value; {usage}"))
+        };
+        match a.as_str() {
+            "--entries" => {
+                let v = value()?;
+                entries = Some(
+                    v.parse::<usize>()
+                        .map_err(|_| format!("--entries {v}: not a number"))?,
+                );
+            }
+            "--format" => {
+                let v = value()?;
+                format = Some(ace_io::Format::from_name(&v).ok_or_else(|| {
+                    let names: Vec<&str> = ace_io::Format::ALL.iter().map(|f| f.name()).collect();
+                    format!("--format {v}: expected one of {}", names.join(", "))
+                })?);
+            }
+            "-o" | "--output" => output = Some(PathBuf::from(value()?)),
+            other => return Err(format!("unexpected `{other}`; {usage}")),
+        }
+    }
+    let (Some(n), Some(format)) = (entries, format) else {
+        return Err(usage.to_owned());
+    };
+    let pb = gen_playbook(n);
+    if format == ace_io::Format::AgentsMd {
+        let dir =
+            output.ok_or("agents-md is two files (AGENTS.md and playbook.yaml); pass -o DIR")?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let pair = ace_io::write_curator_pair(&pb);
+        for (name, text) in [
+            ("AGENTS.md", &pair.agents_md),
+            ("playbook.yaml", &pair.playbook_yaml),
+        ] {
+            ace_io::write_atomic(&dir.join(name), text.as_bytes())
+                .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+        }
+        return Ok(());
+    }
+    let text = ace_io::write(format, &pb).map_err(|e| e.to_string())?.text;
+    match output {
+        Some(path) => ace_io::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display())),
+        None => {
+            use std::io::Write as _;
+            std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// A realistic playbook of `n` entries: [`generate`]'s sections, IDs,
+/// counters and text, and on a share of the entries what the richer formats
+/// hold (a title on every third, tags and a confidence on every fourth,
+/// evidence on every fifth, timestamps on every second), so that no format
+/// is measured on less than it would carry.
+fn gen_playbook(n: usize) -> ace_model::Playbook {
+    let mut pb = ace_markdown::read(&generate(n)).playbook;
+    pb.title = Some("Generated playbook".into());
+    pb.created_at = Some("2025-10-25T00:00:00Z".into());
+    pb.updated_at = Some("2025-11-01T00:00:00Z".into());
+    for (i, e) in pb.entries.iter_mut().enumerate() {
+        if i % 3 == 0 {
+            let words: Vec<&str> = e.content.split(' ').take(5).collect();
+            e.title = Some(words.join(" "));
+        }
+        if i % 4 == 0 {
+            e.tags = Some(vec!["api.pagination".into(), format!("batch.b{}", i % 16)]);
+            e.confidence = serde_json::Number::from_f64(0.5 + (i % 5) as f64 / 10.0)
+                .map(ace_model::Confidence::Score);
+        }
+        if i % 5 == 0 {
+            e.evidence = Some(vec![ace_model::Evidence::Text(format!("run:{}", 1000 + i))]);
+        }
+        if i % 2 == 0 {
+            e.created_at = Some("2025-10-25T12:00:00Z".into());
+        }
+    }
+    pb
 }
 
 /// A deterministic playbook of `n` entries in eight sections, with counters,
@@ -279,7 +379,7 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 5] = ["markdown", "skill", "tron", "batch", "process"];
+    const GROUPS: [&str; 6] = ["markdown", "skill", "tron", "batch", "process", "scale"];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
             "unknown benchmark group `{bad}`; expected one of {}",
@@ -313,6 +413,18 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("process") {
         process_bench()?;
+    }
+    if wants("scale") {
+        // ACE_BENCH_MAX_ENTRIES bounds the sizes (1,000,000 by default).
+        let max = std::env::var("ACE_BENCH_MAX_ENTRIES")
+            .ok()
+            .map(|v| {
+                v.parse()
+                    .map_err(|_| format!("ACE_BENCH_MAX_ENTRIES={v}: not a number"))
+            })
+            .transpose()?
+            .unwrap_or(1_000_000);
+        scale::scale_bench(max)?;
     }
     Ok(())
 }

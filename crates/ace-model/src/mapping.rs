@@ -240,11 +240,11 @@ pub fn row_for_section(
     title: Option<&str>,
     prefix: Option<&str>,
 ) -> Option<&'static KindSection> {
-    let lower = |s: &str| s.to_ascii_lowercase();
+    // Compared without allocating: this runs for every entry converted.
     rows().find(|r| {
-        prefix.is_some_and(|p| lower(p) == r.prefix)
-            || lower(key) == r.key
-            || title.is_some_and(|t| lower(t) == lower(r.title))
+        prefix.is_some_and(|p| p.eq_ignore_ascii_case(r.prefix))
+            || key.eq_ignore_ascii_case(r.key)
+            || title.is_some_and(|t| t.eq_ignore_ascii_case(r.title))
     })
 }
 
