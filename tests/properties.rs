@@ -17,15 +17,7 @@ use ace_model::{Confidence, Entry, Evidence, LossEntry, Playbook, Section, Statu
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-const FORMATS: [Format; 7] = [
-    Format::Markdown,
-    Format::AgentsMd,
-    Format::PlaybookYaml,
-    Format::SkillJson,
-    Format::VagendaJson,
-    Format::VagendaTron,
-    Format::Json,
-];
+const FORMATS: [Format; 7] = Format::ALL;
 
 /// Layout bookkeeping a format keeps for itself under the playbook's
 /// `extra`; it is not the user's data.
