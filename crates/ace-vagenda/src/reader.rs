@@ -335,20 +335,21 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
         });
     };
     let container = path.first().filter(|_| path.len() == 2).cloned();
-    let playbook_value = get_path(&value, &path).cloned();
-    let Some(playbook_value) = playbook_value else {
+    // Borrowed, not copied: a playbook of a million entries is most of the
+    // document.
+    let Some(playbook_value) = get_path(&value, &path) else {
         // A todo list or plan without a playbook is valid vAgenda; it
         // simply holds no advice.
-        let mut skeleton = value.clone();
+        read_container(&value, container.as_deref(), &mut pb);
+        let mut skeleton = value;
         drop_layout_fields(&mut skeleton, container.as_deref());
         pb.extra.insert(LAYOUT_KEY.into(), layout(skeleton, None));
-        read_container(&value, container.as_deref(), &mut pb);
         return Ok(ReadOutput {
             playbook: pb,
             diagnostics: diags,
         });
     };
-    let shape = shape(&playbook_value);
+    let shape = shape(playbook_value);
     match shape {
         Shape::Ace => check(VagendaSchema::AcePlaybook, &path, &rules::ACE_SCHEMA),
         Shape::Events(_) => check(VagendaSchema::EventPlaybook, &path, &rules::ACE_SCHEMA),
@@ -392,7 +393,7 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
                     )),
                 }
             }
-            check_invariants(&playbook_value, pb_node, &pb, &mut diags);
+            check_invariants(playbook_value, pb_node, &pb, &mut diags);
             metrics_basis = Some(crate::writer::metrics_basis(&pb.entries));
         }
         Shape::Events(key) => {
@@ -425,11 +426,11 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
                     view.len()
                 ),
             ));
-            check_invariants(&playbook_value, pb_node, &pb, &mut diags);
+            check_invariants(playbook_value, pb_node, &pb, &mut diags);
         }
         Shape::Other(_) => {}
     }
-    read_playbook_fields(&playbook_value, &mut pb);
+    read_playbook_fields(playbook_value, &mut pb);
     read_container(&value, container.as_deref(), &mut pb);
     derive_sections(&mut pb, &derive_from);
     let filled = filled_fields(&value, &path, container.as_deref());
