@@ -327,7 +327,7 @@ impl Writer {
         self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings, entries, comments or code fences, runs of blank lines or carriage returns at line ends; those lines are escaped with `\\`, blank runs collapse and the carriage returns are removed");
         let mut blank = true;
         for line in text.lines() {
-            let line = line.strip_suffix('\r').unwrap_or(line);
+            let line = line.trim_end_matches('\r');
             if is_blank(line) {
                 if !blank {
                     self.out.push('\n');
@@ -454,6 +454,9 @@ impl Writer {
                 "leading white space of the content is not kept",
             );
         }
+        // The reader takes it as part of the separator; written, it would be
+        // gone on the next read, so the output would not be stable.
+        let first = first.trim_start_matches([' ', '\t']);
         if any || (!first.is_empty() && looks_like_tail_syntax(first)) {
             self.out.push_str(" ::");
         }

@@ -70,10 +70,24 @@ fn pairs(m: &Map<String, Value>) -> Vec<(&str, &Value)> {
     m.iter().map(|(k, v)| (k.as_str(), v)).collect()
 }
 
+/// The longest key written in the implicit `key: value` form (YAML 1.2
+/// allows 1024 characters, quotes and escapes included).
+const MAX_IMPLICIT_KEY: usize = 1000;
+
 fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize) {
     for &(k, v) in entries {
         out.push_str(&" ".repeat(indent));
-        out.push_str(&key(k));
+        let written = key(k);
+        if written.len() > MAX_IMPLICIT_KEY {
+            // YAML limits an implicit key to 1024 characters; a longer one
+            // needs the explicit `? key` / `: value` form.
+            out.push_str("? ");
+            out.push_str(&written);
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+        } else {
+            out.push_str(&written);
+        }
         out.push(':');
         match inline(v) {
             Some(s) => {
