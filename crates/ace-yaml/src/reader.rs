@@ -459,9 +459,17 @@ fn field_error(key: &str, value: &Value) -> Option<String> {
     probe.insert("id".into(), Value::String(String::new()));
     probe.insert("content".into(), Value::String(String::new()));
     probe.insert(key.to_owned(), value.clone());
-    serde_json::from_value::<Entry>(Value::Object(probe))
-        .err()
-        .map(|e| e.to_string())
+    match serde_json::from_value::<Entry>(Value::Object(probe)) {
+        Err(e) => Some(e.to_string()),
+        // Read without error is not enough: a `scope` object with a key the
+        // model does not know would lose that key, silently.
+        Ok(e) => {
+            let back = serde_json::to_value(&e).ok();
+            // `null` reads as absent, as it always has.
+            let same = value.is_null() || back.as_ref().and_then(|b| b.get(key)) == Some(value);
+            (!same).then(|| "the model cannot hold this value as it is".to_owned())
+        }
+    }
 }
 
 /// Whether `key` is one of `Entry`'s serde fields (`extra` excepted). The
