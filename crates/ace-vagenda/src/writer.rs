@@ -5,7 +5,7 @@
 //! user changed, differ. Any other playbook becomes a minimal document, a
 //! Plan or a TodoList, that the bundled core and ACE schemas accept.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ace_model::{mapping, rules, Confidence, Entry, LossEntry, Playbook, Section};
 use ace_tron::RootStyle;
@@ -384,9 +384,17 @@ fn update_kept(
             // keeps in `aceTools`), and an entry that did not change must
             // get no event, or every write would add one.
             let as_model = crate::reader::event_entries(&old, &pb.sections);
+            let mut by_id: HashMap<&str, Vec<&Entry>> = HashMap::new();
+            for e in &pb.entries {
+                by_id.entry(e.id.as_str()).or_default().push(e);
+            }
             let unchanged: HashSet<&str> = as_model
                 .iter()
-                .filter(|m| pb.entries.iter().any(|e| e.id == m.id && same_entry(e, m)))
+                .filter(|m| {
+                    by_id
+                        .get(m.id.as_str())
+                        .is_some_and(|es| es.iter().any(|e| same_entry(e, m)))
+                })
                 .map(|m| m.id.as_str())
                 .collect();
             let (view, _) = events::view(&old);
