@@ -345,6 +345,14 @@ fn core_with_ace() -> Result<String, String> {
     serde_json::to_string_pretty(&core).map_err(|e| e.to_string())
 }
 
+/// Wall time of a process run to the end, its output read and dropped.
+fn wall(cmd: &mut Command) -> Duration {
+    let t = Instant::now();
+    let out = cmd.output().expect("spawn");
+    std::hint::black_box(&out);
+    t.elapsed()
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -477,23 +485,19 @@ fn process_bench() -> Result<(), String> {
     let file = dir.join("playbook.txt");
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
     let exe = root().join("target/release/ace-validate");
-    let run = |cmd: &mut Command| {
-        let t = Instant::now();
-        let out = cmd.output().expect("spawn");
-        std::hint::black_box(out);
-        t.elapsed()
-    };
     let runs = 31;
     let validate = median(
         (0..runs)
             .map(|_| {
-                run(Command::new(&exe)
-                    .arg(&file)
-                    .args(["--output-format", "concise"]))
+                wall(
+                    Command::new(&exe)
+                        .arg(&file)
+                        .args(["--output-format", "concise"]),
+                )
             })
             .collect(),
     );
-    let truth = median((0..runs).map(|_| run(&mut Command::new("true"))).collect());
+    let truth = median((0..runs).map(|_| wall(&mut Command::new("true"))).collect());
     println!("\n## ace-validate process on a {:.0} KB playbook ({label}), median of {runs} runs, start-up included", text.len() as f64 / 1e3);
     println!("| command | wall time | vs. baseline |");
     println!("|---|---|---|");
@@ -511,7 +515,7 @@ fn process_bench() -> Result<(), String> {
     {
         let py = median(
             (0..runs)
-                .map(|_| run(Command::new("python3").args(["-c", "pass"])))
+                .map(|_| wall(Command::new("python3").args(["-c", "pass"])))
                 .collect(),
         );
         println!(
@@ -598,16 +602,10 @@ fn batch_bench() -> Result<(), String> {
         files.push(f);
     }
     let exe = root().join("target/release/ace-validate");
-    let time = |cmd: &mut Command| {
-        let t = Instant::now();
-        let out = cmd.output().expect("spawn");
-        std::hint::black_box(&out);
-        t.elapsed()
-    };
     let ours = median(
         (0..5)
             .map(|_| {
-                time(
+                wall(
                     Command::new(&exe)
                         .args(["--isolated", "--output-format", "concise"])
                         .args(&files),
@@ -630,7 +628,7 @@ fn batch_bench() -> Result<(), String> {
         .map(std::fs::read)
         .collect::<Result<_, _>>()
         .map_err(|e| e.to_string())?;
-    let floor = crate::time(7, || {
+    let floor = time(7, || {
         texts
             .iter()
             .map(|t| serde_json::from_slice::<serde_json::Value>(t).is_ok())
@@ -667,7 +665,7 @@ fn batch_bench() -> Result<(), String> {
         let theirs = median(
             (0..3)
                 .map(|_| {
-                    time(
+                    wall(
                         Command::new(&peer)
                             .arg("--schemafile")
                             .arg(schema)

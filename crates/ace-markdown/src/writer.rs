@@ -223,6 +223,11 @@ struct Closers {
 impl Closers {
     fn of(pb: &Playbook) -> Closers {
         let mut c = Closers::default();
+        // Only descriptions are probed with these; without one, the pass
+        // over every entry's text is not worth making.
+        if pb.description.is_none() && pb.sections.iter().all(|s| s.description.is_none()) {
+            return c;
+        }
         let texts = pb
             .entries
             .iter()

@@ -406,6 +406,10 @@ impl Reader<'_> {
             );
             return None;
         };
+        if let Some(mut e) = whole_entry(&m) {
+            e.origin = Origin::from(span);
+            return Some(e);
+        }
         // Known fields go through the model's own serde; the rest is extra.
         // A known field whose value the model cannot hold (`content: 42`) is
         // kept as an extra field too, so that the entry is still read: the
@@ -451,6 +455,30 @@ impl Reader<'_> {
             }
         }
     }
+}
+
+/// The entry, when the model holds every known field of `m` as written: one
+/// read and one write of the whole entry, instead of a probe per field (the
+/// common case, and the one a large file pays for per entry).
+fn whole_entry(m: &Map<String, Value>) -> Option<Entry> {
+    let mut all = Map::new();
+    let mut extra = Map::new();
+    for (k, v) in m {
+        if is_entry_field(k) {
+            all.insert(k.clone(), v.clone());
+        } else {
+            extra.insert(k.clone(), v.clone());
+        }
+    }
+    if !extra.is_empty() {
+        all.insert("extra".into(), Value::Object(extra));
+    }
+    let e: Entry = serde_json::from_value(Value::Object(all)).ok()?;
+    let back = serde_json::to_value(&e).ok()?;
+    m.iter()
+        .filter(|(k, _)| is_entry_field(k))
+        .all(|(k, v)| v.is_null() || back.get(k) == Some(v))
+        .then_some(e)
 }
 
 /// Why the model cannot hold `value` as the entry field `key`, if it cannot.
