@@ -43,9 +43,19 @@ struct ItemSpans {
     weight: Option<Spanned<IgnoredAny>>,
 }
 
-fn options() -> serde_saphyr::Options {
+/// serde-saphyr's defaults, with the budgets that count nodes, events and
+/// scalar bytes raised to what `len` bytes of text can hold without
+/// aliases. Its defaults (250,000 nodes) rejected a 40,000-entry
+/// playbook.yaml that ace-tools itself wrote; alias bombs stay bounded by the
+/// alias and anchor budgets, which are left as they are.
+fn options(len: usize) -> serde_saphyr::Options {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_nodes = budget.max_nodes.max(len);
+    budget.max_events = budget.max_events.max(len.saturating_mul(2));
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(len);
     serde_saphyr::options! {
         duplicate_keys: DuplicateKeyPolicy::Error,
+        budget: Some(budget),
     }
 }
 
@@ -81,7 +91,7 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
     let value: Value = if src.trim().is_empty() {
         Value::Object(Map::new())
     } else {
-        serde_saphyr::from_str_with_options(src, options()).map_err(|e| {
+        serde_saphyr::from_str_with_options(src, options(src.len())).map_err(|e| {
             let plain = e.render_with_options(serde_saphyr::render_options! {
                 snippets: serde_saphyr::SnippetMode::Off,
             });
@@ -97,12 +107,13 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
             )
         })?
     };
-    let spans: Option<DocSpans> = serde_saphyr::from_str_with_options(src, options()).ok();
-    let fields: Vec<ItemSpans> = serde_saphyr::from_str_with_options::<FieldSpans>(src, options())
-        .ok()
-        .and_then(|f| f.sections)
-        .unwrap_or_default();
-    let top: Option<TopSpans> = serde_saphyr::from_str_with_options(src, options()).ok();
+    let spans: Option<DocSpans> = serde_saphyr::from_str_with_options(src, options(src.len())).ok();
+    let fields: Vec<ItemSpans> =
+        serde_saphyr::from_str_with_options::<FieldSpans>(src, options(src.len()))
+            .ok()
+            .and_then(|f| f.sections)
+            .unwrap_or_default();
+    let top: Option<TopSpans> = serde_saphyr::from_str_with_options(src, options(src.len())).ok();
     let mut r = Reader {
         src,
         diags: Vec::new(),
@@ -511,4 +522,35 @@ fn is_entry_field(key: &str) -> bool {
         .optional_fields()
         .iter()
         .any(|(name, _)| *name == key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_large_file_is_read_past_the_default_node_budget() {
+        // 300,000 tags: more nodes than serde-saphyr's default 250,000.
+        let tags = vec!["t"; 300_000].join(", ");
+        let src = format!("entries:\n  - id: \"s-1\"\n    content: \"x\"\n    tags: [{tags}]\n");
+        let out = read(&src).expect("a large file reads");
+        assert_eq!(
+            out.playbook.entries[0].tags.as_ref().map(Vec::len),
+            Some(300_000)
+        );
+    }
+
+    #[test]
+    fn an_alias_bomb_is_still_refused() {
+        let mut src = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let prev = format!("*a{}", i - 1);
+            src.push_str(&format!(
+                "a{i}: &a{i} [{}]\n",
+                [prev.as_str(); 10].join(", ")
+            ));
+        }
+        let e = read(&src).expect_err("a billion laughs does not expand");
+        assert!(e.message.contains("budget"), "{}", e.message);
+    }
 }
