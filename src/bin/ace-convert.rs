@@ -1,3 +1,6 @@
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
