@@ -406,9 +406,17 @@ proptest! {
                 .filter(|l| l.code != ace_model::rules::VALUE_DEFAULTED.code)
                 .cloned()
                 .collect();
+            // Sections are compared by key, so when repeated headings are
+            // renumbered (`x_1` reads back as `x_2`, `x_2` as `x_3`), the
+            // section now keyed `x_2` can equal the one that was: the key
+            // moved, and the renamed sections show up whole instead.
+            let renumbered = differ
+                .iter()
+                .any(|f| f.0.is_none() && f.1.starts_with("sections[") && f.1.ends_with(']'));
             for loss in &reported(&undefaulted, &inverse(&c.ids)) {
+                let moved_key = renumbered && loss.1.starts_with("sections[") && loss.1.ends_with("].key");
                 prop_assert!(
-                    differ.iter().any(|f| covers(loss, f) || covers(f, loss)),
+                    moved_key || differ.iter().any(|f| covers(loss, f) || covers(f, loss)),
                     "{to}: {loss:?} is reported, but nothing differs there\ndiffering: {differ:?}\nmodel: {}",
                     ace_model::json::write(&pb)
                 );

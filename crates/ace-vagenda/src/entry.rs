@@ -102,6 +102,27 @@ pub fn kind_for_derivation(obj: &Map<String, Value>) -> Option<&str> {
     obj.get("kind").and_then(Value::as_str)
 }
 
+/// What [`kind_for_derivation`] gives for `write(e, section_kind)`, without
+/// building the entry: the writer needs it for every entry before it
+/// writes any. An entry whose own metadata already holds an `aceTools` is
+/// built, so the answer is the same by construction.
+pub fn derivation_kind(e: &Entry, section_kind: &str) -> Option<String> {
+    let own_tools = e
+        .extra
+        .get("metadata")
+        .and_then(|m| m.get(ACE_TOOLS_KEY))
+        .is_some();
+    if own_tools {
+        return kind_for_derivation(&write(e, section_kind)).map(str::to_owned);
+    }
+    let (kind, _) = kind_of(e, section_kind);
+    let derived = mapping::section_for_kind(&kind).map(|r| r.key);
+    match &e.section {
+        Some(s) if derived == Some(s.as_str()) => Some(kind),
+        _ => None,
+    }
+}
+
 /// Puts back what `metadata.aceTools` kept for another format.
 fn restore(e: &mut Entry, tools: &Map<String, Value>) {
     let text = |k: &str| tools.get(k).and_then(Value::as_str).map(str::to_owned);
@@ -351,4 +372,34 @@ fn reorder(m: Map<String, Value>) -> Map<String, Value> {
     }
     out.extend(m);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derivation_kind_is_what_the_written_entry_gives() {
+        let mut cases = Vec::new();
+        for section in [None, Some("strategies_and_insights"), Some("mine")] {
+            for kind in [None, Some("warning"), Some("odd")] {
+                let mut e = Entry::new("str-00001", "x");
+                e.section = section.map(str::to_owned);
+                e.kind = kind.map(str::to_owned);
+                cases.push(e.clone());
+                let tools = serde_json::json!({"aceTools": {"section": "kept"}});
+                e.extra.insert("metadata".into(), tools);
+                cases.push(e);
+            }
+        }
+        for e in &cases {
+            for section_kind in ["strategy", "note"] {
+                assert_eq!(
+                    derivation_kind(e, section_kind).as_deref(),
+                    kind_for_derivation(&write(e, section_kind)),
+                    "{e:?} in a {section_kind} section"
+                );
+            }
+        }
+    }
 }

@@ -8,7 +8,7 @@ use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
 use serde_json::{Map, Value};
 
-use crate::types::{drop_absent_nulls, Ty};
+use crate::types::{drop_absent_nulls, has_absent_nulls, Ty};
 use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
 
 /// What a vAgenda file holds.
@@ -229,6 +229,14 @@ pub(crate) enum Shape {
 }
 
 pub(crate) fn shape(playbook: &Value) -> Shape {
+    match playbook {
+        Value::Object(p) => shape_of(p),
+        _ => Shape::Ace,
+    }
+}
+
+/// [`shape`] of a playbook object.
+pub(crate) fn shape_of(playbook: &Map<String, Value>) -> Shape {
     if playbook.get("strategies").is_some() && playbook.get("entries").is_none() {
         return Shape::Other("this playbook has `strategies` and `learnings`: the pre-ACE draft of the initial vAgenda 0.2 README, superseded a day later");
     }
@@ -295,14 +303,25 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
         DocKind::Playbook => Ty::Playbook,
         DocKind::Entry => Ty::PlaybookEntry,
     };
-    let mut value = raw.clone();
-    drop_absent_nulls(&mut value, root_ty);
     // TRON has no way to leave a class property out, so its nulls are
-    // checked as absent; in JSON a null is what the author wrote.
-    let checked = match syntax {
-        Syntax::Json => &raw,
-        Syntax::Tron => &value,
+    // checked as absent; in JSON a null is what the author wrote, and the
+    // model is read from a copy without them only if there are any (the
+    // copy of a large playbook is most of the read's memory).
+    let mut raw = raw;
+    let copy = match syntax {
+        Syntax::Json if has_absent_nulls(&raw, root_ty) => {
+            let mut v = raw.clone();
+            drop_absent_nulls(&mut v, root_ty);
+            Some(v)
+        }
+        Syntax::Json => None,
+        Syntax::Tron => {
+            drop_absent_nulls(&mut raw, root_ty);
+            None
+        }
     };
+    let checked = &raw;
+    let value = copy.as_ref().unwrap_or(&raw);
     let version = match &kind {
         DocKind::Document { version, .. } => *version,
         _ => Version::V02,
@@ -337,11 +356,11 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
     let container = path.first().filter(|_| path.len() == 2).cloned();
     // Borrowed, not copied: a playbook of a million entries is most of the
     // document.
-    let Some(playbook_value) = get_path(&value, &path) else {
+    let Some(playbook_value) = get_path(value, &path) else {
         // A todo list or plan without a playbook is valid vAgenda; it
         // simply holds no advice.
-        read_container(&value, container.as_deref(), &mut pb);
-        let mut skeleton = value;
+        read_container(value, container.as_deref(), &mut pb);
+        let mut skeleton = copy.unwrap_or(raw);
         drop_layout_fields(&mut skeleton, container.as_deref());
         pb.extra.insert(LAYOUT_KEY.into(), layout(skeleton, None));
         return Ok(ReadOutput {
@@ -431,10 +450,10 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
         Shape::Other(_) => {}
     }
     read_playbook_fields(playbook_value, &mut pb);
-    read_container(&value, container.as_deref(), &mut pb);
+    read_container(value, container.as_deref(), &mut pb);
     derive_sections(&mut pb, &derive_from);
-    let filled = filled_fields(&value, &path, container.as_deref());
-    let mut skeleton = value;
+    let filled = filled_fields(value, &path, container.as_deref());
+    let mut skeleton = copy.unwrap_or(raw);
     if let (Shape::Ace, Some(Value::Object(p))) = (shape, get_path_mut(&mut skeleton, &path)) {
         p.insert("entries".into(), Value::Array(Vec::new()));
         p.shift_remove(ACE_TOOLS_KEY);

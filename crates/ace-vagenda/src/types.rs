@@ -373,6 +373,33 @@ pub fn drop_absent_nulls(value: &mut Value, ty: Ty) {
     }
 }
 
+/// Whether [`drop_absent_nulls`] would change `value`: a JSON document is
+/// then copied before it is, and almost none needs it.
+pub fn has_absent_nulls(value: &Value, ty: Ty) -> bool {
+    let Value::Object(map) = value else {
+        return false;
+    };
+    let typed = ty.typed();
+    map.iter().any(|(k, v)| {
+        (v.is_null() && typed.contains(&k.as_str()))
+            || match ty.child(k, v) {
+                Child::One(t) => has_absent_nulls(v, t),
+                Child::List(t) => v
+                    .as_array()
+                    .is_some_and(|items| items.iter().any(|i| has_absent_nulls(i, t))),
+                Child::MapOf(t) => v.as_object().is_some_and(|m| {
+                    m.iter().any(|(key, item)| match item {
+                        Value::Array(items) => {
+                            key == "custom" && items.iter().any(|i| has_absent_nulls(i, t))
+                        }
+                        _ => has_absent_nulls(item, t),
+                    })
+                }),
+                Child::Free => false,
+            }
+    })
+}
+
 /// The TRON tree of `value` as type `ty`: known types become classes.
 pub fn item<'a>(value: &'a Value, ty: Ty, info_key: &'a str) -> Item<'a> {
     let Value::Object(map) = value else {

@@ -11,7 +11,7 @@ use ace_model::{mapping, rules, Confidence, Entry, LossEntry, Playbook, Section}
 use ace_tron::RootStyle;
 use serde_json::{Map, Number, Value};
 
-use crate::reader::{as_ace_entry, shape, Shape};
+use crate::reader::{as_ace_entry, Shape};
 use crate::types::{item, Ty};
 use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
 
@@ -94,13 +94,14 @@ fn section_kind(pb: &Playbook, e: &Entry) -> &'static str {
     }
 }
 
-/// The sections a reader derives from these entries' kinds; the writer
-/// keeps the playbook's own list only when it differs.
-fn derived_sections(entries: &[Map<String, Value>]) -> Vec<Section> {
+/// The sections a reader derives from the written entries' kinds; the
+/// writer keeps the playbook's own list only when it differs.
+fn derived_sections(pb: &Playbook) -> Vec<Section> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for e in entries {
-        let Some(row) = entry::kind_for_derivation(e).and_then(mapping::section_for_kind) else {
+    for e in &pb.entries {
+        let kind = entry::derivation_kind(e, section_kind(pb, e));
+        let Some(row) = kind.as_deref().and_then(mapping::section_for_kind) else {
             continue;
         };
         if seen.insert(row.key) {
@@ -133,21 +134,32 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
         .clone()
         .or_else(|| latest_timestamp(pb))
         .unwrap_or_else(|| EPOCH.to_owned());
-    let entries: Vec<Map<String, Value>> = pb
-        .entries
-        .iter()
-        .map(|e| entry::write(e, section_kind(pb, e)))
-        .collect();
     let kept = pb
         .extra
         .get(LAYOUT_KEY)
         .and_then(|l| l.get("document"))
         .filter(|d| d.is_object())
         .cloned();
+    // JSON entries of an ACE playbook are written one at a time from the
+    // model as the document is printed, not built first as one big value.
+    // TRON declares its classes before the data, and an event log is
+    // diffed against the model, so those build them all.
+    let stream = opts.syntax == Syntax::Json
+        && kept.as_ref().is_none_or(|d| {
+            playbook_object(d).is_none_or(|p| crate::reader::shape_of(p) == Shape::Ace)
+        });
+    let entries: Vec<Map<String, Value>> = if stream {
+        Vec::new()
+    } else {
+        pb.entries
+            .iter()
+            .map(|e| entry::write(e, section_kind(pb, e)))
+            .collect()
+    };
     let (doc, info_key) = match kept {
         Some(doc) => {
             let mut doc = doc;
-            update_kept(&mut doc, pb, &entries, &now, &mut losses);
+            update_kept(&mut doc, pb, entries, &now, &mut losses);
             let info = ["vAgendaInfo", "vContextInfo"]
                 .into_iter()
                 .find(|k| doc.get(*k).is_some())
@@ -160,6 +172,18 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
         ),
     };
     let text = match opts.syntax {
+        Syntax::Json if stream => {
+            let slot = playbook_object(&doc).and_then(|p| p.get("entries"));
+            let mut out = String::new();
+            let mut print = Printer {
+                slot,
+                pb,
+                out: &mut out,
+            };
+            print.value(&doc, 0);
+            out.push('\n');
+            out
+        }
         Syntax::Json => json_text(&doc),
         Syntax::Tron => {
             let root_ty = if doc.get(info_key).is_some() {
@@ -195,11 +219,7 @@ fn container_tools(pb: &Playbook, title_filled: bool) -> Map<String, Value> {
 
 /// The playbook-level `aceTools`: what the model has beyond vAgenda's
 /// Playbook fields.
-fn playbook_tools(
-    pb: &Playbook,
-    entries: &[Map<String, Value>],
-    version_kept: bool,
-) -> Map<String, Value> {
+fn playbook_tools(pb: &Playbook, version_kept: bool) -> Map<String, Value> {
     let mut t = Map::new();
     if !version_kept {
         t.insert("version".into(), pb.version.clone().unwrap_or(Value::Null));
@@ -213,7 +233,7 @@ fn playbook_tools(
     if let Some(p) = &pb.project_id {
         t.insert("projectId".into(), Value::String(p.clone()));
     }
-    if pb.sections != derived_sections(entries) {
+    if pb.sections != derived_sections(pb) {
         t.insert(
             "sections".into(),
             serde_json::to_value(&pb.sections).unwrap_or(Value::Null),
@@ -263,13 +283,12 @@ fn new_document(
     playbook.insert("version".into(), version.clone().unwrap_or(Value::from(1)));
     playbook.insert("created".into(), Value::String(created));
     playbook.insert("updated".into(), Value::String(updated.clone()));
-    let tools = playbook_tools(pb, &entries, version.is_some());
-    let model_entries: Vec<Entry> = pb.entries.clone();
+    let tools = playbook_tools(pb, version.is_some());
     playbook.insert(
         "entries".into(),
         Value::Array(entries.into_iter().map(Value::Object).collect()),
     );
-    playbook.insert("metrics".into(), metrics(&model_entries, &updated));
+    playbook.insert("metrics".into(), metrics(&pb.entries, &updated));
     if !tools.is_empty() {
         playbook.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
     }
@@ -319,11 +338,25 @@ fn new_document(
     Value::Object(doc)
 }
 
+/// The playbook object of a vAgenda document (or the document itself, if
+/// it is a playbook), found as [`update_kept`] finds it.
+fn playbook_object(doc: &Value) -> Option<&Map<String, Value>> {
+    let container = ["todoList", "plan", "playbook"]
+        .into_iter()
+        .find(|k| doc.get(*k).is_some());
+    let p = match container {
+        Some("playbook") => doc.get("playbook"),
+        Some(c) => doc.get(c).and_then(|c| c.get("playbook")),
+        None => Some(doc),
+    };
+    p.and_then(Value::as_object)
+}
+
 /// The kept document with the model's entries and playbook fields in place.
 fn update_kept(
     doc: &mut Value,
     pb: &Playbook,
-    entries: &[Map<String, Value>],
+    entries: Vec<Map<String, Value>>,
     now: &str,
     losses: &mut Vec<LossEntry>,
 ) {
@@ -372,7 +405,12 @@ fn update_kept(
     let Some(Value::Object(p)) = p else {
         return;
     };
-    match shape(&Value::Object(p.clone())) {
+    let shape = crate::reader::shape_of(p);
+    // aceTools is worked out before the entries move into the document.
+    let version_kept =
+        int_version(pb).is_some() || (pb.version.is_none() && !p.contains_key("version"));
+    let tools = playbook_tools(pb, version_kept);
+    match shape {
         Shape::Events(key) => {
             let old: Vec<Value> = p
                 .get(key)
@@ -445,7 +483,7 @@ fn update_kept(
         Shape::Ace => {
             p.insert(
                 "entries".into(),
-                Value::Array(entries.iter().cloned().map(Value::Object).collect()),
+                Value::Array(entries.into_iter().map(Value::Object).collect()),
             );
             let changed = basis.as_ref() != Some(&metrics_basis(&pb.entries));
             if changed {
@@ -463,9 +501,6 @@ fn update_kept(
     if let Some(t) = &pb.updated_at {
         p.insert("updated".into(), Value::String(t.clone()));
     }
-    let version_kept =
-        int_version(pb).is_some() || (pb.version.is_none() && !p.contains_key("version"));
-    let tools = playbook_tools(pb, entries, version_kept);
     // Timestamps the kept document has are its own, not defaults, unless
     // they were marked as filled in when it was read.
     let tools: Map<String, Value> = tools
@@ -494,52 +529,125 @@ pub fn json_text(v: &Value) -> String {
 }
 
 fn json_into(v: &Value, level: usize, out: &mut String) {
-    let pad = |out: &mut String, level: usize| {
+    Printer {
+        slot: None,
+        pb: &Playbook::default(),
+        out,
+    }
+    .value(v, level);
+}
+
+/// Prints a document as [`json_text`] does, with the model's entries,
+/// each built and printed in turn, in place of the (empty) array `slot`.
+struct Printer<'a> {
+    slot: Option<&'a Value>,
+    pb: &'a Playbook,
+    out: &'a mut String,
+}
+
+impl Printer<'_> {
+    fn pad(&mut self, level: usize) {
         for _ in 0..level {
-            out.push_str("  ");
+            self.out.push_str("  ");
         }
-    };
+    }
+
+    fn value(&mut self, v: &Value, level: usize) {
+        if self.slot.is_some_and(|s| std::ptr::eq(s, v)) {
+            return self.entries(level);
+        }
+        match v {
+            Value::Object(m) => self.object(m, level),
+            Value::Array(a) if a.is_empty() => self.out.push_str("[]"),
+            Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
+                self.out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push_str(", ");
+                    }
+                    scalar_into(x, self.out);
+                }
+                self.out.push(']');
+            }
+            Value::Array(a) => {
+                self.out.push_str("[\n");
+                for (i, x) in a.iter().enumerate() {
+                    self.pad(level + 1);
+                    self.value(x, level + 1);
+                    if i + 1 < a.len() {
+                        self.out.push(',');
+                    }
+                    self.out.push('\n');
+                }
+                self.pad(level);
+                self.out.push(']');
+            }
+            other => scalar_into(other, self.out),
+        }
+    }
+
+    fn object(&mut self, m: &Map<String, Value>, level: usize) {
+        if m.is_empty() {
+            return self.out.push_str("{}");
+        }
+        self.out.push_str("{\n");
+        for (i, (k, val)) in m.iter().enumerate() {
+            self.pad(level + 1);
+            push_json_str(self.out, k);
+            self.out.push_str(": ");
+            self.value(val, level + 1);
+            if i + 1 < m.len() {
+                self.out.push(',');
+            }
+            self.out.push('\n');
+        }
+        self.pad(level);
+        self.out.push('}');
+    }
+
+    /// The entries as an array of objects would print.
+    fn entries(&mut self, level: usize) {
+        let pb = self.pb;
+        if pb.entries.is_empty() {
+            return self.out.push_str("[]");
+        }
+        self.out.push_str("[\n");
+        for (i, e) in pb.entries.iter().enumerate() {
+            self.pad(level + 1);
+            self.object(&entry::write(e, section_kind(pb, e)), level + 1);
+            if i + 1 < pb.entries.len() {
+                self.out.push(',');
+            }
+            self.out.push('\n');
+        }
+        self.pad(level);
+        self.out.push(']');
+    }
+}
+
+/// A string, number, boolean or null as serde_json prints it, without the
+/// temporary string per value that `to_string` makes.
+fn scalar_into(v: &Value, out: &mut String) {
+    use std::fmt::Write;
     match v {
-        Value::Object(m) if m.is_empty() => out.push_str("{}"),
-        Value::Object(m) => {
-            out.push_str("{\n");
-            for (i, (k, val)) in m.iter().enumerate() {
-                pad(out, level + 1);
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push_str(": ");
-                json_into(val, level + 1, out);
-                if i + 1 < m.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            pad(out, level);
-            out.push('}');
+        Value::String(s) => push_json_str(out, s),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
         }
-        Value::Array(a) if a.is_empty() => out.push_str("[]"),
-        Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&x.to_string());
-            }
-            out.push(']');
-        }
-        Value::Array(a) => {
-            out.push_str("[\n");
-            for (i, x) in a.iter().enumerate() {
-                pad(out, level + 1);
-                json_into(x, level + 1, out);
-                if i + 1 < a.len() {
-                    out.push(',');
-                }
-                out.push('\n');
-            }
-            pad(out, level);
-            out.push(']');
-        }
-        other => out.push_str(&other.to_string()),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        _ => out.push_str("null"),
+    }
+}
+
+/// A quoted JSON string; serde_json escapes only quotes, backslashes and
+/// control characters, so text without them is copied as it is.
+fn push_json_str(out: &mut String, s: &str) {
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(&Value::String(s.to_owned()).to_string());
+    } else {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
     }
 }
