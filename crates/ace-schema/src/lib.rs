@@ -166,6 +166,11 @@ pub fn validate(schema: SkillSchema, gen: Generation, instance: &Value) -> Vec<S
 }
 
 fn errors_of(validator: &Validator, instance: &Value) -> Vec<SchemaError> {
+    // Nearly every instance is valid, and `is_valid` answers that without
+    // the error iterators' allocations (a third of a 100,000-bullet check).
+    if validator.is_valid(instance) {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for e in validator.iter_errors(instance) {
         convert(&e, &mut out, None);

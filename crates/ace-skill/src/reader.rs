@@ -53,6 +53,9 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
     };
     let items: &[Node] = bullets.and_then(Node::as_array).unwrap_or(&[]);
     let mut objects: Vec<(usize, &Node)> = Vec::new();
+    // Exactly, not by doubling: at a million entries the slack of a grown
+    // vector is hundreds of megabytes.
+    pb.entries.reserve_exact(items.len());
     for (i, item) in items.iter().enumerate() {
         match item.members() {
             Some(members) => {
@@ -365,14 +368,15 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
     };
     diags.push(Diagnostic::new(&rules::SCHEMA_GENERATION, first, note));
     for ((i, bullet), hint) in objects.iter().zip(&hints) {
-        let label = checks::bullet_label(bullet, *i);
+        let label = || checks::bullet_label(bullet, *i);
         let gen = hint.generation().unwrap_or(file_gen);
         match hint {
             Hint::Mixed(g) => diags.push(Diagnostic::new(
                 &rules::MIXED_GENERATION,
                 checks::hint_span(bullet),
                 format!(
-                    "{label} mixes generations: its `confidence` is generation {} and its `scope` generation {}; checked against generation {}",
+                    "{} mixes generations: its `confidence` is generation {} and its `scope` generation {}; checked against generation {}",
+                    label(),
                     g.number(),
                     3 - g.number(),
                     g.number()
@@ -382,7 +386,8 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
                 &rules::MIXED_GENERATION,
                 checks::hint_span(bullet),
                 format!(
-                    "{label} follows generation {} while the file follows generation {}; checked against generation {}",
+                    "{} follows generation {} while the file follows generation {}; checked against generation {}",
+                    label(),
                     gen.number(),
                     file_gen.number(),
                     gen.number()
@@ -391,6 +396,9 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
             _ => {}
         }
         let errors = checks::bullet_schema(bullet, gen);
+        if errors.is_empty() {
+            continue;
+        }
         let base = if array {
             format!("/{i}")
         } else {
@@ -443,7 +451,7 @@ fn check_metadata(meta: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
 /// ACE046 when the detected style does not give back the file's bytes.
 fn check_layout(root: &Node, text: &str, layout: &layout::Layout, diags: &mut Vec<Diagnostic>) {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rendered = layout.style.render(&root.to_value());
+    let rendered = layout.style.render(root);
     if rendered == body {
         return;
     }

@@ -81,8 +81,10 @@ impl Style {
         }
     }
 
-    /// `value` as this style writes it.
-    pub fn render(&self, value: &Value) -> String {
+    /// `value` as this style writes it: a `serde_json::Value`, or a parsed
+    /// [`Node`] tree (the reader's layout check, which so needs no copy of
+    /// the document).
+    pub fn render<T: Tree>(&self, value: &T) -> String {
         let mut out = String::with_capacity(4096);
         self.write(value, 0, &mut out);
         if self.final_newline {
@@ -91,17 +93,17 @@ impl Style {
         out
     }
 
-    fn write(&self, v: &Value, level: usize, out: &mut String) {
-        match v {
-            Value::Null => out.push_str("null"),
-            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) => out.push_str(&python_number(n)),
-            Value::String(s) => escape(s, self.ascii, out),
-            Value::Array(items) if items.is_empty() => out.push_str("[]"),
-            Value::Object(m) if m.is_empty() => out.push_str("{}"),
-            Value::Array(items) => {
+    fn write<T: Tree>(&self, v: &T, level: usize, out: &mut String) {
+        match v.view() {
+            View::Null => out.push_str("null"),
+            View::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+            View::Number(n) => push_python_number(&n, out),
+            View::String(s) => escape(s, self.ascii, out),
+            View::Array([]) => out.push_str("[]"),
+            View::Object(m) if m.is_empty() => out.push_str("{}"),
+            View::Array(items) => {
                 let one_line = self.indent.is_none()
-                    || (self.inline_scalar_arrays && items.iter().all(is_scalar));
+                    || (self.inline_scalar_arrays && items.iter().all(|i| i.is_scalar()));
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     self.separator(i, level + 1, one_line, out);
@@ -110,10 +112,10 @@ impl Style {
                 self.close(level, one_line, out);
                 out.push(']');
             }
-            Value::Object(m) => {
+            View::Object(m) => {
                 let one_line = self.indent.is_none();
                 out.push('{');
-                for (i, (k, item)) in m.iter().enumerate() {
+                for (i, (k, item)) in m.into_iter().enumerate() {
                     self.separator(i, level + 1, one_line, out);
                     escape(k, self.ascii, out);
                     out.push_str(": ");
@@ -151,8 +153,78 @@ fn push_spaces(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }
 
-fn is_scalar(v: &Value) -> bool {
-    !matches!(v, Value::Array(_) | Value::Object(_))
+/// A JSON value as the printer sees it.
+pub enum View<'a, T> {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(&'a str),
+    Array(&'a [T]),
+    /// Members in order, each key once (the last value of a repeated key,
+    /// at its first place, as `json.load` keeps it).
+    Object(Vec<(&'a str, &'a T)>),
+}
+
+/// A JSON tree [`Style::render`] can print.
+pub trait Tree: Sized {
+    fn view(&self) -> View<'_, Self>;
+    fn is_scalar(&self) -> bool;
+}
+
+impl Tree for Value {
+    fn view(&self) -> View<'_, Self> {
+        match self {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Number(n) => View::Number(n.clone()),
+            Value::String(s) => View::String(s),
+            Value::Array(a) => View::Array(a),
+            Value::Object(m) => View::Object(m.iter().map(|(k, v)| (k.as_str(), v)).collect()),
+        }
+    }
+
+    fn is_scalar(&self) -> bool {
+        !matches!(self, Value::Array(_) | Value::Object(_))
+    }
+}
+
+impl Tree for Node {
+    fn view(&self) -> View<'_, Self> {
+        match &self.kind {
+            Kind::Null => View::Null,
+            Kind::Bool(b) => View::Bool(*b),
+            Kind::Number(n) => View::Number(ace_jsonspan::number(n)),
+            Kind::String(s) => View::String(s),
+            Kind::Array(a) => View::Array(a),
+            Kind::Object(members) => {
+                let mut out: Vec<(&str, &Node)> = Vec::with_capacity(members.len());
+                // Objects are small; a repeated key is rare enough that a
+                // scan of the kept keys costs less than a map.
+                let mut index: Option<std::collections::HashMap<&str, usize>> =
+                    (members.len() > 32).then(std::collections::HashMap::new);
+                for m in members {
+                    let at = match &mut index {
+                        Some(ix) => ix.get(m.key.as_str()).copied(),
+                        None => out.iter().position(|(k, _)| *k == m.key),
+                    };
+                    match at {
+                        Some(i) => out[i].1 = &m.value,
+                        None => {
+                            if let Some(ix) = &mut index {
+                                ix.insert(&m.key, out.len());
+                            }
+                            out.push((&m.key, &m.value));
+                        }
+                    }
+                }
+                View::Object(out)
+            }
+        }
+    }
+
+    fn is_scalar(&self) -> bool {
+        !matches!(self.kind, Kind::Array(_) | Kind::Object(_))
+    }
 }
 
 fn indent_of(root: &Node, text: &str) -> Option<usize> {
@@ -188,7 +260,25 @@ fn first_scalar_array(node: &Node) -> Option<&Node> {
 /// as `repr(float)`, which is the shortest text that reads back to the same
 /// float, with an exponent below 1e-4 and from 1e16 on, written `1e-05` and
 /// `1e+16`.
-pub fn python_number(n: &Number) -> String {
+#[cfg(test)]
+fn python_number(n: &Number) -> String {
+    let mut out = String::new();
+    push_python_number(n, &mut out);
+    out
+}
+
+/// [`python_number`] onto `out`; integers, nearly all of a skill file's
+/// numbers, without a temporary string.
+fn push_python_number(n: &Number, out: &mut String) {
+    use std::fmt::Write as _;
+    if n.is_i64() || n.is_u64() {
+        let _ = write!(out, "{n}");
+    } else {
+        out.push_str(&float_repr(n));
+    }
+}
+
+fn float_repr(n: &Number) -> String {
     if let Some(i) = n.as_i64() {
         return i.to_string();
     }
@@ -214,6 +304,13 @@ pub fn python_number(n: &Number) -> String {
 /// A JSON string as Python's encoder writes it.
 pub fn escape(s: &str, ascii: bool, out: &mut String) {
     use std::fmt::Write as _;
+    let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\' && (!ascii || b <= 0x7e);
+    if s.bytes().all(plain) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     out.push('"');
     for c in s.chars() {
         match c {

@@ -394,6 +394,8 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
                 .get("entries")
                 .and_then(Node::as_array)
                 .unwrap_or(&[]);
+            // Exactly, not by doubling (see ace-skill's reader).
+            pb.entries.reserve_exact(items.len());
             for (i, item) in items.iter().enumerate() {
                 let span = nodes.get(i).map(|n| n.span);
                 match item {
@@ -431,6 +433,7 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
                     p.message,
                 ));
             }
+            pb.entries.reserve_exact(view.len());
             for v in &view {
                 let m = as_ace_entry(v.entry.clone());
                 derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
