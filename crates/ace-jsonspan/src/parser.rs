@@ -200,27 +200,8 @@ impl<'a> Parser<'a> {
                     key_span,
                     value,
                 });
-                self.skip_ws()?;
-                match self.peek() {
-                    Some(b',') => {
-                        let comma = self.pos;
-                        self.pos += 1;
-                        self.skip_ws()?;
-                        if self.peek() == Some(b'}') {
-                            return Err(self.err(
-                                comma,
-                                comma + 1,
-                                "trailing commas are not allowed",
-                            ));
-                        }
-                    }
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    Some(b']') => return Err(self.err_char(self.pos, "unexpected close bracket")),
-                    Some(_) => return Err(self.err(value_end, value_end, "expected comma")),
-                    None => return Err(unterminated(self)),
+                if self.after_item(b'}', value_end, start, "object")? {
+                    break;
                 }
             }
         }
@@ -246,28 +227,8 @@ impl<'a> Parser<'a> {
                     return Err(unterminated(self));
                 }
                 items.push(self.value()?);
-                let value_end = self.pos;
-                self.skip_ws()?;
-                match self.peek() {
-                    Some(b',') => {
-                        let comma = self.pos;
-                        self.pos += 1;
-                        self.skip_ws()?;
-                        if self.peek() == Some(b']') {
-                            return Err(self.err(
-                                comma,
-                                comma + 1,
-                                "trailing commas are not allowed",
-                            ));
-                        }
-                    }
-                    Some(b']') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    Some(b'}') => return Err(self.err_char(self.pos, "unexpected close brace")),
-                    Some(_) => return Err(self.err(value_end, value_end, "expected comma")),
-                    None => return Err(unterminated(self)),
+                if self.after_item(b']', self.pos, start, "array")? {
+                    break;
                 }
             }
         }
@@ -276,6 +237,38 @@ impl<'a> Parser<'a> {
             span: Span::new(start, self.pos),
             kind: Kind::Array(items),
         })
+    }
+
+    /// After a member or item of the object or array opened at `start`
+    /// (closed by `close`): a comma, or the close, which is consumed and
+    /// gives `true`.
+    fn after_item(
+        &mut self,
+        close: u8,
+        value_end: usize,
+        start: usize,
+        what: &str,
+    ) -> Result<bool> {
+        self.skip_ws()?;
+        match self.peek() {
+            Some(b',') => {
+                let comma = self.pos;
+                self.pos += 1;
+                self.skip_ws()?;
+                if self.peek() == Some(close) {
+                    return Err(self.err(comma, comma + 1, "trailing commas are not allowed"));
+                }
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b'}') => Err(self.err_char(self.pos, "unexpected close brace")),
+            Some(b']') => Err(self.err_char(self.pos, "unexpected close bracket")),
+            Some(_) => Err(self.err(value_end, value_end, "expected comma")),
+            None => Err(self.err(start, start + 1, &format!("unterminated {what}"))),
+        }
     }
 
     /// A string at `"`: its value and the span of the quoted text. Text

@@ -569,19 +569,7 @@ impl Printer<'_> {
                 }
                 self.out.push(']');
             }
-            Value::Array(a) => {
-                self.out.push_str("[\n");
-                for (i, x) in a.iter().enumerate() {
-                    self.pad(level + 1);
-                    self.value(x, level + 1);
-                    if i + 1 < a.len() {
-                        self.out.push(',');
-                    }
-                    self.out.push('\n');
-                }
-                self.pad(level);
-                self.out.push(']');
-            }
+            Value::Array(a) => self.block(level, a.len(), |p, i| p.value(&a[i], level + 1)),
             other => scalar_into(other, self.out),
         }
     }
@@ -611,11 +599,19 @@ impl Printer<'_> {
         if pb.entries.is_empty() {
             return self.out.push_str("[]");
         }
+        self.block(level, pb.entries.len(), |p, i| {
+            let e = &pb.entries[i];
+            p.object(&entry::write(e, section_kind(pb, e)), level + 1);
+        });
+    }
+
+    /// An array of `n` items, one a line, each printed by `item`.
+    fn block(&mut self, level: usize, n: usize, mut item: impl FnMut(&mut Self, usize)) {
         self.out.push_str("[\n");
-        for (i, e) in pb.entries.iter().enumerate() {
+        for i in 0..n {
             self.pad(level + 1);
-            self.object(&entry::write(e, section_kind(pb, e)), level + 1);
-            if i + 1 < pb.entries.len() {
+            item(self, i);
+            if i + 1 < n {
                 self.out.push(',');
             }
             self.out.push('\n');
