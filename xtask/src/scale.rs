@@ -27,15 +27,7 @@ const VARIANTS: [Format; 5] = [
 /// Formats whose reader and writer are timed in-process: the five variants,
 /// the curator's playbook.yaml on its own (in the pair it holds only the
 /// sections) and the canonical JSON.
-const TIMED: [Format; 7] = [
-    Format::Markdown,
-    Format::AgentsMd,
-    Format::PlaybookYaml,
-    Format::SkillJson,
-    Format::VagendaJson,
-    Format::VagendaTron,
-    Format::Json,
-];
+const TIMED: [Format; 7] = Format::ALL;
 
 /// Sizes up to `max` entries.
 fn sizes(max: usize) -> Vec<usize> {
