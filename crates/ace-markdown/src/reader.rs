@@ -382,16 +382,18 @@ impl<'a> Reader<'a> {
             );
         }
         let span = Span::new(line.start, self.lines[j - 1].end);
-        let entry = Entry {
+        let mut entry = Entry {
             id: head.id.to_owned(),
             section: self.current.map(|s| self.pb.sections[s].key.clone()),
             content,
             helpful: tail.helpful,
             harmful: tail.harmful,
-            neutral: tail.neutral,
             origin: Origin::from(span),
             ..Entry::default()
         };
+        if tail.neutral.is_some() {
+            entry.neutral = tail.neutral;
+        }
         if let Some(s) = self.current {
             self.entry_counts[s] += 1;
             self.prefixes[s].push(head.id);

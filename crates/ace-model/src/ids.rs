@@ -188,7 +188,9 @@ pub fn reallocate(
             id.clone_from(new);
         }
     };
-    for e in &mut out.entries {
+    // Only entries that have rare fields can hold references; touching the
+    // others through `DerefMut` would give each an empty box.
+    for e in out.entries.iter_mut().filter(|e| e.rare.is_some()) {
         e.supersedes.iter_mut().flatten().for_each(rewrite);
         e.links.iter_mut().flatten().for_each(rewrite);
         e.superseded_by.iter_mut().for_each(rewrite);

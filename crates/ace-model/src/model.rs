@@ -86,9 +86,89 @@ impl Section {
 }
 
 /// One piece of learned advice.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+///
+/// Only the fields nearly every entry has are stored inline; the others live
+/// in [`Rare`] behind one box that exists only once one of them is set.
+/// A million-entry playbook is read into one vector, and with every field
+/// inline an entry took 576 bytes before its strings. The rare fields read
+/// through `Deref` (`entry.title`) and writing one (`entry.title = ...`)
+/// allocates the box, so code reads as if every field were inline.
+#[derive(Debug, Clone, Default)]
 pub struct Entry {
+    pub id: String,
+    /// Key of the section the entry belongs to; `None` before any section.
+    pub section: Option<String>,
+    /// vAgenda kind (`strategy`, `learning`, `rule`, `warning`, `note`).
+    pub kind: Option<String>,
+    pub content: String,
+    /// Counters are signed so that a negative value in a file can be read,
+    /// kept and reported rather than rejected.
+    pub helpful: Option<i64>,
+    pub harmful: Option<i64>,
+    pub origin: Origin,
+    /// Public so that struct literals can end in `..Entry::default()`;
+    /// read and write the fields through `Deref` instead.
+    pub rare: Option<Box<Rare>>,
+}
+
+/// The fields of an [`Entry`] that most entries leave empty.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rare {
+    pub title: Option<String>,
+    pub tags: Option<Vec<String>>,
+    pub evidence: Option<Vec<Evidence>>,
+    pub confidence: Option<Confidence>,
+    pub neutral: Option<i64>,
+    pub status: Option<Status>,
+    pub deprecation_reason: Option<String>,
+    pub created_at: Option<String>,
+    pub updated_at: Option<String>,
+    pub supersedes: Option<Vec<String>>,
+    pub superseded_by: Option<String>,
+    pub duplicate_of: Option<String>,
+    pub links: Option<Vec<String>>,
+    pub provenance: Option<Box<Provenance>>,
+    pub scope: Option<Scope>,
+    pub project_id: Option<String>,
+    pub extra: Map<String, Value>,
+}
+
+static NO_RARE: std::sync::LazyLock<Rare> = std::sync::LazyLock::new(Rare::default);
+
+impl std::ops::Deref for Entry {
+    type Target = Rare;
+
+    fn deref(&self) -> &Rare {
+        self.rare.as_deref().unwrap_or(&NO_RARE)
+    }
+}
+
+impl std::ops::DerefMut for Entry {
+    fn deref_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
+    }
+}
+
+/// Compares what the entries hold: an entry whose rare fields were touched
+/// but left empty equals one whose were never touched.
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.section == other.section
+            && self.kind == other.kind
+            && self.content == other.content
+            && self.helpful == other.helpful
+            && self.harmful == other.harmful
+            && **self == **other
+    }
+}
+
+/// The serialized form of an [`Entry`], every field at its own key: what
+/// the canonical JSON reads and what its schema describes.
+#[derive(Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "Entry", description = "One piece of learned advice.")]
+struct EntryFields {
     pub id: String,
     /// Key of the section the entry belongs to; `None` before any section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,8 +211,7 @@ pub struct Entry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    /// Boxed: few entries carry it, and inline it would double the size of
-    /// every entry (a 100,000-entry playbook is read into one vector).
+    // Boxed: few entries carry it.
     pub provenance: Option<Box<Provenance>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
@@ -140,8 +219,133 @@ pub struct Entry {
     pub project_id: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
-    #[serde(skip)]
-    pub origin: Origin,
+}
+
+/// Borrows an [`Entry`] in the order and with the omissions of
+/// [`EntryFields`], so that writing canonical JSON copies nothing.
+#[derive(Serialize)]
+struct EntryRef<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    section: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'a String>,
+    content: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tags: Option<&'a Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    evidence: Option<&'a Vec<Evidence>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    confidence: Option<&'a Confidence>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    helpful: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harmful: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    neutral: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<&'a Status>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deprecation_reason: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    created_at: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    updated_at: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    supersedes: Option<&'a Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    superseded_by: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duplicate_of: Option<&'a String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    links: Option<&'a Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provenance: Option<&'a Provenance>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope: Option<&'a Scope>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project_id: Option<&'a String>,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    extra: &'a Map<String, Value>,
+}
+
+impl Serialize for Entry {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let r: &Rare = self;
+        EntryRef {
+            id: &self.id,
+            section: self.section.as_ref(),
+            kind: self.kind.as_ref(),
+            title: r.title.as_ref(),
+            content: &self.content,
+            tags: r.tags.as_ref(),
+            evidence: r.evidence.as_ref(),
+            confidence: r.confidence.as_ref(),
+            helpful: self.helpful,
+            harmful: self.harmful,
+            neutral: r.neutral,
+            status: r.status.as_ref(),
+            deprecation_reason: r.deprecation_reason.as_ref(),
+            created_at: r.created_at.as_ref(),
+            updated_at: r.updated_at.as_ref(),
+            supersedes: r.supersedes.as_ref(),
+            superseded_by: r.superseded_by.as_ref(),
+            duplicate_of: r.duplicate_of.as_ref(),
+            links: r.links.as_ref(),
+            provenance: r.provenance.as_deref(),
+            scope: r.scope.as_ref(),
+            project_id: r.project_id.as_ref(),
+            extra: &r.extra,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let f = EntryFields::deserialize(deserializer)?;
+        let rare = Rare {
+            title: f.title,
+            tags: f.tags,
+            evidence: f.evidence,
+            confidence: f.confidence,
+            neutral: f.neutral,
+            status: f.status,
+            deprecation_reason: f.deprecation_reason,
+            created_at: f.created_at,
+            updated_at: f.updated_at,
+            supersedes: f.supersedes,
+            superseded_by: f.superseded_by,
+            duplicate_of: f.duplicate_of,
+            links: f.links,
+            provenance: f.provenance,
+            scope: f.scope,
+            project_id: f.project_id,
+            extra: f.extra,
+        };
+        Ok(Entry {
+            id: f.id,
+            section: f.section,
+            kind: f.kind,
+            content: f.content,
+            helpful: f.helpful,
+            harmful: f.harmful,
+            origin: Origin::default(),
+            rare: (rare != Rare::default()).then(|| Box::new(rare)),
+        })
+    }
+}
+
+impl JsonSchema for Entry {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        EntryFields::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        EntryFields::json_schema(generator)
+    }
 }
 
 impl Entry {
@@ -366,4 +570,73 @@ impl Playbook {
 pub struct ReadOutput {
     pub playbook: Playbook,
     pub diagnostics: Vec<crate::Diagnostic>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field set, so that the borrowed serializer is checked against
+    /// the deserializer key by key.
+    fn full() -> Value {
+        serde_json::json!({
+            "id": "str-00001",
+            "section": "strategies",
+            "kind": "strategy",
+            "title": "A title",
+            "content": "text",
+            "tags": ["a", "b"],
+            "evidence": ["seen", {"type": "run", "ref": "r1"}],
+            "confidence": 0.5,
+            "helpful": 3,
+            "harmful": -1,
+            "neutral": 0,
+            "status": "deprecated",
+            "deprecation_reason": "old",
+            "created_at": "2025-01-01",
+            "updated_at": "2025-01-02",
+            "supersedes": ["str-00000"],
+            "superseded_by": "str-00002",
+            "duplicate_of": "str-00003",
+            "links": ["l"],
+            "provenance": {"delta_id": "d1"},
+            "scope": "repo",
+            "project_id": "p",
+            "extra": {"x": 1}
+        })
+    }
+
+    #[test]
+    fn canonical_form_round_trips_key_for_key_in_order() {
+        let v = full();
+        let e: Entry = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(
+            serde_json::to_string(&e).unwrap(),
+            serde_json::to_string(&v).unwrap()
+        );
+        let bare: Entry = serde_json::from_str(r#"{"id":"a","content":"b"}"#).unwrap();
+        assert!(bare.rare.is_none(), "no rare field, no box");
+    }
+
+    #[test]
+    fn touching_a_rare_field_without_setting_it_changes_nothing() {
+        let a = Entry::new("a", "b");
+        let mut b = a.clone();
+        b.title = None;
+        assert!(b.rare.is_some());
+        assert_eq!(a, b);
+        b.title = Some("t".into());
+        assert_ne!(a, b);
+        assert_eq!(a.title, None, "a's view is the shared empty one");
+    }
+
+    #[test]
+    fn an_entry_stays_small() {
+        // The model of a million-entry playbook is one vector of these.
+        assert!(
+            std::mem::size_of::<Entry>() <= 160,
+            "{}",
+            std::mem::size_of::<Entry>()
+        );
+    }
 }

@@ -146,7 +146,9 @@ fn restore(e: &mut Entry, tools: &Map<String, Value>) {
     if let Some(v) = tools.get("status") {
         e.status = v.as_str().map(|s| Status::from(s.to_owned()));
     }
-    e.neutral = tools.get("neutral").and_then(Value::as_i64).or(e.neutral);
+    if let Some(n) = tools.get("neutral").and_then(Value::as_i64) {
+        e.neutral = Some(n);
+    }
     if let Some(l) = tools.get("links").and_then(string_list) {
         e.links = Some(l);
     }
