@@ -162,7 +162,7 @@ fn run(args: Args) -> i32 {
         }
     }
     let input = args.input.as_deref().unwrap_or("-");
-    let source = match load_input(input, &args.stdin_filename) {
+    let mut source = match load_input(input, &args.stdin_filename) {
         Ok(s) => s,
         Err(e) => {
             error(PROG, e);
@@ -273,6 +273,13 @@ fn run(args: Args) -> i32 {
         None => None,
     };
     print_errors(&source.name, &source.text, parsed.diagnostics, args.quiet);
+    // The model owns copies of what it needs; without the input texts the
+    // peak while writing is the model and the output only.
+    source.text = String::new();
+    let companion = companion.map(|mut y| {
+        y.text = String::new();
+        y
+    });
     let pair_dir = match args.output.as_deref() {
         Some(out) if to == Format::AgentsMd && (out.ends_with('/') || Path::new(out).is_dir()) => {
             Some(PathBuf::from(out))
@@ -338,16 +345,6 @@ fn run(args: Args) -> i32 {
         },
         now,
     };
-    let written = match ace_io::write_with(to, &parsed.playbook, &opts) {
-        Ok(w) => w,
-        Err(e) => {
-            error(PROG, e);
-            return EXIT_USAGE;
-        }
-    };
-    if let Some(code) = report_losses(&args, &written.losses, to.name()) {
-        return code;
-    }
     let target: Option<PathBuf> = if args.in_place {
         match &source.path {
             Some(p) => Some(p.clone()),
@@ -375,18 +372,69 @@ fn run(args: Args) -> i32 {
             }
         }
     };
-    let result = match target {
-        Some(path) => ace_io::write_atomic(&path, written.text.as_bytes())
-            .map_err(|e| format!("{}: {e}", path.display())),
+    // The text goes out as it is printed, so no copy of the whole output is
+    // held. What was lost is known only at the end: a file is renamed into
+    // place only then, and standard output under --strict gets a dry run.
+    let pb = &parsed.playbook;
+    let write = |sink: &mut dyn Write| {
+        let mut out = ace_io::Out::to(sink);
+        let report = ace_io::write_into(to, pb, &opts, &mut out);
+        (report, out.finish())
+    };
+    let (report, result) = match target {
+        Some(path) => {
+            let mut file = match ace_io::AtomicFile::create(&path) {
+                Ok(f) => f,
+                Err(e) => {
+                    error(PROG, format!("{}: {e}", path.display()));
+                    return EXIT_USAGE;
+                }
+            };
+            let (report, sent) = write(&mut file);
+            let report = match report {
+                Ok(r) => r,
+                Err(e) => {
+                    error(PROG, e);
+                    return EXIT_USAGE;
+                }
+            };
+            if let Some(code) = report_losses(&args, &report.losses, to.name()) {
+                return code;
+            }
+            let result = sent
+                .and_then(|_| file.commit())
+                .map_err(|e| format!("{}: {e}", path.display()));
+            (report, result)
+        }
         None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(written.text.as_bytes())
-                .and_then(|_| out.flush())
-                .map_err(|e| format!("<stdout>: {e}"))
+            if args.strict {
+                let (report, _) = write(&mut std::io::sink());
+                let lost = report.map(|r| report_losses(&args, &r.losses, to.name()));
+                match lost {
+                    Ok(None) => {}
+                    Ok(Some(code)) => return code,
+                    Err(e) => {
+                        error(PROG, e);
+                        return EXIT_USAGE;
+                    }
+                }
+            }
+            let (report, sent) = write(&mut std::io::stdout().lock());
+            let report = match report {
+                Ok(r) => r,
+                Err(e) => {
+                    error(PROG, e);
+                    return EXIT_USAGE;
+                }
+            };
+            if !args.strict {
+                report_losses(&args, &report.losses, to.name());
+            }
+            (report, sent.map(drop).map_err(|e| format!("<stdout>: {e}")))
         }
     };
     let result = result.and_then(|()| match &args.id_map {
-        Some(path) => write_id_map(path, &written.id_changes),
+        Some(path) => write_id_map(path, &report.id_changes),
         None => Ok(()),
     });
     match result {

@@ -133,6 +133,15 @@ fn losses_are_reported_and_strict_refuses() {
         .code(1)
         .stderr(predicate::str::contains("nothing written"));
     assert!(!out.exists());
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "the temporary output file is removed");
+    // Standard output gets nothing either: the loss is found by a dry run.
+    convert()
+        .arg(&json)
+        .args(["--to", "markdown", "--strict"])
+        .assert()
+        .code(1)
+        .stdout("");
     let report = convert()
         .arg(&json)
         .args(["--to", "markdown", "--report", "json"])
@@ -149,6 +158,62 @@ fn losses_are_reported_and_strict_refuses() {
         .assert()
         .success()
         .stderr("");
+}
+
+/// Output goes out in blocks as it is printed; a playbook of many blocks
+/// must come out the same in a file, on standard output and from the
+/// library's in-memory writer.
+#[test]
+fn streamed_output_equals_the_text_written_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut md = String::from("## STRATEGIES & INSIGHTS\n");
+    for i in 0..3000 {
+        md.push_str(&format!(
+            "[str-{i:05}] helpful={} harmful=0 :: entry {i} with ünïcödé ∑ text\n",
+            i % 7
+        ));
+    }
+    let input = dir.path().join("big.md");
+    std::fs::write(&input, &md).unwrap();
+    let read = ace_io::read(ace_io::Format::Markdown, &md).unwrap();
+    for to in [
+        "markdown",
+        "agents-md",
+        "skill-json",
+        "vagenda-json",
+        "vagenda-tron",
+        "json",
+    ] {
+        let format = ace_io::Format::from_name(to).unwrap();
+        let opts = ace_io::WriteOptions {
+            now: Some("2025-01-01T00:00:00Z".into()),
+            ..Default::default()
+        };
+        let expected = ace_io::write_with(format, &read.playbook, &opts)
+            .unwrap()
+            .text;
+        assert!(expected.len() > 200_000, "{to}: several blocks");
+        let file = dir.path().join(format!("out.{to}"));
+        convert()
+            .env("SOURCE_DATE_EPOCH", "1735689600")
+            .arg(&input)
+            .args(["--to", to, "-q", "-o"])
+            .arg(&file)
+            .assert()
+            .success();
+        assert!(
+            std::fs::read_to_string(&file).unwrap() == expected,
+            "{to}: file"
+        );
+        let out = convert()
+            .env("SOURCE_DATE_EPOCH", "1735689600")
+            .arg(&input)
+            .args(["--to", to, "-q"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(out.stdout == expected.as_bytes(), "{to}: stdout");
+    }
 }
 
 #[test]

@@ -21,7 +21,7 @@ mod writer;
 
 pub use ace_model::ReadOutput;
 pub use reader::read;
-pub use writer::{write, WriteOutput};
+pub use writer::{write, write_into, WriteOutput};
 
 /// `Playbook::extra` key holding the document around the bullets.
 pub const LAYOUT_KEY: &str = "agents_md";

@@ -1,6 +1,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use ace_model::out::{Out, WriteReport};
 use ace_model::{keys, rules, Entry, LossEntry, Playbook, Section};
 
 use crate::bullet;
@@ -13,8 +14,8 @@ pub struct WriteOutput {
     pub losses: Vec<LossEntry>,
 }
 
-struct Writer {
-    out: String,
+struct Writer<'a, 'w> {
+    out: &'a mut Out<'w>,
     losses: Vec<LossEntry>,
     /// Section keys the reader will have given to the headings so far; it
     /// numbers a repeated key (`_2`, `_3`), and so must the key check.
@@ -27,8 +28,18 @@ struct Writer {
 /// at the end of the file. Without one, the seed's layout is written, in the
 /// seed's order: section, then helpful descending, then content.
 pub fn write(pb: &Playbook) -> WriteOutput {
+    let mut out = Out::new();
+    let report = write_into(pb, &mut out);
+    WriteOutput {
+        text: out.into_string(),
+        losses: report.losses,
+    }
+}
+
+/// [`write`] into `out`, which may send the text on as it is printed.
+pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
     let mut w = Writer {
-        out: String::new(),
+        out,
         losses: Vec::new(),
         taken: HashSet::new(),
     };
@@ -46,9 +57,9 @@ pub fn write(pb: &Playbook) -> WriteOutput {
         }
         None => w.fresh(pb),
     }
-    WriteOutput {
-        text: w.out,
+    WriteReport {
         losses: w.losses,
+        id_changes: Vec::new(),
     }
 }
 
@@ -93,7 +104,7 @@ fn is_id_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')
 }
 
-impl Writer {
+impl Writer<'_, '_> {
     fn lose(
         &mut self,
         rule: &rules::Rule,
@@ -252,7 +263,7 @@ impl Writer {
     }
 
     fn ensure_line_start(&mut self) {
-        if !self.out.is_empty() && !self.out.ends_with('\n') {
+        if !self.out.is_empty() && !self.out.ends_with("\n") {
             self.out.push('\n');
         }
     }

@@ -7,6 +7,7 @@ use std::fmt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+pub use ace_model::out::{Out, WriteReport};
 use ace_model::{Diagnostic, LineIndex, LossEntry, Playbook};
 
 pub use ace_lint::Options as LintOptions;
@@ -343,70 +344,67 @@ pub fn write_with(
     pb: &Playbook,
     opts: &WriteOptions,
 ) -> Result<Written, ReadError> {
-    match format {
-        Format::Markdown => {
-            let out = ace_markdown::write(pb);
-            Ok(Written {
-                text: out.text,
-                losses: out.losses,
-                id_changes: out.id_changes,
-            })
+    let mut out = Out::new();
+    let report = write_into(format, pb, opts, &mut out)?;
+    Ok(Written {
+        text: out.into_string(),
+        losses: report.losses,
+        id_changes: report.id_changes,
+    })
+}
+
+/// [`write_with`] into `out`, which may send the text on (to a file, say)
+/// as it is printed. What the target could not hold is known only at the
+/// end, so a caller that must write nothing on a loss writes into a
+/// temporary file or into [`std::io::sink`] first.
+pub fn write_into(
+    format: Format,
+    pb: &Playbook,
+    opts: &WriteOptions,
+    out: &mut Out<'_>,
+) -> Result<WriteReport, ReadError> {
+    let whole = |out: &mut Out<'_>, text: String, losses| {
+        out.push_str(&text);
+        WriteReport {
+            losses,
+            id_changes: Vec::new(),
         }
-        Format::AgentsMd => {
-            let out = ace_agents::write(pb);
-            Ok(Written {
-                text: out.text,
-                losses: out.losses,
-                id_changes: Vec::new(),
-            })
-        }
+    };
+    Ok(match format {
+        Format::Markdown => ace_markdown::write_into(pb, out),
+        Format::AgentsMd => ace_agents::write_into(pb, out),
         Format::PlaybookYaml => {
-            let out = ace_yaml::write(pb);
-            Ok(Written {
-                text: out.text,
-                losses: out.losses,
-                id_changes: Vec::new(),
-            })
+            let w = ace_yaml::write(pb);
+            whole(out, w.text, w.losses)
         }
         Format::SkillJson => {
-            let out = ace_skill::write_with(
+            let w = ace_skill::write_with(
                 pb,
                 &ace_skill::WriteOptions {
                     generation: opts.skill_generation,
                 },
             );
-            Ok(Written {
-                text: out.text,
-                losses: out.losses,
-                id_changes: Vec::new(),
-            })
+            whole(out, w.text, w.losses)
         }
-        Format::VagendaJson | Format::VagendaTron => {
-            let out = ace_vagenda::write(
-                pb,
-                &ace_vagenda::WriteOptions {
-                    syntax: if format == Format::VagendaTron {
-                        ace_vagenda::Syntax::Tron
-                    } else {
-                        ace_vagenda::Syntax::Json
-                    },
-                    container: opts.vagenda_container,
-                    tron_root: opts.tron_root,
-                    now: opts.now.clone(),
+        Format::VagendaJson | Format::VagendaTron => ace_vagenda::write_into(
+            pb,
+            &ace_vagenda::WriteOptions {
+                syntax: if format == Format::VagendaTron {
+                    ace_vagenda::Syntax::Tron
+                } else {
+                    ace_vagenda::Syntax::Json
                 },
-            );
-            Ok(Written {
-                text: out.text,
-                losses: out.losses,
-                id_changes: Vec::new(),
-            })
+                container: opts.vagenda_container,
+                tron_root: opts.tron_root,
+                now: opts.now.clone(),
+            },
+            out,
+        ),
+        Format::Json => {
+            ace_model::json::write_into(pb, out);
+            WriteReport::default()
         }
-        Format::Json => Ok(Written {
-            text: ace_model::json::write(pb),
-            losses: Vec::new(),
-            id_changes: Vec::new(),
-        }),
-    }
+    })
 }
 
 /// Every finding for one input: the reader's diagnostics, then the lint
@@ -750,21 +748,53 @@ pub fn write_curator_pair(pb: &Playbook) -> CuratorPair {
 /// `path`, so a reader never sees half a file and a failure leaves the old
 /// file intact. An existing file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".ace-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        tmp.as_file().set_permissions(meta.permissions())?;
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// A file written under a temporary name beside its destination and renamed
+/// onto it by [`AtomicFile::commit`]; dropped uncommitted, it is removed
+/// and the destination is untouched.
+pub struct AtomicFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".ace-")
+            .suffix(".tmp")
+            .tempfile_in(dir)?;
+        Ok(AtomicFile {
+            tmp,
+            path: path.to_owned(),
+        })
     }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+
+    pub fn commit(self) -> std::io::Result<()> {
+        self.tmp.as_file().sync_all()?;
+        if let Ok(meta) = std::fs::metadata(&self.path) {
+            self.tmp.as_file().set_permissions(meta.permissions())?;
+        }
+        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.tmp.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.tmp.flush()
+    }
 }
 
 #[cfg(test)]

@@ -15,4 +15,4 @@ mod writer;
 
 pub use ace_model::ReadOutput;
 pub use reader::read;
-pub use writer::{write, WriteOutput};
+pub use writer::{write, write_into, WriteOutput};

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use ace_model::ids::{self, IdChange};
 use ace_model::normalize::section_key;
+use ace_model::out::{Out, WriteReport};
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 
 use crate::line::{
@@ -27,12 +28,23 @@ pub struct WriteOutput {
 /// kept from the source) stand after the title or heading, set off by blank
 /// lines. An empty playbook is an empty file.
 pub fn write(pb: &Playbook) -> WriteOutput {
+    let mut out = Out::with_capacity(pb.entries.len() * 160 + 256);
+    let report = write_into(pb, &mut out);
+    WriteOutput {
+        text: out.into_string(),
+        losses: report.losses,
+        id_changes: report.id_changes,
+    }
+}
+
+/// [`write`] into `out`, which may send the text on as it is printed.
+pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
     // An ID without a digit reads back as text (line::is_valid_id), so such
     // entries get seed 000 IDs first.
     let Some((renumbered, id_changes)) = ids::reallocate(pb, is_valid_id) else {
-        return write_valid(pb);
+        return write_valid(pb, out);
     };
-    let mut out = write_valid(&renumbered);
+    let mut report = write_valid(&renumbered, out);
     let reassigned: Vec<LossEntry> = id_changes
         .iter()
         .map(|c| {
@@ -47,15 +59,15 @@ pub fn write(pb: &Playbook) -> WriteOutput {
             )
         })
         .collect();
-    out.losses.splice(0..0, reassigned);
-    out.id_changes = id_changes;
-    out
+    report.losses.splice(0..0, reassigned);
+    report.id_changes = id_changes;
+    report
 }
 
 /// [`write`] for a playbook whose IDs are all markdown IDs.
-fn write_valid(pb: &Playbook) -> WriteOutput {
+fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
     let mut w = Writer {
-        out: String::with_capacity(pb.entries.len() * 160 + 256),
+        out,
         losses: Vec::new(),
         started: false,
         closers: Closers::of(pb),
@@ -100,8 +112,7 @@ fn write_valid(pb: &Playbook) -> WriteOutput {
             w.entry(&pb.entries[e]);
         }
     }
-    WriteOutput {
-        text: w.out,
+    WriteReport {
         losses: w.losses,
         id_changes: Vec::new(),
     }
@@ -200,8 +211,8 @@ fn single_line(s: &str) -> Cow<'_, str> {
     }
 }
 
-struct Writer {
-    out: String,
+struct Writer<'a, 'w> {
+    out: &'a mut Out<'w>,
     losses: Vec<LossEntry>,
     /// Whether a block has been written, so the next needs a blank line.
     started: bool,
@@ -247,7 +258,7 @@ impl Closers {
     }
 }
 
-impl Writer {
+impl Writer<'_, '_> {
     fn block(&mut self) {
         if std::mem::replace(&mut self.started, true) {
             self.out.push('\n');

@@ -57,14 +57,21 @@ pub fn json_schema() -> String {
 
 /// Pretty-printed with two-space indent and a final newline.
 pub fn write(playbook: &Playbook) -> String {
+    let mut out = crate::Out::new();
+    write_into(playbook, &mut out);
+    out.into_string()
+}
+
+/// [`write`] into `out`, which may send the text on as it is printed.
+pub fn write_into(playbook: &Playbook, out: &mut crate::Out<'_>) {
     let doc = DocOut {
         format: FORMAT_TAG,
         version: VERSION,
         playbook,
     };
-    let mut out = serde_json::to_string_pretty(&doc).expect("the model always serialises");
+    // Out takes every byte; the sink's errors come out of `Out::finish`.
+    let _ = serde_json::to_writer_pretty(&mut *out, &doc);
     out.push('\n');
-    out
 }
 
 /// Reads a canonical document; any error is an `ACE000` diagnostic at the

@@ -14,8 +14,10 @@ pub mod loss;
 pub mod mapping;
 mod model;
 pub mod normalize;
+pub mod out;
 pub mod rules;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
 pub use loss::LossEntry;
 pub use model::*;
+pub use out::Out;

@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use ace_model::Out;
+
 use serde_json::Value;
 
 use crate::lexer::is_keyword;
@@ -74,21 +76,28 @@ pub fn is_name(name: &str) -> bool {
         && !is_keyword(name)
 }
 
-fn push_name(out: &mut String, name: &str) {
+fn push_name(out: &mut impl std::fmt::Write, name: &str) {
     if is_name(name) {
-        out.push_str(name);
+        let _ = out.write_str(name);
     } else {
         push_string(out, name);
     }
 }
 
-fn push_string(out: &mut String, s: &str) {
+fn push_string(out: &mut impl std::fmt::Write, s: &str) {
     // serde_json escapes exactly what JSON (and so TRON) requires.
-    out.push_str(&serde_json::to_string(s).expect("a string always serialises"));
+    let _ = out.write_str(&serde_json::to_string(s).expect("a string always serialises"));
 }
 
 /// TRON text for `root`.
 pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
+    let mut out = Out::new();
+    write_into(root, opts, &mut out);
+    out.into_string()
+}
+
+/// [`write`] into `out`, which may send the text on as it is printed.
+pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
     let mut classes: Vec<Class<'_>> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
     collect(root, &mut classes, &mut index);
@@ -96,7 +105,7 @@ pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
         classes: &classes,
         index: &index,
         width: opts.width.max(20),
-        out: String::new(),
+        out,
     };
     let mut used: Vec<bool> = vec![false; classes.len()];
     mark_used(root, &w, &mut used);
@@ -111,7 +120,7 @@ pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
             if i > 0 {
                 w.out.push_str(", ");
             }
-            push_name(&mut w.out, p);
+            push_name(w.out, p);
         }
         w.out.push('\n');
     }
@@ -122,7 +131,7 @@ pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
         (RootStyle::Implicit, Item::Object(o)) if o.class.is_none() && !o.members.is_empty() => {
             for (key, value) in &o.members {
                 let start = w.out.len();
-                push_name(&mut w.out, key);
+                push_name(w.out, key);
                 w.out.push_str(": ");
                 let col = w.out.len() - start;
                 w.value(value, 0, col);
@@ -132,7 +141,7 @@ pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
         (RootStyle::Implicit, Item::Value(Value::Object(m))) if !m.is_empty() => {
             for (key, value) in m {
                 let start = w.out.len();
-                push_name(&mut w.out, key);
+                push_name(w.out, key);
                 w.out.push_str(": ");
                 let col = w.out.len() - start;
                 w.value(&Item::Value(value), 0, col);
@@ -144,7 +153,6 @@ pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
             w.out.push('\n');
         }
     }
-    w.out
 }
 
 fn collect<'a>(item: &Item<'a>, classes: &mut Vec<Class<'a>>, index: &mut HashMap<&'a str, usize>) {
@@ -183,7 +191,7 @@ fn collect<'a>(item: &Item<'a>, classes: &mut Vec<Class<'a>>, index: &mut HashMa
     }
 }
 
-fn mark_used(item: &Item<'_>, w: &Writer<'_>, used: &mut [bool]) {
+fn mark_used(item: &Item<'_>, w: &Writer<'_, '_, '_>, used: &mut [bool]) {
     match item {
         Item::Value(_) => {}
         Item::Array(items) => items.iter().for_each(|i| mark_used(i, w, used)),
@@ -196,14 +204,14 @@ fn mark_used(item: &Item<'_>, w: &Writer<'_>, used: &mut [bool]) {
     }
 }
 
-struct Writer<'a> {
+struct Writer<'a, 'o, 'w> {
     classes: &'a [Class<'a>],
     index: &'a HashMap<&'a str, usize>,
     width: usize,
-    out: String,
+    out: &'o mut Out<'w>,
 }
 
-impl Writer<'_> {
+impl Writer<'_, '_, '_> {
     /// The class `o` is written as, if it can be: every property of the
     /// class that `o` lacks must read back as absent from `null`.
     fn class_of(&self, o: &Obj<'_>) -> Option<usize> {
@@ -237,7 +245,7 @@ impl Writer<'_> {
                 for (i, (k, v)) in m.iter().enumerate() {
                     self.indent(level + 1);
                     let start = self.out.len();
-                    push_string(&mut self.out, k);
+                    push_string(self.out, k);
                     self.out.push_str(": ");
                     let col = self.out.len() - start;
                     self.value(&Item::Value(v), level + 1, col);
@@ -263,7 +271,7 @@ impl Writer<'_> {
                     for (i, (k, v)) in o.members.iter().enumerate() {
                         self.indent(level + 1);
                         let start = self.out.len();
-                        push_string(&mut self.out, k);
+                        push_string(self.out, k);
                         self.out.push_str(": ");
                         let col = self.out.len() - start;
                         self.value(v, level + 1, col);
@@ -333,7 +341,7 @@ impl Writer<'_> {
 
     fn scalar(&mut self, v: &Value) {
         match v {
-            Value::String(s) => push_string(&mut self.out, s),
+            Value::String(s) => push_string(self.out, s),
             other => self.out.push_str(&other.to_string()),
         }
     }

@@ -19,7 +19,7 @@ pub use ace_schema::vagenda::Version;
 pub use ace_tron::RootStyle;
 pub use patch::{check_patch, document_sequence, Target};
 pub use reader::{kind_of, read, DocKind};
-pub use writer::{write, Container, WriteOptions, WriteOutput};
+pub use writer::{write, write_into, Container, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the rest of the document.
 pub const LAYOUT_KEY: &str = "vagenda";

@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use ace_model::out::{Out, WriteReport};
 use ace_model::{mapping, rules, Confidence, Entry, LossEntry, Playbook, Section};
 use ace_tron::RootStyle;
 use serde_json::{Map, Number, Value};
@@ -128,6 +129,16 @@ fn latest_timestamp(pb: &Playbook) -> Option<String> {
 
 /// `pb` as a vAgenda document.
 pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
+    let mut out = Out::new();
+    let report = write_into(pb, opts, &mut out);
+    WriteOutput {
+        text: out.into_string(),
+        losses: report.losses,
+    }
+}
+
+/// [`write`] into `out`, which may send the text on as it is printed.
+pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> WriteReport {
     let mut losses = Vec::new();
     let now = opts
         .now
@@ -171,36 +182,34 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
             "vAgendaInfo",
         ),
     };
-    let text = match opts.syntax {
-        Syntax::Json if stream => {
-            let slot = playbook_object(&doc).and_then(|p| p.get("entries"));
-            let mut out = String::new();
-            let mut print = Printer {
-                slot,
-                pb,
-                out: &mut out,
-            };
-            print.value(&doc, 0);
+    match opts.syntax {
+        Syntax::Json => {
+            let slot = playbook_object(&doc)
+                .and_then(|p| p.get("entries"))
+                .filter(|_| stream);
+            Printer { slot, pb, out }.value(&doc, 0);
             out.push('\n');
-            out
         }
-        Syntax::Json => json_text(&doc),
         Syntax::Tron => {
             let root_ty = if doc.get(info_key).is_some() {
                 Ty::Root
             } else {
                 Ty::Playbook
             };
-            ace_tron::write(
+            ace_tron::write_into(
                 &item(&doc, root_ty, info_key),
                 &ace_tron::WriteOptions {
                     root: opts.tron_root,
                     ..ace_tron::WriteOptions::default()
                 },
+                out,
             )
         }
-    };
-    WriteOutput { text, losses }
+    }
+    WriteReport {
+        losses,
+        id_changes: Vec::new(),
+    }
 }
 
 /// The container's `metadata.aceTools`: a title marked as filled in (when
@@ -519,33 +528,16 @@ fn same_entry(a: &Entry, b: &Entry) -> bool {
     *a == b
 }
 
-/// JSON as the vAgenda spec writes it: two-space indentation, arrays of
-/// plain values on one line, a final newline.
-pub fn json_text(v: &Value) -> String {
-    let mut out = String::new();
-    json_into(v, 0, &mut out);
-    out.push('\n');
-    out
-}
-
-fn json_into(v: &Value, level: usize, out: &mut String) {
-    Printer {
-        slot: None,
-        pb: &Playbook::default(),
-        out,
-    }
-    .value(v, level);
-}
-
-/// Prints a document as [`json_text`] does, with the model's entries,
-/// each built and printed in turn, in place of the (empty) array `slot`.
-struct Printer<'a> {
+/// Prints JSON as the vAgenda spec writes it (two-space indentation, arrays
+/// of plain values on one line) with, in place of the (empty) array `slot`,
+/// the model's entries, each built and printed in turn.
+struct Printer<'a, 'w> {
     slot: Option<&'a Value>,
     pb: &'a Playbook,
-    out: &'a mut String,
+    out: &'a mut Out<'w>,
 }
 
-impl Printer<'_> {
+impl Printer<'_, '_> {
     fn pad(&mut self, level: usize) {
         for _ in 0..level {
             self.out.push_str("  ");
@@ -623,7 +615,7 @@ impl Printer<'_> {
 
 /// A string, number, boolean or null as serde_json prints it, without the
 /// temporary string per value that `to_string` makes.
-fn scalar_into(v: &Value, out: &mut String) {
+fn scalar_into(v: &Value, out: &mut Out<'_>) {
     use std::fmt::Write;
     match v {
         Value::String(s) => push_json_str(out, s),
@@ -638,7 +630,7 @@ fn scalar_into(v: &Value, out: &mut String) {
 
 /// A quoted JSON string; serde_json escapes only quotes, backslashes and
 /// control characters, so text without them is copied as it is.
-fn push_json_str(out: &mut String, s: &str) {
+fn push_json_str(out: &mut Out<'_>, s: &str) {
     if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
         out.push_str(&Value::String(s.to_owned()).to_string());
     } else {
