@@ -157,7 +157,11 @@ pub fn read(src: &str) -> ReadOutput {
     // Markers at one position: the unsectioned group first, then sections in order.
     end_before.sort_by_key(|&(p, s)| (p, s.map_or(0, |s| s + 1)));
 
-    let mut items: Vec<Item> = Vec::new();
+    // Both grow to a million items in a large file; doubling as they grow
+    // would hold the old and the new buffer at once.
+    let bullets = kinds.iter().filter(|k| **k == Kind::Bullet).count();
+    pb.entries.reserve_exact(bullets);
+    let mut items: Vec<Item> = Vec::with_capacity(bullets + 2 * end_before.len() + 1);
     let mut text = String::from(&src[..base]);
     let mut markers = end_before.iter().peekable();
     let mut i = 0;
