@@ -391,13 +391,6 @@ fn run(args: Args) -> i32 {
                 }
             };
             let (report, sent) = write(&mut file);
-            let report = match report {
-                Ok(r) => r,
-                Err(e) => {
-                    error(PROG, e);
-                    return EXIT_USAGE;
-                }
-            };
             if let Some(code) = report_losses(&args, &report.losses, to.name()) {
                 return code;
             }
@@ -409,24 +402,11 @@ fn run(args: Args) -> i32 {
         None => {
             if args.strict {
                 let (report, _) = write(&mut std::io::sink());
-                let lost = report.map(|r| report_losses(&args, &r.losses, to.name()));
-                match lost {
-                    Ok(None) => {}
-                    Ok(Some(code)) => return code,
-                    Err(e) => {
-                        error(PROG, e);
-                        return EXIT_USAGE;
-                    }
+                if let Some(code) = report_losses(&args, &report.losses, to.name()) {
+                    return code;
                 }
             }
             let (report, sent) = write(&mut std::io::stdout().lock());
-            let report = match report {
-                Ok(r) => r,
-                Err(e) => {
-                    error(PROG, e);
-                    return EXIT_USAGE;
-                }
-            };
             if !args.strict {
                 report_losses(&args, &report.losses, to.name());
             }

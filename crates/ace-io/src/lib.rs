@@ -345,7 +345,7 @@ pub fn write_with(
     opts: &WriteOptions,
 ) -> Result<Written, ReadError> {
     let mut out = Out::new();
-    let report = write_into(format, pb, opts, &mut out)?;
+    let report = write_into(format, pb, opts, &mut out);
     Ok(Written {
         text: out.into_string(),
         losses: report.losses,
@@ -362,7 +362,7 @@ pub fn write_into(
     pb: &Playbook,
     opts: &WriteOptions,
     out: &mut Out<'_>,
-) -> Result<WriteReport, ReadError> {
+) -> WriteReport {
     let whole = |out: &mut Out<'_>, text: String, losses| {
         out.push_str(&text);
         WriteReport {
@@ -370,7 +370,7 @@ pub fn write_into(
             id_changes: Vec::new(),
         }
     };
-    Ok(match format {
+    match format {
         Format::Markdown => ace_markdown::write_into(pb, out),
         Format::AgentsMd => ace_agents::write_into(pb, out),
         Format::PlaybookYaml => {
@@ -404,7 +404,7 @@ pub fn write_into(
             ace_model::json::write_into(pb, out);
             WriteReport::default()
         }
-    })
+    }
 }
 
 /// Every finding for one input: the reader's diagnostics, then the lint
