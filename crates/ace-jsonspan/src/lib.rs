@@ -53,8 +53,33 @@ const BOM: &str = "\u{feff}";
 /// Parses `text` as one strict JSON value. The error is an `ACE000` that
 /// says what was expected where.
 pub fn parse(text: &str) -> Result<Document, Diagnostic> {
+    parse_inner(text, None)
+}
+
+/// Takes the items of some arrays as they are parsed, so that a large array
+/// is never held as a tree.
+///
+/// A reader that turns each item into something smaller (a vAgenda reader:
+/// each entry into the model) holds one item at a time instead of all of
+/// them. Only arrays reached through object keys alone are offered, at
+/// most three keys deep.
+pub trait ItemSink {
+    /// Whether to take the items of the array at `path` (the keys from the
+    /// root). A taken array stays in the tree, empty, with its span.
+    fn wants(&mut self, path: &[&str]) -> bool;
+    /// An item of the taken array, in order. Duplicate keys inside it are
+    /// the sink's to report ([`duplicate_keys`]).
+    fn item(&mut self, index: usize, node: Node);
+}
+
+/// [`parse`], handing the items of the arrays `sink` wants to it.
+pub fn parse_with(text: &str, sink: &mut dyn ItemSink) -> Result<Document, Diagnostic> {
+    parse_inner(text, Some(sink))
+}
+
+fn parse_inner(text: &str, sink: Option<&mut dyn ItemSink>) -> Result<Document, Diagnostic> {
     let offset = if text.starts_with(BOM) { BOM.len() } else { 0 };
-    let Some(root) = parser::Parser::new(text, offset)
+    let Some(root) = parser::Parser::new(text, offset, sink)
         .document()
         .map_err(|e| *e)?
     else {
@@ -77,7 +102,9 @@ pub fn parse(text: &str) -> Result<Document, Diagnostic> {
     Ok(Document { root, diagnostics })
 }
 
-fn duplicate_keys(node: &Node, out: &mut Vec<Diagnostic>) {
+/// A diagnostic for every key of an object in `node` that a later key of
+/// the same object overrides.
+pub fn duplicate_keys(node: &Node, out: &mut Vec<Diagnostic>) {
     match &node.kind {
         Kind::Object(members) => {
             for (i, m) in members.iter().enumerate() {
@@ -285,6 +312,57 @@ impl Located<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records what it is offered and takes the arrays named `take`.
+    struct Taker {
+        offered: Vec<String>,
+        items: Vec<(usize, Value)>,
+    }
+
+    impl ItemSink for Taker {
+        fn wants(&mut self, path: &[&str]) -> bool {
+            let p = path.join(".");
+            self.offered.push(p.clone());
+            p == "plan.playbook.entries" || p == "top"
+        }
+        fn item(&mut self, index: usize, node: Node) {
+            self.items.push((index, node.to_value()));
+        }
+    }
+
+    #[test]
+    fn a_sink_takes_the_items_of_the_arrays_it_wants() {
+        let text = r#"{"top": [1, [2]], "plan": {"playbook": {"entries": [{"a": 1, "a": 2}, "x"],
+            "deep": {"x": []}}, "list": [[3], {"inner": [4]}]}}"#;
+        let mut t = Taker {
+            offered: Vec::new(),
+            items: Vec::new(),
+        };
+        let doc = parse_with(text, &mut t).unwrap();
+        // Arrays inside arrays, and paths longer than three keys, are not
+        // offered.
+        assert_eq!(t.offered, ["top", "plan.playbook.entries", "plan.list"]);
+        assert_eq!(
+            t.items,
+            [
+                (0, serde_json::json!(1)),
+                (1, serde_json::json!([2])),
+                (0, serde_json::json!({"a": 2})),
+                (1, serde_json::json!("x")),
+            ]
+        );
+        let entries = doc.root.locate(["plan", "playbook", "entries"]).node;
+        assert_eq!(entries.as_array(), Some(&[][..]));
+        assert!(text[entries.span.start..entries.span.end].starts_with("[{\"a\""));
+        // The duplicate inside a taken item is the sink's to report.
+        assert!(doc.diagnostics.is_empty());
+        let untaken = parse(text).unwrap();
+        assert_eq!(untaken.diagnostics.len(), 1);
+        assert_eq!(
+            doc.root.get("plan").unwrap().get("list"),
+            untaken.root.get("plan").unwrap().get("list")
+        );
+    }
 
     #[test]
     fn keeps_spans_and_lexemes() {

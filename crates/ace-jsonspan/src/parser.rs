@@ -8,7 +8,11 @@
 
 use ace_model::{rules, Diagnostic, Span};
 
-use crate::{Kind, Member, Node};
+use crate::{ItemSink, Kind, Member, Node};
+
+/// How deep a path is followed for an [`ItemSink`]: vAgenda's entries sit
+/// at most three keys below the root (`plan.playbook.entries`).
+const MAX_SINK_PATH: usize = 3;
 
 /// Deeper documents are refused rather than risk the stack; the same limit
 /// as before (jsonc-parser's), far beyond any real playbook.
@@ -19,23 +23,35 @@ const MAX_DEPTH: usize = 512;
 /// thread's stack.
 type Result<T> = std::result::Result<T, Box<Diagnostic>>;
 
-pub(crate) struct Parser<'a> {
+pub(crate) struct Parser<'a, 's> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    sink: Option<&'s mut dyn ItemSink>,
+    /// The keys from the root down to the value being parsed, while every
+    /// ancestor is an object and the path is short enough for the sink.
+    path: Vec<String>,
 }
 
-impl<'a> Parser<'a> {
+impl<'a, 's> Parser<'a, 's> {
     /// A parser of `text` from byte `start` (after a byte-order mark);
     /// spans are offsets into the whole of `text`.
-    pub(crate) fn new(text: &'a str, start: usize) -> Self {
+    pub(crate) fn new(text: &'a str, start: usize, sink: Option<&'s mut dyn ItemSink>) -> Self {
         Parser {
             text,
             bytes: text.as_bytes(),
             pos: start,
             depth: 0,
+            sink,
+            path: Vec::new(),
         }
+    }
+
+    /// Whether the container just entered (at `self.depth`) has only
+    /// objects above it and a path the sink follows.
+    fn on_path(&self) -> bool {
+        self.sink.is_some() && self.path.len() + 1 == self.depth
     }
 
     /// The one value of the text, or `None` if it holds only white space.
@@ -193,7 +209,14 @@ impl<'a> Parser<'a> {
                 if self.peek().is_none() {
                     return Err(unterminated(self));
                 }
-                let value = self.value()?;
+                let value = if self.on_path() && self.path.len() < MAX_SINK_PATH {
+                    self.path.push(key.clone());
+                    let v = self.value();
+                    self.path.pop();
+                    v?
+                } else {
+                    self.value()?
+                };
                 let value_end = self.pos;
                 members.push(Member {
                     key,
@@ -218,15 +241,25 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let unterminated = |p: &Self| p.err(start, start + 1, "unterminated array");
         let mut items = Vec::new();
+        let taken = self.on_path() && {
+            let path: Vec<&str> = self.path.iter().map(String::as_str).collect();
+            self.sink.as_mut().is_some_and(|s| s.wants(&path))
+        };
         self.skip_ws()?;
         if self.peek() == Some(b']') {
             self.pos += 1;
         } else {
+            let mut index = 0;
             loop {
                 if self.peek().is_none() {
                     return Err(unterminated(self));
                 }
-                items.push(self.value()?);
+                let item = self.value()?;
+                match self.sink.as_mut().filter(|_| taken) {
+                    Some(sink) => sink.item(index, item),
+                    None => items.push(item),
+                }
+                index += 1;
                 if self.after_item(b']', self.pos, start, "array")? {
                     break;
                 }

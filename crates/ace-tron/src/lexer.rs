@@ -52,116 +52,123 @@ pub fn is_keyword(s: &str) -> bool {
     matches!(s, "class" | "true" | "false" | "null")
 }
 
-/// Splits `text` (from byte `start`, after any BOM) into tokens.
-pub fn tokenize(text: &str, start: usize) -> Result<Vec<Token<'_>>, LexError> {
-    let b = text.as_bytes();
-    // About one token per eight bytes in pretty vAgenda documents; a good
-    // guess saves most of the reallocation of a large token vector.
-    let mut out: Vec<Token> = Vec::with_capacity(b.len() / 8);
-    let mut i = start;
-    // Whether the current line has produced a token yet.
-    let mut line_has_token = false;
-    // Open brackets, and whether a line feed inside them awaits the next token.
-    let mut depth = 0usize;
-    let mut pending_nl = false;
-    let err = |s: usize, e: usize, m: String| LexError {
-        span: Span::new(s, e),
-        message: m,
-    };
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b' ' | b'\t' | b'\r' => i += 1,
-            // NL = LF
-            b'\n' if depth > 0 => {
-                pending_nl = true;
-                line_has_token = false;
-                i += 1;
-            }
-            b'\n' => {
-                out.push(Token {
-                    nl_before: std::mem::take(&mut pending_nl),
-                    tok: Tok::Nl,
-                    span: Span::new(i, i + 1),
-                });
-                line_has_token = false;
-                i += 1;
-            }
-            b'#' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                if !line_has_token && i < b.len() {
-                    i += 1;
-                }
-            }
-            b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b';' | b'=' => {
-                match c {
-                    b'(' | b'[' | b'{' => depth += 1,
-                    b')' | b']' | b'}' => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-                out.push(Token {
-                    nl_before: std::mem::take(&mut pending_nl),
-                    tok: Tok::Punct(c),
-                    span: Span::new(i, i + 1),
-                });
-                line_has_token = true;
-                i += 1;
-            }
-            b'"' => {
-                let (s, end) =
-                    string(text, i).map_err(|(at, m)| err(at, (at + 1).min(b.len()), m))?;
-                out.push(Token {
-                    nl_before: std::mem::take(&mut pending_nl),
-                    tok: Tok::Str(s),
-                    span: Span::new(i, end),
-                });
-                line_has_token = true;
-                i = end;
-            }
-            b'-' | b'0'..=b'9' => {
-                let end = number(b, i).map_err(|(e, m)| err(i, e, m))?;
-                out.push(Token {
-                    nl_before: std::mem::take(&mut pending_nl),
-                    tok: Tok::Num(&text[i..end]),
-                    span: Span::new(i, end),
-                });
-                line_has_token = true;
-                i = end;
-            }
-            // IDENT = ( letter | "_" ) , { letter | digit | "_" } (ASCII only,
-            // with letter = A-Z | a-z and digit = 0-9)
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let s = i;
-                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                    i += 1;
-                }
-                out.push(Token {
-                    nl_before: std::mem::take(&mut pending_nl),
-                    tok: Tok::Ident(&text[s..i]),
-                    span: Span::new(s, i),
-                });
-                line_has_token = true;
-            }
-            _ => {
-                let ch = text[i..].chars().next().unwrap_or('?');
-                return Err(err(
-                    i,
-                    i + ch.len_utf8(),
-                    format!(
-                        "unexpected character {ch:?}; expected a value, a name (ASCII letters, digits and `_`), a string or punctuation"
-                    ),
-                ));
-            }
+/// Splits `text` (from byte `start`, after any BOM) into tokens, one at a
+/// time: the parser holds only the few it looks ahead at, not the tokens of
+/// a whole document (about one per eight bytes).
+pub struct Lexer<'t> {
+    text: &'t str,
+    i: usize,
+    /// Whether the current line has produced a token yet.
+    line_has_token: bool,
+    /// Open brackets, and whether a line feed inside them awaits the next
+    /// token.
+    depth: usize,
+    pending_nl: bool,
+}
+
+impl<'t> Lexer<'t> {
+    pub fn new(text: &'t str, start: usize) -> Self {
+        Lexer {
+            text,
+            i: start,
+            line_has_token: false,
+            depth: 0,
+            pending_nl: false,
         }
     }
-    out.push(Token {
-        nl_before: pending_nl,
-        tok: Tok::Eof,
-        span: Span::new(b.len(), b.len()),
-    });
-    Ok(out)
+
+    fn token(&mut self, tok: Tok<'t>, start: usize, end: usize) -> Token<'t> {
+        self.line_has_token = true;
+        Token {
+            nl_before: std::mem::take(&mut self.pending_nl),
+            tok,
+            span: Span::new(start, end),
+        }
+    }
+
+    /// The next token: `Eof` at the end of the text, and again after it.
+    pub fn next_token(&mut self) -> Result<Token<'t>, LexError> {
+        let text = self.text;
+        let b = text.as_bytes();
+        let err = |s: usize, e: usize, m: String| LexError {
+            span: Span::new(s, e),
+            message: m,
+        };
+        while self.i < b.len() {
+            let i = self.i;
+            let c = b[i];
+            match c {
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                // NL = LF
+                b'\n' if self.depth > 0 => {
+                    self.pending_nl = true;
+                    self.line_has_token = false;
+                    self.i += 1;
+                }
+                b'\n' => {
+                    self.i += 1;
+                    let t = self.token(Tok::Nl, i, i + 1);
+                    self.line_has_token = false;
+                    return Ok(t);
+                }
+                b'#' => {
+                    let mut j = i;
+                    while j < b.len() && b[j] != b'\n' {
+                        j += 1;
+                    }
+                    if !self.line_has_token && j < b.len() {
+                        j += 1;
+                    }
+                    self.i = j;
+                }
+                b'(' | b')' | b'[' | b']' | b'{' | b'}' | b',' | b':' | b';' | b'=' => {
+                    match c {
+                        b'(' | b'[' | b'{' => self.depth += 1,
+                        b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    self.i += 1;
+                    return Ok(self.token(Tok::Punct(c), i, i + 1));
+                }
+                b'"' => {
+                    let (s, end) =
+                        string(text, i).map_err(|(at, m)| err(at, (at + 1).min(b.len()), m))?;
+                    self.i = end;
+                    return Ok(self.token(Tok::Str(s), i, end));
+                }
+                b'-' | b'0'..=b'9' => {
+                    let end = number(b, i).map_err(|(e, m)| err(i, e, m))?;
+                    self.i = end;
+                    return Ok(self.token(Tok::Num(&text[i..end]), i, end));
+                }
+                // IDENT = ( letter | "_" ) , { letter | digit | "_" } (ASCII
+                // only, with letter = A-Z | a-z and digit = 0-9)
+                c if c.is_ascii_alphabetic() || c == b'_' => {
+                    let mut j = i;
+                    while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                        j += 1;
+                    }
+                    self.i = j;
+                    return Ok(self.token(Tok::Ident(&text[i..j]), i, j));
+                }
+                _ => {
+                    let ch = text[i..].chars().next().unwrap_or('?');
+                    return Err(err(
+                        i,
+                        i + ch.len_utf8(),
+                        format!(
+                            "unexpected character {ch:?}; expected a value, a name (ASCII letters, digits and `_`), a string or punctuation"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(Token {
+            nl_before: self.pending_nl,
+            tok: Tok::Eof,
+            span: Span::new(b.len(), b.len()),
+        })
+    }
 }
 
 /// `NUMBER = [ "-" ] , ( "0" | nzdigit , { digit } ) , [ "." , digit ,

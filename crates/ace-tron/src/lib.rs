@@ -18,5 +18,5 @@ mod lexer;
 mod parser;
 mod writer;
 
-pub use parser::{parse, Options};
+pub use parser::{parse, parse_with, Options};
 pub use writer::{is_name, write, write_into, Item, Obj, RootStyle, WriteOptions};

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use ace_jsonspan::{Document, Kind, Member, Node};
+use ace_jsonspan::{Document, ItemSink, Kind, Member, Node};
 use ace_model::{rules, Diagnostic, Span};
 
-use crate::lexer::{is_keyword, tokenize, Tok, Token};
+use crate::lexer::{is_keyword, LexError, Lexer, Tok, Token};
 
 /// Parser settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +38,36 @@ struct Class {
     props: std::rc::Rc<[String]>,
 }
 
-struct Parser<'t> {
+/// How deep a path is followed for an [`ItemSink`] (as in ace-jsonspan).
+const MAX_SINK_PATH: usize = 3;
+
+/// Tokens the parser may look ahead at (`peek_at`) beyond the current one.
+const LOOKAHEAD: usize = 3;
+
+/// Consumed tokens are dropped from the window once this many pile up.
+const WINDOW: usize = 4096;
+
+struct Parser<'t, 's> {
+    /// A window of the token stream: a few consumed tokens (the parser
+    /// gives back at most one, and reads the end of the one before), the
+    /// current one at `pos`, and `LOOKAHEAD` more.
     toks: Vec<Token<'t>>,
     pos: usize,
+    lexer: Lexer<'t>,
+    /// The lexer has given `Eof` (or failed, and an `Eof` stands in).
+    lexed_all: bool,
+    /// Where the text stops being tokens: the parse fails there at the
+    /// latest, and this is the error to report.
+    lex_error: Option<LexError>,
     classes: HashMap<String, Class>,
     opts: &'t Options,
     depth: usize,
+    sink: Option<&'s mut dyn ItemSink>,
+    /// The keys (or property names) from the root down to the value being
+    /// parsed, while `on_path`: every ancestor is an object or instance and
+    /// the path is short enough for the sink.
+    path: Vec<String>,
+    on_path: bool,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -54,6 +78,25 @@ fn error(span: Span, message: impl Into<String>) -> Diagnostic {
 
 /// Parses a TRON document into a span tree.
 pub fn parse(text: &str, opts: &Options) -> Result<Document, Diagnostic> {
+    parse_inner(text, opts, None)
+}
+
+/// [`parse`], handing the items of the arrays `sink` wants to it instead of
+/// keeping them in the tree (see [`ItemSink`]). Property names of an
+/// instance count as keys of the path.
+pub fn parse_with(
+    text: &str,
+    opts: &Options,
+    sink: &mut dyn ItemSink,
+) -> Result<Document, Diagnostic> {
+    parse_inner(text, opts, Some(sink))
+}
+
+fn parse_inner(
+    text: &str,
+    opts: &Options,
+    sink: Option<&mut dyn ItemSink>,
+) -> Result<Document, Diagnostic> {
     if text.len() > opts.max_size {
         return Err(error(
             Span::new(0, 0),
@@ -65,15 +108,25 @@ pub fn parse(text: &str, opts: &Options) -> Result<Document, Diagnostic> {
         ));
     }
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let toks = tokenize(text, start).map_err(|e| error(e.span, e.message))?;
     let mut p = Parser {
-        toks,
+        toks: Vec::with_capacity(WINDOW + LOOKAHEAD + 1),
         pos: 0,
+        lexer: Lexer::new(text, start),
+        lexed_all: false,
+        lex_error: None,
         classes: HashMap::new(),
         opts,
         depth: 0,
+        on_path: sink.is_some(),
+        sink,
+        path: Vec::new(),
     };
-    let root = p.document()?;
+    p.fill();
+    let root = p.document();
+    if let Some(e) = p.lex_error {
+        return Err(error(e.span, e.message));
+    }
+    let root = root?;
     let mut diagnostics = Vec::new();
     if start > 0 {
         diagnostics.push(Diagnostic::new(
@@ -85,7 +138,29 @@ pub fn parse(text: &str, opts: &Options) -> Result<Document, Diagnostic> {
     Ok(Document { root, diagnostics })
 }
 
-impl<'t> Parser<'t> {
+impl<'t> Parser<'t, '_> {
+    /// The value of `key` in an object or instance.
+    fn keyed_value(&mut self, key: &str) -> Res<Node> {
+        if !self.on_path {
+            return self.value();
+        }
+        if self.path.len() >= MAX_SINK_PATH {
+            return self.off_path_value();
+        }
+        self.path.push(key.to_owned());
+        let v = self.value();
+        self.path.pop();
+        v
+    }
+
+    /// A value no sink is offered anything inside of.
+    fn off_path_value(&mut self) -> Res<Node> {
+        let was = std::mem::replace(&mut self.on_path, false);
+        let v = self.value();
+        self.on_path = was;
+        v
+    }
+
     fn peek(&self) -> &Tok<'t> {
         &self.toks[self.pos].tok
     }
@@ -111,7 +186,36 @@ impl<'t> Parser<'t> {
         if self.pos < self.toks.len() - 1 {
             self.pos += 1;
         }
+        self.fill();
         span
+    }
+
+    /// Lexes until `LOOKAHEAD` tokens follow the current one, or the text
+    /// ends.
+    fn fill(&mut self) {
+        while !self.lexed_all && self.toks.len() <= self.pos + LOOKAHEAD {
+            let t = self.lexer.next_token().unwrap_or_else(|e| {
+                let at = e.span.start;
+                self.lex_error = Some(e);
+                Token {
+                    tok: Tok::Eof,
+                    nl_before: false,
+                    span: Span::new(at, at),
+                }
+            });
+            self.lexed_all = t.tok == Tok::Eof;
+            self.toks.push(t);
+        }
+    }
+
+    /// Drops consumed tokens. Only called where no earlier position is
+    /// kept to return to: at the start of a value.
+    fn compact(&mut self) {
+        if self.pos > WINDOW {
+            let keep = self.pos - 2;
+            self.toks.drain(..keep);
+            self.pos -= keep;
+        }
     }
 
     fn is_punct(&self, c: u8) -> bool {
@@ -369,7 +473,7 @@ impl<'t> Parser<'t> {
             let (key, key_span) = self.key()?;
             self.expect(b':', "after the key")?;
             self.skip_nl();
-            let value = self.value()?;
+            let value = self.keyed_value(&key)?;
             self.push_member(
                 &mut members,
                 Member {
@@ -422,6 +526,7 @@ impl<'t> Parser<'t> {
 
     /// value = "null" | "true" | "false" | NUMBER | STRING | array | object | instance
     fn value(&mut self) -> Res<Node> {
+        self.compact();
         // A value's string is moved out of its token: nothing reads a token
         // again once it was taken as a value (backtracking only goes back
         // over line feeds and commas).
@@ -477,12 +582,22 @@ impl<'t> Parser<'t> {
     fn array(&mut self, open: Span) -> Res<Node> {
         self.enter()?;
         let mut items = Vec::new();
+        let taken = self.on_path && {
+            let path: Vec<&str> = self.path.iter().map(String::as_str).collect();
+            self.sink.as_mut().is_some_and(|s| s.wants(&path))
+        };
+        let mut index = 0;
         loop {
             self.skip_nl();
             if self.is_punct(b']') {
                 break;
             }
-            items.push(self.value()?);
+            let item = self.off_path_value()?;
+            match self.sink.as_mut().filter(|_| taken) {
+                Some(sink) => sink.item(index, item),
+                None => items.push(item),
+            }
+            index += 1;
             self.after_item(b']', &|| "the array".into())?;
         }
         let close = self.advance();
@@ -507,7 +622,7 @@ impl<'t> Parser<'t> {
             self.skip_nl();
             self.expect(b':', "after the key")?;
             self.skip_nl();
-            let value = self.value()?;
+            let value = self.keyed_value(&key)?;
             self.push_member(
                 &mut members,
                 Member {
@@ -567,7 +682,7 @@ impl<'t> Parser<'t> {
                 let (prop, span) = self.key()?;
                 self.advance();
                 self.skip_nl();
-                let value = self.value()?;
+                let value = self.keyed_value(&prop)?;
                 let Some(i) = props.iter().position(|p| *p == prop) else {
                     return Err(error(
                         span,
@@ -589,7 +704,10 @@ impl<'t> Parser<'t> {
                 }
                 slots[i] = Some((span, value));
             } else {
-                let value = self.value()?;
+                let value = match props.get(members.len()) {
+                    Some(key) => self.keyed_value(key)?,
+                    None => self.off_path_value()?,
+                };
                 if slots.is_some() {
                     return Err(error(
                         value.span,
@@ -667,6 +785,98 @@ mod tests {
 
     fn strict(text: &str) -> Result<Document, Diagnostic> {
         parse(text, &Options::default())
+    }
+
+    struct Taker {
+        offered: Vec<String>,
+        items: Vec<(usize, serde_json::Value)>,
+    }
+
+    impl ItemSink for Taker {
+        fn wants(&mut self, path: &[&str]) -> bool {
+            let p = path.join(".");
+            self.offered.push(p.clone());
+            p.ends_with("entries")
+        }
+        fn item(&mut self, index: usize, node: Node) {
+            self.items.push((index, node.to_value()));
+        }
+    }
+
+    #[test]
+    fn a_sink_takes_items_through_keys_and_property_names() {
+        let text = "class P: version, entries\nclass E: id, tags\n\n\
+            plan: {playbook: P(1, [E(\"a\", [\"x\"]), E(id=\"b\", tags=[])])}\n\
+            entries: [[1]]\n\
+            other: P(entries=[2], version=[3])\n";
+        let mut t = Taker {
+            offered: Vec::new(),
+            items: Vec::new(),
+        };
+        let doc = parse_with(text, &Options::default(), &mut t).unwrap();
+        assert_eq!(
+            t.offered,
+            [
+                "plan.playbook.entries",
+                "entries",
+                "other.entries",
+                "other.version"
+            ]
+        );
+        let ids: Vec<_> = t.items.iter().map(|(i, v)| (*i, v.to_string())).collect();
+        assert_eq!(
+            ids,
+            [
+                (0, r#"{"id":"a","tags":["x"]}"#.to_owned()),
+                (1, r#"{"id":"b","tags":[]}"#.to_owned()),
+                (0, "[1]".to_owned()),
+                (0, "2".to_owned()),
+            ]
+        );
+        let entries = doc.root.locate(["plan", "playbook", "entries"]).node;
+        assert_eq!(entries.as_array(), Some(&[][..]));
+        assert_eq!(&text[entries.span.start..entries.span.start + 3], "[E(");
+        let version = doc.root.locate(["other", "version"]).node;
+        assert_eq!(version.to_value(), serde_json::json!([3]));
+        // Without a sink the tree is whole.
+        let whole = parse(text, &Options::default()).unwrap();
+        assert_eq!(
+            whole.root.locate(["entries"]).node.to_value(),
+            serde_json::json!([[1]])
+        );
+    }
+
+    /// Documents longer than the token window parse as a whole: the
+    /// window moves on between values, and never past a position the
+    /// parser returns to (root keys across blank lines and comments).
+    #[test]
+    fn documents_longer_than_the_token_window() {
+        let mut text = String::from("class E: n, s\n\n");
+        let mut want = serde_json::Map::new();
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "k{i}: [E({i}, \"s{i}\"), {{a: [1, 2]}}]\n\n# c\n\n"
+            ));
+            want.insert(
+                format!("k{i}"),
+                serde_json::json!([{"n": i, "s": format!("s{i}")}, {"a": [1, 2]}]),
+            );
+        }
+        let doc = strict(&text).unwrap();
+        assert_eq!(doc.root.to_value(), serde_json::Value::Object(want));
+        let k = doc.root.member("k2999").unwrap();
+        assert_eq!(&text[k.key_span.start..k.key_span.end], "k2999");
+        // A character no token starts with, far beyond the window, and
+        // after a document that would be complete without it.
+        let at = text.len();
+        text.push_str("k3000: 1\n@\n");
+        let e = strict(&text).unwrap_err();
+        assert_eq!(e.span.start, at + 9, "{}", e.message);
+        assert!(
+            e.message.starts_with("unexpected character '@'"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

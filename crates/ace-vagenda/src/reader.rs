@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 
 use ace_jsonspan::Node;
-use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section};
+use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section, Span};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
 use serde_json::{Map, Value};
 
@@ -46,17 +46,131 @@ impl DocKind {
 pub(crate) fn parse(text: &str, syntax: Syntax) -> Result<ace_jsonspan::Document, Diagnostic> {
     match syntax {
         Syntax::Json => ace_jsonspan::parse(text),
-        // A playbook of a million entries is a few hundred megabytes; the
-        // parser's default (vAgenda's Go API: 10 MiB) is for untrusted
-        // network input, not for files a user points us at.
-        Syntax::Tron => ace_tron::parse(
-            text,
-            &ace_tron::Options {
-                max_size: 1 << 30,
-                ..ace_tron::Options::default()
-            },
-        ),
+        Syntax::Tron => ace_tron::parse(text, &TRON_OPTIONS),
     }
+}
+
+/// A playbook of a million entries is a few hundred megabytes; the TRON
+/// parser's default (vAgenda's Go API: 10 MiB) is for untrusted network
+/// input, not for files a user points us at.
+const TRON_OPTIONS: ace_tron::Options = ace_tron::Options {
+    max_size: 1 << 30,
+    lenient: false,
+    max_depth: 512,
+};
+
+/// Reads ACE entries while the parser meets them, so that a large
+/// playbook's entries are never all held as a tree and as JSON values at
+/// once: each is checked against `PlaybookEntry`, read into the model and
+/// dropped. Where an entries array sits is only known once the document is
+/// classified, so the sink takes every array where one could be; [`read`]
+/// parses again without it when what it took was not the playbook's ACE
+/// entries (rare shapes: an event log, two candidate arrays).
+struct EntrySink {
+    syntax: Syntax,
+    /// The paths of the arrays taken; more than one means parsing again.
+    taken: Vec<Vec<String>>,
+    /// An item was an event (`eventId`), so the playbook is an event log.
+    events: bool,
+    entries: Vec<ace_model::Entry>,
+    derive_from: Vec<Option<String>>,
+    diags: Vec<Diagnostic>,
+}
+
+impl EntrySink {
+    fn new(syntax: Syntax) -> Self {
+        EntrySink {
+            syntax,
+            taken: Vec::new(),
+            events: false,
+            entries: Vec::new(),
+            derive_from: Vec::new(),
+            diags: Vec::new(),
+        }
+    }
+
+    /// Whether what was taken is exactly the ACE entries of the playbook
+    /// at `path` (`None`: the document has no playbook).
+    fn took_only(&self, path: Option<&[String]>) -> bool {
+        let Some(path) = path else {
+            return false;
+        };
+        !self.events
+            && matches!(self.taken.as_slice(), [t] if t.len() == path.len() + 1
+                && t[..path.len()] == *path
+                && t[path.len()] == "entries")
+    }
+}
+
+impl ace_jsonspan::ItemSink for EntrySink {
+    fn wants(&mut self, path: &[&str]) -> bool {
+        let fits = matches!(
+            path,
+            ["entries"] | ["playbook", "entries"] | [_, "playbook", "entries"]
+        );
+        if fits {
+            self.taken
+                .push(path.iter().map(|k| (*k).to_owned()).collect());
+        }
+        fits
+    }
+
+    fn item(&mut self, index: usize, node: Node) {
+        // Whatever comes now is read again from the whole tree.
+        if self.events || self.taken.len() > 1 {
+            return;
+        }
+        if self.syntax == Syntax::Json {
+            ace_jsonspan::duplicate_keys(&node, &mut self.diags);
+        }
+        let mut value = node.to_value();
+        if value.get("eventId").is_some() {
+            self.events = true;
+            return;
+        }
+        // As for the whole document in `read`: TRON's nulls are absent
+        // fields before the check, JSON's only for the model.
+        if self.syntax == Syntax::Tron {
+            drop_absent_nulls(&mut value, Ty::PlaybookEntry);
+        }
+        let errors = schema::validate(VagendaSchema::AceEntry, Version::V02, &value);
+        if !errors.is_empty() {
+            // Named as the whole playbook's check names them, which is what
+            // this is, one entry at a time.
+            let base = format!("{}/{index}", pointer(&self.taken[0]));
+            self.diags.extend(ace_schema::diagnostics(
+                &errors,
+                &node,
+                &rules::ACE_SCHEMA,
+                &base,
+                &schema::schema_name(VagendaSchema::AcePlaybook, Version::V02),
+            ));
+        }
+        if self.syntax == Syntax::Json && has_absent_nulls(&value, Ty::PlaybookEntry) {
+            drop_absent_nulls(&mut value, Ty::PlaybookEntry);
+        }
+        match &value {
+            Value::Object(m) => {
+                self.entries.push(entry::read(m, Some(node.span)));
+                self.derive_from
+                    .push(entry::kind_for_derivation(m).map(str::to_owned));
+            }
+            _ => self
+                .diags
+                .push(not_an_entry(index, node.span, node.type_name())),
+        }
+    }
+}
+
+fn not_an_entry(index: usize, span: Span, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        &rules::ACE_SCHEMA,
+        span,
+        format!(
+            "entry #{} is {what}, expected an object; it is not read",
+            index + 1,
+        ),
+    )
 }
 
 const NOT_AN_OBJECT: &str =
@@ -117,6 +231,16 @@ fn classify(value: &Value) -> Result<DocKind, String> {
     }
 }
 
+/// Takes every array it is offered and keeps nothing of it.
+struct Outline;
+
+impl ace_jsonspan::ItemSink for Outline {
+    fn wants(&mut self, _: &[&str]) -> bool {
+        true
+    }
+    fn item(&mut self, _: usize, _: Node) {}
+}
+
 pub(crate) fn classify_value(value: &Value) -> Option<DocKind> {
     classify(value).ok()
 }
@@ -130,7 +254,12 @@ pub fn kind_of(text: &str, syntax: Syntax) -> Option<DocKind> {
                 .ok()?
                 .0
         }
-        Syntax::Tron => parse(text, syntax).ok()?.root.to_value_within(2),
+        // Only the outline is looked at: the items of every array the
+        // parser offers (the entries among them) are dropped as they come.
+        Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut Outline)
+            .ok()?
+            .root
+            .to_value_within(2),
     };
     classify(&top).ok()
 }
@@ -277,20 +406,43 @@ pub(crate) fn as_ace_entry(mut m: Map<String, Value>) -> Map<String, Value> {
 /// Reads a vAgenda document (or patch, or fragment) in `syntax`. Only text
 /// that does not parse is an error; every other problem is a diagnostic.
 pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
-    let doc = parse(text, syntax)?;
+    let mut sink = EntrySink::new(syntax);
+    let doc = match syntax {
+        Syntax::Json => ace_jsonspan::parse_with(text, &mut sink),
+        Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut sink),
+    }?;
+    if let Some(out) = read_tree(doc, syntax, Some(sink)) {
+        return Ok(out);
+    }
+    // With no sink there is nothing to parse again for.
+    Ok(read_tree(parse(text, syntax)?, syntax, None).unwrap_or_default())
+}
+
+/// [`read`] of a parsed document whose playbook entries `sink` took, if it
+/// took any; `None` if what it took is not what the document's playbook
+/// holds, and the document must be parsed again without it.
+fn read_tree(
+    doc: ace_jsonspan::Document,
+    syntax: Syntax,
+    sink: Option<EntrySink>,
+) -> Option<ReadOutput> {
+    let sink = sink.filter(|s| !s.taken.is_empty());
     let mut diags = doc.diagnostics;
     let root = &doc.root;
     let raw = root.to_value();
     let kind = match classify(&raw) {
         Ok(k) => k,
         Err(msg) => {
+            if sink.is_some() {
+                return None;
+            }
             let msg = if root.members().is_none() {
                 format!("{msg}, found {}", root.type_name())
             } else {
                 msg
             };
             diags.push(Diagnostic::new(&rules::VAGENDA_DIALECT, root.span, msg));
-            return Ok(ReadOutput {
+            return Some(ReadOutput {
                 playbook: Playbook::default(),
                 diagnostics: diags,
             });
@@ -348,7 +500,10 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
     }
     let mut pb = Playbook::default();
     let Some(path) = playbook_path(&kind) else {
-        return Ok(ReadOutput {
+        if sink.is_some() {
+            return None;
+        }
+        return Some(ReadOutput {
             playbook: pb,
             diagnostics: diags,
         });
@@ -357,18 +512,26 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
     // Borrowed, not copied: a playbook of a million entries is most of the
     // document.
     let Some(playbook_value) = get_path(value, &path) else {
+        if sink.is_some() {
+            return None;
+        }
         // A todo list or plan without a playbook is valid vAgenda; it
         // simply holds no advice.
         read_container(value, container.as_deref(), &mut pb);
         let mut skeleton = copy.unwrap_or(raw);
         drop_layout_fields(&mut skeleton, container.as_deref());
         pb.extra.insert(LAYOUT_KEY.into(), layout(skeleton, None));
-        return Ok(ReadOutput {
+        return Some(ReadOutput {
             playbook: pb,
             diagnostics: diags,
         });
     };
     let shape = shape(playbook_value);
+    if let Some(s) = &sink {
+        if shape != Shape::Ace || !s.took_only(Some(&path)) {
+            return None;
+        }
+    }
     match shape {
         Shape::Ace => check(VagendaSchema::AcePlaybook, &path, &rules::ACE_SCHEMA),
         Shape::Events(_) => check(VagendaSchema::EventPlaybook, &path, &rules::ACE_SCHEMA),
@@ -384,6 +547,14 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
     let mut metrics_basis = None;
     let mut derive_from: Vec<Option<String>> = Vec::new();
     match shape {
+        Shape::Ace if sink.is_some() => {
+            let sink = sink?;
+            diags.extend(sink.diags);
+            pb.entries = sink.entries;
+            derive_from = sink.derive_from;
+            check_invariants(playbook_value, pb_node, &pb, &mut diags);
+            metrics_basis = Some(crate::writer::metrics_basis(&pb.entries));
+        }
         Shape::Ace => {
             let items = playbook_value
                 .get("entries")
@@ -403,14 +574,10 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
                         pb.entries.push(entry::read(m, span));
                         derive_from.push(entry::kind_for_derivation(m).map(str::to_owned));
                     }
-                    _ => diags.push(Diagnostic::new(
-                        &rules::ACE_SCHEMA,
+                    _ => diags.push(not_an_entry(
+                        i,
                         span.unwrap_or(pb_node.span),
-                        format!(
-                            "entry #{} is {}, expected an object; it is not read",
-                            i + 1,
-                            nodes.get(i).map_or("not an object", Node::type_name)
-                        ),
+                        nodes.get(i).map_or("not an object", Node::type_name),
                     )),
                 }
             }
@@ -467,7 +634,7 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
         kept["filled"] = Value::from(filled);
     }
     pb.extra.insert(LAYOUT_KEY.into(), kept);
-    Ok(ReadOutput {
+    Some(ReadOutput {
         playbook: pb,
         diagnostics: diags,
     })
@@ -716,6 +883,116 @@ fn check_invariants(p: &Value, node: &Node, pb: &Playbook, diags: &mut Vec<Diagn
 mod tests {
     use super::*;
 
+    /// What `read` gives, with diagnostics in report order and each
+    /// entry's span (which playbook equality ignores).
+    fn outcome(out: ReadOutput) -> (Playbook, Vec<Diagnostic>, Vec<Option<Span>>) {
+        let mut diags = out.diagnostics;
+        diags.sort_by(|a, b| {
+            (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
+        });
+        let spans = out.playbook.entries.iter().map(|e| e.origin.0).collect();
+        (out.playbook, diags, spans)
+    }
+
+    /// Reading entries as they are parsed gives what reading the whole
+    /// tree gives, for `text`.
+    fn streamed_equals_whole(name: &str, text: &str, syntax: Syntax) {
+        let Ok(doc) = parse(text, syntax) else {
+            assert!(read(text, syntax).is_err(), "{name}");
+            return;
+        };
+        let whole = read_tree(doc, syntax, None).expect("no sink, no retry");
+        let streamed = read(text, syntax).expect("parsed once already");
+        assert_eq!(outcome(streamed), outcome(whole), "{name}");
+    }
+
+    fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = e.expect("a directory entry").path();
+            if path.is_dir() {
+                files_under(&path, out);
+            } else if path.extension().is_some_and(|x| x == "json" || x == "tron") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_entries_read_as_the_whole_tree_does_for_every_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut files = Vec::new();
+        files_under(&root, &mut files);
+        // The corpus too, when the run has it (and then it must be there).
+        if let Some(corpus) = std::env::var_os("ACE_CORPUS") {
+            for dir in ["vagenda", "tron"] {
+                files_under(&std::path::Path::new(&corpus).join(dir), &mut files);
+            }
+        }
+        assert!(files.len() > 20, "{}", files.len());
+        for f in files {
+            let Ok(text) = std::fs::read_to_string(&f) else {
+                continue;
+            };
+            let syntax = if f.extension().is_some_and(|x| x == "tron") {
+                Syntax::Tron
+            } else {
+                Syntax::Json
+            };
+            streamed_equals_whole(&f.display().to_string(), &text, syntax);
+        }
+    }
+
+    /// The shapes where the taken items are not the playbook's entries, and
+    /// entries the checks have something to say about.
+    #[test]
+    fn streamed_entries_read_as_the_whole_tree_does_for_odd_shapes() {
+        let entry = r#"{"id": "e1", "kind": "rule", "text": "t"}"#;
+        let bad = r#"{"id": "e2", "kind": 3, "text": "t", "text": "u", "confidence": null, "createdAt": "yesterday"}"#;
+        let info = r#""vAgendaInfo": {"version": "0.2"}"#;
+        let json = [
+            format!(
+                r#"{{{info}, "playbook": {{"version": 1, "entries": [{entry}, {bad}, 7, null]}}}}"#
+            ),
+            format!(
+                r#"{{{info}, "plan": {{"title": "p", "playbook": {{"entries": [{entry}]}}}}}}"#
+            ),
+            // Two candidate arrays; only one is the playbook's.
+            format!(
+                r#"{{{info}, "plan": {{"playbook": {{"entries": [{entry}]}}}}, "todoList": {{"playbook": {{"entries": [{bad}]}}}}}}"#
+            ),
+            format!(r#"{{{info}, "todoList": {{"items": []}}, "entries": [{entry}]}}"#),
+            format!(r#"{{"entries": [{entry}, {bad}]}}"#),
+            format!(r#"{{"operations": [], "entries": [{entry}]}}"#),
+            // An event log in `entries`, the event after an entry.
+            format!(
+                r#"{{{info}, "playbook": {{"entries": [{entry}, {{"eventId": "v1", "op": "add", "entry": {entry}}}]}}}}"#
+            ),
+            format!(
+                r#"{{{info}, "playbook": {{"entries": [{{"eventId": "v1", "op": "add", "entry": {entry}}}], "items": [1]}}}}"#
+            ),
+            format!(r#"{{{info}, "playbook": {{"entries": [{entry}], "items": [1]}}}}"#),
+            format!(r#"{{{info}, "playbook": {{"entries": {{"a": {entry}}}}}}}"#),
+            format!(
+                r#"{{"vContextInfo": {{"version": "0.4"}}, "playbook": {{"entries": [{entry}], "metrics": {{"totalEntries": 3}}}}}}"#
+            ),
+        ];
+        for (i, text) in json.iter().enumerate() {
+            assert!(
+                serde_json::from_str::<Value>(text).is_ok(),
+                "case {i} is JSON"
+            );
+            streamed_equals_whole(&format!("json case {i}"), text, Syntax::Json);
+        }
+        let tron = [
+            "class E: id, kind, text, confidence\n\nvAgendaInfo: {version: \"0.2\"}\nplaybook: {version: 1, entries: [E(\"a\", \"rule\", \"t\", null), E(\"b\", 3, \"t\", 2), 5]}\n",
+            "class P: version, entries\nclass E: id, kind, text\n\nvAgendaInfo: {version: \"0.2\"}\nplan: {title: \"x\", playbook: P(1, [E(\"a\", \"rule\", \"t\")])}\n",
+            "class E: id, kind, text\n\nentries: [E(\"a\", \"rule\", \"t\")]\nplaybook: {entries: [E(\"b\", \"rule\", \"t\")]}\n",
+        ];
+        for (i, text) in tron.iter().enumerate() {
+            streamed_equals_whole(&format!("tron case {i}"), text, Syntax::Tron);
+        }
+    }
+
     /// The skimming classification agrees with classifying the whole tree.
     #[test]
     fn kind_of_json_agrees_with_the_full_parse() {
@@ -743,6 +1020,27 @@ mod tests {
                 .ok()
                 .and_then(|d| classify(&d.root.to_value()).ok());
             assert_eq!(kind_of(text, Syntax::Json), full, "{text}");
+        }
+    }
+
+    #[test]
+    fn kind_of_tron_agrees_with_the_full_parse() {
+        let docs = [
+            "class I: version\nclass P: entries\n\nvAgendaInfo: I(\"0.2\")\nplan: {playbook: P([{id: \"a\"}])}\n",
+            "vContextInfo: {version: \"0.4\"}\ntodoList: {items: [[1], {a: [2]}]}\n",
+            "vAgendaInfo: {version: [\"0.2\"]}\nplan: {}\n",
+            "vAgendaInfo: {version: \"0.2\"}\nplan: {}\ntodoList: {}\n",
+            "operations: [{op: \"x\"}]\n",
+            "entries: [{id: \"a\"}]\n",
+            "[{vAgendaInfo: {version: \"0.2\"}}]\n",
+            "{id: \"a\", text: \"b\"}\n",
+            "plan: {\n",
+        ];
+        for text in docs {
+            let full = parse(text, Syntax::Tron)
+                .ok()
+                .and_then(|d| classify(&d.root.to_value()).ok());
+            assert_eq!(kind_of(text, Syntax::Tron), full, "{text}");
         }
     }
 }
