@@ -451,29 +451,17 @@ fn check_metadata(meta: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
 /// ACE046 when the detected style does not give back the file's bytes.
 fn check_layout(root: &Node, text: &str, layout: &layout::Layout, diags: &mut Vec<Diagnostic>) {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let rendered = layout.style.render(root);
-    if rendered == body {
+    // Compared as it is printed: a copy of a large file would be most of
+    // the read's memory.
+    let mut compare = crate::style::Compare::new(body);
+    layout.style.render_into(root, &mut compare);
+    let Some((offset, line_start, want)) = compare.finish() else {
         return;
-    }
-    let mut line_start = 0;
-    let mut offset = body.len().min(rendered.len());
-    for (i, (a, b)) in body.bytes().zip(rendered.bytes()).enumerate() {
-        if a != b {
-            offset = i;
-            break;
-        }
-        if a == b'\n' {
-            line_start = i + 1;
-        }
-    }
+    };
     let shift = text.len() - body.len();
-    let line_end = body[line_start..]
+    let line_end = body[line_start.min(body.len())..]
         .find('\n')
         .map_or(body.len(), |i| line_start + i);
-    let want = rendered[line_start.min(rendered.len())..]
-        .split('\n')
-        .next()
-        .unwrap_or("");
     diags.push(Diagnostic::new(
         &rules::LAYOUT_NOT_KEPT,
         Span::new(shift + offset.max(line_start), shift + line_end.max(offset)),

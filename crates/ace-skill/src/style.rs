@@ -86,14 +86,19 @@ impl Style {
     /// the document).
     pub fn render<T: Tree>(&self, value: &T) -> String {
         let mut out = String::with_capacity(4096);
-        self.write(value, 0, &mut out);
-        if self.final_newline {
-            out.push('\n');
-        }
+        self.render_into(value, &mut out);
         out
     }
 
-    fn write<T: Tree>(&self, v: &T, level: usize, out: &mut String) {
+    /// [`Style::render`] onto any [`Text`] sink.
+    pub fn render_into<T: Tree, O: Text>(&self, value: &T, out: &mut O) {
+        self.write(value, 0, out);
+        if self.final_newline {
+            out.push('\n');
+        }
+    }
+
+    fn write<T: Tree, O: Text>(&self, v: &T, level: usize, out: &mut O) {
         match v.view() {
             View::Null => out.push_str("null"),
             View::Bool(b) => out.push_str(if b { "true" } else { "false" }),
@@ -127,7 +132,7 @@ impl Style {
         }
     }
 
-    fn separator(&self, i: usize, level: usize, one_line: bool, out: &mut String) {
+    fn separator<O: Text>(&self, i: usize, level: usize, one_line: bool, out: &mut O) {
         if one_line {
             if i > 0 {
                 out.push_str(", ");
@@ -141,7 +146,7 @@ impl Style {
         }
     }
 
-    fn close(&self, level: usize, one_line: bool, out: &mut String) {
+    fn close<O: Text>(&self, level: usize, one_line: bool, out: &mut O) {
         if !one_line {
             out.push('\n');
             push_spaces(out, level * self.indent.unwrap_or(0));
@@ -149,8 +154,109 @@ impl Style {
     }
 }
 
-fn push_spaces(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
+fn push_spaces<O: Text>(out: &mut O, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut n = n;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
+/// Where the printer's text goes: a string, the writers' block-wise
+/// [`ace_model::Out`], or a comparison with the text read.
+pub trait Text {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+}
+
+impl Text for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+impl Text for ace_model::Out<'_> {
+    fn push_str(&mut self, s: &str) {
+        ace_model::Out::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        ace_model::Out::push(self, c);
+    }
+}
+
+/// Compares printed text with `expected` as it is printed, holding only
+/// the line where the two first differ.
+pub struct Compare<'a> {
+    expected: &'a [u8],
+    /// Bytes printed so far.
+    len: usize,
+    /// Where the current printed line starts.
+    line_start: usize,
+    /// The first byte that differs (or where one text ended first).
+    pub mismatch: Option<usize>,
+    /// The printed line that holds the mismatch, once it is known.
+    line: Vec<u8>,
+    line_done: bool,
+}
+
+impl<'a> Compare<'a> {
+    pub fn new(expected: &'a str) -> Self {
+        Compare {
+            expected: expected.as_bytes(),
+            len: 0,
+            line_start: 0,
+            mismatch: None,
+            line: Vec::new(),
+            line_done: false,
+        }
+    }
+
+    /// `None` if what was printed is `expected`; else where the first
+    /// difference is, the start of its line, and that line as printed.
+    pub fn finish(mut self) -> Option<(usize, usize, String)> {
+        if self.mismatch.is_none() && self.len != self.expected.len() {
+            self.mismatch = Some(self.len.min(self.expected.len()));
+        }
+        let at = self.mismatch?;
+        Some((
+            at,
+            self.line_start,
+            String::from_utf8_lossy(&self.line).into_owned(),
+        ))
+    }
+}
+
+impl Text for Compare<'_> {
+    fn push_str(&mut self, s: &str) {
+        if self.line_done {
+            return;
+        }
+        for &b in s.as_bytes() {
+            if self.mismatch.is_none() {
+                if self.expected.get(self.len) != Some(&b) {
+                    self.mismatch = Some(self.len);
+                } else if b == b'\n' {
+                    self.line_start = self.len + 1;
+                    self.line.clear();
+                    self.len += 1;
+                    continue;
+                }
+            }
+            if b == b'\n' && self.mismatch.is_some() {
+                self.line_done = true;
+                return;
+            }
+            self.line.push(b);
+            self.len += 1;
+        }
+    }
 }
 
 /// A JSON value as the printer sees it.
@@ -269,13 +375,33 @@ fn python_number(n: &Number) -> String {
 
 /// [`python_number`] onto `out`; integers, nearly all of a skill file's
 /// numbers, without a temporary string.
-fn push_python_number(n: &Number, out: &mut String) {
-    use std::fmt::Write as _;
-    if n.is_i64() || n.is_u64() {
-        let _ = write!(out, "{n}");
+fn push_python_number<O: Text>(n: &Number, out: &mut O) {
+    if let Some(i) = n.as_i64() {
+        out.push_str(itoa_buf(i as i128, &mut [0; 40]));
+    } else if let Some(u) = n.as_u64() {
+        out.push_str(itoa_buf(u as i128, &mut [0; 40]));
     } else {
         out.push_str(&float_repr(n));
     }
+}
+
+/// `n` in decimal, printed into `buf` without an allocation.
+fn itoa_buf(n: i128, buf: &mut [u8; 40]) -> &str {
+    let mut i = buf.len();
+    let mut m = n.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (m % 10) as u8;
+        m /= 10;
+        if m == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        buf[i] = b'-';
+    }
+    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 fn float_repr(n: &Number) -> String {
@@ -301,9 +427,18 @@ fn float_repr(n: &Number) -> String {
     }
 }
 
+/// `\\u` and four lower-case hex digits, as Python writes them.
+fn push_u_escape<O: Text>(out: &mut O, unit: u16) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut b = *b"\\u0000";
+    for (i, shift) in [12, 8, 4, 0].into_iter().enumerate() {
+        b[2 + i] = HEX[usize::from((unit >> shift) & 0xf)];
+    }
+    out.push_str(std::str::from_utf8(&b).unwrap_or("\\ufffd"));
+}
+
 /// A JSON string as Python's encoder writes it.
-pub fn escape(s: &str, ascii: bool, out: &mut String) {
-    use std::fmt::Write as _;
+pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
     let plain = |b: u8| b >= 0x20 && b != b'"' && b != b'\\' && (!ascii || b <= 0x7e);
     if s.bytes().all(plain) {
         out.push('"');
@@ -312,7 +447,14 @@ pub fn escape(s: &str, ascii: bool, out: &mut String) {
         return;
     }
     out.push('"');
-    for c in s.chars() {
+    let mut run = 0;
+    for (at, c) in s.char_indices() {
+        let plain_char = c as u32 >= 0x20 && c != '"' && c != '\\' && !(ascii && c as u32 > 0x7e);
+        if plain_char {
+            continue;
+        }
+        out.push_str(&s[run..at]);
+        run = at + c.len_utf8();
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -321,19 +463,17 @@ pub fn escape(s: &str, ascii: bool, out: &mut String) {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
+            c if (c as u32) < 0x20 => push_u_escape(out, c as u16),
             // ensure_ascii escapes everything outside ' '..='~', DEL included.
-            c if ascii && (c as u32) > 0x7e => {
+            c => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{unit:04x}");
+                    push_u_escape(out, *unit);
                 }
             }
-            c => out.push(c),
         }
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
 
@@ -341,6 +481,56 @@ pub fn escape(s: &str, ascii: bool, out: &mut String) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What [`Compare`] must find, worked out on two whole strings.
+    fn first_difference(expected: &str, printed: &str) -> Option<(usize, usize, String)> {
+        if expected == printed {
+            return None;
+        }
+        let mut line_start = 0;
+        let mut offset = expected.len().min(printed.len());
+        for (i, (a, b)) in expected.bytes().zip(printed.bytes()).enumerate() {
+            if a != b {
+                offset = i;
+                break;
+            }
+            if a == b'\n' {
+                line_start = i + 1;
+            }
+        }
+        let line = printed[line_start.min(printed.len())..].split('\n').next();
+        Some((offset, line_start, line.unwrap_or("").to_owned()))
+    }
+
+    #[test]
+    fn comparing_while_printing_finds_the_first_difference() {
+        let cases = [
+            ("{\n  \"a\": 1\n}\n", "{\n  \"a\": 1\n}\n"),
+            ("{\n  \"a\": 1\n}\n", "{\n  \"a\": 2\n}\n"),
+            ("{\n  \"a\": 1\n}\n", "{\n  \"a\": 1\n}"),
+            ("{\n  \"a\": 1\n}", "{\n  \"a\": 1\n}\n"),
+            ("{\n  \"a\": 1\n}", "{\n  \"a\": 1,\n  \"b\": 2\n}"),
+            ("[1]\n", "[\n  1\n]\n"),
+            ("", "{}"),
+            ("{}", ""),
+            ("x\n\ny", "x\n\nz"),
+        ];
+        for (expected, printed) in cases {
+            // Fed in uneven pieces, as the printer pushes them.
+            for piece in [1, 2, 3, 100] {
+                let mut c = Compare::new(expected);
+                let bytes = printed.as_bytes();
+                for chunk in bytes.chunks(piece) {
+                    c.push_str(std::str::from_utf8(chunk).unwrap());
+                }
+                assert_eq!(
+                    c.finish(),
+                    first_difference(expected, printed),
+                    "{expected:?} {printed:?} {piece}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn numbers_follow_python_repr() {
