@@ -378,13 +378,17 @@ pub fn write_into(
             whole(out, w.text, w.losses)
         }
         Format::SkillJson => {
-            let w = ace_skill::write_with(
+            let losses = ace_skill::write_into(
                 pb,
                 &ace_skill::WriteOptions {
                     generation: opts.skill_generation,
                 },
+                out,
             );
-            whole(out, w.text, w.losses)
+            WriteReport {
+                losses,
+                id_changes: Vec::new(),
+            }
         }
         Format::VagendaJson | Format::VagendaTron => ace_vagenda::write_into(
             pb,

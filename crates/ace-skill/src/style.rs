@@ -81,16 +81,17 @@ impl Style {
         }
     }
 
-    /// `value` as this style writes it: a `serde_json::Value`, or a parsed
-    /// [`Node`] tree (the reader's layout check, which so needs no copy of
-    /// the document).
+    /// `value` as a string, for tests.
+    #[cfg(test)]
     pub fn render<T: Tree>(&self, value: &T) -> String {
         let mut out = String::with_capacity(4096);
         self.render_into(value, &mut out);
         out
     }
 
-    /// [`Style::render`] onto any [`Text`] sink.
+    /// `value` as this style writes it: a `serde_json::Value`, or a parsed
+    /// [`Node`] tree (the reader's layout check, which so needs no copy of
+    /// the document), onto any [`Text`] sink.
     pub fn render_into<T: Tree, O: Text>(&self, value: &T, out: &mut O) {
         self.write(value, 0, out);
         if self.final_newline {
@@ -104,32 +105,74 @@ impl Style {
             View::Bool(b) => out.push_str(if b { "true" } else { "false" }),
             View::Number(n) => push_python_number(&n, out),
             View::String(s) => escape(s, self.ascii, out),
-            View::Array([]) => out.push_str("[]"),
-            View::Object(m) if m.is_empty() => out.push_str("{}"),
-            View::Array(items) => {
-                let one_line = self.indent.is_none()
-                    || (self.inline_scalar_arrays && items.iter().all(|i| i.is_scalar()));
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    self.separator(i, level + 1, one_line, out);
-                    self.write(item, level + 1, out);
-                }
-                self.close(level, one_line, out);
-                out.push(']');
-            }
+            View::Array(items) => self.write_array(
+                items.len(),
+                items.iter().all(|i| i.is_scalar()),
+                level,
+                out,
+                &mut |i, level, out| self.write(&items[i], level, out),
+            ),
             View::Object(m) => {
-                let one_line = self.indent.is_none();
-                out.push('{');
-                for (i, (k, item)) in m.into_iter().enumerate() {
-                    self.separator(i, level + 1, one_line, out);
-                    escape(k, self.ascii, out);
-                    out.push_str(": ");
-                    self.write(item, level + 1, out);
-                }
-                self.close(level, one_line, out);
-                out.push('}');
+                let keys: Vec<&str> = m.iter().map(|(k, _)| *k).collect();
+                self.write_object(&keys, level, out, &mut |i, level, out| {
+                    self.write(m[i].1, level, out)
+                })
             }
         }
+    }
+
+    /// `v` at nesting `level`, with no final line feed.
+    pub(crate) fn write_value<O: Text>(&self, v: &Value, level: usize, out: &mut O) {
+        self.write(v, level, out);
+    }
+
+    /// An array of `len` items at nesting `level`, item `i` printed by
+    /// `item(i, its level, out)`: the writer's bullets, made one at a time.
+    pub(crate) fn write_array<O: Text>(
+        &self,
+        len: usize,
+        all_scalar: bool,
+        level: usize,
+        out: &mut O,
+        item: &mut dyn FnMut(usize, usize, &mut O),
+    ) {
+        if len == 0 {
+            out.push_str("[]");
+            return;
+        }
+        let one_line = self.indent.is_none() || (self.inline_scalar_arrays && all_scalar);
+        out.push('[');
+        for i in 0..len {
+            self.separator(i, level + 1, one_line, out);
+            item(i, level + 1, out);
+        }
+        self.close(level, one_line, out);
+        out.push(']');
+    }
+
+    /// An object with `keys` at nesting `level`, the value of key `i`
+    /// printed by `value(i, its level, out)`.
+    pub(crate) fn write_object<O: Text>(
+        &self,
+        keys: &[&str],
+        level: usize,
+        out: &mut O,
+        value: &mut dyn FnMut(usize, usize, &mut O),
+    ) {
+        if keys.is_empty() {
+            out.push_str("{}");
+            return;
+        }
+        let one_line = self.indent.is_none();
+        out.push('{');
+        for (i, k) in keys.iter().enumerate() {
+            self.separator(i, level + 1, one_line, out);
+            escape(k, self.ascii, out);
+            out.push_str(": ");
+            value(i, level + 1, out);
+        }
+        self.close(level, one_line, out);
+        out.push('}');
     }
 
     fn separator<O: Text>(&self, i: usize, level: usize, one_line: bool, out: &mut O) {
@@ -271,7 +314,7 @@ pub enum View<'a, T> {
     Object(Vec<(&'a str, &'a T)>),
 }
 
-/// A JSON tree [`Style::render`] can print.
+/// A JSON tree [`Style::render_into`] can print.
 pub trait Tree: Sized {
     fn view(&self) -> View<'_, Self>;
     fn is_scalar(&self) -> bool;

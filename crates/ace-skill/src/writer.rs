@@ -12,6 +12,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::fields::keys_for;
 use crate::layout::Layout;
+use crate::style::Text;
 use crate::LAYOUT_KEY;
 
 /// Options for [`write_with`].
@@ -42,6 +43,19 @@ pub fn write(pb: &Playbook) -> WriteOutput {
 }
 
 pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
+    let mut text = String::new();
+    let losses = write_to(pb, opts, &mut text);
+    WriteOutput { text, losses }
+}
+
+/// [`write_with`] onto `out`, one bullet at a time: no bullet is held as a
+/// JSON value longer than it takes to print it. Gives what the file could
+/// not hold.
+pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) -> Vec<LossEntry> {
+    write_to(pb, opts, out)
+}
+
+fn write_to<O: Text>(pb: &Playbook, opts: &WriteOptions, out: &mut O) -> Vec<LossEntry> {
     let stored = pb.extra.get(LAYOUT_KEY);
     let layout = stored.map(Layout::from_value).unwrap_or_default();
     let mut w = Writer {
@@ -53,59 +67,146 @@ pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
     for (id, keys) in &layout.bullet_orders {
         orders.entry(id.as_str()).or_default().push_back(keys);
     }
-    let mut bullets: Vec<Value> = pb
-        .entries
-        .iter()
-        .map(|e| {
-            let order = orders
-                .get_mut(e.id.as_str())
-                .and_then(VecDeque::pop_front)
-                .unwrap_or(&layout.bullet_keys);
-            w.bullet(e, order)
-        })
-        .collect();
-    for (i, v) in &layout.non_bullets {
-        let at = (*i).min(bullets.len());
-        bullets.insert(at, v.clone());
-    }
-    let value = if layout.array {
-        Value::Array(bullets)
-    } else {
-        wrapper(pb, &layout, bullets, stored.is_none())
+    let bullets = Bullets::new(&layout.non_bullets, pb.entries.len());
+    let style = layout.style;
+    let mut print_bullets = |level: usize, out: &mut O| {
+        let mut entries = pb.entries.iter();
+        let mut print = |i: usize, level: usize, out: &mut O| match bullets.at(i) {
+            Slot::Kept(v) => style.write_value(v, level, out),
+            Slot::Entry => {
+                let Some(e) = entries.next() else { return };
+                let order = orders
+                    .get_mut(e.id.as_str())
+                    .and_then(VecDeque::pop_front)
+                    .unwrap_or(&layout.bullet_keys);
+                style.write_value(&w.bullet(e, order), level, out);
+            }
+        };
+        style.write_array(bullets.len(), bullets.all_scalar(), level, out, &mut print);
     };
-    WriteOutput {
-        text: layout.style.render(&value),
-        losses: w.losses,
+    if layout.array {
+        print_bullets(0, out);
+    } else {
+        let members = wrapper(pb, &layout, bullets.len() == 0, stored.is_none());
+        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
+        style.write_object(&keys, 0, out, &mut |i, level, out| match &members[i].1 {
+            Member::Value(v) => style.write_value(v, level, out),
+            Member::Bullets => print_bullets(level, out),
+        });
+    }
+    if style.final_newline {
+        out.push('\n');
+    }
+    w.losses
+}
+
+/// The bullets array as printed: the entries, with what the file held
+/// that was no bullet object put back where it was.
+struct Bullets<'a> {
+    /// At which printed index each kept item goes, in order.
+    kept: Vec<(usize, &'a Value)>,
+    len: usize,
+}
+
+enum Slot<'a> {
+    Entry,
+    Kept(&'a Value),
+}
+
+impl<'a> Bullets<'a> {
+    fn new(non_bullets: &'a [(usize, Value)], entries: usize) -> Self {
+        // Each kept item goes in at its old index, or at the end if the
+        // array is no longer that long, one after the other.
+        let mut kept: Vec<(usize, &Value)> = Vec::with_capacity(non_bullets.len());
+        let mut slots: Option<Vec<Option<&Value>>> = None;
+        for (n, (i, v)) in non_bullets.iter().enumerate() {
+            let len = entries + n;
+            let at = (*i).min(len);
+            if slots.is_none() && kept.last().is_some_and(|(last, _)| at <= *last) {
+                // Out of order (not as the reader records them): place
+                // them one insertion at a time.
+                let mut all: Vec<Option<&Value>> = vec![None; entries];
+                for (k, v) in &kept {
+                    all.insert(*k, Some(*v));
+                }
+                slots = Some(all);
+            }
+            match &mut slots {
+                Some(all) => all.insert(at, Some(v)),
+                None => kept.push((at, v)),
+            }
+        }
+        if let Some(all) = slots {
+            kept = all
+                .into_iter()
+                .enumerate()
+                .filter_map(|(k, v)| v.map(|v| (k, v)))
+                .collect();
+        }
+        Bullets {
+            len: entries + kept.len(),
+            kept,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether every item is a scalar (no entries, and only scalars kept).
+    fn all_scalar(&self) -> bool {
+        self.len == self.kept.len()
+            && self
+                .kept
+                .iter()
+                .all(|(_, v)| !matches!(v, Value::Array(_) | Value::Object(_)))
+    }
+
+    fn at(&self, i: usize) -> Slot<'a> {
+        match self.kept.binary_search_by_key(&i, |(k, _)| *k) {
+            Ok(k) => Slot::Kept(self.kept[k].1),
+            Err(_) => Slot::Entry,
+        }
     }
 }
 
-fn wrapper(pb: &Playbook, layout: &Layout, bullets: Vec<Value>, fresh: bool) -> Value {
+/// A member of the wrapper object: a value, or the bullets, printed as
+/// they are made.
+enum Member {
+    Value(Value),
+    Bullets,
+}
+
+fn wrapper(pb: &Playbook, layout: &Layout, no_bullets: bool, fresh: bool) -> Vec<(String, Member)> {
     let extra = |k: &str| pb.extra.get(k).filter(|_| k != LAYOUT_KEY).cloned();
-    let mut bullets = Some(bullets);
-    let mut value_of = |key: &str| -> Option<Value> {
+    let mut bullets_left = true;
+    let mut value_of = |key: &str| -> Option<Member> {
         match key {
-            "version" => pb.version.clone().or_else(|| extra(key)),
+            "version" => pb.version.clone().or_else(|| extra(key)).map(Member::Value),
             "last_updated" => pb
                 .updated_at
                 .clone()
                 .map(Value::String)
-                .or_else(|| extra(key)),
+                .or_else(|| extra(key))
+                .map(Member::Value),
             "bullets" => {
-                let b = bullets.take()?;
-                if b.is_empty() && pb.extra.contains_key("bullets") {
-                    extra(key)
+                if !std::mem::take(&mut bullets_left) {
+                    return None;
+                }
+                if no_bullets && pb.extra.contains_key("bullets") {
+                    extra(key).map(Member::Value)
                 } else {
-                    Some(Value::Array(b))
+                    Some(Member::Bullets)
                 }
             }
-            "metadata" => metadata(pb, layout, fresh),
-            _ => extra(key),
+            "metadata" => metadata(pb, layout, fresh).map(Member::Value),
+            _ => extra(key).map(Member::Value),
         }
     };
-    let mut m = Map::new();
+    let mut m: Vec<(String, Member)> = Vec::new();
     for key in &layout.keys {
         if let Some(v) = value_of(key) {
-            m.insert(key.clone(), v);
+            m.push((key.clone(), v));
         }
     }
     let rest = WRAPPER_ORDER
@@ -113,14 +214,14 @@ fn wrapper(pb: &Playbook, layout: &Layout, bullets: Vec<Value>, fresh: bool) -> 
         .map(|k| k.to_string())
         .chain(pb.extra.keys().cloned());
     for key in rest {
-        if m.contains_key(&key) || key == LAYOUT_KEY {
+        if m.iter().any(|(k, _)| *k == key) || key == LAYOUT_KEY {
             continue;
         }
         if let Some(v) = value_of(&key) {
-            m.insert(key, v);
+            m.push((key, v));
         }
     }
-    Value::Object(m)
+    m
 }
 
 /// The wrapper's `metadata`: the keys the file had, in its order, with the
@@ -401,5 +502,62 @@ mod tests {
         assert_eq!(ConfidenceLevel::from_score(0.8), ConfidenceLevel::High);
         assert_eq!(ConfidenceLevel::from_score(0.5), ConfidenceLevel::Medium);
         assert_eq!(ConfidenceLevel::from_score(0.1), ConfidenceLevel::Low);
+    }
+}
+
+#[cfg(test)]
+mod bullets_tests {
+    use super::*;
+
+    /// The items in print order: entries as `"e"`, kept items as they are.
+    fn printed(non_bullets: &[(usize, Value)], entries: usize) -> Vec<Value> {
+        let b = Bullets::new(non_bullets, entries);
+        (0..b.len())
+            .map(|i| match b.at(i) {
+                Slot::Entry => Value::from("e"),
+                Slot::Kept(v) => v.clone(),
+            })
+            .collect()
+    }
+
+    /// Kept items inserted one after the other, each at its index or at
+    /// the end: the order the reader's layout is defined by.
+    fn inserted(non_bullets: &[(usize, Value)], entries: usize) -> Vec<Value> {
+        let mut all = vec![Value::from("e"); entries];
+        for (i, v) in non_bullets {
+            let at = (*i).min(all.len());
+            all.insert(at, v.clone());
+        }
+        all
+    }
+
+    #[test]
+    fn kept_items_go_back_where_they_were() {
+        let cases: &[(&[usize], usize)] = &[
+            (&[], 0),
+            (&[], 3),
+            (&[0], 0),
+            (&[0, 1, 2], 0),
+            (&[1, 3], 3),
+            (&[0, 5, 9], 2),
+            (&[7], 2),
+            // Not as a reader records them.
+            (&[3, 1], 4),
+            (&[2, 2, 0], 1),
+        ];
+        for (idx, entries) in cases {
+            let nb: Vec<(usize, Value)> = idx
+                .iter()
+                .enumerate()
+                .map(|(n, i)| (*i, Value::from(n as i64)))
+                .collect();
+            assert_eq!(
+                printed(&nb, *entries),
+                inserted(&nb, *entries),
+                "{idx:?} {entries}"
+            );
+        }
+        assert!(Bullets::new(&[(0, Value::from(1))], 0).all_scalar());
+        assert!(!Bullets::new(&[(0, Value::from(1))], 1).all_scalar());
     }
 }
