@@ -146,7 +146,9 @@ impl ace_jsonspan::ItemSink for EntrySink {
                 &schema::schema_name(VagendaSchema::AcePlaybook, Version::V02),
             ));
         }
-        if self.syntax == Syntax::Json && has_absent_nulls(&value, Ty::PlaybookEntry) {
+        // One entry is dropped in place: no copy to avoid, unlike the
+        // whole document's.
+        if self.syntax == Syntax::Json {
             drop_absent_nulls(&mut value, Ty::PlaybookEntry);
         }
         match &value {
