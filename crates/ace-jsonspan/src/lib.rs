@@ -72,6 +72,94 @@ pub trait ItemSink {
     fn item(&mut self, index: usize, node: Node);
 }
 
+/// How many keys below the root an array may sit and still be offered:
+/// vAgenda's entries are at most three (`plan.playbook.entries`).
+const MAX_SINK_PATH: usize = 3;
+
+/// A parser's side of an [`ItemSink`]: the keys down to the value being
+/// parsed, and whether the sink may be offered anything there. The JSON
+/// parser here and the TRON parser (`ace-tron`) each keep one, so both offer
+/// the same arrays.
+pub struct SinkPath<'s> {
+    sink: Option<&'s mut dyn ItemSink>,
+    keys: Vec<String>,
+    /// Every ancestor of the value being parsed is an object (or an
+    /// instance), and the path is short enough to offer.
+    on_path: bool,
+}
+
+/// What a `SinkPath::enter_*` changed, for [`SinkPath::leave`] to put
+/// back.
+#[must_use]
+pub struct Entered {
+    was_on_path: bool,
+    pushed: bool,
+}
+
+impl<'s> SinkPath<'s> {
+    pub fn new(sink: Option<&'s mut dyn ItemSink>) -> Self {
+        SinkPath {
+            on_path: sink.is_some(),
+            sink,
+            keys: Vec::new(),
+        }
+    }
+
+    /// Before the value of `key` in an object (or of a property of an
+    /// instance).
+    pub fn enter_key(&mut self, key: &str) -> Entered {
+        let was_on_path = self.on_path;
+        let pushed = was_on_path && self.keys.len() < MAX_SINK_PATH;
+        if pushed {
+            self.keys.push(key.to_owned());
+        }
+        self.on_path = pushed;
+        Entered {
+            was_on_path,
+            pushed,
+        }
+    }
+
+    /// At the start of an array: whether the sink takes its items. Nothing
+    /// inside an item is offered.
+    pub fn enter_items(&mut self) -> (bool, Entered) {
+        let taken = self.on_path && {
+            let path: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+            self.sink.as_mut().is_some_and(|s| s.wants(&path))
+        };
+        (taken, self.enter_unkeyed())
+    }
+
+    /// Before a value reached other than through a key (an array's item,
+    /// an instance's surplus argument): nothing inside it is offered.
+    pub fn enter_unkeyed(&mut self) -> Entered {
+        Entered {
+            was_on_path: std::mem::replace(&mut self.on_path, false),
+            pushed: false,
+        }
+    }
+
+    /// After the value or array entered.
+    pub fn leave(&mut self, entered: Entered) {
+        if entered.pushed {
+            self.keys.pop();
+        }
+        self.on_path = entered.was_on_path;
+    }
+
+    /// An item of an array whose items are `taken`: handed to the sink, or
+    /// given back to be kept in the tree.
+    pub fn item(&mut self, taken: bool, index: usize, node: Node) -> Option<Node> {
+        match self.sink.as_mut().filter(|_| taken) {
+            Some(sink) => {
+                sink.item(index, node);
+                None
+            }
+            None => Some(node),
+        }
+    }
+}
+
 /// [`parse`], handing the items of the arrays `sink` wants to it.
 pub fn parse_with(text: &str, sink: &mut dyn ItemSink) -> Result<Document, Diagnostic> {
     parse_inner(text, Some(sink))

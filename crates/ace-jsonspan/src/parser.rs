@@ -8,11 +8,7 @@
 
 use ace_model::{rules, Diagnostic, Span};
 
-use crate::{ItemSink, Kind, Member, Node};
-
-/// How deep a path is followed for an [`ItemSink`]: vAgenda's entries sit
-/// at most three keys below the root (`plan.playbook.entries`).
-const MAX_SINK_PATH: usize = 3;
+use crate::{ItemSink, Kind, Member, Node, SinkPath};
 
 /// Deeper documents are refused rather than risk the stack; the same limit
 /// as before (jsonc-parser's), far beyond any real playbook.
@@ -28,10 +24,7 @@ pub(crate) struct Parser<'a, 's> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
-    sink: Option<&'s mut dyn ItemSink>,
-    /// The keys from the root down to the value being parsed, while every
-    /// ancestor is an object and the path is short enough for the sink.
-    path: Vec<String>,
+    sink: SinkPath<'s>,
 }
 
 impl<'a, 's> Parser<'a, 's> {
@@ -43,15 +36,8 @@ impl<'a, 's> Parser<'a, 's> {
             bytes: text.as_bytes(),
             pos: start,
             depth: 0,
-            sink,
-            path: Vec::new(),
+            sink: SinkPath::new(sink),
         }
-    }
-
-    /// Whether the container just entered (at `self.depth`) has only
-    /// objects above it and a path the sink follows.
-    fn on_path(&self) -> bool {
-        self.sink.is_some() && self.path.len() + 1 == self.depth
     }
 
     /// The one value of the text, or `None` if it holds only white space.
@@ -209,14 +195,9 @@ impl<'a, 's> Parser<'a, 's> {
                 if self.peek().is_none() {
                     return Err(unterminated(self));
                 }
-                let value = if self.on_path() && self.path.len() < MAX_SINK_PATH {
-                    self.path.push(key.clone());
-                    let v = self.value();
-                    self.path.pop();
-                    v?
-                } else {
-                    self.value()?
-                };
+                let entered = self.sink.enter_key(&key);
+                let value = self.value()?;
+                self.sink.leave(entered);
                 let value_end = self.pos;
                 members.push(Member {
                     key,
@@ -241,10 +222,7 @@ impl<'a, 's> Parser<'a, 's> {
         self.pos += 1;
         let unterminated = |p: &Self| p.err(start, start + 1, "unterminated array");
         let mut items = Vec::new();
-        let taken = self.on_path() && {
-            let path: Vec<&str> = self.path.iter().map(String::as_str).collect();
-            self.sink.as_mut().is_some_and(|s| s.wants(&path))
-        };
+        let (taken, entered) = self.sink.enter_items();
         self.skip_ws()?;
         if self.peek() == Some(b']') {
             self.pos += 1;
@@ -255,16 +233,14 @@ impl<'a, 's> Parser<'a, 's> {
                     return Err(unterminated(self));
                 }
                 let item = self.value()?;
-                match self.sink.as_mut().filter(|_| taken) {
-                    Some(sink) => sink.item(index, item),
-                    None => items.push(item),
-                }
+                items.extend(self.sink.item(taken, index, item));
                 index += 1;
                 if self.after_item(b']', self.pos, start, "array")? {
                     break;
                 }
             }
         }
+        self.sink.leave(entered);
         self.depth -= 1;
         Ok(Node {
             span: Span::new(start, self.pos),

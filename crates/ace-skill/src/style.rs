@@ -94,12 +94,18 @@ impl Style {
     /// the document), onto any [`Text`] sink.
     pub fn render_into<T: Tree, O: Text>(&self, value: &T, out: &mut O) {
         self.write(value, 0, out);
+        self.end(out);
+    }
+
+    /// What follows the printed document.
+    pub(crate) fn end<O: Text>(&self, out: &mut O) {
         if self.final_newline {
             out.push('\n');
         }
     }
 
-    fn write<T: Tree, O: Text>(&self, v: &T, level: usize, out: &mut O) {
+    /// `v` at nesting `level`, with no final line feed.
+    pub(crate) fn write<T: Tree, O: Text>(&self, v: &T, level: usize, out: &mut O) {
         match v.view() {
             View::Null => out.push_str("null"),
             View::Bool(b) => out.push_str(if b { "true" } else { "false" }),
@@ -113,17 +119,11 @@ impl Style {
                 &mut |i, level, out| self.write(&items[i], level, out),
             ),
             View::Object(m) => {
-                let keys: Vec<&str> = m.iter().map(|(k, _)| *k).collect();
-                self.write_object(&keys, level, out, &mut |i, level, out| {
+                self.write_object(m.len(), &|i| m[i].0, level, out, &mut |i, level, out| {
                     self.write(m[i].1, level, out)
                 })
             }
         }
-    }
-
-    /// `v` at nesting `level`, with no final line feed.
-    pub(crate) fn write_value<O: Text>(&self, v: &Value, level: usize, out: &mut O) {
-        self.write(v, level, out);
     }
 
     /// An array of `len` items at nesting `level`, item `i` printed by
@@ -150,24 +150,25 @@ impl Style {
         out.push(']');
     }
 
-    /// An object with `keys` at nesting `level`, the value of key `i`
-    /// printed by `value(i, its level, out)`.
-    pub(crate) fn write_object<O: Text>(
+    /// An object of `len` members at nesting `level`, member `i` being
+    /// `key(i)` with its value printed by `value(i, its level, out)`.
+    pub(crate) fn write_object<'k, O: Text>(
         &self,
-        keys: &[&str],
+        len: usize,
+        key: &dyn Fn(usize) -> &'k str,
         level: usize,
         out: &mut O,
         value: &mut dyn FnMut(usize, usize, &mut O),
     ) {
-        if keys.is_empty() {
+        if len == 0 {
             out.push_str("{}");
             return;
         }
         let one_line = self.indent.is_none();
         out.push('{');
-        for (i, k) in keys.iter().enumerate() {
+        for i in 0..len {
             self.separator(i, level + 1, one_line, out);
-            escape(k, self.ascii, out);
+            escape(key(i), self.ascii, out);
             out.push_str(": ");
             value(i, level + 1, out);
         }
@@ -243,7 +244,7 @@ pub struct Compare<'a> {
     /// Where the current printed line starts.
     line_start: usize,
     /// The first byte that differs (or where one text ended first).
-    pub mismatch: Option<usize>,
+    mismatch: Option<usize>,
     /// The printed line that holds the mismatch, once it is known.
     line: Vec<u8>,
     line_done: bool,
@@ -420,31 +421,12 @@ fn python_number(n: &Number) -> String {
 /// numbers, without a temporary string.
 fn push_python_number<O: Text>(n: &Number, out: &mut O) {
     if let Some(i) = n.as_i64() {
-        out.push_str(itoa_buf(i as i128, &mut [0; 40]));
+        out.push_str(itoa::Buffer::new().format(i));
     } else if let Some(u) = n.as_u64() {
-        out.push_str(itoa_buf(u as i128, &mut [0; 40]));
+        out.push_str(itoa::Buffer::new().format(u));
     } else {
         out.push_str(&float_repr(n));
     }
-}
-
-/// `n` in decimal, printed into `buf` without an allocation.
-fn itoa_buf(n: i128, buf: &mut [u8; 40]) -> &str {
-    let mut i = buf.len();
-    let mut m = n.unsigned_abs();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (m % 10) as u8;
-        m /= 10;
-        if m == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        i -= 1;
-        buf[i] = b'-';
-    }
-    std::str::from_utf8(&buf[i..]).unwrap_or("0")
 }
 
 fn float_repr(n: &Number) -> String {

@@ -72,14 +72,14 @@ fn write_to<O: Text>(pb: &Playbook, opts: &WriteOptions, out: &mut O) -> Vec<Los
     let mut print_bullets = |level: usize, out: &mut O| {
         let mut entries = pb.entries.iter();
         let mut print = |i: usize, level: usize, out: &mut O| match bullets.at(i) {
-            Slot::Kept(v) => style.write_value(v, level, out),
+            Slot::Kept(v) => style.write(v, level, out),
             Slot::Entry => {
                 let Some(e) = entries.next() else { return };
                 let order = orders
                     .get_mut(e.id.as_str())
                     .and_then(VecDeque::pop_front)
                     .unwrap_or(&layout.bullet_keys);
-                style.write_value(&w.bullet(e, order), level, out);
+                style.write(&w.bullet(e, order), level, out);
             }
         };
         style.write_array(bullets.len(), bullets.all_scalar(), level, out, &mut print);
@@ -88,15 +88,18 @@ fn write_to<O: Text>(pb: &Playbook, opts: &WriteOptions, out: &mut O) -> Vec<Los
         print_bullets(0, out);
     } else {
         let members = wrapper(pb, &layout, bullets.len() == 0, stored.is_none());
-        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
-        style.write_object(&keys, 0, out, &mut |i, level, out| match &members[i].1 {
-            Member::Value(v) => style.write_value(v, level, out),
-            Member::Bullets => print_bullets(level, out),
-        });
+        style.write_object(
+            members.len(),
+            &|i| members[i].0.as_str(),
+            0,
+            out,
+            &mut |i, level, out| match &members[i].1 {
+                Member::Value(v) => style.write(v, level, out),
+                Member::Bullets => print_bullets(level, out),
+            },
+        );
     }
-    if style.final_newline {
-        out.push('\n');
-    }
+    style.end(out);
     w.losses
 }
 
@@ -116,33 +119,18 @@ enum Slot<'a> {
 impl<'a> Bullets<'a> {
     fn new(non_bullets: &'a [(usize, Value)], entries: usize) -> Self {
         // Each kept item goes in at its old index, or at the end if the
-        // array is no longer that long, one after the other.
+        // array is no longer that long, one after the other; an insertion
+        // moves the kept items at or after it one on. Only their places are
+        // worked out (there are few), not the whole array's.
         let mut kept: Vec<(usize, &Value)> = Vec::with_capacity(non_bullets.len());
-        let mut slots: Option<Vec<Option<&Value>>> = None;
         for (n, (i, v)) in non_bullets.iter().enumerate() {
-            let len = entries + n;
-            let at = (*i).min(len);
-            if slots.is_none() && kept.last().is_some_and(|(last, _)| at <= *last) {
-                // Out of order (not as the reader records them): place
-                // them one insertion at a time.
-                let mut all: Vec<Option<&Value>> = vec![None; entries];
-                for (k, v) in &kept {
-                    all.insert(*k, Some(*v));
-                }
-                slots = Some(all);
+            let at = (*i).min(entries + n);
+            for (k, _) in kept.iter_mut().filter(|(k, _)| *k >= at) {
+                *k += 1;
             }
-            match &mut slots {
-                Some(all) => all.insert(at, Some(v)),
-                None => kept.push((at, v)),
-            }
+            kept.push((at, v));
         }
-        if let Some(all) = slots {
-            kept = all
-                .into_iter()
-                .enumerate()
-                .filter_map(|(k, v)| v.map(|v| (k, v)))
-                .collect();
-        }
+        kept.sort_by_key(|(k, _)| *k);
         Bullets {
             len: entries + kept.len(),
             kept,

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use ace_jsonspan::{Document, ItemSink, Kind, Member, Node};
+use ace_jsonspan::{Document, ItemSink, Kind, Member, Node, SinkPath};
 use ace_model::{rules, Diagnostic, Span};
 
 use crate::lexer::{is_keyword, LexError, Lexer, Tok, Token};
@@ -38,9 +38,6 @@ struct Class {
     props: std::rc::Rc<[String]>,
 }
 
-/// How deep a path is followed for an [`ItemSink`] (as in ace-jsonspan).
-const MAX_SINK_PATH: usize = 3;
-
 /// Tokens the parser may look ahead at (`peek_at`) beyond the current one.
 const LOOKAHEAD: usize = 3;
 
@@ -62,12 +59,8 @@ struct Parser<'t, 's> {
     classes: HashMap<String, Class>,
     opts: &'t Options,
     depth: usize,
-    sink: Option<&'s mut dyn ItemSink>,
-    /// The keys (or property names) from the root down to the value being
-    /// parsed, while `on_path`: every ancestor is an object or instance and
-    /// the path is short enough for the sink.
-    path: Vec<String>,
-    on_path: bool,
+    /// Property names of an instance count as keys.
+    sink: SinkPath<'s>,
 }
 
 type Res<T> = Result<T, Diagnostic>;
@@ -117,9 +110,7 @@ fn parse_inner(
         classes: HashMap::new(),
         opts,
         depth: 0,
-        on_path: sink.is_some(),
-        sink,
-        path: Vec::new(),
+        sink: SinkPath::new(sink),
     };
     p.fill();
     let root = p.document();
@@ -141,24 +132,10 @@ fn parse_inner(
 impl<'t> Parser<'t, '_> {
     /// The value of `key` in an object or instance.
     fn keyed_value(&mut self, key: &str) -> Res<Node> {
-        if !self.on_path {
-            return self.value();
-        }
-        if self.path.len() >= MAX_SINK_PATH {
-            return self.off_path_value();
-        }
-        self.path.push(key.to_owned());
-        let v = self.value();
-        self.path.pop();
-        v
-    }
-
-    /// A value no sink is offered anything inside of.
-    fn off_path_value(&mut self) -> Res<Node> {
-        let was = std::mem::replace(&mut self.on_path, false);
-        let v = self.value();
-        self.on_path = was;
-        v
+        let entered = self.sink.enter_key(key);
+        let v = self.value()?;
+        self.sink.leave(entered);
+        Ok(v)
     }
 
     fn peek(&self) -> &Tok<'t> {
@@ -582,24 +559,19 @@ impl<'t> Parser<'t, '_> {
     fn array(&mut self, open: Span) -> Res<Node> {
         self.enter()?;
         let mut items = Vec::new();
-        let taken = self.on_path && {
-            let path: Vec<&str> = self.path.iter().map(String::as_str).collect();
-            self.sink.as_mut().is_some_and(|s| s.wants(&path))
-        };
+        let (taken, entered) = self.sink.enter_items();
         let mut index = 0;
         loop {
             self.skip_nl();
             if self.is_punct(b']') {
                 break;
             }
-            let item = self.off_path_value()?;
-            match self.sink.as_mut().filter(|_| taken) {
-                Some(sink) => sink.item(index, item),
-                None => items.push(item),
-            }
+            let item = self.value()?;
+            items.extend(self.sink.item(taken, index, item));
             index += 1;
             self.after_item(b']', &|| "the array".into())?;
         }
+        self.sink.leave(entered);
         let close = self.advance();
         self.depth -= 1;
         Ok(Node {
@@ -706,7 +678,13 @@ impl<'t> Parser<'t, '_> {
             } else {
                 let value = match props.get(members.len()) {
                     Some(key) => self.keyed_value(key)?,
-                    None => self.off_path_value()?,
+                    // Too many arguments: an error once it is parsed.
+                    None => {
+                        let entered = self.sink.enter_unkeyed();
+                        let v = self.value()?;
+                        self.sink.leave(entered);
+                        v
+                    }
                 };
                 if slots.is_some() {
                     return Err(error(

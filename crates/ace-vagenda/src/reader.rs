@@ -90,11 +90,8 @@ impl EntrySink {
     }
 
     /// Whether what was taken is exactly the ACE entries of the playbook
-    /// at `path` (`None`: the document has no playbook).
-    fn took_only(&self, path: Option<&[String]>) -> bool {
-        let Some(path) = path else {
-            return false;
-        };
+    /// at `path`.
+    fn took_only(&self, path: &[String]) -> bool {
         !self.events
             && matches!(self.taken.as_slice(), [t] if t.len() == path.len() + 1
                 && t[..path.len()] == *path
@@ -530,7 +527,7 @@ fn read_tree(
     };
     let shape = shape(playbook_value);
     if let Some(s) = &sink {
-        if shape != Shape::Ace || !s.took_only(Some(&path)) {
+        if shape != Shape::Ace || !s.took_only(&path) {
             return None;
         }
     }
