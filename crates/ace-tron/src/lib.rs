@@ -19,4 +19,4 @@ mod parser;
 mod writer;
 
 pub use parser::{parse, parse_with, Options};
-pub use writer::{is_name, write, write_into, Item, Obj, RootStyle, WriteOptions};
+pub use writer::{is_name, write, write_into, Item, Items, Obj, RootStyle, WriteOptions};

@@ -50,6 +50,23 @@ pub enum Item<'a> {
     Value(&'a Value),
     Array(Vec<Item<'a>>),
     Object(Obj<'a>),
+    /// An array whose items are built when they are needed and dropped
+    /// after: the writer visits them up to three times (classes, which
+    /// classes are used, the text) instead of holding them all.
+    Lazy(&'a dyn Items),
+}
+
+/// The items of an [`Item::Lazy`] array. `with` must build the same item
+/// each time it is asked for the same index.
+pub trait Items: std::fmt::Debug {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Builds item `i` and hands it to `f`.
+    fn with(&self, i: usize, f: &mut dyn FnMut(&Item<'_>));
 }
 
 #[derive(Debug, Clone)]
@@ -62,9 +79,11 @@ pub struct Obj<'a> {
     pub members: Vec<(&'a str, Item<'a>)>,
 }
 
-struct Class<'a> {
-    name: &'a str,
-    props: Vec<&'a str>,
+/// Owned, because the instances of a lazy array are gone by the time the
+/// headers are printed.
+struct Class {
+    name: String,
+    props: Vec<String>,
 }
 
 /// Whether `name` can be written without quotes (an identifier that is not
@@ -85,8 +104,15 @@ fn push_name(out: &mut impl std::fmt::Write, name: &str) {
 }
 
 fn push_string(out: &mut impl std::fmt::Write, s: &str) {
-    // serde_json escapes exactly what JSON (and so TRON) requires.
-    let _ = out.write_str(&serde_json::to_string(s).expect("a string always serialises"));
+    // serde_json escapes exactly what JSON (and so TRON) requires: quotes,
+    // backslashes and control characters. Text without them is copied.
+    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        let _ = out.write_str(&serde_json::to_string(s).expect("a string always serialises"));
+    } else {
+        let _ = out.write_char('"');
+        let _ = out.write_str(s);
+        let _ = out.write_char('"');
+    }
 }
 
 /// TRON text for `root`.
@@ -98,8 +124,8 @@ pub fn write(root: &Item<'_>, opts: &WriteOptions) -> String {
 
 /// [`write`] into `out`, which may send the text on as it is printed.
 pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
-    let mut classes: Vec<Class<'_>> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut classes: Vec<Class> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     collect(root, &mut classes, &mut index);
     let mut w = Writer {
         classes: &classes,
@@ -108,13 +134,14 @@ pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
         out,
     };
     let mut used: Vec<bool> = vec![false; classes.len()];
-    mark_used(root, &w, &mut used);
+    let mut unused = classes.len();
+    mark_used(root, &w, &mut used, &mut unused);
     for (c, used) in classes.iter().zip(&used) {
         if !used {
             continue;
         }
         w.out.push_str("class ");
-        w.out.push_str(c.name);
+        w.out.push_str(&c.name);
         w.out.push_str(": ");
         for (i, p) in c.props.iter().enumerate() {
             if i > 0 {
@@ -155,19 +182,28 @@ pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
     }
 }
 
-fn collect<'a>(item: &Item<'a>, classes: &mut Vec<Class<'a>>, index: &mut HashMap<&'a str, usize>) {
+fn collect(item: &Item<'_>, classes: &mut Vec<Class>, index: &mut HashMap<String, usize>) {
     match item {
         Item::Value(_) => {}
         Item::Array(items) => items.iter().for_each(|i| collect(i, classes, index)),
+        Item::Lazy(items) => {
+            for i in 0..items.len() {
+                items.with(i, &mut |item| collect(item, classes, index));
+            }
+        }
         Item::Object(o) => {
             if let Some(name) = o.class {
-                let at = *index.entry(name).or_insert_with(|| {
-                    classes.push(Class {
-                        name,
-                        props: Vec::new(),
-                    });
-                    classes.len() - 1
-                });
+                let at = match index.get(name) {
+                    Some(at) => *at,
+                    None => {
+                        classes.push(Class {
+                            name: name.to_owned(),
+                            props: Vec::new(),
+                        });
+                        index.insert(name.to_owned(), classes.len() - 1);
+                        classes.len() - 1
+                    }
+                };
                 let props = &mut classes[at].props;
                 // A property first seen here goes right after the one this
                 // instance wrote before it, so each instance's order survives
@@ -178,7 +214,7 @@ fn collect<'a>(item: &Item<'a>, classes: &mut Vec<Class<'a>>, index: &mut HashMa
                         Some(i) => after = Some(i),
                         None => {
                             let at = after.map_or(0, |i| i + 1);
-                            props.insert(at, key);
+                            props.insert(at, (*key).to_owned());
                             after = Some(at);
                         }
                     }
@@ -191,22 +227,40 @@ fn collect<'a>(item: &Item<'a>, classes: &mut Vec<Class<'a>>, index: &mut HashMa
     }
 }
 
-fn mark_used(item: &Item<'_>, w: &Writer<'_, '_, '_>, used: &mut [bool]) {
+/// Marks the classes some instance is written as, stopping once every
+/// class is (the usual case after the first few instances).
+fn mark_used(item: &Item<'_>, w: &Writer<'_, '_, '_>, used: &mut [bool], unused: &mut usize) {
+    if *unused == 0 {
+        return;
+    }
     match item {
         Item::Value(_) => {}
-        Item::Array(items) => items.iter().for_each(|i| mark_used(i, w, used)),
+        Item::Array(items) => items.iter().for_each(|i| mark_used(i, w, used, unused)),
+        Item::Lazy(items) => {
+            for i in 0..items.len() {
+                if *unused == 0 {
+                    break;
+                }
+                items.with(i, &mut |item| mark_used(item, w, used, unused));
+            }
+        }
         Item::Object(o) => {
             if let Some(c) = w.class_of(o) {
-                used[c] = true;
+                if !used[c] {
+                    used[c] = true;
+                    *unused -= 1;
+                }
             }
-            o.members.iter().for_each(|(_, v)| mark_used(v, w, used));
+            o.members
+                .iter()
+                .for_each(|(_, v)| mark_used(v, w, used, unused));
         }
     }
 }
 
 struct Writer<'a, 'o, 'w> {
-    classes: &'a [Class<'a>],
-    index: &'a HashMap<&'a str, usize>,
+    classes: &'a [Class],
+    index: &'a HashMap<String, usize>,
     width: usize,
     out: &'o mut Out<'w>,
 }
@@ -220,10 +274,9 @@ impl Writer<'_, '_, '_> {
         if c.props.is_empty() {
             return None;
         }
-        let fits = c
-            .props
-            .iter()
-            .all(|p| o.members.iter().any(|(k, _)| k == p) || o.null_is_absent.contains(p));
+        let fits = c.props.iter().all(|p| {
+            o.members.iter().any(|(k, _)| k == p) || o.null_is_absent.contains(&p.as_str())
+        });
         fits.then_some(at)
     }
 
@@ -237,94 +290,81 @@ impl Writer<'_, '_, '_> {
         }
         match item {
             Item::Value(Value::Array(a)) => {
-                let items: Vec<Item<'_>> = a.iter().map(Item::Value).collect();
-                self.block("[", "]", &items, level);
+                self.block("[", "]", a.len(), level, |w, i| {
+                    w.value(&Item::Value(&a[i]), level + 1, 0)
+                });
             }
             Item::Value(Value::Object(m)) => {
-                self.out.push_str("{\n");
-                for (i, (k, v)) in m.iter().enumerate() {
-                    self.indent(level + 1);
-                    let start = self.out.len();
-                    push_string(self.out, k);
-                    self.out.push_str(": ");
-                    let col = self.out.len() - start;
-                    self.value(&Item::Value(v), level + 1, col);
-                    if i + 1 < m.len() {
-                        self.out.push(',');
-                    }
-                    self.out.push('\n');
-                }
-                self.indent(level);
-                self.out.push('}');
+                let members: Vec<(&str, &Value)> = m.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                self.braced(members.len(), level, |w, i| {
+                    w.member(members[i].0, &Item::Value(members[i].1), level)
+                });
             }
             Item::Value(v) => self.scalar(v),
-            Item::Array(items) => self.block("[", "]", items, level),
+            Item::Array(items) => {
+                self.block("[", "]", items.len(), level, |w, i| {
+                    w.value(&items[i], level + 1, 0)
+                });
+            }
+            Item::Lazy(items) => {
+                self.block("[", "]", items.len(), level, |w, i| {
+                    items.with(i, &mut |item| w.value(item, level + 1, 0))
+                });
+            }
             Item::Object(o) => match self.class_of(o) {
                 Some(c) => {
-                    let args = self.args(o, c);
-                    let name = self.classes[c].name;
-                    self.out.push_str(name);
-                    self.block_args(&args, level);
-                }
-                None => {
-                    self.out.push_str("{\n");
-                    for (i, (k, v)) in o.members.iter().enumerate() {
-                        self.indent(level + 1);
-                        let start = self.out.len();
-                        push_string(self.out, k);
-                        self.out.push_str(": ");
-                        let col = self.out.len() - start;
-                        self.value(v, level + 1, col);
-                        if i + 1 < o.members.len() {
-                            self.out.push(',');
+                    let classes = self.classes;
+                    let props = &classes[c].props;
+                    self.out.push_str(&classes[c].name);
+                    self.block("(", ")", props.len(), level, |w, i| {
+                        match o.arg(&props[i]) {
+                            Some(v) => w.value(v, level + 1, 0),
+                            None => w.out.push_str("null"),
                         }
-                        self.out.push('\n');
-                    }
-                    self.indent(level);
-                    self.out.push('}');
+                    });
                 }
+                None => self.braced(o.members.len(), level, |w, i| {
+                    let (k, v) = &o.members[i];
+                    w.member(k, v, level)
+                }),
             },
         }
     }
 
-    /// The arguments of `o` in class `c`'s order, `None` for `null`.
-    fn args<'b>(&self, o: &'b Obj<'b>, c: usize) -> Vec<Option<&'b Item<'b>>> {
-        self.classes[c]
-            .props
-            .iter()
-            .map(|p| o.members.iter().find(|(k, _)| k == p).map(|(_, v)| v))
-            .collect()
+    /// `"key": value` inside a `{}` object at `level`.
+    fn member(&mut self, key: &str, value: &Item<'_>, level: usize) {
+        let start = self.out.len();
+        push_string(self.out, key);
+        self.out.push_str(": ");
+        let col = self.out.len() - start;
+        self.value(value, level + 1, col);
     }
 
-    fn block_args(&mut self, args: &[Option<&Item<'_>>], level: usize) {
-        self.out.push_str("(\n");
-        for (i, a) in args.iter().enumerate() {
-            self.indent(level + 1);
-            match a {
-                Some(v) => self.value(v, level + 1, 0),
-                None => self.out.push_str("null"),
-            }
-            if i + 1 < args.len() {
-                self.out.push(',');
-            }
-            self.out.push('\n');
-        }
-        self.indent(level);
-        self.out.push(')');
+    /// A `{}` object of `n` members, one a line.
+    fn braced(&mut self, n: usize, level: usize, member: impl FnMut(&mut Self, usize)) {
+        self.block("{", "}", n, level, member)
     }
 
-    fn block(&mut self, open: &str, close: &str, items: &[Item<'_>], level: usize) {
-        if items.is_empty() {
-            self.out.push_str(open);
+    /// `n` items between `open` and `close`, one a line, each printed by
+    /// `item` after its indentation.
+    fn block(
+        &mut self,
+        open: &str,
+        close: &str,
+        n: usize,
+        level: usize,
+        mut item: impl FnMut(&mut Self, usize),
+    ) {
+        self.out.push_str(open);
+        if n == 0 {
             self.out.push_str(close);
             return;
         }
-        self.out.push_str(open);
         self.out.push('\n');
-        for (i, v) in items.iter().enumerate() {
+        for i in 0..n {
             self.indent(level + 1);
-            self.value(v, level + 1, 0);
-            if i + 1 < items.len() {
+            item(self, i);
+            if i + 1 < n {
                 self.out.push(',');
             }
             self.out.push('\n');
@@ -340,10 +380,7 @@ impl Writer<'_, '_, '_> {
     }
 
     fn scalar(&mut self, v: &Value) {
-        match v {
-            Value::String(s) => push_string(self.out, s),
-            other => self.out.push_str(&other.to_string()),
-        }
+        scalar_into(self.out, v);
     }
 
     /// `item` on one line if it fits in `room` columns.
@@ -353,72 +390,124 @@ impl Writer<'_, '_, '_> {
         Some(s)
     }
 
+    /// Appends `item` on one line to `s`; `None` as soon as `s` is longer
+    /// than `room`.
     fn flat_into(&self, item: &Item<'_>, s: &mut String, room: usize) -> Option<()> {
-        let check = |s: &String| (s.len() <= room).then_some(());
         match item {
             Item::Value(Value::Array(a)) => {
-                s.push('[');
-                for (i, v) in a.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    self.flat_into(&Item::Value(v), s, room)?;
-                }
-                s.push(']');
+                self.flat_list(s, room, '[', ']', a.len(), |w, s, i| {
+                    w.flat_into(&Item::Value(&a[i]), s, room)
+                })?;
             }
             Item::Value(Value::Object(m)) => {
-                s.push('{');
-                for (i, (k, v)) in m.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
+                let mut members = m.iter();
+                self.flat_list(s, room, '{', '}', m.len(), |w, s, _| {
+                    let (k, v) = members.next()?;
                     push_string(s, k);
                     s.push_str(": ");
-                    self.flat_into(&Item::Value(v), s, room)?;
-                }
-                s.push('}');
+                    w.flat_into(&Item::Value(v), s, room)
+                })?;
             }
-            Item::Value(Value::String(v)) => push_string(s, v),
-            Item::Value(v) => s.push_str(&v.to_string()),
-            Item::Array(items) => {
-                s.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        s.push_str(", ");
-                    }
-                    self.flat_into(v, s, room)?;
+            Item::Value(Value::String(v)) => {
+                // Escaping only lengthens a string: one that cannot fit
+                // unescaped is not copied first.
+                if s.len() + v.len() + 2 > room {
+                    return None;
                 }
-                s.push(']');
+                push_string(s, v);
+            }
+            Item::Value(v) => scalar_into(s, v),
+            Item::Array(items) => {
+                self.flat_list(s, room, '[', ']', items.len(), |w, s, i| {
+                    w.flat_into(&items[i], s, room)
+                })?;
+            }
+            Item::Lazy(items) => {
+                self.flat_list(s, room, '[', ']', items.len(), |w, s, i| {
+                    let mut fits = None;
+                    items.with(i, &mut |item| fits = w.flat_into(item, s, room));
+                    fits
+                })?;
             }
             Item::Object(o) => match self.class_of(o) {
                 Some(c) => {
-                    s.push_str(self.classes[c].name);
-                    s.push('(');
-                    for (i, a) in self.args(o, c).into_iter().enumerate() {
-                        if i > 0 {
-                            s.push_str(", ");
+                    let class = &self.classes[c];
+                    s.push_str(&class.name);
+                    self.flat_list(s, room, '(', ')', class.props.len(), |w, s, i| {
+                        match o.arg(&class.props[i]) {
+                            Some(v) => w.flat_into(v, s, room),
+                            None => {
+                                s.push_str("null");
+                                Some(())
+                            }
                         }
-                        match a {
-                            Some(v) => self.flat_into(v, s, room)?,
-                            None => s.push_str("null"),
-                        }
-                    }
-                    s.push(')');
+                    })?;
                 }
                 None => {
-                    s.push('{');
-                    for (i, (k, v)) in o.members.iter().enumerate() {
-                        if i > 0 {
-                            s.push_str(", ");
-                        }
+                    self.flat_list(s, room, '{', '}', o.members.len(), |w, s, i| {
+                        let (k, v) = &o.members[i];
                         push_string(s, k);
                         s.push_str(": ");
-                        self.flat_into(v, s, room)?;
-                    }
-                    s.push('}');
+                        w.flat_into(v, s, room)
+                    })?;
                 }
             },
         }
-        check(s)
+        (s.len() <= room).then_some(())
+    }
+
+    /// `n` items separated by `, ` between `open` and `close`, each
+    /// appended by `item`; `None` when one of them does not fit.
+    fn flat_list(
+        &self,
+        s: &mut String,
+        room: usize,
+        open: char,
+        close: char,
+        n: usize,
+        mut item: impl FnMut(&Self, &mut String, usize) -> Option<()>,
+    ) -> Option<()> {
+        s.push(open);
+        for i in 0..n {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            item(self, s, i)?;
+        }
+        s.push(close);
+        (s.len() <= room).then_some(())
+    }
+}
+
+impl Obj<'_> {
+    /// The value of property `name`, if `self` has it.
+    fn arg(&self, name: &str) -> Option<&Item<'_>> {
+        self.members
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
+    }
+}
+
+/// A string, number, boolean or null as JSON (and TRON) writes it, without
+/// a temporary string per value.
+fn scalar_into(out: &mut impl std::fmt::Write, v: &Value) {
+    match v {
+        Value::String(s) => push_string(out, s),
+        Value::Number(n) => {
+            let _ = write!(out, "{n}");
+        }
+        Value::Bool(true) => {
+            let _ = out.write_str("true");
+        }
+        Value::Bool(false) => {
+            let _ = out.write_str("false");
+        }
+        Value::Array(_) | Value::Object(_) => {
+            let _ = out.write_str(&v.to_string());
+        }
+        Value::Null => {
+            let _ = out.write_str("null");
+        }
     }
 }

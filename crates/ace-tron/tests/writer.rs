@@ -134,3 +134,79 @@ fn long_values_break_over_lines_with_two_space_indentation() {
         "deterministic"
     );
 }
+
+/// Points built on demand, counting how often each is built.
+#[derive(Debug)]
+struct LazyPoints {
+    values: Vec<Value>,
+    built: std::cell::Cell<usize>,
+}
+
+impl ace_tron::Items for LazyPoints {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    fn with(&self, i: usize, f: &mut dyn FnMut(&Item<'_>)) {
+        self.built.set(self.built.get() + 1);
+        // Built afresh, as a real caller builds each item from its model.
+        let v = self.values[i].clone();
+        let members = v
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.as_str(), Item::Value(v)))
+            .collect();
+        f(&point(members, &["z"]));
+    }
+}
+
+#[test]
+fn a_lazy_array_writes_what_the_same_items_built_up_front_write() {
+    let long = "a long label that breaks the line".repeat(2);
+    let cases = [
+        vec![json!({"x": 1, "y": 2}), json!({"x": 3, "y": 4, "z": 5})],
+        // The second point adds a property: the first is still an instance.
+        vec![json!({"x": 1}), json!({"x": 2, "z": long})],
+        // A property the first point lacks and cannot be null: `{}` for it.
+        vec![json!({"x": 1}), json!({"x": 2, "w": 3})],
+        vec![],
+        vec![json!({"x": 1})],
+    ];
+    for values in cases {
+        let lazy = LazyPoints {
+            values: values.clone(),
+            built: std::cell::Cell::new(0),
+        };
+        let eager: Vec<Item<'_>> = values
+            .iter()
+            .map(|v| {
+                let members = v
+                    .as_object()
+                    .unwrap()
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), Item::Value(v)))
+                    .collect();
+                point(members, &["z"])
+            })
+            .collect();
+        let root = |list: Item<'_>| -> [String; 2] {
+            both(&Item::Object(Obj {
+                class: None,
+                null_is_absent: &[],
+                members: vec![("points", list)],
+            }))
+        };
+        let expected = root(Item::Array(eager));
+        let got = root(Item::Lazy(&lazy));
+        assert_eq!(got, expected, "{values:?}");
+        // Classes, used classes, a try on one line, the text: at most four
+        // builds of an item per write, whatever the length of the list.
+        let per_write = lazy.built.get() / 2;
+        assert!(
+            per_write <= 4 * values.len(),
+            "{per_write} builds for {} items in one write",
+            values.len()
+        );
+    }
+}

@@ -204,7 +204,7 @@ fn evidence_text(ev: &Evidence) -> String {
 /// An ACE entry object for `e`; `section_kind` is the kind its section maps
 /// to, written when the entry has no vAgenda kind of its own.
 pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
-    let mut m = Map::new();
+    let mut m = Map::with_capacity(12);
     let mut tools = Map::new();
     let (kind, own) = kind_of(e, section_kind);
     m.insert("id".into(), Value::String(e.id.clone()));
@@ -320,15 +320,16 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
         tools.insert("projectId".into(), Value::String(p.clone()));
     }
     let mut colliding = Map::new();
+    // The fields ACE does not define go last, after `metadata`: the ones
+    // above are inserted in schema order already.
+    let mut others = Vec::new();
     for (k, v) in &e.extra {
         match k.as_str() {
             "feedbackType" | "metadata" => {}
             k2 if own_fields().contains(&k2) || k2 == ACE_TOOLS_KEY => {
                 colliding.insert(k.clone(), v.clone());
             }
-            _ => {
-                m.insert(k.clone(), v.clone());
-            }
+            _ => others.push((k.clone(), v.clone())),
         }
     }
     if !colliding.is_empty() {
@@ -340,7 +341,8 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
             Some(Value::Object(o)) => o.clone(),
             Some(other) if tools.is_empty() => {
                 m.insert("metadata".into(), other.clone());
-                return reorder(m);
+                m.extend(others);
+                return m;
             }
             Some(other) => {
                 // A non-object `metadata` cannot hold aceTools beside it.
@@ -360,25 +362,32 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
         }
         m.insert("metadata".into(), Value::Object(meta));
     }
-    reorder(m)
-}
-
-/// Schema order for the fields ACE defines, then the others as inserted.
-fn reorder(m: Map<String, Value>) -> Map<String, Value> {
-    let mut out = Map::new();
-    let mut m = m;
-    for &k in own_fields() {
-        if let Some(v) = m.shift_remove(k) {
-            out.insert(k.into(), v);
-        }
-    }
-    out.extend(m);
-    out
+    m.extend(others);
+    m
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_are_written_in_schema_order_then_the_others() {
+        let mut e: Entry = serde_json::from_value(serde_json::json!({
+            "id": "str-00001", "content": "x", "title": "t", "tags": ["a"],
+            "evidence": ["e"], "confidence": 0.5, "helpful": 1, "harmful": 2,
+            "created_at": "2025-01-01T00:00:00Z", "updated_at": "2025-01-02T00:00:00Z",
+            "status": "deprecated", "deprecation_reason": "r", "supersedes": ["a"],
+            "superseded_by": "b", "duplicate_of": "c", "section": "mine"
+        }))
+        .unwrap();
+        e.extra.insert("zeta".into(), Value::from(1));
+        e.extra.insert("feedbackType".into(), Value::from("f"));
+        e.extra.insert("alpha".into(), Value::from(2));
+        let keys: Vec<String> = write(&e, "note").keys().cloned().collect();
+        let mut expected: Vec<String> = own_fields().iter().map(|k| k.to_string()).collect();
+        expected.extend(["zeta".to_owned(), "alpha".to_owned()]);
+        assert_eq!(keys, expected);
+    }
 
     #[test]
     fn derivation_kind_is_what_the_written_entry_gives() {

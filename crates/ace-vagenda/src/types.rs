@@ -4,7 +4,7 @@
 //! `oldValue`, `newValue` or an unknown field, notes §5), and which TRON
 //! class an object is written as.
 
-use ace_tron::{Item, Obj};
+use ace_tron::{Item, Items, Obj};
 use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,27 +400,46 @@ pub fn has_absent_nulls(value: &Value, ty: Ty) -> bool {
     })
 }
 
+/// Where an array of the document is written from lazily built items
+/// instead of its (empty) value: the array itself, found by address.
+pub type Slot<'a> = Option<(&'a Value, &'a dyn Items)>;
+
 /// The TRON tree of `value` as type `ty`: known types become classes.
 pub fn item<'a>(value: &'a Value, ty: Ty, info_key: &'a str) -> Item<'a> {
+    item_with(value, ty, info_key, None)
+}
+
+/// [`item`], with `slot`'s array written from its items.
+pub fn item_with<'a>(value: &'a Value, ty: Ty, info_key: &'a str, slot: Slot<'a>) -> Item<'a> {
+    if let Some((at, items)) = slot {
+        if std::ptr::eq(at, value) {
+            return Item::Lazy(items);
+        }
+    }
     let Value::Object(map) = value else {
         return Item::Value(value);
     };
     Item::Object(Obj {
         class: ty.class(info_key),
         null_is_absent: ty.typed(),
-        members: members(map, ty, info_key),
+        members: members(map, ty, info_key, slot),
     })
 }
 
-fn members<'a>(map: &'a Map<String, Value>, ty: Ty, info_key: &'a str) -> Vec<(&'a str, Item<'a>)> {
+fn members<'a>(
+    map: &'a Map<String, Value>,
+    ty: Ty,
+    info_key: &'a str,
+    slot: Slot<'a>,
+) -> Vec<(&'a str, Item<'a>)> {
+    let item = |v, t| item_with(v, t, info_key, slot);
     map.iter()
         .map(|(k, v)| {
             let child = match ty.child(k, v) {
-                Child::One(t) => item(v, t, info_key),
+                _ if slot.is_some_and(|(at, _)| std::ptr::eq(at, v)) => item(v, Ty::Root),
+                Child::One(t) => item(v, t),
                 Child::List(t) => match v {
-                    Value::Array(items) => {
-                        Item::Array(items.iter().map(|i| item(i, t, info_key)).collect())
-                    }
+                    Value::Array(items) => Item::Array(items.iter().map(|i| item(i, t)).collect()),
                     other => Item::Value(other),
                 },
                 Child::MapOf(t) => match v {
@@ -431,10 +450,10 @@ fn members<'a>(map: &'a Map<String, Value>, ty: Ty, info_key: &'a str) -> Vec<(&
                             .iter()
                             .map(|(key, i)| {
                                 let inner = match i {
-                                    Value::Array(list) if key == "custom" => Item::Array(
-                                        list.iter().map(|n| item(n, t, info_key)).collect(),
-                                    ),
-                                    other => item(other, t, info_key),
+                                    Value::Array(list) if key == "custom" => {
+                                        Item::Array(list.iter().map(|n| item(n, t)).collect())
+                                    }
+                                    other => item(other, t),
                                 };
                                 (key.as_str(), inner)
                             })

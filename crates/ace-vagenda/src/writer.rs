@@ -13,7 +13,7 @@ use ace_tron::RootStyle;
 use serde_json::{Map, Number, Value};
 
 use crate::reader::{as_ace_entry, Shape};
-use crate::types::{item, Ty};
+use crate::types::{item, item_with, Ty};
 use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
 
 /// The container of a new document.
@@ -151,14 +151,13 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
         .and_then(|l| l.get("document"))
         .filter(|d| d.is_object())
         .cloned();
-    // JSON entries of an ACE playbook are written one at a time from the
-    // model as the document is printed, not built first as one big value.
-    // TRON declares its classes before the data, and an event log is
-    // diffed against the model, so those build them all.
-    let stream = opts.syntax == Syntax::Json
-        && kept.as_ref().is_none_or(|d| {
-            playbook_object(d).is_none_or(|p| crate::reader::shape_of(p) == Shape::Ace)
-        });
+    // The entries of an ACE playbook are written one at a time from the
+    // model as the document is printed, not built first as one big value
+    // (TRON builds each up to three times: its classes come before the
+    // data). An event log is diffed against the model, so it builds them.
+    let stream = kept.as_ref().is_none_or(|d| {
+        playbook_object(d).is_none_or(|p| crate::reader::shape_of(p) == Shape::Ace)
+    });
     let entries: Vec<Map<String, Value>> = if stream {
         Vec::new()
     } else {
@@ -182,11 +181,11 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             "vAgendaInfo",
         ),
     };
+    let slot = playbook_object(&doc)
+        .and_then(|p| p.get("entries"))
+        .filter(|_| stream);
     match opts.syntax {
         Syntax::Json => {
-            let slot = playbook_object(&doc)
-                .and_then(|p| p.get("entries"))
-                .filter(|_| stream);
             Printer { slot, pb, out }.value(&doc, 0);
             out.push('\n');
         }
@@ -196,8 +195,10 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             } else {
                 Ty::Playbook
             };
+            let entries = TronEntries { pb, info_key };
+            let slot = slot.map(|s| (s, &entries as &dyn ace_tron::Items));
             ace_tron::write_into(
-                &item(&doc, root_ty, info_key),
+                &item_with(&doc, root_ty, info_key, slot),
                 &ace_tron::WriteOptions {
                     root: opts.tron_root,
                     ..ace_tron::WriteOptions::default()
@@ -610,6 +611,31 @@ impl Printer<'_, '_> {
         }
         self.pad(level);
         self.out.push(']');
+    }
+}
+
+/// The model's entries as TRON items, each built from the model when the
+/// TRON writer asks for it.
+struct TronEntries<'a> {
+    pb: &'a Playbook,
+    info_key: &'a str,
+}
+
+impl std::fmt::Debug for TronEntries<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TronEntries({} entries)", self.pb.entries.len())
+    }
+}
+
+impl ace_tron::Items for TronEntries<'_> {
+    fn len(&self) -> usize {
+        self.pb.entries.len()
+    }
+
+    fn with(&self, i: usize, f: &mut dyn FnMut(&ace_tron::Item<'_>)) {
+        let e = &self.pb.entries[i];
+        let value = Value::Object(entry::write(e, section_kind(self.pb, e)));
+        f(&item(&value, Ty::PlaybookEntry, self.info_key));
     }
 }
 
