@@ -9,7 +9,7 @@ use serde_json::Value;
 use ace_mdtext::{comment_open, fence_open, heading, is_blank};
 
 use crate::bullet::{self, Parsed};
-use crate::layout::{self, Item};
+use crate::layout::Builder;
 
 #[derive(Debug, Clone, Copy)]
 struct Line<'a> {
@@ -157,11 +157,11 @@ pub fn read(src: &str) -> ReadOutput {
     // Markers at one position: the unsectioned group first, then sections in order.
     end_before.sort_by_key(|&(p, s)| (p, s.map_or(0, |s| s + 1)));
 
-    // Both grow to a million items in a large file; doubling as they grow
+    // The entries grow to a million in a large file; doubling as they grow
     // would hold the old and the new buffer at once.
     let bullets = kinds.iter().filter(|k| **k == Kind::Bullet).count();
     pb.entries.reserve_exact(bullets);
-    let mut items: Vec<Item> = Vec::with_capacity(bullets + 2 * end_before.len() + 1);
+    let mut items = Builder::default();
     let mut text = String::from(&src[..base]);
     let mut markers = end_before.iter().peekable();
     let mut i = 0;
@@ -171,10 +171,10 @@ pub fn read(src: &str) -> ReadOutput {
                 break;
             }
             flush(&mut text, &mut items);
-            items.push(Item::End {
-                section: s.map(|s| pb.sections[s].key.clone()),
-                title: s.and_then(|s| pb.sections[s].title.clone()),
-            });
+            items.end(
+                s.map(|s| pb.sections[s].key.as_str()),
+                s.and_then(|s| pb.sections[s].title.as_deref()),
+            );
             markers.next();
         }
         if i == n {
@@ -200,11 +200,11 @@ pub fn read(src: &str) -> ReadOutput {
             raw.push_str(p.full);
         }
         let canon = bullet::render_entry(&entry);
-        items.push(Item::Bullet {
-            id: entry.id.clone(),
-            section: entry.section.clone(),
-            raw: (raw != canon).then_some((raw, canon)),
-        });
+        items.bullet(
+            &entry.id,
+            entry.section.as_deref(),
+            (raw != canon).then_some((raw, canon)),
+        );
         if section.is_none() {
             diags.push(Diagnostic::new(
                 &rules::ENTRY_BEFORE_SECTION,
@@ -220,7 +220,7 @@ pub fn read(src: &str) -> ReadOutput {
     }
     flush(&mut text, &mut items);
     pb.extra
-        .insert(crate::LAYOUT_KEY.to_owned(), layout::to_value(&items));
+        .insert(crate::LAYOUT_KEY.to_owned(), items.finish());
     diags.sort_by_key(|d| (d.span.start, d.code));
     ReadOutput {
         playbook: pb,
@@ -228,9 +228,9 @@ pub fn read(src: &str) -> ReadOutput {
     }
 }
 
-fn flush(text: &mut String, items: &mut Vec<Item>) {
+fn flush(text: &mut String, items: &mut Builder) {
     if !text.is_empty() {
-        items.push(Item::Text(std::mem::take(text)));
+        items.text(std::mem::take(text));
     }
 }
 

@@ -408,8 +408,10 @@ impl Writer<'_, '_> {
         let mut slots: Vec<Option<usize>> = Vec::new();
         for item in items {
             if let Item::Bullet { id, section, .. } = item {
-                let hit = by_id.get_mut(id.as_str()).and_then(|q| {
-                    let pos = q.iter().position(|&i| pb.entries[i].section == *section)?;
+                let hit = by_id.get_mut(id).and_then(|q| {
+                    let pos = q
+                        .iter()
+                        .position(|&i| pb.entries[i].section.as_deref() == *section)?;
                     q.remove(pos)
                 });
                 if let Some(i) = hit {
@@ -440,11 +442,11 @@ impl Writer<'_, '_> {
                 Item::End { section, title } => {
                     ends.insert(section.as_deref());
                     if let Some(key) = section {
-                        self.taken.insert(key.clone());
+                        self.taken.insert((*key).to_owned());
                     }
                     if let (Some(key), Some(title)) = (section, title) {
                         if let Some(s) = pb.section(key) {
-                            if s.title.as_deref().is_some_and(|t| t != title) {
+                            if s.title.as_deref().is_some_and(|t| t != *title) {
                                 self.lose(
                                     &rules::ALTERED_TEXT,
                                     None,
