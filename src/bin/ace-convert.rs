@@ -288,10 +288,6 @@ fn run(args: Args) -> i32 {
     };
     let pair_in_place = args.in_place && to == Format::AgentsMd && companion.is_some();
     if pair_dir.is_some() || pair_in_place {
-        let pair = ace_io::write_curator_pair(&parsed.playbook);
-        if let Some(code) = report_losses(&args, &pair.losses, "agents-md + playbook-yaml") {
-            return code;
-        }
         let (agents_path, yaml_path) = match (&pair_dir, &source.path, &companion) {
             (Some(dir), _, _) => (dir.join("AGENTS.md"), dir.join("playbook.yaml")),
             (None, Some(p), Some(y)) => (p.clone(), y.path.clone().unwrap_or_default()),
@@ -303,11 +299,8 @@ fn run(args: Args) -> i32 {
                 return EXIT_USAGE;
             }
         }
-        for (path, text) in [
-            (agents_path, &pair.agents_md),
-            (yaml_path, &pair.playbook_yaml),
-        ] {
-            if !args.in_place && source.path.as_deref().is_some_and(|p| same_file(p, &path)) {
+        for path in [&agents_path, &yaml_path] {
+            if !args.in_place && source.path.as_deref().is_some_and(|p| same_file(p, path)) {
                 error(
                     PROG,
                     format!(
@@ -317,10 +310,37 @@ fn run(args: Args) -> i32 {
                 );
                 return EXIT_USAGE;
             }
-            if let Err(e) = ace_io::write_atomic(&path, text.as_bytes()) {
-                error(PROG, format!("{}: {e}", path.display()));
+        }
+        // AGENTS.md goes out as it is printed, as a single output does; both
+        // files are renamed into place only once the losses are known.
+        let create = |path: &Path| {
+            ace_io::AtomicFile::create(path).map_err(|e| format!("{}: {e}", path.display()))
+        };
+        let (mut agents_file, mut yaml_file) = match (create(&agents_path), create(&yaml_path)) {
+            (Ok(a), Ok(y)) => (a, y),
+            (Err(e), _) | (_, Err(e)) => {
+                error(PROG, e);
                 return EXIT_USAGE;
             }
+        };
+        let mut out = ace_io::Out::to(&mut agents_file);
+        let (yaml, losses) = ace_io::write_curator_pair_into(&parsed.playbook, &mut out);
+        let sent = out.finish();
+        if let Some(code) = report_losses(&args, &losses, "agents-md + playbook-yaml") {
+            return code;
+        }
+        let result = sent
+            .and_then(|_| agents_file.commit())
+            .map_err(|e| format!("{}: {e}", agents_path.display()))
+            .and_then(|()| {
+                yaml_file
+                    .write_all(yaml.as_bytes())
+                    .and_then(|()| yaml_file.commit())
+                    .map_err(|e| format!("{}: {e}", yaml_path.display()))
+            });
+        if let Err(e) = result {
+            error(PROG, e);
+            return EXIT_USAGE;
         }
         return 0;
     }

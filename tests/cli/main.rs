@@ -746,3 +746,35 @@ fn validate_checks_deltas_against_a_playbook() {
         .code(2)
         .stderr(predicate::str::contains("is a skill delta, not a playbook"));
 }
+
+/// A new output gets the mode any new file gets (0666 less the umask), not
+/// the private mode of the temporary file it is written through; both files
+/// of a curator pair too.
+#[cfg(unix)]
+#[test]
+fn new_outputs_get_the_usual_mode_for_a_new_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let plain = dir.path().join("plain");
+    std::fs::File::create(&plain).unwrap();
+    let expected = mode(&plain);
+    let out = dir.path().join("out.json");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "json", "-q", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_eq!(mode(&out), expected);
+    let pair = dir.path().join("pair");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "agents-md", "-q", "-o"])
+        .arg(format!("{}/", pair.display()))
+        .assert()
+        .success();
+    for name in ["AGENTS.md", "playbook.yaml"] {
+        assert_eq!(mode(&pair.join(name)), expected, "{name}");
+    }
+}

@@ -710,9 +710,33 @@ pub struct CuratorPair {
 /// reports for something playbook.yaml keeps (the version, section weights,
 /// extra fields) is not a loss of the pair.
 pub fn write_curator_pair(pb: &Playbook) -> CuratorPair {
-    let agents = ace_agents::write(pb);
-    let mut for_yaml = pb.clone();
-    for_yaml.extra.shift_remove(ace_agents::LAYOUT_KEY);
+    let mut out = Out::new();
+    let (playbook_yaml, losses) = write_curator_pair_into(pb, &mut out);
+    CuratorPair {
+        agents_md: out.into_string(),
+        playbook_yaml,
+        losses,
+    }
+}
+
+/// [`write_curator_pair`] with AGENTS.md printed into `agents_md`, which
+/// may send the text on as it is printed; returns playbook.yaml (a few
+/// lines) and the losses.
+pub fn write_curator_pair_into(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, Vec<LossEntry>) {
+    let agents = ace_agents::write_into(pb, agents_md);
+    // The curator's file holds the version, the sections and the extra
+    // fields only: a copy of those, not of a playbook of a million entries.
+    let mut for_yaml = Playbook {
+        version: pb.version.clone(),
+        sections: pb.sections.clone(),
+        extra: pb
+            .extra
+            .iter()
+            .filter(|(k, _)| k.as_str() != ace_agents::LAYOUT_KEY)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        ..Playbook::default()
+    };
     for s in &mut for_yaml.sections {
         s.extra.shift_remove(ace_model::keys::HEADING_LEVEL);
     }
@@ -741,11 +765,7 @@ pub fn write_curator_pair(pb: &Playbook) -> CuratorPair {
         .filter(|l| !kept_by_yaml(l))
         .collect();
     losses.extend(yaml.losses);
-    CuratorPair {
-        agents_md: agents.text,
-        playbook_yaml: yaml.text,
-        losses,
-    }
+    (yaml.text, losses)
 }
 
 /// Writes `bytes` to a temporary file beside `path` and renames it over
@@ -771,10 +791,17 @@ impl AtomicFile {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        let tmp = tempfile::Builder::new()
-            .prefix(".ace-")
-            .suffix(".tmp")
-            .tempfile_in(dir)?;
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".ace-").suffix(".tmp");
+        // A temporary file is private (0600) by default; a new output
+        // should get what any new file gets, 0666 less the umask, which the
+        // system applies when the file is opened with this mode.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(dir)?;
         Ok(AtomicFile {
             tmp,
             path: path.to_owned(),
