@@ -1,5 +1,5 @@
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 
 use ace_model::out::{Out, WriteReport};
 use ace_model::{keys, rules, Entry, LossEntry, Playbook, Section};
@@ -399,27 +399,7 @@ impl Writer<'_, '_> {
         if pb.description.is_some() {
             self.lose(&rules::DROPPED_FIELD, None, "description", "the AGENTS.md layout keeps its own prose; the model's description is not written into it");
         }
-        // Each slot takes the next unused entry with its ID, in model order.
-        let mut by_id: HashMap<&str, VecDeque<usize>> = HashMap::new();
-        for (i, e) in pb.entries.iter().enumerate() {
-            by_id.entry(e.id.as_str()).or_default().push_back(i);
-        }
-        let mut placed = vec![false; pb.entries.len()];
-        let mut slots: Vec<Option<usize>> = Vec::new();
-        for item in items {
-            if let Item::Bullet { id, section, .. } = item {
-                let hit = by_id.get_mut(id).and_then(|q| {
-                    let pos = q
-                        .iter()
-                        .position(|&i| pb.entries[i].section.as_deref() == *section)?;
-                    q.remove(pos)
-                });
-                if let Some(i) = hit {
-                    placed[i] = true;
-                }
-                slots.push(hit);
-            }
-        }
+        let (slots, placed) = place(&pb.entries, items);
         let mut slot_no = 0;
         let mut ends: HashSet<Option<&str>> = HashSet::new();
         for item in items {
@@ -506,6 +486,174 @@ impl Writer<'_, '_> {
             for e in entries {
                 self.bullet(e);
             }
+        }
+    }
+}
+
+/// The entry each bullet slot of the layout takes (`None`: its entry is
+/// gone), and which entries took a slot.
+///
+/// Each slot takes the next unused entry with its ID and section, in model
+/// order. While the layout's bullets follow the model one for one (a file
+/// read and written back), that is the next entry; from the first
+/// difference on, the entries are looked up by ID.
+fn place(entries: &[Entry], items: &[Item]) -> (Vec<Option<usize>>, Vec<bool>) {
+    let mut placed = vec![false; entries.len()];
+    let mut slots: Vec<Option<usize>> = Vec::new();
+    let mut in_step = 0;
+    let mut chains: Option<Chains> = None;
+    for item in items {
+        let Item::Bullet { id, section, .. } = item else {
+            continue;
+        };
+        let e = entries.get(in_step);
+        if chains.is_none() && e.is_some_and(|e| e.id == *id && e.section.as_deref() == *section) {
+            placed[in_step] = true;
+            slots.push(Some(in_step));
+            in_step += 1;
+            continue;
+        }
+        let chains = chains.get_or_insert_with(|| Chains::new(entries));
+        slots.push(chains.take(id, *section, entries, &mut placed));
+    }
+    (slots, placed)
+}
+
+/// The entries of each ID chained in model order, from the first one not
+/// yet placed: one number per entry rather than a queue per ID.
+struct Chains<'a> {
+    head: HashMap<&'a str, usize>,
+    next: Vec<usize>,
+}
+
+impl<'a> Chains<'a> {
+    const END: usize = usize::MAX;
+
+    fn new(entries: &'a [Entry]) -> Self {
+        let mut head: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+        let mut next = vec![Self::END; entries.len()];
+        // Only repeated IDs, which are rare, keep a tail.
+        let mut tail: HashMap<&str, usize> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            match head.get(e.id.as_str()) {
+                None => {
+                    head.insert(e.id.as_str(), i);
+                }
+                Some(&first) => {
+                    let last = tail.get(e.id.as_str()).copied().unwrap_or(first);
+                    next[last] = i;
+                    tail.insert(e.id.as_str(), i);
+                }
+            }
+        }
+        Chains { head, next }
+    }
+
+    /// The first unplaced entry with `id` in `section`, marked placed.
+    fn take(
+        &mut self,
+        id: &str,
+        section: Option<&str>,
+        entries: &[Entry],
+        placed: &mut [bool],
+    ) -> Option<usize> {
+        let mut at = self.head.get(id).copied().unwrap_or(Self::END);
+        while at != Self::END && (placed[at] || entries[at].section.as_deref() != section) {
+            at = self.next[at];
+        }
+        if at == Self::END {
+            return None;
+        }
+        placed[at] = true;
+        // Placed entries at the front of a chain are skipped for good, so
+        // many slots of one ID stay linear.
+        if let Some(h) = self.head.get_mut(id) {
+            while *h != Self::END && placed[*h] {
+                *h = self.next[*h];
+            }
+        }
+        Some(at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule stated plainly: each slot takes the first entry in model
+    /// order with its ID and section that no earlier slot took.
+    fn naive(entries: &[Entry], slots: &[(&str, Option<&str>)]) -> Vec<Option<usize>> {
+        let mut placed = vec![false; entries.len()];
+        slots
+            .iter()
+            .map(|(id, section)| {
+                let i = (0..entries.len()).find(|&i| {
+                    !placed[i] && entries[i].id == *id && entries[i].section.as_deref() == *section
+                })?;
+                placed[i] = true;
+                Some(i)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn slots_take_entries_by_the_rule_in_and_out_of_step() {
+        let entry = |id: &str, section: Option<&str>| {
+            let mut e = Entry::new(id, "x");
+            e.section = section.map(str::to_owned);
+            e
+        };
+        let (s, t) = (Some("s"), Some("t"));
+        let model = vec![
+            entry("a", s),
+            entry("b", s),
+            entry("a", s),
+            entry("c", t),
+            entry("a", t),
+            entry("d", None),
+        ];
+        let layouts: Vec<Vec<(&str, Option<&str>)>> = vec![
+            // Read and written back.
+            vec![
+                ("a", s),
+                ("b", s),
+                ("a", s),
+                ("c", t),
+                ("a", t),
+                ("d", None),
+            ],
+            // Out of step at the second slot, back in order after.
+            vec![
+                ("a", s),
+                ("a", s),
+                ("b", s),
+                ("c", t),
+                ("a", t),
+                ("d", None),
+            ],
+            // An entry that moved section, one deleted, one never placed.
+            vec![("a", s), ("b", t), ("a", s), ("a", s), ("c", t), ("e", s)],
+            // More slots of one ID than entries, and none at all.
+            vec![("a", s), ("a", s), ("a", s), ("a", t), ("a", t)],
+            vec![],
+        ];
+        for layout in layouts {
+            let items: Vec<Item> = layout
+                .iter()
+                .map(|&(id, section)| Item::Bullet {
+                    id,
+                    section,
+                    raw: None,
+                })
+                .chain([Item::Text("text\n")])
+                .collect();
+            let (slots, placed) = place(&model, &items);
+            let expected = naive(&model, &layout);
+            assert_eq!(slots, expected, "{layout:?}");
+            let taken: Vec<bool> = (0..model.len())
+                .map(|i| expected.contains(&Some(i)))
+                .collect();
+            assert_eq!(placed, taken, "{layout:?}");
         }
     }
 }
