@@ -293,6 +293,16 @@ fn run(args: Args) -> i32 {
             (None, Some(p), Some(y)) => (p.clone(), y.path.clone().unwrap_or_default()),
             _ => unreachable!("in-place pairs have an input file and a companion"),
         };
+        // Under --strict a loss must leave nothing behind, not even the
+        // directory: a dry run finds the losses first.
+        if args.strict {
+            let mut sink = std::io::sink();
+            let mut dry = ace_io::Out::to(&mut sink);
+            let (_, losses) = ace_io::write_curator_pair_into(&parsed.playbook, &mut dry);
+            if let Some(code) = report_losses(&args, &losses, "agents-md + playbook-yaml") {
+                return code;
+            }
+        }
         if let Some(dir) = &pair_dir {
             if let Err(e) = std::fs::create_dir_all(dir) {
                 error(PROG, format!("{}: {e}", dir.display()));
@@ -326,8 +336,8 @@ fn run(args: Args) -> i32 {
         let mut out = ace_io::Out::to(&mut agents_file);
         let (yaml, losses) = ace_io::write_curator_pair_into(&parsed.playbook, &mut out);
         let sent = out.finish();
-        if let Some(code) = report_losses(&args, &losses, "agents-md + playbook-yaml") {
-            return code;
+        if !args.strict {
+            report_losses(&args, &losses, "agents-md + playbook-yaml");
         }
         let result = sent
             .and_then(|_| agents_file.commit())

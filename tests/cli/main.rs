@@ -778,3 +778,28 @@ fn new_outputs_get_the_usual_mode_for_a_new_file() {
         assert_eq!(mode(&pair.join(name)), expected, "{name}");
     }
 }
+
+/// --strict writes nothing when the curator pair would lose something, not
+/// even the directory it was asked to write into; without a loss it writes
+/// both files.
+#[test]
+fn strict_pair_output_leaves_nothing_behind_on_a_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let lossy = dir.path().join("lossy");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "agents-md", "--strict", "-o"])
+        .arg(format!("{}/", lossy.display()))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nothing written"));
+    assert!(!lossy.exists());
+    let clean = dir.path().join("clean");
+    convert()
+        .arg(fixture("empty.md"))
+        .args(["--to", "agents-md", "--strict", "-o"])
+        .arg(format!("{}/", clean.display()))
+        .assert()
+        .success();
+    assert!(clean.join("AGENTS.md").is_file() && clean.join("playbook.yaml").is_file());
+}

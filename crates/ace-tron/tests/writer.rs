@@ -151,14 +151,19 @@ impl ace_tron::Items for LazyPoints {
         self.built.set(self.built.get() + 1);
         // Built afresh, as a real caller builds each item from its model.
         let v = self.values[i].clone();
-        let members = v
-            .as_object()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.as_str(), Item::Value(v)))
-            .collect();
-        f(&point(members, &["z"]));
+        f(&point_of(&v));
     }
+}
+
+/// A `Point` instance of the object `v`; `z` may be written as `null`.
+fn point_of(v: &Value) -> Item<'_> {
+    let members = v
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.as_str(), Item::Value(v)))
+        .collect();
+    point(members, &["z"])
 }
 
 #[test]
@@ -178,18 +183,7 @@ fn a_lazy_array_writes_what_the_same_items_built_up_front_write() {
             values: values.clone(),
             built: std::cell::Cell::new(0),
         };
-        let eager: Vec<Item<'_>> = values
-            .iter()
-            .map(|v| {
-                let members = v
-                    .as_object()
-                    .unwrap()
-                    .iter()
-                    .map(|(k, v)| (k.as_str(), Item::Value(v)))
-                    .collect();
-                point(members, &["z"])
-            })
-            .collect();
+        let eager: Vec<Item<'_>> = values.iter().map(point_of).collect();
         let root = |list: Item<'_>| -> [String; 2] {
             both(&Item::Object(Obj {
                 class: None,

@@ -432,14 +432,15 @@ fn members<'a>(
     info_key: &'a str,
     slot: Slot<'a>,
 ) -> Vec<(&'a str, Item<'a>)> {
-    let item = |v, t| item_with(v, t, info_key, slot);
+    let typed = |v, t| item_with(v, t, info_key, slot);
     map.iter()
         .map(|(k, v)| {
             let child = match ty.child(k, v) {
-                _ if slot.is_some_and(|(at, _)| std::ptr::eq(at, v)) => item(v, Ty::Root),
-                Child::One(t) => item(v, t),
+                // The slot's array, whatever type it would have.
+                _ if slot.is_some_and(|(at, _)| std::ptr::eq(at, v)) => typed(v, ty),
+                Child::One(t) => typed(v, t),
                 Child::List(t) => match v {
-                    Value::Array(items) => Item::Array(items.iter().map(|i| item(i, t)).collect()),
+                    Value::Array(items) => Item::Array(items.iter().map(|i| typed(i, t)).collect()),
                     other => Item::Value(other),
                 },
                 Child::MapOf(t) => match v {
@@ -451,9 +452,9 @@ fn members<'a>(
                             .map(|(key, i)| {
                                 let inner = match i {
                                     Value::Array(list) if key == "custom" => {
-                                        Item::Array(list.iter().map(|n| item(n, t)).collect())
+                                        Item::Array(list.iter().map(|n| typed(n, t)).collect())
                                     }
-                                    other => item(other, t),
+                                    other => typed(other, t),
                                 };
                                 (key.as_str(), inner)
                             })
