@@ -160,6 +160,18 @@ impl<'s> SinkPath<'s> {
     }
 }
 
+/// The one value in `range` of `text`, its spans into the whole text: a
+/// piece of a document parsed again, say a bullet a reader let go of.
+/// `None` when the range is not a value alone.
+pub fn parse_at(text: &str, range: std::ops::Range<usize>) -> Option<Node> {
+    let text = text.get(..range.end)?;
+    text.get(range.start..)?;
+    parser::Parser::new(text, range.start, None)
+        .document()
+        .ok()
+        .flatten()
+}
+
 /// [`parse`], handing the items of the arrays `sink` wants to it.
 pub fn parse_with(text: &str, sink: &mut dyn ItemSink) -> Result<Document, Diagnostic> {
     parse_inner(text, Some(sink))
@@ -400,6 +412,17 @@ impl Located<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_piece_parses_again_with_spans_into_the_whole_text() {
+        let text = r#"{"a": [1, {"b": "c"}], "d": 2}"#;
+        let whole = parse(text).unwrap().root;
+        let inner = &whole.get("a").unwrap().as_array().unwrap()[1];
+        let again = parse_at(text, inner.span.start..inner.span.end).unwrap();
+        assert_eq!(&again, inner);
+        assert_eq!(parse_at(text, 0..3), None);
+        assert_eq!(parse_at(text, 5..99), None);
+    }
 
     /// Records what it is offered and takes the arrays named `take`.
     struct Taker {

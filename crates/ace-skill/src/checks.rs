@@ -3,7 +3,7 @@
 
 use ace_jsonspan::{Kind, Node};
 use ace_model::{rules, Diagnostic};
-use ace_schema::{Generation, SchemaError, SkillSchema};
+use ace_schema::Generation;
 
 /// Why `s` is not an RFC 3339 date-time, or `None` if it is one.
 pub fn timestamp_problem(s: &str) -> Option<&'static str> {
@@ -161,11 +161,6 @@ pub fn bullet_label(bullet: &Node, index: usize) -> String {
         Some(id) => format!("bullet `{id}`"),
         None => format!("bullet #{}", index + 1),
     }
-}
-
-/// Schema errors of one bullet against its generation's bullet schema.
-pub fn bullet_schema(bullet: &Node, gen: Generation) -> Vec<SchemaError> {
-    ace_schema::validate(SkillSchema::Bullet, gen, &bullet.to_value())
 }
 
 #[cfg(test)]

@@ -57,7 +57,19 @@ pub fn kind_of(root: &Node) -> DocumentKind {
 
 /// The kind of a JSON text, or `None` if it does not parse.
 pub fn sniff(text: &str) -> Option<DocumentKind> {
-    ace_jsonspan::parse(text).ok().map(|d| kind_of(&d.root))
+    // The kind shows in the root's keys alone: the items of the arrays
+    // below them (a playbook's bullets above all) are dropped as they are
+    // parsed, not held as a tree the size of several files.
+    struct Skim;
+    impl ace_jsonspan::ItemSink for Skim {
+        fn wants(&mut self, _: &[&str]) -> bool {
+            true
+        }
+        fn item(&mut self, _: usize, _: Node) {}
+    }
+    ace_jsonspan::parse_with(text, &mut Skim)
+        .ok()
+        .map(|d| kind_of(&d.root))
 }
 
 /// Every finding for a delta, reflector output or curator output. With

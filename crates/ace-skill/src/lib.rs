@@ -14,6 +14,7 @@ pub mod delta;
 mod fields;
 mod layout;
 mod reader;
+mod stream;
 mod style;
 mod writer;
 

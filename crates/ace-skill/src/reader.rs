@@ -23,6 +23,15 @@ use crate::{layout, LAYOUT_KEY};
 /// bullets: [...], metadata?}` or a bare array of bullets. Only JSON that
 /// does not parse is an error.
 pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
+    match crate::stream::read(text)? {
+        Some(out) => Ok(out),
+        None => read_whole(text),
+    }
+}
+
+/// [`read`] from the whole span tree: the reference the streamed read is
+/// checked against, and its fallback.
+pub(crate) fn read_whole(text: &str) -> Result<ReadOutput, Diagnostic> {
     let doc = ace_jsonspan::parse(text)?;
     let mut diags = doc.diagnostics;
     let root = &doc.root;
@@ -79,26 +88,41 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
     }
     record_key_orders(&objects, &pb.entries, &mut layout);
     check_generations(&objects, layout.array, &mut diags);
+    wrapper_checks(root, &pb.entries, &mut diags);
+    check_layout(root, text, &layout, &mut diags);
+    Ok(finish(pb, layout, diags))
+}
+
+/// The checks of what stands around the bullets: metadata counts and the
+/// wrapper's timestamps.
+pub(crate) fn wrapper_checks(root: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
     if let Some(meta) = root.get("metadata") {
-        check_metadata(meta, &pb.entries, &mut diags);
+        check_metadata(meta, entries, diags);
     }
     if let Some(n) = root.get("last_updated") {
-        checks::check_timestamp(n, "last_updated", &mut diags);
+        checks::check_timestamp(n, "last_updated", diags);
     }
     if let Some(n) = root.get("metadata").and_then(|m| m.get("last_curated")) {
-        checks::check_timestamp(n, "metadata.last_curated", &mut diags);
+        checks::check_timestamp(n, "metadata.last_curated", diags);
     }
-    check_layout(root, text, &layout, &mut diags);
+}
+
+/// The read playbook with its layout, and the diagnostics in report order.
+pub(crate) fn finish(
+    mut pb: Playbook,
+    mut layout: layout::Layout,
+    mut diags: Vec<Diagnostic>,
+) -> ReadOutput {
     split_metadata(&mut pb, &mut layout);
     pb.extra.insert(LAYOUT_KEY.into(), layout.to_value());
     diags.sort_by_key(|d| (d.span.start, d.code));
-    Ok(ReadOutput {
+    ReadOutput {
         playbook: pb,
         diagnostics: diags,
-    })
+    }
 }
 
-fn read_wrapper(
+pub(crate) fn read_wrapper(
     members: &[Member],
     pb: &mut Playbook,
     layout: &mut layout::Layout,
@@ -252,7 +276,7 @@ fn text(node: &Node) -> Option<String> {
     node.as_str().map(str::to_owned)
 }
 
-fn read_bullet(
+pub(crate) fn read_bullet(
     bullet: &Node,
     members: &[Member],
     index: usize,
@@ -316,15 +340,7 @@ fn read_bullet(
 /// The first bullet's key order is the template; a bullet the template does
 /// not reproduce gets its own order in the layout.
 fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut layout::Layout) {
-    let actual = |node: &Node| -> Vec<String> {
-        let mut keys: Vec<String> = Vec::new();
-        for m in node.members().unwrap_or(&[]) {
-            if !keys.contains(&m.key) {
-                keys.push(m.key.clone());
-            }
-        }
-        keys
-    };
+    let actual = key_order;
     if let Some((_, first)) = objects.first() {
         layout.bullet_keys = actual(first);
     }
@@ -343,6 +359,17 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
     }
 }
 
+/// A bullet's keys in file order, each once.
+pub(crate) fn key_order(node: &Node) -> Vec<String> {
+    let mut keys: Vec<String> = Vec::new();
+    for m in node.members().unwrap_or(&[]) {
+        if !keys.contains(&m.key) {
+            keys.push(m.key.clone());
+        }
+    }
+    keys
+}
+
 fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Diagnostic>) {
     if objects.is_empty() {
         return;
@@ -358,7 +385,32 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
             objects[0].1.span.start,
             objects[0].1.span.start + 1,
         ));
-    let note = match (file_gen, hints.iter().all(|h| *h == Hint::None)) {
+    let all_none = hints.iter().all(|h| *h == Hint::None);
+    diags.push(generation_note(file_gen, all_none, first));
+    for ((i, bullet), hint) in objects.iter().zip(&hints) {
+        let label = || checks::bullet_label(bullet, *i);
+        let gen = hint.generation().unwrap_or(file_gen);
+        match hint {
+            Hint::Mixed(g) => diags.push(mixed_generation(bullet, &label(), *g)),
+            _ if gen != file_gen => diags.push(other_generation(
+                checks::hint_span(bullet),
+                &label(),
+                gen,
+                file_gen,
+            )),
+            _ => {}
+        }
+        diags.extend(schema_diagnostics(bullet, *i, gen, array));
+    }
+}
+
+/// The file's generation, said once at the first bullet that shows it.
+pub(crate) fn generation_note(
+    file_gen: ace_schema::Generation,
+    all_none: bool,
+    first: Span,
+) -> Diagnostic {
+    let note = match (file_gen, all_none) {
         (_, true) => "no bullet has `confidence` or `scope`, so the file fits either generation; checked against generation 2".to_string(),
         (ace_schema::Generation::One, _) => format!(
             "bullets follow {}; generation 2, shipped with the skill today, rejects their `confidence` and `scope`",
@@ -366,52 +418,79 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
         ),
         (ace_schema::Generation::Two, _) => format!("bullets follow {}", checks::generation_name(file_gen)),
     };
-    diags.push(Diagnostic::new(&rules::SCHEMA_GENERATION, first, note));
-    for ((i, bullet), hint) in objects.iter().zip(&hints) {
-        let label = || checks::bullet_label(bullet, *i);
-        let gen = hint.generation().unwrap_or(file_gen);
-        match hint {
-            Hint::Mixed(g) => diags.push(Diagnostic::new(
-                &rules::MIXED_GENERATION,
-                checks::hint_span(bullet),
-                format!(
-                    "{} mixes generations: its `confidence` is generation {} and its `scope` generation {}; checked against generation {}",
-                    label(),
-                    g.number(),
-                    3 - g.number(),
-                    g.number()
-                ),
-            )),
-            _ if gen != file_gen => diags.push(Diagnostic::new(
-                &rules::MIXED_GENERATION,
-                checks::hint_span(bullet),
-                format!(
-                    "{} follows generation {} while the file follows generation {}; checked against generation {}",
-                    label(),
-                    gen.number(),
-                    file_gen.number(),
-                    gen.number()
-                ),
-            )),
-            _ => {}
-        }
-        let errors = checks::bullet_schema(bullet, gen);
-        if errors.is_empty() {
-            continue;
-        }
-        let base = if array {
-            format!("/{i}")
-        } else {
-            format!("/bullets/{i}")
-        };
-        diags.extend(ace_schema::diagnostics(
-            &errors,
-            bullet,
-            &rules::PLAYBOOK_SCHEMA,
-            &base,
-            &format!("bullet schema generation {}", gen.number()),
-        ));
+    Diagnostic::new(&rules::SCHEMA_GENERATION, first, note)
+}
+
+pub(crate) fn mixed_generation(
+    bullet: &Node,
+    label: &str,
+    g: ace_schema::Generation,
+) -> Diagnostic {
+    Diagnostic::new(
+        &rules::MIXED_GENERATION,
+        checks::hint_span(bullet),
+        format!(
+            "{label} mixes generations: its `confidence` is generation {} and its `scope` generation {}; checked against generation {}",
+            g.number(),
+            3 - g.number(),
+            g.number()
+        ),
+    )
+}
+
+/// A bullet whose generation is not the file's.
+pub(crate) fn other_generation(
+    span: Span,
+    label: &str,
+    gen: ace_schema::Generation,
+    file_gen: ace_schema::Generation,
+) -> Diagnostic {
+    Diagnostic::new(
+        &rules::MIXED_GENERATION,
+        span,
+        format!(
+            "{label} follows generation {} while the file follows generation {}; checked against generation {}",
+            gen.number(),
+            file_gen.number(),
+            gen.number()
+        ),
+    )
+}
+
+/// The schema errors of bullet `i` under generation `gen`.
+pub(crate) fn schema_diagnostics(
+    bullet: &Node,
+    i: usize,
+    gen: ace_schema::Generation,
+    array: bool,
+) -> Vec<Diagnostic> {
+    schema_diagnostics_of(bullet, &bullet.to_value(), i, gen, array)
+}
+
+/// [`schema_diagnostics`] for a bullet already made a `Value`.
+pub(crate) fn schema_diagnostics_of(
+    bullet: &Node,
+    value: &serde_json::Value,
+    i: usize,
+    gen: ace_schema::Generation,
+    array: bool,
+) -> Vec<Diagnostic> {
+    let errors = ace_schema::validate(ace_schema::SkillSchema::Bullet, gen, value);
+    if errors.is_empty() {
+        return Vec::new();
     }
+    let base = if array {
+        format!("/{i}")
+    } else {
+        format!("/bullets/{i}")
+    };
+    ace_schema::diagnostics(
+        &errors,
+        bullet,
+        &rules::PLAYBOOK_SCHEMA,
+        &base,
+        &format!("bullet schema generation {}", gen.number()),
+    )
 }
 
 /// Takes the counts that agree with the bullets out of `metadata`: they

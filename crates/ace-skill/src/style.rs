@@ -239,6 +239,10 @@ impl Text for ace_model::Out<'_> {
 /// the line where the two first differ.
 pub struct Compare<'a> {
     expected: &'a [u8],
+    /// `expected[cut.0..cut.1]` reads as `with`: the document around an
+    /// array whose items were compared one by one.
+    cut: (usize, usize),
+    with: &'a [u8],
     /// Bytes printed so far.
     len: usize,
     /// Where the current printed line starts.
@@ -252,8 +256,15 @@ pub struct Compare<'a> {
 
 impl<'a> Compare<'a> {
     pub fn new(expected: &'a str) -> Self {
+        Compare::spliced(expected, expected.len()..expected.len(), "")
+    }
+
+    /// Compares with `expected` in which `cut` reads as `with`.
+    pub fn spliced(expected: &'a str, cut: std::ops::Range<usize>, with: &'a str) -> Self {
         Compare {
             expected: expected.as_bytes(),
+            cut: (cut.start, cut.end.max(cut.start)),
+            with: with.as_bytes(),
             len: 0,
             line_start: 0,
             mismatch: None,
@@ -262,11 +273,25 @@ impl<'a> Compare<'a> {
         }
     }
 
+    fn expected_at(&self, pos: usize) -> Option<u8> {
+        let (start, end) = self.cut;
+        if pos < start {
+            self.expected.get(pos).copied()
+        } else if pos - start < self.with.len() {
+            Some(self.with[pos - start])
+        } else {
+            self.expected
+                .get(pos - start - self.with.len() + end)
+                .copied()
+        }
+    }
+
     /// `None` if what was printed is `expected`; else where the first
     /// difference is, the start of its line, and that line as printed.
     pub fn finish(mut self) -> Option<(usize, usize, String)> {
-        if self.mismatch.is_none() && self.len != self.expected.len() {
-            self.mismatch = Some(self.len.min(self.expected.len()));
+        let expected_len = self.expected.len() + self.with.len() - (self.cut.1 - self.cut.0);
+        if self.mismatch.is_none() && self.len != expected_len {
+            self.mismatch = Some(self.len.min(expected_len));
         }
         let at = self.mismatch?;
         Some((
@@ -284,7 +309,7 @@ impl Text for Compare<'_> {
         }
         for &b in s.as_bytes() {
             if self.mismatch.is_none() {
-                if self.expected.get(self.len) != Some(&b) {
+                if self.expected_at(self.len) != Some(b) {
                     self.mismatch = Some(self.len);
                 } else if b == b'\n' {
                     self.line_start = self.len + 1;
@@ -377,20 +402,27 @@ impl Tree for Node {
     }
 }
 
-fn indent_of(root: &Node, text: &str) -> Option<usize> {
+pub(crate) fn indent_of(root: &Node, text: &str) -> Option<usize> {
     let first = match &root.kind {
         Kind::Object(m) => m.first().map(|m| m.key_span.start),
         Kind::Array(items) => items.first().map(|n| n.span.start),
         _ => None,
     }?;
+    indent_at(text, root.span.start, first)
+}
+
+/// The indentation of a document whose root starts at `root` and whose
+/// first key or item starts at `first`: its column, when it is on a line
+/// of its own after the root's.
+pub(crate) fn indent_at(text: &str, root: usize, first: usize) -> Option<usize> {
     let line_start = text[..first].rfind('\n').map(|i| i + 1)?;
-    if line_start <= root.span.start {
+    if line_start <= root {
         return None;
     }
     Some(first - line_start)
 }
 
-fn first_scalar_array(node: &Node) -> Option<&Node> {
+pub(crate) fn first_scalar_array(node: &Node) -> Option<&Node> {
     match &node.kind {
         Kind::Array(items)
             if !items.is_empty()

@@ -1,0 +1,590 @@
+//! A skill playbook read bullet by bullet as it is parsed.
+//!
+//! The span tree of a bullet is several times its text, so a large file
+//! read whole holds several times its size. Here the parser hands each
+//! bullet to [`Bullets`], which reads it into an entry, runs its checks and
+//! drops it. What needs every bullet is kept small and settled at the end:
+//! - the file's generation is the majority of the bullets' hints, so a
+//!   bullet without a hint has its schema errors kept under both
+//!   generations (usually none), and a hinted one its label, for the note
+//!   on a bullet whose generation is not the file's;
+//! - the first bullet's key order is the template, and only the bullets it
+//!   does not give are recorded (repeated IDs are filled in at the end);
+//! - the layout check compares each bullet's printing with its own bytes,
+//!   the separators between bullets with theirs, then the document with
+//!   the bullets' array read as `[]`.
+//!
+//! Anything this does not settle exactly (a bullet that is not an object,
+//! a layout that differs, two `bullets` arrays, a style the first bullets
+//! guessed wrong) makes [`read`] return `None`, and the caller reads the
+//! whole tree ([`crate::reader::read_whole`]), whose findings are the
+//! reference: a unit test requires the same output from both on every
+//! fixture and corpus file.
+
+use std::collections::HashMap;
+
+use ace_jsonspan::{ItemSink, Kind, Node};
+use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
+use ace_schema::Generation;
+
+use crate::checks::{self, Hint};
+use crate::fields::keys_for;
+use crate::layout::Layout;
+use crate::reader::{
+    finish, generation_note, key_order, mixed_generation, other_generation, read_bullet,
+    read_wrapper, schema_diagnostics, schema_diagnostics_of, wrapper_checks,
+};
+use crate::style::{first_scalar_array, indent_at, indent_of, Compare, Style};
+
+const BOM: &str = "\u{feff}";
+
+/// The bullets of `text` read as they are parsed; `None` when the whole
+/// tree must be read instead. A parse error is the same either way.
+pub(crate) fn read(text: &str) -> Result<Option<ReadOutput>, Diagnostic> {
+    let Some(mut sink) = Bullets::new(text) else {
+        return Ok(None);
+    };
+    let doc = ace_jsonspan::parse_with(text, &mut sink)?;
+    Ok(sink.finish(doc))
+}
+
+fn gen_index(g: Generation) -> usize {
+    match g {
+        Generation::One => 0,
+        Generation::Two => 1,
+    }
+}
+
+fn other_generation_of(g: Generation) -> Generation {
+    match g {
+        Generation::One => Generation::Two,
+        Generation::Two => Generation::One,
+    }
+}
+
+fn is_json_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+struct Bullets<'t> {
+    text: &'t str,
+    /// A bare array of bullets rather than `{"bullets": [...]}`.
+    array_root: bool,
+    /// The file's style; `inline_scalar_arrays` is a guess until the end.
+    style: Style,
+    /// Whether a bullet's printing depended on the guess.
+    inline_guessed: bool,
+    /// The nesting level of a bullet.
+    level: usize,
+    /// What stands between bullets, before the first and after the last.
+    between: String,
+    open: String,
+    close: String,
+    taken: usize,
+    /// Something the end cannot settle: read the whole tree.
+    odd: bool,
+    first_start: Option<usize>,
+    prev_end: usize,
+    entries: Vec<Entry>,
+    /// Duplicate keys and what reading a bullet found.
+    item_diags: Vec<Diagnostic>,
+    /// Mixed generations and schema errors under a bullet's own generation.
+    gen_diags: Vec<Diagnostic>,
+    /// Schema errors of bullets without a hint, under the generation they
+    /// were checked against.
+    unhinted: [Vec<Diagnostic>; 2],
+    /// Bullets without a hint that fail a generation they were not checked
+    /// against: index and span.
+    recheck: [Vec<(usize, Span)>; 2],
+    /// Hinted bullets by generation: where the hint is and the label.
+    hinted: [Vec<(Span, String)>; 2],
+    /// Bullets whose hints mix generations, by `confidence`'s generation.
+    mixed: [usize; 2],
+    first_hint: [Option<Span>; 2],
+    all_none: bool,
+    template: Vec<String>,
+    /// Bullets (by entry index) whose key order the template does not give.
+    orders: Vec<(usize, Vec<String>)>,
+    /// The first array of scalars inside a bullet.
+    first_scalar_array: Option<Span>,
+}
+
+impl<'t> Bullets<'t> {
+    /// `None` for a root that is neither an object nor an array: the whole
+    /// read reports it.
+    fn new(text: &'t str) -> Option<Self> {
+        let bytes = text.as_bytes();
+        let mut at = if text.starts_with(BOM) { BOM.len() } else { 0 };
+        while bytes.get(at).copied().is_some_and(is_json_space) {
+            at += 1;
+        }
+        let root = at;
+        let array_root = match bytes.get(root) {
+            Some(b'[') => true,
+            Some(b'{') => false,
+            _ => return None,
+        };
+        at += 1;
+        while bytes.get(at).copied().is_some_and(is_json_space) {
+            at += 1;
+        }
+        let has_child = bytes.get(at).is_some_and(|b| !matches!(b, b']' | b'}'));
+        let body = text.strip_prefix(BOM).unwrap_or(text);
+        let style = Style {
+            indent: has_child.then(|| indent_at(text, root, at)).flatten(),
+            inline_scalar_arrays: false,
+            ascii: body.is_ascii(),
+            final_newline: text.ends_with('\n'),
+        };
+        let level = if array_root { 1 } else { 2 };
+        let pad = |level: usize| " ".repeat(level * style.indent.unwrap_or(0));
+        let (between, open, close) = match style.indent {
+            Some(_) => (
+                format!(",\n{}", pad(level)),
+                format!("\n{}", pad(level)),
+                format!("\n{}", pad(level - 1)),
+            ),
+            None => (", ".to_owned(), String::new(), String::new()),
+        };
+        Some(Bullets {
+            text,
+            array_root,
+            style,
+            inline_guessed: false,
+            level,
+            between,
+            open,
+            close,
+            taken: 0,
+            odd: false,
+            first_start: None,
+            prev_end: 0,
+            entries: Vec::new(),
+            item_diags: Vec::new(),
+            gen_diags: Vec::new(),
+            unhinted: [Vec::new(), Vec::new()],
+            recheck: [Vec::new(), Vec::new()],
+            hinted: [Vec::new(), Vec::new()],
+            mixed: [0, 0],
+            first_hint: [None, None],
+            all_none: true,
+            template: Vec::new(),
+            orders: Vec::new(),
+            first_scalar_array: None,
+        })
+    }
+
+    fn bullet(&mut self, index: usize, node: &Node) -> Option<()> {
+        let Kind::Object(members) = &node.kind else {
+            return None;
+        };
+        // The layout first: a file that will not keep it is read whole.
+        match index {
+            0 => self.first_start = Some(node.span.start),
+            _ => {
+                if self.text.get(self.prev_end..node.span.start)? != self.between {
+                    return None;
+                }
+            }
+        }
+        if !self.inline_guessed {
+            if let Some(a) = first_scalar_array(node) {
+                let span = a.span;
+                self.style.inline_scalar_arrays =
+                    !self.text.get(span.start..span.end)?.contains('\n');
+                self.inline_guessed = true;
+                self.first_scalar_array = Some(span);
+            }
+        }
+        let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
+        self.style.write(node, self.level, &mut compare);
+        if compare.finish().is_some() {
+            return None;
+        }
+        self.prev_end = node.span.end;
+
+        ace_jsonspan::duplicate_keys(node, &mut self.item_diags);
+        let e = read_bullet(node, members, index, &mut self.item_diags);
+        let keys = key_order(node);
+        if self.entries.is_empty() {
+            self.template = keys.clone();
+        }
+        if keys_for(&e, &self.template) != keys {
+            self.orders.push((self.entries.len(), keys));
+        }
+        self.entries.push(e);
+
+        let hint = checks::hint(node);
+        let array = self.array_root;
+        match hint {
+            Hint::None => {
+                // Checked against the generation most bullets so far hint
+                // at, which is nearly always the file's; against the other
+                // only for whether it passes. A bullet that fails the
+                // file's generation but was checked against the other is
+                // parsed again from its text at the end.
+                let value = node.to_value();
+                let guess = self.majority();
+                let other = other_generation_of(guess);
+                self.unhinted[gen_index(guess)]
+                    .extend(schema_diagnostics_of(node, &value, index, guess, array));
+                if !ace_schema::is_valid(ace_schema::SkillSchema::Bullet, other, &value) {
+                    self.recheck[gen_index(other)].push((index, node.span));
+                }
+            }
+            Hint::Mixed(g) => {
+                self.all_none = false;
+                self.first_hint[gen_index(g)].get_or_insert(checks::hint_span(node));
+                self.mixed[gen_index(g)] += 1;
+                let label = checks::bullet_label(node, index);
+                self.gen_diags.push(mixed_generation(node, &label, g));
+                self.gen_diags
+                    .extend(schema_diagnostics(node, index, g, array));
+            }
+            Hint::One | Hint::Two => {
+                let g = if hint == Hint::One {
+                    Generation::One
+                } else {
+                    Generation::Two
+                };
+                self.all_none = false;
+                let span = checks::hint_span(node);
+                self.first_hint[gen_index(g)].get_or_insert(span);
+                self.hinted[gen_index(g)].push((span, checks::bullet_label(node, index)));
+                self.gen_diags
+                    .extend(schema_diagnostics(node, index, g, array));
+            }
+        }
+        Some(())
+    }
+
+    /// The generation most bullets read so far hint at
+    /// ([`checks::majority`]'s rule).
+    fn majority(&self) -> Generation {
+        let votes = |g: Generation| self.hinted[gen_index(g)].len() + self.mixed[gen_index(g)];
+        if votes(Generation::One) > votes(Generation::Two) {
+            Generation::One
+        } else {
+            Generation::Two
+        }
+    }
+
+    fn finish(self, doc: ace_jsonspan::Document) -> Option<ReadOutput> {
+        if self.odd || self.taken != 1 {
+            return None;
+        }
+        let text = self.text;
+        let file_gen = self.majority();
+        let root = &doc.root;
+        let bullets = if self.array_root {
+            root
+        } else {
+            root.get("bullets")?
+        };
+        // The taken array is what the whole read would take: the last
+        // `bullets` of the root, left empty in the tree.
+        if !matches!(&bullets.kind, Kind::Array(items) if items.is_empty()) {
+            return None;
+        }
+        let arr = bullets.span;
+        let count = self.entries.len();
+
+        // The style the whole read detects, from the whole document.
+        let mut style = self.style;
+        let indent = match (self.array_root, self.first_start) {
+            (true, Some(first)) => indent_at(text, root.span.start, first),
+            (true, None) => None,
+            (false, _) => indent_of(root, text),
+        };
+        if indent != style.indent {
+            return None;
+        }
+        let around = first_scalar_array(root).map(|n| n.span);
+        let first = match around {
+            Some(s) if s.start < arr.start => Some(s),
+            _ => self.first_scalar_array.or(around),
+        };
+        let inline = match first {
+            Some(s) => !text.get(s.start..s.end)?.contains('\n'),
+            None => false,
+        };
+        if self.inline_guessed && inline != style.inline_scalar_arrays {
+            return None;
+        }
+        style.inline_scalar_arrays = inline;
+
+        // The layout around the bullets.
+        match self.first_start {
+            Some(first) => {
+                if text.get(arr.start + 1..first)? != self.open
+                    || text.get(self.prev_end..arr.end.checked_sub(1)?)? != self.close
+                {
+                    return None;
+                }
+            }
+            None => {
+                if text.get(arr.start..arr.end)? != "[]" {
+                    return None;
+                }
+            }
+        }
+        let body = text.strip_prefix(BOM).unwrap_or(text);
+        let shift = text.len() - body.len();
+        let mut compare = Compare::spliced(body, arr.start - shift..arr.end - shift, "[]");
+        style.render_into(root, &mut compare);
+        if compare.finish().is_some() {
+            return None;
+        }
+
+        let mut pb = Playbook::default();
+        let mut layout = Layout {
+            array: self.array_root,
+            style,
+            ..Layout::default()
+        };
+        let mut diags = doc.diagnostics;
+        if let Kind::Object(members) = &root.kind {
+            read_wrapper(members, &mut pb, &mut layout, &mut diags);
+        }
+        diags.extend(self.item_diags);
+
+        // Key orders: every bullet of a repeated ID records its order.
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for e in &self.entries {
+            *seen.entry(e.id.as_str()).or_default() += 1;
+        }
+        let mut recorded = self.orders.into_iter().peekable();
+        for (k, e) in self.entries.iter().enumerate() {
+            let keys = match recorded.next_if(|(i, _)| *i == k) {
+                Some((_, keys)) => keys,
+                None if seen[e.id.as_str()] > 1 => keys_for(e, &self.template),
+                None => continue,
+            };
+            layout.bullet_orders.push((e.id.clone(), keys));
+        }
+        layout.bullet_keys = self.template;
+
+        if count > 0 {
+            let start = self.first_start.unwrap_or(arr.start);
+            let first = self.first_hint[gen_index(file_gen)].unwrap_or(Span::new(start, start + 1));
+            diags.push(generation_note(file_gen, self.all_none, first));
+            diags.extend(self.gen_diags);
+            let other = other_generation_of(file_gen);
+            let [one, two] = self.hinted;
+            let others = if other == Generation::One { one } else { two };
+            for (span, label) in others {
+                diags.push(other_generation(span, &label, other, file_gen));
+            }
+            let [one, two] = self.unhinted;
+            diags.extend(if file_gen == Generation::One {
+                one
+            } else {
+                two
+            });
+            let [one, two] = self.recheck;
+            for (index, span) in if file_gen == Generation::One {
+                one
+            } else {
+                two
+            } {
+                let node = ace_jsonspan::parse_at(text, span.start..span.end)?;
+                diags.extend(schema_diagnostics(&node, index, file_gen, self.array_root));
+            }
+        }
+        pb.entries = self.entries;
+        wrapper_checks(root, &pb.entries, &mut diags);
+        Some(finish(pb, layout, diags))
+    }
+}
+
+impl ItemSink for Bullets<'_> {
+    fn wants(&mut self, path: &[&str]) -> bool {
+        let wanted = if self.array_root {
+            path.is_empty()
+        } else {
+            path == ["bullets"]
+        };
+        if wanted {
+            self.taken += 1;
+        }
+        wanted
+    }
+
+    fn item(&mut self, index: usize, node: Node) {
+        if !self.odd && self.taken == 1 && self.bullet(index, &node).is_none() {
+            self.odd = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a read gives, with diagnostics in a total order and each
+    /// entry's span (which playbook equality ignores).
+    fn outcome(out: ReadOutput) -> (Playbook, Vec<Diagnostic>, Vec<Option<Span>>) {
+        let mut diags = out.diagnostics;
+        diags.sort_by(|a, b| {
+            (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
+        });
+        let spans = out.playbook.entries.iter().map(|e| e.origin.0).collect();
+        (out.playbook, diags, spans)
+    }
+
+    /// The streamed read (or its fallback) gives what the whole read
+    /// gives; returns whether the stream settled it alone.
+    fn same_as_whole(name: &str, text: &str) -> bool {
+        let whole = crate::reader::read_whole(text);
+        let streamed = read(text);
+        match (whole, streamed) {
+            (Err(a), Err(b)) => {
+                assert_eq!(a, b, "{name}");
+                false
+            }
+            (Ok(whole), Ok(Some(streamed))) => {
+                assert_eq!(outcome(streamed), outcome(whole), "{name}");
+                true
+            }
+            // Left to the whole read, whatever it finds.
+            (_, Ok(None)) => false,
+            (a, b) => panic!("{name}: whole {a:?}, streamed {b:?}"),
+        }
+    }
+
+    fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = e.expect("a directory entry").path();
+            if path.is_dir() {
+                json_files(&path, out);
+            } else if path.extension().is_some_and(|x| x == "json") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_bullets_read_as_the_whole_tree_does_for_every_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut files = Vec::new();
+        json_files(&root, &mut files);
+        // The corpus too, when the run has it (and then it must be there).
+        if let Some(corpus) = std::env::var_os("ACE_CORPUS") {
+            json_files(
+                &std::path::Path::new(&corpus).join("skill-json"),
+                &mut files,
+            );
+        }
+        assert!(files.len() > 20, "{}", files.len());
+        let mut streamed = 0;
+        for f in &files {
+            let Ok(text) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            streamed += usize::from(same_as_whole(&f.display().to_string(), &text));
+        }
+        // Not every file falls back to the whole read.
+        assert!(streamed >= 3, "{streamed} of {} streamed", files.len());
+    }
+
+    #[test]
+    fn streamed_bullets_read_as_the_whole_tree_does_for_odd_shapes() {
+        let b1 = r#"{"id": "a-1", "content": "x", "tags": ["t", "u"], "helpful_count": 1}"#;
+        let b2 = r#"{"content": "y", "id": "a-2", "confidence": "high", "scope": "global"}"#;
+        let b3 = r#"{"id": "a-1", "content": "z", "confidence": 0.5, "scope": {"domain": "d"}}"#;
+        let mixed = r#"{"id": "m", "content": "w", "confidence": "low", "scope": {"d": 1}}"#;
+        let bad = r#"{"id": 3, "content": "v", "id": "dup", "confidence": 7, "created": "no"}"#;
+        let cases = [
+            format!("{{\n  \"version\": \"1\",\n  \"bullets\": [\n    {b1},\n    {b2}\n  ]\n}}"),
+            format!("[{b1}, {b2}, {b3}]"),
+            format!("[\n  {b1},\n  {b3},\n  {mixed},\n  {bad}\n]\n"),
+            format!("{{\"bullets\": [{b1}], \"bullets\": [{b2}]}}"),
+            format!("{{\"bullets\": [{b1}], \"bullets\": 3}}"),
+            format!("{{\"bullets\": [{b1}, 7, null], \"metadata\": {{\"total_bullets\": 9}}}}"),
+            format!("{{\"tags\": [\"a\",\n \"b\"], \"bullets\": [{b1}]}}"),
+            format!("{{\"bullets\": [{b2}, {b2}], \"metadata\": {{\"x\": [1, 2]}}}}"),
+            "{\"bullets\": []}".to_owned(),
+            "{\"bullets\": [ ]}".to_owned(),
+            "[]".to_owned(),
+            "{}".to_owned(),
+            "3".to_owned(),
+            format!("\u{feff}[{b1}]"),
+            format!("{{\"bullets\": [{b1},{b2}]}}"),
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            same_as_whole(&format!("case {i}: {text}"), text);
+        }
+    }
+
+    /// Files laid out as the detected style prints them are read in one
+    /// pass, whatever their bullets hold: the generation notes, schema
+    /// errors, repeated IDs, key orders and metadata counts come out as the
+    /// whole read gives them.
+    #[test]
+    fn styled_files_with_findings_are_read_in_one_pass_as_whole() {
+        let docs = [
+            serde_json::json!({"version": "1", "bullets": [
+                {"id": "a", "content": "x", "confidence": "high", "scope": "global", "tags": ["t"]},
+                {"content": "y", "id": "b", "confidence": 0.5, "scope": {"domain": "d"}},
+                {"id": "m", "content": "w", "confidence": "low", "scope": {"d": 1}},
+                {"id": 3, "content": "v", "confidence": 7, "created": "no"},
+                {"id": "a", "content": "again", "helpful_count": 2.5},
+                {"id": "n", "content": "none"}
+            ], "metadata": {"total_bullets": 9, "last_curated": "yesterday"}}),
+            serde_json::json!([
+                {"id": "a", "content": "x", "confidence": 0.9},
+                {"id": "b", "content": "y", "confidence": "low"},
+                {"id": "c", "content": "z", "confidence": "high"},
+                {"id": "d", "content": "n", "tags": ["p", "q"]}
+            ]),
+            serde_json::json!({"bullets": [{"id": "a", "content": "x"}], "tags": ["late"]}),
+            // Bullets without a hint before the hints make generation 1
+            // the file's: checked against 2 as they came, so read again.
+            serde_json::json!([
+                {"id": "n1", "content": "x", "tags": ["t"], "extra": 1},
+                {"id": 5, "content": 6},
+                {"id": "a", "content": "x", "confidence": "high"},
+                {"id": "b", "content": "y", "confidence": "low", "scope": "global"}
+            ]),
+            serde_json::json!({"bullets": [{"id": "a", "content": "\u{e9}\u{1F600}"}]}),
+        ];
+        let styles = [
+            Style::default(),
+            Style {
+                indent: Some(4),
+                inline_scalar_arrays: true,
+                ascii: false,
+                final_newline: true,
+            },
+            Style {
+                indent: None,
+                ..Style::default()
+            },
+        ];
+        for doc in &docs {
+            for style in styles {
+                let text = style.render(doc);
+                assert!(same_as_whole(&text, &text), "fell back on\n{text}");
+            }
+        }
+    }
+
+    /// What the skill's own writer prints is read in one pass, without the
+    /// whole tree, in both generations and both shapes.
+    #[test]
+    fn written_files_are_read_in_one_pass() {
+        let playbooks = [
+            r#"{"bullets": [
+                {"id": "a-1", "content": "x\u00e9", "tags": ["t"], "helpful_count": 1, "harmful_count": 0},
+                {"id": "a-2", "content": "y", "confidence": 0.8, "scope": {"domain": "d"}},
+                {"id": "a-1", "content": "z", "confidence": 0.5, "tags": []}
+            ], "metadata": {"total_bullets": 3}}"#,
+            r#"[{"id": "b-1", "content": "x", "confidence": "high", "scope": "global"}]"#,
+        ];
+        for text in playbooks {
+            let pb = crate::reader::read_whole(text).unwrap().playbook;
+            let written = crate::write(&pb).text;
+            assert!(same_as_whole(&written, &written), "fell back on\n{written}");
+        }
+    }
+}
