@@ -216,45 +216,35 @@ impl<'t> Bullets<'t> {
 
         let hint = checks::hint(node);
         let array = self.array_root;
-        match hint {
-            Hint::None => {
-                // Checked against the generation most bullets so far hint
-                // at, which is nearly always the file's; against the other
-                // only for whether it passes. A bullet that fails the
-                // file's generation but was checked against the other is
-                // parsed again from its text at the end.
-                let value = node.to_value();
-                let guess = self.majority();
-                let other = other_generation_of(guess);
-                self.unhinted[gen_index(guess)]
-                    .extend(schema_diagnostics_of(node, &value, index, guess, array));
-                if !ace_schema::is_valid(ace_schema::SkillSchema::Bullet, other, &value) {
-                    self.recheck[gen_index(other)].push((index, node.span));
-                }
+        let Some(g) = hint.generation() else {
+            // Checked against the generation most bullets so far hint at,
+            // which is nearly always the file's; against the other only
+            // for whether it passes. A bullet that fails the file's
+            // generation but was checked against the other is parsed again
+            // from its text at the end.
+            let value = node.to_value();
+            let guess = self.majority();
+            let other = other_generation_of(guess);
+            self.unhinted[gen_index(guess)]
+                .extend(schema_diagnostics_of(node, &value, index, guess, array));
+            if !ace_schema::is_valid(ace_schema::SkillSchema::Bullet, other, &value) {
+                self.recheck[gen_index(other)].push((index, node.span));
             }
-            Hint::Mixed(g) => {
-                self.all_none = false;
-                self.first_hint[gen_index(g)].get_or_insert(checks::hint_span(node));
-                self.mixed[gen_index(g)] += 1;
-                let label = checks::bullet_label(node, index);
-                self.gen_diags.push(mixed_generation(node, &label, g));
-                self.gen_diags
-                    .extend(schema_diagnostics(node, index, g, array));
-            }
-            Hint::One | Hint::Two => {
-                let g = if hint == Hint::One {
-                    Generation::One
-                } else {
-                    Generation::Two
-                };
-                self.all_none = false;
-                let span = checks::hint_span(node);
-                self.first_hint[gen_index(g)].get_or_insert(span);
-                self.hinted[gen_index(g)].push((span, checks::bullet_label(node, index)));
-                self.gen_diags
-                    .extend(schema_diagnostics(node, index, g, array));
-            }
+            return Some(());
+        };
+        self.all_none = false;
+        let span = checks::hint_span(node);
+        self.first_hint[gen_index(g)].get_or_insert(span);
+        let label = checks::bullet_label(node, index);
+        if matches!(hint, Hint::Mixed(_)) {
+            // Its own note; it never gets the other-generation one.
+            self.mixed[gen_index(g)] += 1;
+            self.gen_diags.push(mixed_generation(node, &label, g));
+        } else {
+            self.hinted[gen_index(g)].push((span, label));
         }
+        self.gen_diags
+            .extend(schema_diagnostics(node, index, g, array));
         Some(())
     }
 
