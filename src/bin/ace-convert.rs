@@ -215,7 +215,9 @@ fn run(args: Args) -> i32 {
         );
         return EXIT_USAGE;
     }
-    let parsed = match ace_io::read(from, &source.text) {
+    // Only errors are shown (print_errors), so checks that find less are
+    // not run.
+    let parsed = match ace_io::read_with(from, &source.text, Severity::Error) {
         Ok(p) => p,
         Err(ace_io::ReadError::Unsupported(f)) => {
             error(

@@ -291,11 +291,23 @@ impl fmt::Display for ReadError {
 pub type Parsed = ace_model::ReadOutput;
 
 pub fn read(format: Format, text: &str) -> Result<Parsed, ReadError> {
+    read_with(format, text, ace_model::Severity::Info)
+}
+
+/// [`read`] for a caller that shows only findings of severity `min` and
+/// above (a conversion shows errors): a reader may leave out checks that
+/// can only find less, where they cost (the skill bullet schema checks).
+/// The playbook read is the same.
+pub fn read_with(
+    format: Format,
+    text: &str,
+    min: ace_model::Severity,
+) -> Result<Parsed, ReadError> {
     match format {
         Format::Markdown => Ok(ace_markdown::read(text)),
         Format::AgentsMd => Ok(ace_agents::read(text)),
         Format::PlaybookYaml => ace_yaml::read(text).map_err(ReadError::Syntax),
-        Format::SkillJson => ace_skill::read(text).map_err(ReadError::Syntax),
+        Format::SkillJson => ace_skill::read_with(text, min).map_err(ReadError::Syntax),
         Format::VagendaJson => {
             ace_vagenda::read(text, ace_vagenda::Syntax::Json).map_err(ReadError::Syntax)
         }

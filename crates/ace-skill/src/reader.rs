@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use ace_jsonspan::{Kind, Member, Node};
 use ace_model::{
     rules, Confidence, ConfidenceLevel, Diagnostic, Entry, Evidence, EvidenceRef, Playbook,
-    ReadOutput, Scope, ScopeDetail, Span, Status,
+    ReadOutput, Scope, ScopeDetail, Severity, Span, Status,
 };
 
 use crate::checks::{self, Hint};
@@ -23,15 +23,25 @@ use crate::{layout, LAYOUT_KEY};
 /// bullets: [...], metadata?}` or a bare array of bullets. Only JSON that
 /// does not parse is an error.
 pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
-    match crate::stream::read(text)? {
+    read_with(text, Severity::Info)
+}
+
+/// [`read`] for a caller that wants findings of severity `min` and above
+/// only: the bullet schema checks (warnings, and most of a read's time on a
+/// file that breaks its schema) are left out below `Warning`. The
+/// playbook read is the same.
+pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
+    let schema = rules::PLAYBOOK_SCHEMA.severity >= min;
+    match crate::stream::read(text, schema)? {
         Some(out) => Ok(out),
-        None => read_whole(text),
+        None => read_whole(text, schema),
     }
 }
 
 /// [`read`] from the whole span tree: the reference the streamed read is
-/// checked against, and its fallback.
-pub(crate) fn read_whole(text: &str) -> Result<ReadOutput, Diagnostic> {
+/// checked against, and its fallback. `schema`: run the bullet schema
+/// checks.
+pub(crate) fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnostic> {
     let doc = ace_jsonspan::parse(text)?;
     let mut diags = doc.diagnostics;
     let root = &doc.root;
@@ -87,7 +97,7 @@ pub(crate) fn read_whole(text: &str) -> Result<ReadOutput, Diagnostic> {
         }
     }
     record_key_orders(&objects, &pb.entries, &mut layout);
-    check_generations(&objects, layout.array, &mut diags);
+    check_generations(&objects, layout.array, schema, &mut diags);
     wrapper_checks(root, &pb.entries, &mut diags);
     check_layout(root, text, &layout, &mut diags);
     Ok(finish(pb, layout, diags))
@@ -370,7 +380,12 @@ pub(crate) fn key_order(node: &Node) -> Vec<String> {
     keys
 }
 
-fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Diagnostic>) {
+fn check_generations(
+    objects: &[(usize, &Node)],
+    array: bool,
+    schema: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
     if objects.is_empty() {
         return;
     }
@@ -400,7 +415,9 @@ fn check_generations(objects: &[(usize, &Node)], array: bool, diags: &mut Vec<Di
             )),
             _ => {}
         }
-        diags.extend(schema_diagnostics(bullet, *i, gen, array));
+        if schema {
+            diags.extend(schema_diagnostics(bullet, *i, gen, array));
+        }
     }
 }
 

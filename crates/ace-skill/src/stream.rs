@@ -40,8 +40,8 @@ const BOM: &str = "\u{feff}";
 
 /// The bullets of `text` read as they are parsed; `None` when the whole
 /// tree must be read instead. A parse error is the same either way.
-pub(crate) fn read(text: &str) -> Result<Option<ReadOutput>, Diagnostic> {
-    let Some(mut sink) = Bullets::new(text) else {
+pub(crate) fn read(text: &str, schema: bool) -> Result<Option<ReadOutput>, Diagnostic> {
+    let Some(mut sink) = Bullets::new(text, schema) else {
         return Ok(None);
     };
     let doc = ace_jsonspan::parse_with(text, &mut sink)?;
@@ -83,6 +83,8 @@ struct Bullets<'t> {
     taken: usize,
     /// Something the end cannot settle: read the whole tree.
     odd: bool,
+    /// Whether to run the bullet schema checks.
+    schema: bool,
     first_start: Option<usize>,
     prev_end: usize,
     entries: Vec<Entry>,
@@ -112,7 +114,7 @@ struct Bullets<'t> {
 impl<'t> Bullets<'t> {
     /// `None` for a root that is neither an object nor an array: the whole
     /// read reports it.
-    fn new(text: &'t str) -> Option<Self> {
+    fn new(text: &'t str, schema: bool) -> Option<Self> {
         let bytes = text.as_bytes();
         let mut at = if text.starts_with(BOM) { BOM.len() } else { 0 };
         while bytes.get(at).copied().is_some_and(is_json_space) {
@@ -157,6 +159,7 @@ impl<'t> Bullets<'t> {
             close,
             taken: 0,
             odd: false,
+            schema,
             first_start: None,
             prev_end: 0,
             entries: Vec::new(),
@@ -217,6 +220,9 @@ impl<'t> Bullets<'t> {
         let hint = checks::hint(node);
         let array = self.array_root;
         let Some(g) = hint.generation() else {
+            if !self.schema {
+                return Some(());
+            }
             // Checked against the generation most bullets so far hint at,
             // which is nearly always the file's; against the other only
             // for whether it passes. A bullet that fails the file's
@@ -243,8 +249,10 @@ impl<'t> Bullets<'t> {
         } else {
             self.hinted[gen_index(g)].push((span, label));
         }
-        self.gen_diags
-            .extend(schema_diagnostics(node, index, g, array));
+        if self.schema {
+            self.gen_diags
+                .extend(schema_diagnostics(node, index, g, array));
+        }
         Some(())
     }
 
@@ -425,8 +433,15 @@ mod tests {
     /// The streamed read (or its fallback) gives what the whole read
     /// gives; returns whether the stream settled it alone.
     fn same_as_whole(name: &str, text: &str) -> bool {
-        let whole = crate::reader::read_whole(text);
-        let streamed = read(text);
+        let with = same_as_whole_with(name, text, true);
+        let without = same_as_whole_with(name, text, false);
+        assert_eq!(with, without, "{name}");
+        with
+    }
+
+    fn same_as_whole_with(name: &str, text: &str, schema: bool) -> bool {
+        let whole = crate::reader::read_whole(text, schema);
+        let streamed = read(text, schema);
         match (whole, streamed) {
             (Err(a), Err(b)) => {
                 assert_eq!(a, b, "{name}");
@@ -475,6 +490,37 @@ mod tests {
         }
         // Not every file falls back to the whole read.
         assert!(streamed >= 3, "{streamed} of {} streamed", files.len());
+    }
+
+    /// Leaving out the warnings below `Error` changes nothing else: the
+    /// same playbook, and every finding but the bullet schema warnings.
+    #[test]
+    fn reading_for_errors_only_leaves_out_the_schema_warnings_alone() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut files = Vec::new();
+        json_files(&root.join("skill-json"), &mut files);
+        if let Some(corpus) = std::env::var_os("ACE_CORPUS") {
+            json_files(
+                &std::path::Path::new(&corpus).join("skill-json"),
+                &mut files,
+            );
+        }
+        let mut left_out = 0;
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let (Ok(all), Ok(errors)) = (
+                crate::read(&text),
+                crate::read_with(&text, ace_model::Severity::Error),
+            ) else {
+                continue;
+            };
+            let (pb, mut diags, spans) = outcome(all);
+            let before = diags.len();
+            diags.retain(|d| d.code != ace_model::rules::PLAYBOOK_SCHEMA.code);
+            left_out += before - diags.len();
+            assert_eq!(outcome(errors), (pb, diags, spans), "{}", f.display());
+        }
+        assert!(left_out > 0, "no schema warning in {} files", files.len());
     }
 
     #[test]
@@ -572,7 +618,7 @@ mod tests {
             r#"[{"id": "b-1", "content": "x", "confidence": "high", "scope": "global"}]"#,
         ];
         for text in playbooks {
-            let pb = crate::reader::read_whole(text).unwrap().playbook;
+            let pb = crate::reader::read_whole(text, true).unwrap().playbook;
             let written = crate::write(&pb).text;
             assert!(same_as_whole(&written, &written), "fell back on\n{written}");
         }
