@@ -532,19 +532,10 @@ impl<'a> Chains<'a> {
     fn new(entries: &'a [Entry]) -> Self {
         let mut head: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
         let mut next = vec![Self::END; entries.len()];
-        // Only repeated IDs, which are rare, keep a tail.
-        let mut tail: HashMap<&str, usize> = HashMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            match head.get(e.id.as_str()) {
-                None => {
-                    head.insert(e.id.as_str(), i);
-                }
-                Some(&first) => {
-                    let last = tail.get(e.id.as_str()).copied().unwrap_or(first);
-                    next[last] = i;
-                    tail.insert(e.id.as_str(), i);
-                }
-            }
+        // From the last entry back, each one links to the later entry of
+        // its ID seen before it, and becomes the head.
+        for (i, e) in entries.iter().enumerate().rev() {
+            next[i] = head.insert(e.id.as_str(), i).unwrap_or(Self::END);
         }
         Chains { head, next }
     }

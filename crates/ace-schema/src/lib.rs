@@ -33,6 +33,14 @@ impl Generation {
         }
     }
 
+    /// The generation this one is not.
+    pub fn other(self) -> Generation {
+        match self {
+            Generation::One => Generation::Two,
+            Generation::Two => Generation::One,
+        }
+    }
+
     pub fn from_number(n: u8) -> Option<Generation> {
         match n {
             1 => Some(Generation::One),

@@ -350,9 +350,8 @@ pub(crate) fn read_bullet(
 /// The first bullet's key order is the template; a bullet the template does
 /// not reproduce gets its own order in the layout.
 fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut layout::Layout) {
-    let actual = key_order;
     if let Some((_, first)) = objects.first() {
-        layout.bullet_keys = actual(first);
+        layout.bullet_keys = key_order(first);
     }
     // The writer takes the orders of one ID in turn, so every bullet of a
     // repeated ID records its order, or a later one would take an earlier
@@ -362,7 +361,7 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
         *seen.entry(e.id.as_str()).or_default() += 1;
     }
     for ((_, node), e) in objects.iter().zip(entries) {
-        let keys = actual(node);
+        let keys = key_order(node);
         if seen[e.id.as_str()] > 1 || keys_for(e, &layout.bullet_keys) != keys {
             layout.bullet_orders.push((e.id.clone(), keys));
         }
@@ -449,7 +448,7 @@ pub(crate) fn mixed_generation(
         format!(
             "{label} mixes generations: its `confidence` is generation {} and its `scope` generation {}; checked against generation {}",
             g.number(),
-            3 - g.number(),
+            g.other().number(),
             g.number()
         ),
     )

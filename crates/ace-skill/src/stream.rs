@@ -55,13 +55,6 @@ fn gen_index(g: Generation) -> usize {
     }
 }
 
-fn other_generation_of(g: Generation) -> Generation {
-    match g {
-        Generation::One => Generation::Two,
-        Generation::Two => Generation::One,
-    }
-}
-
 fn is_json_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -230,7 +223,7 @@ impl<'t> Bullets<'t> {
             // from its text at the end.
             let value = node.to_value();
             let guess = self.majority();
-            let other = other_generation_of(guess);
+            let other = guess.other();
             self.unhinted[gen_index(guess)]
                 .extend(schema_diagnostics_of(node, &value, index, guess, array));
             if !ace_schema::is_valid(ace_schema::SkillSchema::Bullet, other, &value) {
@@ -267,7 +260,7 @@ impl<'t> Bullets<'t> {
         }
     }
 
-    fn finish(self, doc: ace_jsonspan::Document) -> Option<ReadOutput> {
+    fn finish(mut self, doc: ace_jsonspan::Document) -> Option<ReadOutput> {
         if self.odd || self.taken != 1 {
             return None;
         }
@@ -367,24 +360,12 @@ impl<'t> Bullets<'t> {
             let first = self.first_hint[gen_index(file_gen)].unwrap_or(Span::new(start, start + 1));
             diags.push(generation_note(file_gen, self.all_none, first));
             diags.extend(self.gen_diags);
-            let other = other_generation_of(file_gen);
-            let [one, two] = self.hinted;
-            let others = if other == Generation::One { one } else { two };
-            for (span, label) in others {
+            let other = file_gen.other();
+            for (span, label) in std::mem::take(&mut self.hinted[gen_index(other)]) {
                 diags.push(other_generation(span, &label, other, file_gen));
             }
-            let [one, two] = self.unhinted;
-            diags.extend(if file_gen == Generation::One {
-                one
-            } else {
-                two
-            });
-            let [one, two] = self.recheck;
-            for (index, span) in if file_gen == Generation::One {
-                one
-            } else {
-                two
-            } {
+            diags.append(&mut self.unhinted[gen_index(file_gen)]);
+            for (index, span) in std::mem::take(&mut self.recheck[gen_index(file_gen)]) {
                 let node = ace_jsonspan::parse_at(text, span.start..span.end)?;
                 diags.extend(schema_diagnostics(&node, index, file_gen, self.array_root));
             }
