@@ -348,6 +348,16 @@ fn deltas_are_recognised_by_content() {
     ] {
         assert_eq!(ace_skill::sniff(&fixture(rel)), Some(kind), "{rel}");
     }
+    // Beyond serde_json's 128 levels but within the reader's 512, with a
+    // byte-order mark; and text that is not JSON at all.
+    let deep = format!(
+        "\u{feff}{{\"delta_id\": \"d\", \"x\": {}1{}}}",
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    assert_eq!(ace_skill::sniff(&deep), Some(K::Delta));
+    assert_eq!(ace_skill::sniff("[1, 2]"), Some(K::Playbook));
+    assert_eq!(ace_skill::sniff("{\"edits\": [}"), None);
 }
 
 #[test]

@@ -277,9 +277,9 @@ fn run(args: Args) -> i32 {
     print_errors(&source.name, &source.text, parsed.diagnostics, args.quiet);
     // The model owns copies of what it needs; without the input texts the
     // peak while writing is the model and the output only.
-    source.text = String::new();
+    source.text = Default::default();
     let companion = companion.map(|mut y| {
-        y.text = String::new();
+        y.text = Default::default();
         y
     });
     let pair_dir = match args.output.as_deref() {

@@ -218,7 +218,7 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
             Ok(Some(Source {
                 name: format!("{rev}:{}", source.name),
                 path: None,
-                text,
+                text: text.into(),
             }))
         }
     }

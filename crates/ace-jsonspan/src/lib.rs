@@ -14,6 +14,9 @@ use ace_model::{rules, Diagnostic, Span};
 use serde_json::{Map, Number, Value};
 
 mod parser;
+mod top;
+
+pub use top::top_level;
 
 /// One JSON value and its byte range in the source (BOM included).
 #[derive(Debug, Clone, PartialEq)]

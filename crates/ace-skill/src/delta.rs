@@ -40,10 +40,14 @@ const OPERATIONS: [&str; 5] = ["new_bullets", "edits", "merges", "deprecations",
 /// `normalized_delta`), a delta `delta_id` or an operation list and no
 /// `bullets`; everything else is read as a playbook.
 pub fn kind_of(root: &Node) -> DocumentKind {
-    if root.members().is_none() {
-        return DocumentKind::Playbook;
+    match root.members() {
+        None => DocumentKind::Playbook,
+        Some(_) => kind_by_keys(|k| root.get(k).is_some()),
     }
-    let has = |k: &str| root.get(k).is_some();
+}
+
+/// [`kind_of`] for an object root with the keys `has` says it has.
+fn kind_by_keys(has: impl Fn(&str) -> bool) -> DocumentKind {
     if has("proposed_deltas") {
         DocumentKind::ReflectorOutput
     } else if has("clean_delta") || has("normalized_delta") {
@@ -57,9 +61,19 @@ pub fn kind_of(root: &Node) -> DocumentKind {
 
 /// The kind of a JSON text, or `None` if it does not parse.
 pub fn sniff(text: &str) -> Option<DocumentKind> {
-    // The kind shows in the root's keys alone: the items of the arrays
-    // below them (a playbook's bullets above all) are dropped as they are
-    // parsed, not held as a tree the size of several files.
+    // The kind shows in the root's keys alone, so their values are skipped
+    // unparsed: ace-convert sniffs every skill file before reading it.
+    match ace_jsonspan::top_level(text, |_| false) {
+        Some(serde_json::Value::Object(keys)) => Some(kind_by_keys(|k| keys.contains_key(k))),
+        Some(_) => Some(DocumentKind::Playbook),
+        // serde_json stops at 128 levels, our parser at 512.
+        None => sniff_parsed(text),
+    }
+}
+
+fn sniff_parsed(text: &str) -> Option<DocumentKind> {
+    // The items of the arrays below the root keys (a playbook's bullets
+    // above all) are dropped as they are parsed, not held as a tree.
     struct Skim;
     impl ace_jsonspan::ItemSink for Skim {
         fn wants(&mut self, _: &[&str]) -> bool {

@@ -228,22 +228,52 @@ fn collect(item: &Item<'_>, classes: &mut Vec<Class>, index: &mut HashMap<String
 }
 
 /// Marks the classes some instance is written as, stopping once every
-/// class is (the usual case after the first few instances).
-fn mark_used(item: &Item<'_>, w: &Writer<'_, '_, '_>, used: &mut [bool], unused: &mut usize) {
+/// class is (the usual case after the first few instances). Lazy arrays
+/// are visited last: their items are built to be looked at, and a class
+/// used only after a long lazy array (a playbook's metrics after its
+/// entries) would otherwise cost a build of every item.
+fn mark_used(root: &Item<'_>, w: &Writer<'_, '_, '_>, used: &mut [bool], unused: &mut usize) {
+    let mut lazy = Vec::new();
+    mark_eager(root, w, used, unused, &mut lazy);
+    for items in lazy {
+        mark_lazy(items, w, used, unused);
+    }
+}
+
+fn mark_lazy(items: &dyn Items, w: &Writer<'_, '_, '_>, used: &mut [bool], unused: &mut usize) {
+    for i in 0..items.len() {
+        if *unused == 0 {
+            return;
+        }
+        items.with(i, &mut |item| {
+            // The item is dropped after this call, so the lazy arrays
+            // inside it are visited now.
+            let mut inner = Vec::new();
+            mark_eager(item, w, used, unused, &mut inner);
+            for nested in inner {
+                mark_lazy(nested, w, used, unused);
+            }
+        });
+    }
+}
+
+/// Marks what `item` holds outside its lazy arrays, which go to `lazy`.
+fn mark_eager<'i>(
+    item: &Item<'i>,
+    w: &Writer<'_, '_, '_>,
+    used: &mut [bool],
+    unused: &mut usize,
+    lazy: &mut Vec<&'i dyn Items>,
+) {
     if *unused == 0 {
         return;
     }
     match item {
         Item::Value(_) => {}
-        Item::Array(items) => items.iter().for_each(|i| mark_used(i, w, used, unused)),
-        Item::Lazy(items) => {
-            for i in 0..items.len() {
-                if *unused == 0 {
-                    break;
-                }
-                items.with(i, &mut |item| mark_used(item, w, used, unused));
-            }
-        }
+        Item::Array(items) => items
+            .iter()
+            .for_each(|i| mark_eager(i, w, used, unused, lazy)),
+        Item::Lazy(items) => lazy.push(*items),
         Item::Object(o) => {
             if let Some(c) = w.class_of(o) {
                 if !used[c] {
@@ -253,7 +283,7 @@ fn mark_used(item: &Item<'_>, w: &Writer<'_, '_, '_>, used: &mut [bool], unused:
             }
             o.members
                 .iter()
-                .for_each(|(_, v)| mark_used(v, w, used, unused));
+                .for_each(|(_, v)| mark_eager(v, w, used, unused, lazy));
         }
     }
 }

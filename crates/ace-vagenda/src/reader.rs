@@ -248,11 +248,9 @@ pub(crate) fn classify_value(value: &Value) -> Option<DocKind> {
 /// does not parse or is no vAgenda shape.
 pub fn kind_of(text: &str, syntax: Syntax) -> Option<DocKind> {
     let top = match syntax {
-        Syntax::Json => {
-            serde_json::from_str::<TopLevel>(text.trim_start_matches('\u{feff}'))
-                .ok()?
-                .0
-        }
+        // The top-level keys, with the `…Info` objects whole: building the
+        // full tree twice was a fifth of ace-validate's time.
+        Syntax::Json => ace_jsonspan::top_level(text, |k| k.ends_with("Info"))?,
         // Only the outline is looked at: the items of every array the
         // parser offers (the entries among them) are dropped as they come.
         Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut Outline)
@@ -261,61 +259,6 @@ pub fn kind_of(text: &str, syntax: Syntax) -> Option<DocKind> {
             .to_value_within(2),
     };
     classify(&top).ok()
-}
-
-/// A JSON document reduced to what [`classify`] looks at: the top-level
-/// keys, with the `…Info` objects whole and every other value skipped.
-/// ace-validate asks for the kind of every vAgenda file before reading it,
-/// and building the full tree twice was a fifth of its time.
-struct TopLevel(Value);
-
-impl<'de> serde::Deserialize<'de> for TopLevel {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
-        struct Top;
-        impl<'de> Visitor<'de> for Top {
-            type Value = TopLevel;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<TopLevel, A::Error> {
-                let mut m = Map::new();
-                while let Some(k) = a.next_key::<String>()? {
-                    let v = if k.ends_with("Info") {
-                        a.next_value::<Value>()?
-                    } else {
-                        a.next_value::<IgnoredAny>()?;
-                        Value::Null
-                    };
-                    m.insert(k, v);
-                }
-                Ok(TopLevel(Value::Object(m)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<TopLevel, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(TopLevel(Value::Array(Vec::new())))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<TopLevel, E> {
-                Ok(TopLevel(Value::Null))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<TopLevel, E> {
-                Ok(TopLevel(Value::Null))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<TopLevel, E> {
-                Ok(TopLevel(Value::Null))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<TopLevel, E> {
-                Ok(TopLevel(Value::Null))
-            }
-            fn visit_str<E>(self, _: &str) -> Result<TopLevel, E> {
-                Ok(TopLevel(Value::Null))
-            }
-            fn visit_unit<E>(self) -> Result<TopLevel, E> {
-                Ok(TopLevel(Value::Null))
-            }
-        }
-        d.deserialize_any(Top)
-    }
 }
 
 /// The JSON Pointer segments of the playbook in a document of `kind`.
