@@ -204,21 +204,21 @@ fn run(args: Args) -> i32 {
         );
         return EXIT_USAGE;
     }
-    if let Some(kind) = ace_io::vagenda_document(from, &source.text) {
-        error(
-            PROG,
-            format!(
-                "{}: this is a {}, not a playbook; check it with ace-validate (applying patches is not supported yet)",
-                source.name,
-                kind.describe()
-            ),
-        );
-        return EXIT_USAGE;
-    }
     // Only errors are shown (print_errors), so checks that find less are
     // not run.
-    let parsed = match ace_io::read_with(from, &source.text, Severity::Error) {
-        Ok(p) => p,
+    let parsed = match ace_io::read_document(from, &source.text, Severity::Error) {
+        Ok((_, Some(kind))) => {
+            error(
+                PROG,
+                format!(
+                    "{}: this is a {}, not a playbook; check it with ace-validate (applying patches is not supported yet)",
+                    source.name,
+                    kind.describe()
+                ),
+            );
+            return EXIT_USAGE;
+        }
+        Ok((p, None)) => p,
         Err(ace_io::ReadError::Unsupported(f)) => {
             error(
                 PROG,

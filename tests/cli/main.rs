@@ -369,6 +369,14 @@ fn usage_errors_exit_2() {
         .stderr(predicate::str::contains(
             "this is a PlaybookPatch, not a playbook",
         ));
+    convert()
+        .args(["-", "--from", "vagenda-tron", "--to", "markdown"])
+        .write_stdin("op: \"deprecateEntry\"\nentryId: \"e1\"\n")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "this is a PlaybookPatchOp, not a playbook",
+        ));
     validate()
         .arg(fixture("canonical.md"))
         .args(["--select", "ACE999"])

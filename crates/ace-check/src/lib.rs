@@ -250,8 +250,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         finish(source, diags, &mut outcome);
         return outcome;
     }
-    let patch = ace_io::vagenda_document(format, &source.text);
-    let mut parsed = match ace_io::read(format, &source.text) {
+    let (mut parsed, patch) = match ace_io::read_document(format, &source.text, Severity::Info) {
         Ok(p) => p,
         Err(ace_io::ReadError::Syntax(d)) => {
             finish(source, vec![d], &mut outcome);

@@ -405,6 +405,29 @@ pub fn read_with(
     }
 }
 
+/// [`read_with`], and for a vAgenda file what [`vagenda_document`] says of
+/// it, from the same parse.
+pub fn read_document(
+    format: Format,
+    text: &str,
+    min: ace_model::Severity,
+) -> Result<(Parsed, Option<ace_vagenda::DocKind>), ReadError> {
+    let syntax = match format {
+        Format::VagendaJson => ace_vagenda::Syntax::Json,
+        Format::VagendaTron => ace_vagenda::Syntax::Tron,
+        _ => return read_with(format, text, min).map(|p| (p, None)),
+    };
+    let (parsed, kind) = ace_vagenda::read_classified(text, syntax).map_err(ReadError::Syntax)?;
+    Ok((parsed, kind.filter(|k| !is_playbook_kind(k))))
+}
+
+fn is_playbook_kind(kind: &ace_vagenda::DocKind) -> bool {
+    matches!(
+        kind,
+        ace_vagenda::DocKind::Document { .. } | ace_vagenda::DocKind::Playbook
+    )
+}
+
 /// Output text and what the target could not hold.
 #[derive(Debug, Clone, Default)]
 pub struct Written {
@@ -575,12 +598,7 @@ pub fn vagenda_document(format: Format, text: &str) -> Option<ace_vagenda::DocKi
         Format::VagendaTron => ace_vagenda::Syntax::Tron,
         _ => return None,
     };
-    ace_vagenda::kind_of(text, syntax).filter(|k| {
-        !matches!(
-            k,
-            ace_vagenda::DocKind::Document { .. } | ace_vagenda::DocKind::Playbook
-        )
-    })
+    ace_vagenda::kind_of(text, syntax).filter(|k| !is_playbook_kind(k))
 }
 
 /// Every finding for a skill delta, reflector output or curator output,

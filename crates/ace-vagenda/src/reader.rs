@@ -348,16 +348,30 @@ pub(crate) fn as_ace_entry(mut m: Map<String, Value>) -> Map<String, Value> {
 /// Reads a vAgenda document (or patch, or fragment) in `syntax`. Only text
 /// that does not parse is an error; every other problem is a diagnostic.
 pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
+    read_classified(text, syntax).map(|(out, _)| out)
+}
+
+/// [`read`], and what [`kind_of`] says of the text, from the same parse:
+/// a caller that turns patches away need not parse the file twice (for
+/// TRON, that parse was a fifth of a conversion).
+pub fn read_classified(
+    text: &str,
+    syntax: Syntax,
+) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
     let mut sink = EntrySink::new(syntax);
     let doc = match syntax {
         Syntax::Json => ace_jsonspan::parse_with(text, &mut sink),
         Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut sink),
     }?;
+    // `classify` looks at the top-level keys and the `…Info` objects, which
+    // the sink leaves alone.
+    let kind = classify(&doc.root.to_value_within(2)).ok();
     if let Some(out) = read_tree(doc, syntax, Some(sink)) {
-        return Ok(out);
+        return Ok((out, kind));
     }
     // With no sink there is nothing to parse again for.
-    Ok(read_tree(parse(text, syntax)?, syntax, None).unwrap_or_default())
+    let out = read_tree(parse(text, syntax)?, syntax, None).unwrap_or_default();
+    Ok((out, kind))
 }
 
 /// [`read`] of a parsed document whose playbook entries `sink` took, if it
