@@ -305,7 +305,7 @@ fn reported(losses: &[LossEntry], new_to_old: &HashMap<String, String>) -> BTree
                 .entry_id
                 .as_ref()
                 .map(|id| new_to_old.get(id).unwrap_or(id).clone());
-            (id, l.field.clone())
+            (id, l.field.to_string())
         })
         .collect()
 }

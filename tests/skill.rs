@@ -212,7 +212,7 @@ fn core(pb: &Playbook) -> Vec<(String, String, Option<i64>, Option<i64>)> {
 fn through_markdown(src: &str) {
     let pb = read(src).playbook;
     let md = ace_io::write(Format::Markdown, &pb).unwrap();
-    let lost: BTreeSet<String> = md.losses.iter().map(|l| l.field.clone()).collect();
+    let lost: BTreeSet<String> = md.losses.iter().map(|l| l.field.to_string()).collect();
     for e in &pb.entries {
         for (name, present) in e.optional_fields() {
             assert!(
@@ -270,7 +270,7 @@ fn a_new_file_is_what_the_skill_writes() {
         v["metadata"]["total_bullets"],
         serde_json::json!(pb.entries.len())
     );
-    let lost: BTreeSet<&str> = out.losses.iter().map(|l| l.field.as_str()).collect();
+    let lost: BTreeSet<&str> = out.losses.iter().map(|l| &*l.field).collect();
     assert!(lost.contains("section"), "{lost:?}");
     // read back: ids, content and counters survive
     assert_eq!(core(&read(&out.text).playbook), core(&pb));
@@ -297,7 +297,7 @@ fn generation_conversion_follows_the_stated_rule() {
         .losses
         .iter()
         .filter(|l| l.code == "ACE105")
-        .map(|l| (l.field.as_str(), l.entry_id.as_deref()))
+        .map(|l| (&*l.field, l.entry_id.as_deref()))
         .collect();
     assert_eq!(converted.len(), 4, "{converted:?}");
     let diags = validate(&one.text);

@@ -109,8 +109,8 @@ impl Writer<'_, '_> {
         &mut self,
         rule: &rules::Rule,
         entry: Option<&str>,
-        field: impl Into<String>,
-        reason: &str,
+        field: impl Into<std::borrow::Cow<'static, str>>,
+        reason: impl Into<std::borrow::Cow<'static, str>>,
     ) {
         self.losses.push(LossEntry::new(rule, entry, field, reason));
     }
@@ -275,7 +275,7 @@ impl Writer<'_, '_> {
             .and_then(|v| v.as_u64())
             .filter(|l| (1..=6).contains(l))
             .unwrap_or(2) as usize;
-        let title = self.one_line(s.display_title(), &format!("sections[{}].title", s.key));
+        let title = self.one_line(s.display_title(), format!("sections[{}].title", s.key));
         let base = crate::reader::key_for_title(&title);
         let mut read_as = base.clone();
         let mut n = 2;
@@ -289,7 +289,7 @@ impl Writer<'_, '_> {
                 &rules::DROPPED_FIELD,
                 None,
                 format!("sections[{}].key", s.key),
-                &format!(
+                format!(
                     "section keys are derived from headings; `{}` reads back as `{read_as}`",
                     s.key
                 ),
@@ -303,7 +303,7 @@ impl Writer<'_, '_> {
 
     /// A heading's text: one line, without the white space at its ends that
     /// reading a heading drops.
-    fn one_line(&mut self, text: &str, field: &str) -> String {
+    fn one_line(&mut self, text: &str, field: impl Into<std::borrow::Cow<'static, str>>) -> String {
         let line = text.replace(['\n', '\r'], " ");
         let line = line.trim();
         if line != text {
@@ -318,7 +318,8 @@ impl Writer<'_, '_> {
     }
 
     /// Prose from the model, escaped where a line would read as structure.
-    fn text_block(&mut self, text: &str, field: &str) {
+    fn text_block(&mut self, text: &str, field: impl Into<std::borrow::Cow<'static, str>>) {
+        let field = field.into();
         for line in text.lines() {
             let t = line.trim_start();
             let structural = t.starts_with("[Bullet")
@@ -328,7 +329,7 @@ impl Writer<'_, '_> {
                 self.lose(
                     &rules::ALTERED_TEXT,
                     None,
-                    field,
+                    field.clone(),
                     "a line that would read as a heading or a bullet was escaped with `\\`",
                 );
                 self.out.push('\\');
@@ -365,7 +366,7 @@ impl Writer<'_, '_> {
             self.heading(s);
             self.out.push('\n');
             if let Some(d) = &s.description {
-                self.text_block(d, &format!("sections[{}].description", s.key));
+                self.text_block(d, format!("sections[{}].description", s.key));
                 self.out.push('\n');
             }
             let entries = in_seed_order(pb, &s.key);

@@ -110,7 +110,7 @@ fn losses(format: Format, pb: &Playbook) -> Vec<LossEntry> {
 }
 
 fn names(loss: &LossEntry, scope: Scope, field: &str) -> bool {
-    let f = loss.field.as_str();
+    let f = &*loss.field;
     let on = |name: &str| name == field || name.starts_with(&format!("{field}."));
     match scope {
         Scope::Entry => {

@@ -269,13 +269,18 @@ impl Writer<'_, '_> {
         &mut self,
         rule: &rules::Rule,
         entry: Option<&str>,
-        field: impl Into<String>,
-        reason: impl Into<String>,
+        field: impl Into<std::borrow::Cow<'static, str>>,
+        reason: impl Into<std::borrow::Cow<'static, str>>,
     ) {
         self.losses.push(LossEntry::new(rule, entry, field, reason));
     }
 
-    fn one_line<'s>(&mut self, text: &'s str, entry: Option<&str>, field: &str) -> Cow<'s, str> {
+    fn one_line<'s>(
+        &mut self,
+        text: &'s str,
+        entry: Option<&str>,
+        field: impl Into<Cow<'static, str>>,
+    ) -> Cow<'s, str> {
         let fixed = single_line(text);
         if fixed != text {
             self.lose(&rules::ALTERED_TEXT, entry, field, "a heading holds one line without surrounding white space; line breaks became spaces and the ends were trimmed");
@@ -312,7 +317,7 @@ impl Writer<'_, '_> {
 
     /// Free text, written so that it reads back as the same text: lines that
     /// would read as structure are escaped with a backslash.
-    fn description(&mut self, text: &str, field: &str) {
+    fn description(&mut self, text: &str, field: impl Into<Cow<'static, str>>) {
         // Read in context: an unclosed `<!--` or code fence is harmless when
         // nothing closes it, but swallows the entries up to a `-->` or
         // fence line in one of them. The probe ends with the closers the
@@ -424,7 +429,7 @@ impl Writer<'_, '_> {
                 );
             }
         }
-        let title = self.one_line(s.display_title(), None, &field("title"));
+        let title = self.one_line(s.display_title(), None, field("title"));
         for _ in 0..level {
             self.out.push('#');
         }
@@ -435,7 +440,7 @@ impl Writer<'_, '_> {
         self.out.push('\n');
         if let Some(d) = &s.description {
             self.out.push('\n');
-            self.description(d, &field("description"));
+            self.description(d, field("description"));
             if !entries.is_empty() {
                 self.out.push('\n');
             }

@@ -407,11 +407,7 @@ fn what_markdown_cannot_hold_is_reported() {
     pb.entries
         .push(entry("str-00003", Some("custom key"), "after"));
     let w = write(&pb);
-    let got: Vec<(&str, &str)> = w
-        .losses
-        .iter()
-        .map(|l| (l.code, l.field.as_str()))
-        .collect();
+    let got: Vec<(&str, &str)> = w.losses.iter().map(|l| (l.code, &*l.field)).collect();
     for expected in [
         ("ACE101", "version"),
         ("ACE101", "sections[custom key].weight"),

@@ -324,11 +324,9 @@ pub fn render_losses_text(
 ) -> io::Result<()> {
     let mut groups: BTreeMap<(&str, &str), (usize, Option<&str>, &str)> = BTreeMap::new();
     for l in losses {
-        let g = groups.entry((l.code, l.field.as_str())).or_insert((
-            0,
-            l.entry_id.as_deref(),
-            &l.reason,
-        ));
+        let g = groups
+            .entry((l.code, &*l.field))
+            .or_insert((0, l.entry_id.as_deref(), &l.reason));
         g.0 += 1;
     }
     for ((code, field), (count, first, reason)) in groups {

@@ -266,8 +266,8 @@ impl Writer {
         &mut self,
         rule: &rules::Rule,
         entry: Option<&str>,
-        field: impl Into<String>,
-        why: &str,
+        field: impl Into<std::borrow::Cow<'static, str>>,
+        why: impl Into<std::borrow::Cow<'static, str>>,
     ) {
         self.losses.push(LossEntry::new(rule, entry, field, why));
     }
