@@ -356,7 +356,7 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
     // The writer takes the orders of one ID in turn, so every bullet of a
     // repeated ID records its order, or a later one would take an earlier
     // one's.
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
     for e in entries {
         *seen.entry(e.id.as_str()).or_default() += 1;
     }

@@ -340,7 +340,7 @@ impl<'t> Bullets<'t> {
         diags.extend(self.item_diags);
 
         // Key orders: every bullet of a repeated ID records its order.
-        let mut seen: HashMap<&str, usize> = HashMap::new();
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(self.entries.len());
         for e in &self.entries {
             *seen.entry(e.id.as_str()).or_default() += 1;
         }

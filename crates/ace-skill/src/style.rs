@@ -286,12 +286,37 @@ impl<'a> Compare<'a> {
         }
     }
 
+    /// The current line as printed so far, while it matches.
+    fn printed_line(&self) -> Vec<u8> {
+        (self.line_start..self.len)
+            .filter_map(|p| self.expected_at(p))
+            .collect()
+    }
+
+    /// The `n` expected bytes from `pos`, if they lie on one side of the
+    /// cut or within `with`.
+    fn segment(&self, pos: usize, n: usize) -> Option<&[u8]> {
+        let (start, end) = self.cut;
+        let w = self.with.len();
+        if pos + n <= start {
+            self.expected.get(pos..pos + n)
+        } else if pos >= start && pos + n <= start + w {
+            self.with.get(pos - start..pos - start + n)
+        } else if pos >= start + w {
+            let p = pos - start - w + end;
+            self.expected.get(p..p + n)
+        } else {
+            None
+        }
+    }
+
     /// `None` if what was printed is `expected`; else where the first
     /// difference is, the start of its line, and that line as printed.
     pub fn finish(mut self) -> Option<(usize, usize, String)> {
         let expected_len = self.expected.len() + self.with.len() - (self.cut.1 - self.cut.0);
         if self.mismatch.is_none() && self.len != expected_len {
             self.mismatch = Some(self.len.min(expected_len));
+            self.line = self.printed_line();
         }
         let at = self.mismatch?;
         Some((
@@ -307,18 +332,29 @@ impl Text for Compare<'_> {
         if self.line_done {
             return;
         }
-        for &b in s.as_bytes() {
+        let bytes = s.as_bytes();
+        // Matching text is compared a piece at a time: the printed line is
+        // only needed once it differs, and up to there it is `expected`.
+        if self.mismatch.is_none() && self.segment(self.len, bytes.len()) == Some(bytes) {
+            if let Some(i) = memchr::memrchr(b'\n', bytes) {
+                self.line_start = self.len + i + 1;
+            }
+            self.len += bytes.len();
+            return;
+        }
+        for &b in bytes {
             if self.mismatch.is_none() {
-                if self.expected_at(self.len) != Some(b) {
-                    self.mismatch = Some(self.len);
-                } else if b == b'\n' {
-                    self.line_start = self.len + 1;
-                    self.line.clear();
+                if self.expected_at(self.len) == Some(b) {
+                    if b == b'\n' {
+                        self.line_start = self.len + 1;
+                    }
                     self.len += 1;
                     continue;
                 }
+                self.mismatch = Some(self.len);
+                self.line = self.printed_line();
             }
-            if b == b'\n' && self.mismatch.is_some() {
+            if b == b'\n' {
                 self.line_done = true;
                 return;
             }
@@ -585,6 +621,36 @@ mod tests {
                     first_difference(expected, printed),
                     "{expected:?} {printed:?} {piece}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_spliced_comparison_is_a_comparison_with_the_spliced_text() {
+        let doc = "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": 3\n}\n";
+        let cut = doc.find('[').unwrap()..doc.find(']').unwrap() + 1;
+        let with = "[\n  ]";
+        let effective = format!("{}{with}{}", &doc[..cut.start], &doc[cut.end..]);
+        let mut printed = vec![effective.clone(), doc.to_owned(), String::new()];
+        // A difference at every place: before, inside and after `with`.
+        for at in 0..effective.len() {
+            let mut p = effective.clone().into_bytes();
+            p[at] = b'x';
+            printed.push(String::from_utf8(p).unwrap());
+            printed.push(effective[..at].to_owned());
+        }
+        for p in &printed {
+            for piece in [1, 2, 5, 7, 100] {
+                let mut spliced = Compare::spliced(doc, cut.clone(), with);
+                let mut plain = Compare::new(&effective);
+                for chunk in p.as_bytes().chunks(piece) {
+                    let chunk = std::str::from_utf8(chunk).unwrap();
+                    spliced.push_str(chunk);
+                    plain.push_str(chunk);
+                }
+                let (a, b) = (spliced.finish(), plain.finish());
+                assert_eq!(a, b, "{p:?} {piece}");
+                assert_eq!(b, first_difference(&effective, p), "{p:?} {piece}");
             }
         }
     }
