@@ -132,6 +132,7 @@ pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
         index: &index,
         width: opts.width.max(20),
         out,
+        scratch: String::new(),
     };
     let mut used: Vec<bool> = vec![false; classes.len()];
     let mut unused = classes.len();
@@ -293,6 +294,7 @@ struct Writer<'a, 'o, 'w> {
     index: &'a HashMap<String, usize>,
     width: usize,
     out: &'o mut Out<'w>,
+    scratch: String,
 }
 
 impl Writer<'_, '_, '_> {
@@ -314,8 +316,16 @@ impl Writer<'_, '_, '_> {
     /// characters of its own.
     fn value(&mut self, item: &Item<'_>, level: usize, col: usize) {
         let room = self.width.saturating_sub(level * 2 + col);
-        if let Some(flat) = self.flat(item, room) {
+        // One scratch line for every attempt: each value of every entry is
+        // tried flat first.
+        let mut flat = std::mem::take(&mut self.scratch);
+        flat.clear();
+        let fits = self.flat_into(item, &mut flat, room).is_some();
+        if fits {
             self.out.push_str(&flat);
+        }
+        self.scratch = flat;
+        if fits {
             return;
         }
         match item {
@@ -411,13 +421,6 @@ impl Writer<'_, '_, '_> {
 
     fn scalar(&mut self, v: &Value) {
         scalar_into(self.out, v);
-    }
-
-    /// `item` on one line if it fits in `room` columns.
-    fn flat(&self, item: &Item<'_>, room: usize) -> Option<String> {
-        let mut s = String::new();
-        self.flat_into(item, &mut s, room)?;
-        Some(s)
     }
 
     /// Appends `item` on one line to `s`; `None` as soon as `s` is longer
