@@ -322,14 +322,16 @@ pub fn render_losses_text(
     target: &str,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let mut groups: BTreeMap<(&str, &str), (usize, Option<&str>, &str)> = BTreeMap::new();
+    // A playbook field and an entry field of one name (`created_at`) are
+    // different losses, and so are two reasons for one field.
+    type Key<'l> = (&'l str, &'l str, bool, &'l str);
+    let mut groups: BTreeMap<Key<'_>, (usize, Option<&str>)> = BTreeMap::new();
     for l in losses {
-        let g = groups
-            .entry((l.code, &*l.field))
-            .or_insert((0, l.entry_id.as_deref(), &l.reason));
+        let key = (l.code, &*l.field, l.entry_id.is_some(), &*l.reason);
+        let g = groups.entry(key).or_insert((0, l.entry_id.as_deref()));
         g.0 += 1;
     }
-    for ((code, field), (count, first, reason)) in groups {
+    for ((code, field, _, reason), (count, first)) in groups {
         let name = rules::by_code(code).map(|r| r.name).unwrap_or("");
         let which = match (count, first) {
             (1, Some(id)) => format!(" (entry `{id}`)"),
@@ -442,12 +444,15 @@ mod tests {
             LossEntry::new(&rules::DROPPED_FIELD, Some("a-1"), "title", "no place"),
             LossEntry::new(&rules::DROPPED_FIELD, Some("a-2"), "title", "no place"),
             LossEntry::new(&rules::DROPPED_FIELD, None, "version", "no place"),
+            // The playbook's field of the same name is a line of its own.
+            LossEntry::new(&rules::DROPPED_FIELD, None, "title", "no heading"),
         ];
         let mut out = Vec::new();
         render_losses_text(&losses, "markdown", &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();
-        assert_eq!(out.lines().count(), 2);
-        assert!(out.contains("`title` (2 entries, first `a-1`)"));
+        assert_eq!(out.lines().count(), 3, "{out}");
+        assert!(out.contains("`title` (2 entries, first `a-1`): no place\n"));
+        assert!(out.contains("`title`: no heading\n"));
         let mut out = Vec::new();
         render_losses_json(&[], "markdown", &mut out).unwrap();
         assert!(String::from_utf8(out)
