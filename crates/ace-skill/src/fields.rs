@@ -73,9 +73,19 @@ pub fn model_has(e: &Entry, key: &str, ordered: bool) -> bool {
 /// entry has, then the rest ranked by [`DEFAULT_ORDER`] and, after those,
 /// extra fields in their own order.
 pub fn keys_for(e: &Entry, order: &[String]) -> Vec<String> {
+    key_refs(e, order).into_iter().map(str::to_owned).collect()
+}
+
+/// [`keys_for`] without copying the keys: the reader asks it of every
+/// bullet, to compare with the order the bullet was written in.
+pub fn key_refs<'a>(e: &'a Entry, order: &'a [String]) -> Vec<&'a str> {
     let present =
         |k: &str| e.extra.contains_key(k) || model_has(e, k, order.iter().any(|o| o == k));
-    let mut keys: Vec<String> = order.iter().filter(|k| present(k)).cloned().collect();
+    let mut keys: Vec<&str> = order
+        .iter()
+        .map(String::as_str)
+        .filter(|k| present(k))
+        .collect();
     let mut rest: Vec<(usize, &str)> = DEFAULT_ORDER
         .iter()
         .enumerate()
@@ -87,13 +97,13 @@ pub fn keys_for(e: &Entry, order: &[String]) -> Vec<String> {
                 .enumerate()
                 .map(|(i, k)| (DEFAULT_ORDER.len() + i, k.as_str())),
         )
-        .filter(|(_, k)| !keys.iter().any(|o| o == k))
+        .filter(|(_, k)| !keys.contains(k))
         .collect();
     rest.sort_by_key(|(rank, _)| *rank);
     for (_, k) in rest {
         // An extra key named like a default one is ranked twice; keep the first.
-        if !keys.iter().any(|o| o == k) {
-            keys.push(k.to_owned());
+        if !keys.contains(&k) {
+            keys.push(k);
         }
     }
     keys

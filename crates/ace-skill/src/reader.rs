@@ -370,10 +370,18 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
 
 /// A bullet's keys in file order, each once.
 pub(crate) fn key_order(node: &Node) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::new();
+    key_order_refs(node)
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// [`key_order`] without copying the keys.
+pub(crate) fn key_order_refs(node: &Node) -> Vec<&str> {
+    let mut keys: Vec<&str> = Vec::new();
     for m in node.members().unwrap_or(&[]) {
-        if !keys.contains(&m.key) {
-            keys.push(m.key.clone());
+        if !keys.contains(&m.key.as_str()) {
+            keys.push(&m.key);
         }
     }
     keys

@@ -28,10 +28,10 @@ use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
 use ace_schema::Generation;
 
 use crate::checks::{self, Hint};
-use crate::fields::keys_for;
+use crate::fields::{key_refs, keys_for};
 use crate::layout::Layout;
 use crate::reader::{
-    finish, generation_note, key_order, mixed_generation, other_generation, read_bullet,
+    finish, generation_note, key_order_refs, mixed_generation, other_generation, read_bullet,
     read_wrapper, schema_diagnostics, schema_diagnostics_of, wrapper_checks,
 };
 use crate::style::{first_scalar_array, indent_at, indent_of, Compare, Style};
@@ -201,12 +201,13 @@ impl<'t> Bullets<'t> {
 
         ace_jsonspan::duplicate_keys(node, &mut self.item_diags);
         let e = read_bullet(node, members, index, &mut self.item_diags);
-        let keys = key_order(node);
+        let keys = key_order_refs(node);
         if self.entries.is_empty() {
-            self.template = keys.clone();
+            self.template = keys.iter().map(|k| (*k).to_owned()).collect();
         }
-        if keys_for(&e, &self.template) != keys {
-            self.orders.push((self.entries.len(), keys));
+        if key_refs(&e, &self.template) != keys {
+            let owned = keys.into_iter().map(str::to_owned).collect();
+            self.orders.push((self.entries.len(), owned));
         }
         self.entries.push(e);
 
