@@ -73,6 +73,35 @@ fn output_is_deterministic() {
 }
 
 #[test]
+fn a_large_input_is_rewritten_in_place_from_its_own_text() {
+    // Inputs of 1 MiB and more are mapped, not read: rewriting one in place
+    // must not read the file it is replacing.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("big.md");
+    let mut text = String::from("## STRATEGIES & INSIGHTS\n");
+    for i in 1..=30_000 {
+        text.push_str(&format!(
+            "[str-{i:05}]   helpful=1 harmful=0 :: advice {i}\n"
+        ));
+    }
+    assert!(text.len() > 1 << 20);
+    std::fs::write(&input, &text).unwrap();
+    let expected = convert()
+        .arg(&input)
+        .args(["--to", "markdown", "-q"])
+        .output()
+        .unwrap()
+        .stdout;
+    assert!(expected.starts_with(b"## STRATEGIES & INSIGHTS\n[str-00001] helpful=1"));
+    convert()
+        .arg(&input)
+        .args(["--in-place", "-q"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&input).unwrap(), expected);
+}
+
+#[test]
 fn writes_output_files_atomically_and_never_overwrites_input_by_accident() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("play.txt");
