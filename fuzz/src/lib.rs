@@ -14,6 +14,9 @@ pub fn read_and_lint(format: Format, data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
+    // What the CLIs ask of a skill file before reading it (a no-op for
+    // other formats).
+    let _ = ace_io::skill_document(format, text);
     let _ = ace_io::validate(format, text, &ace_lint::Options::default());
 }
 

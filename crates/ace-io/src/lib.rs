@@ -239,17 +239,20 @@ pub fn load_stdin(name: &str) -> Result<Source, LoadError> {
 }
 
 fn decode(bytes: Vec<u8>, name: &str) -> Result<String, LoadError> {
-    check_text(&bytes, name)?;
-    // Checked just above; the second check is a linear scan, cheap next
-    // to reading the file.
+    check_no_nul(&bytes, name)?;
     String::from_utf8(bytes).map_err(|e| utf8_error(e.as_bytes(), e.utf8_error(), name))
 }
 
-/// Accepts UTF-8 text without NUL bytes.
-fn check_text(bytes: &[u8], name: &str) -> Result<(), LoadError> {
-    if memchr::memchr(0, bytes).is_some() {
-        return Err(LoadError::Binary(name.to_owned()));
+fn check_no_nul(bytes: &[u8], name: &str) -> Result<(), LoadError> {
+    match memchr::memchr(0, bytes) {
+        Some(_) => Err(LoadError::Binary(name.to_owned())),
+        None => Ok(()),
     }
+}
+
+/// Accepts UTF-8 text without NUL bytes, as [`decode`] does.
+fn check_text(bytes: &[u8], name: &str) -> Result<(), LoadError> {
+    check_no_nul(bytes, name)?;
     std::str::from_utf8(bytes)
         .map(|_| ())
         .map_err(|e| utf8_error(bytes, e, name))

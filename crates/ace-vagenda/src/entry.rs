@@ -23,64 +23,69 @@ fn list_value(items: &[String]) -> Value {
     Value::Array(items.iter().map(|s| Value::String(s.clone())).collect())
 }
 
-/// A model entry from an ACE entry object.
-pub fn read(obj: &Map<String, Value>, span: Option<Span>) -> Entry {
+/// Fills a field of the entry; nothing is left for `extra`.
+fn set<T>(slot: &mut T, value: T) -> Option<Value> {
+    *slot = value;
+    None
+}
+
+/// The strings of an array of strings, moved out; anything else back.
+fn take_strings(v: Value) -> Result<Vec<String>, Value> {
+    match v {
+        Value::Array(items) if items.iter().all(Value::is_string) => Ok(items
+            .into_iter()
+            .filter_map(|i| match i {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+            .collect()),
+        other => Err(other),
+    }
+}
+
+/// A model entry from an ACE entry object, its strings moved into the
+/// entry: a reader builds the object for the entry alone.
+pub fn read(obj: Map<String, Value>, span: Option<Span>) -> Entry {
     let mut e = Entry {
         origin: ace_model::Origin(span),
         ..Entry::default()
     };
     let mut tools_found: Option<Map<String, Value>> = None;
     for (key, value) in obj {
-        let kept = match key.as_str() {
-            "id" => value.as_str().map(|s| e.id = s.to_owned()),
-            "kind" => value.as_str().map(|s| e.kind = Some(s.to_owned())),
-            "title" => value.as_str().map(|s| e.title = Some(s.to_owned())),
-            "text" => value.as_str().map(|s| e.content = s.to_owned()),
-            "tags" => string_list(value).map(|t| e.tags = Some(t)),
-            "evidence" => string_list(value)
-                .map(|t| e.evidence = Some(t.into_iter().map(Evidence::Text).collect())),
-            "confidence" => match value {
-                Value::Number(n) => {
-                    e.confidence = Some(Confidence::Score(n.clone()));
-                    Some(())
-                }
-                _ => None,
-            },
-            "helpfulCount" => value.as_i64().map(|n| e.helpful = Some(n)),
-            "harmfulCount" => value.as_i64().map(|n| e.harmful = Some(n)),
-            "createdAt" => value.as_str().map(|s| e.created_at = Some(s.to_owned())),
-            "updatedAt" => value.as_str().map(|s| e.updated_at = Some(s.to_owned())),
-            "status" => value
-                .as_str()
-                .map(|s| e.status = Some(Status::from(s.to_owned()))),
-            "deprecatedReason" => value
-                .as_str()
-                .map(|s| e.deprecation_reason = Some(s.to_owned())),
-            "supersedes" => string_list(value).map(|t| e.supersedes = Some(t)),
-            "supersededBy" => value.as_str().map(|s| e.superseded_by = Some(s.to_owned())),
-            "duplicateOf" => value.as_str().map(|s| e.duplicate_of = Some(s.to_owned())),
-            "metadata" => match value {
-                Value::Object(m) if m.contains_key(ACE_TOOLS_KEY) => {
-                    let mut rest = m.clone();
-                    match rest.shift_remove(ACE_TOOLS_KEY) {
-                        Some(Value::Object(tools)) => tools_found = Some(tools),
-                        // Not ours after all: keep it where it was.
-                        Some(other) => {
-                            rest.insert(ACE_TOOLS_KEY.into(), other);
-                        }
-                        None => {}
+        let left = match (key.as_str(), value) {
+            ("id", Value::String(s)) => set(&mut e.id, s),
+            ("kind", Value::String(s)) => set(&mut e.kind, Some(s)),
+            ("title", Value::String(s)) => set(&mut e.title, Some(s)),
+            ("text", Value::String(s)) => set(&mut e.content, s),
+            ("tags", v) => take_strings(v).map(|t| e.tags = Some(t)).err(),
+            ("evidence", v) => take_strings(v)
+                .map(|t| e.evidence = Some(t.into_iter().map(Evidence::Text).collect()))
+                .err(),
+            ("confidence", Value::Number(n)) => set(&mut e.confidence, Some(Confidence::Score(n))),
+            ("helpfulCount", Value::Number(n)) if n.is_i64() => set(&mut e.helpful, n.as_i64()),
+            ("harmfulCount", Value::Number(n)) if n.is_i64() => set(&mut e.harmful, n.as_i64()),
+            ("createdAt", Value::String(s)) => set(&mut e.created_at, Some(s)),
+            ("updatedAt", Value::String(s)) => set(&mut e.updated_at, Some(s)),
+            ("status", Value::String(s)) => set(&mut e.status, Some(Status::from(s))),
+            ("deprecatedReason", Value::String(s)) => set(&mut e.deprecation_reason, Some(s)),
+            ("supersedes", v) => take_strings(v).map(|t| e.supersedes = Some(t)).err(),
+            ("supersededBy", Value::String(s)) => set(&mut e.superseded_by, Some(s)),
+            ("duplicateOf", Value::String(s)) => set(&mut e.duplicate_of, Some(s)),
+            ("metadata", Value::Object(mut rest)) if rest.contains_key(ACE_TOOLS_KEY) => {
+                match rest.shift_remove(ACE_TOOLS_KEY) {
+                    Some(Value::Object(tools)) => tools_found = Some(tools),
+                    // Not ours after all: keep it where it was.
+                    Some(other) => {
+                        rest.insert(ACE_TOOLS_KEY.into(), other);
                     }
-                    if !rest.is_empty() {
-                        e.extra.insert(key.clone(), Value::Object(rest));
-                    }
-                    Some(())
+                    None => {}
                 }
-                _ => None,
-            },
-            _ => None,
+                (!rest.is_empty()).then_some(Value::Object(rest))
+            }
+            (_, v) => Some(v),
         };
-        if kept.is_none() {
-            e.extra.insert(key.clone(), value.clone());
+        if let Some(v) = left {
+            e.extra.insert(key, v);
         }
     }
     if let Some(tools) = tools_found {

@@ -148,11 +148,11 @@ impl ace_jsonspan::ItemSink for EntrySink {
         if self.syntax == Syntax::Json {
             drop_absent_nulls(&mut value, Ty::PlaybookEntry);
         }
-        match &value {
+        match value {
             Value::Object(m) => {
-                self.entries.push(entry::read(m, Some(node.span)));
                 self.derive_from
-                    .push(entry::kind_for_derivation(m).map(str::to_owned));
+                    .push(entry::kind_for_derivation(&m).map(str::to_owned));
+                self.entries.push(entry::read(m, Some(node.span)));
             }
             _ => self
                 .diags
@@ -248,8 +248,8 @@ pub(crate) fn classify_value(value: &Value) -> Option<DocKind> {
 /// does not parse or is no vAgenda shape.
 pub fn kind_of(text: &str, syntax: Syntax) -> Option<DocKind> {
     let top = match syntax {
-        // The top-level keys, with the `…Info` objects whole: building the
-        // full tree twice was a fifth of ace-validate's time.
+        // The top-level keys, with the `…Info` objects whole; the values
+        // below them are skipped unparsed.
         Syntax::Json => ace_jsonspan::top_level(text, |k| k.ends_with("Info"))?,
         // Only the outline is looked at: the items of every array the
         // parser offers (the entries among them) are dropped as they come.
@@ -527,7 +527,7 @@ fn read_tree(
                 let span = nodes.get(i).map(|n| n.span);
                 match item {
                     Value::Object(m) => {
-                        pb.entries.push(entry::read(m, span));
+                        pb.entries.push(entry::read(m.clone(), span));
                         derive_from.push(entry::kind_for_derivation(m).map(str::to_owned));
                     }
                     _ => diags.push(not_an_entry(
@@ -560,7 +560,7 @@ fn read_tree(
             for v in &view {
                 let m = as_ace_entry(v.entry.clone());
                 derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
-                pb.entries.push(entry::read(&m, Some(span_of(v.first))));
+                pb.entries.push(entry::read(m, Some(span_of(v.first))));
             }
             diags.push(Diagnostic::new(
                 &rules::EVENT_LOG,
@@ -720,7 +720,7 @@ pub(crate) fn event_entries(items: &[Value], sections: &[Section]) -> Vec<ace_mo
     for v in view {
         let m = as_ace_entry(v.entry);
         derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
-        pb.entries.push(entry::read(&m, None));
+        pb.entries.push(entry::read(m, None));
     }
     derive_sections(&mut pb, &derive_from);
     pb.entries
