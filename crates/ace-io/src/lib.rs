@@ -253,6 +253,11 @@ fn check_no_nul(bytes: &[u8], name: &str) -> Result<(), LoadError> {
 /// Accepts UTF-8 text without NUL bytes, as [`decode`] does.
 fn check_text(bytes: &[u8], name: &str) -> Result<(), LoadError> {
     check_no_nul(bytes, name)?;
+    // The SIMD check passes valid text at memory speed; only a failure
+    // asks std's check for where the bad byte is.
+    if simdutf8::basic::from_utf8(bytes).is_ok() {
+        return Ok(());
+    }
     std::str::from_utf8(bytes)
         .map(|_| ())
         .map_err(|e| utf8_error(bytes, e, name))
