@@ -15,6 +15,7 @@ pub mod mapping;
 mod model;
 pub mod normalize;
 pub mod out;
+pub mod par;
 pub mod rules;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};

@@ -41,11 +41,20 @@ const BOM: &str = "\u{feff}";
 /// The bullets of `text` read as they are parsed; `None` when the whole
 /// tree must be read instead. A parse error is the same either way.
 pub(crate) fn read(text: &str, schema: bool) -> Result<Option<ReadOutput>, Diagnostic> {
-    let Some(mut sink) = Bullets::new(text, schema) else {
+    let Some(bullets) = Bullets::new(text, schema) else {
         return Ok(None);
     };
-    let doc = ace_jsonspan::parse_with(text, &mut sink)?;
-    Ok(sink.finish(doc))
+    std::thread::scope(|scope| {
+        let mut sink = Streamed {
+            array_root: bullets.array_root,
+            taken: 0,
+            bullets: ace_model::par::Batched::new(scope, bullets),
+        };
+        let doc = ace_jsonspan::parse_with(text, &mut sink);
+        let mut bullets = sink.bullets.finish();
+        bullets.taken = sink.taken;
+        Ok(bullets.finish(doc?))
+    })
 }
 
 fn gen_index(g: Generation) -> usize {
@@ -102,6 +111,13 @@ struct Bullets<'t> {
     orders: Vec<(usize, Vec<String>)>,
     /// The first array of scalars inside a bullet.
     first_scalar_array: Option<Span>,
+}
+
+/// What a bullet gives on its own ([`Bullets::prepare`]).
+struct Prepared<'n> {
+    diags: Vec<Diagnostic>,
+    entry: Entry,
+    keys: Vec<&'n str>,
 }
 
 impl<'t> Bullets<'t> {
@@ -170,19 +186,31 @@ impl<'t> Bullets<'t> {
         })
     }
 
-    fn bullet(&mut self, index: usize, node: &Node) -> Option<()> {
+    /// What a bullet gives that depends on no other: `None` if it is not
+    /// an object or does not keep the layout. Runs on any thread, once
+    /// [`Bullets::guess_inline`] has seen every bullet before it.
+    fn prepare<'n>(&self, index: usize, node: &'n Node) -> Option<Prepared<'n>> {
         let Kind::Object(members) = &node.kind else {
             return None;
         };
-        // The layout first: a file that will not keep it is read whole.
-        match index {
-            0 => self.first_start = Some(node.span.start),
-            _ => {
-                if self.text.get(self.prev_end..node.span.start)? != self.between {
-                    return None;
-                }
-            }
+        let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
+        self.style.write(node, self.level, &mut compare);
+        if compare.finish().is_some() {
+            return None;
         }
+        let mut diags = Vec::new();
+        ace_jsonspan::duplicate_keys(node, &mut diags);
+        let entry = read_bullet(node, members, index, &mut diags);
+        Some(Prepared {
+            diags,
+            entry,
+            keys: key_order_refs(node),
+        })
+    }
+
+    /// Settles whether lists of scalars stay on one line from the first
+    /// bullet that has one.
+    fn guess_inline(&mut self, node: &Node) -> Option<()> {
         if !self.inline_guessed {
             if let Some(a) = first_scalar_array(node) {
                 let span = a.span;
@@ -192,16 +220,56 @@ impl<'t> Bullets<'t> {
                 self.first_scalar_array = Some(span);
             }
         }
-        let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
-        self.style.write(node, self.level, &mut compare);
-        if compare.finish().is_some() {
-            return None;
+        Some(())
+    }
+
+    /// Reads a batch of bullets: their own work spread over the cores,
+    /// then what depends on the bullets before, in order.
+    fn read_batch(&mut self, pending: &[(usize, Node)]) {
+        if self.odd {
+            return;
         }
+        for (_, node) in pending {
+            if self.guess_inline(node).is_none() {
+                self.odd = true;
+                return;
+            }
+        }
+        let this = &*self;
+        let prepared = ace_model::par::collect_runs(pending.len(), |range| {
+            pending[range]
+                .iter()
+                .map(|(index, node)| this.prepare(*index, node))
+                .collect::<Vec<_>>()
+        });
+        for ((index, node), p) in pending.iter().zip(prepared.into_iter().flatten()) {
+            if self.odd {
+                return;
+            }
+            if self.bullet(*index, node, p).is_none() {
+                self.odd = true;
+            }
+        }
+    }
+
+    fn bullet(&mut self, index: usize, node: &Node, prepared: Option<Prepared<'_>>) -> Option<()> {
+        // The layout first: a file that will not keep it is read whole.
+        match index {
+            0 => self.first_start = Some(node.span.start),
+            _ => {
+                if self.text.get(self.prev_end..node.span.start)? != self.between {
+                    return None;
+                }
+            }
+        }
+        let Prepared {
+            diags,
+            entry: e,
+            keys,
+        } = prepared?;
         self.prev_end = node.span.end;
 
-        ace_jsonspan::duplicate_keys(node, &mut self.item_diags);
-        let e = read_bullet(node, members, index, &mut self.item_diags);
-        let keys = key_order_refs(node);
+        self.item_diags.extend(diags);
         if self.entries.is_empty() {
             self.template = keys.iter().map(|k| (*k).to_owned()).collect();
         }
@@ -377,7 +445,24 @@ impl<'t> Bullets<'t> {
     }
 }
 
-impl ItemSink for Bullets<'_> {
+impl ace_model::par::Consume for Bullets<'_> {
+    type Item = (usize, Node);
+
+    fn consume(&mut self, batch: &[(usize, Node)]) {
+        self.read_batch(batch);
+    }
+}
+
+/// The parser's sink: bullets are read in batches, and once a file has
+/// more than one batch, on a thread of their own while parsing goes on.
+struct Streamed<'s, 'e, 't> {
+    array_root: bool,
+    /// `bullets` arrays taken; more than one means reading the whole tree.
+    taken: usize,
+    bullets: ace_model::par::Batched<'s, 'e, Bullets<'t>>,
+}
+
+impl<'s, 't: 's> ItemSink for Streamed<'s, '_, 't> {
     fn wants(&mut self, path: &[&str]) -> bool {
         let wanted = if self.array_root {
             path.is_empty()
@@ -391,8 +476,8 @@ impl ItemSink for Bullets<'_> {
     }
 
     fn item(&mut self, index: usize, node: Node) {
-        if !self.odd && self.taken == 1 && self.bullet(index, &node).is_none() {
-            self.odd = true;
+        if self.taken == 1 {
+            self.bullets.push((index, node));
         }
     }
 }
@@ -589,6 +674,39 @@ mod tests {
 
     /// What the skill's own writer prints is read in one pass, without the
     /// whole tree, in both generations and both shapes.
+    #[test]
+    fn files_of_many_batches_read_as_the_whole_tree_does() {
+        // More bullets than a batch holds, so they are read on other
+        // threads: generations mixed late, a duplicate key, a bullet
+        // without `content` and one in another key order, each in a
+        // different batch, must give the whole read's findings in order.
+        let n = 3 * ace_model::par::BATCH + 11;
+        let bullet = |i: usize| match i {
+            i if i == ace_model::par::BATCH + 5 => {
+                format!(
+                    r#"{{"id": "b-{i}", "content": "c", "content": "d", "confidence": "high"}}"#
+                )
+            }
+            i if i == 2 * ace_model::par::BATCH + 1 => format!(r#"{{"id": "b-{i}"}}"#),
+            i if i % 5000 == 7 => format!(r#"{{"content": "late {i}", "id": "b-{i}"}}"#),
+            i => format!(
+                r#"{{"id": "b-{i}", "content": "c\u00e9 {i}", "tags": ["t"], "confidence": 0.5}}"#
+            ),
+        };
+        let items: Vec<String> = (0..n).map(bullet).collect();
+        let text = format!(
+            "{{\n  \"bullets\": [\n    {}\n  ]\n}}",
+            items.join(",\n    ")
+        );
+        let pb = crate::reader::read_whole(&text, true).unwrap().playbook;
+        assert_eq!(pb.entries.len(), n);
+        let written = crate::write(&pb).text;
+        assert!(
+            same_as_whole("written", &written),
+            "the written file fell back"
+        );
+    }
+
     #[test]
     fn written_files_are_read_in_one_pass() {
         let playbooks = [

@@ -58,7 +58,8 @@ pub enum Item<'a> {
 
 /// The items of an [`Item::Lazy`] array. `with` must build the same item
 /// each time it is asked for the same index.
-pub trait Items: std::fmt::Debug {
+/// `Sync`, because a long array's items are built on several threads.
+pub trait Items: std::fmt::Debug + Sync {
     fn len(&self) -> usize;
 
     fn is_empty(&self) -> bool {
@@ -184,46 +185,118 @@ pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
 }
 
 fn collect(item: &Item<'_>, classes: &mut Vec<Class>, index: &mut HashMap<String, usize>) {
+    visit(
+        item,
+        &mut |class, keys| add_instance(classes, index, class, keys),
+        true,
+    );
+}
+
+/// Calls `f` with the class and keys of every object with a class in
+/// `item`, in document order. With `spread`, a long lazy array's items are
+/// built on several threads, each run reporting only the shapes (class and
+/// keys) it sees first: an instance whose shape came before adds nothing
+/// (see [`add_instance`]), so the first of each shape, in order, settles
+/// the classes exactly as every instance would.
+fn visit(item: &Item<'_>, f: &mut dyn FnMut(&str, &[&str]), spread: bool) {
     match item {
         Item::Value(_) => {}
-        Item::Array(items) => items.iter().for_each(|i| collect(i, classes, index)),
+        Item::Array(items) => items.iter().for_each(|i| visit(i, f, spread)),
+        Item::Lazy(items) if spread && ace_model::par::worth_it(items.len()) => {
+            ace_model::par::map_runs(
+                items.len(),
+                |range| {
+                    let mut shapes = Shapes::default();
+                    for i in range {
+                        items.with(i, &mut |item| {
+                            visit(item, &mut |class, keys| shapes.record(class, keys), false)
+                        });
+                    }
+                    shapes.first
+                },
+                |first| {
+                    for (class, keys) in &first {
+                        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                        f(class, &keys);
+                    }
+                },
+            );
+        }
         Item::Lazy(items) => {
             for i in 0..items.len() {
-                items.with(i, &mut |item| collect(item, classes, index));
+                items.with(i, &mut |item| visit(item, f, spread));
             }
         }
         Item::Object(o) => {
-            if let Some(name) = o.class {
-                let at = match index.get(name) {
-                    Some(at) => *at,
-                    None => {
-                        classes.push(Class {
-                            name: name.to_owned(),
-                            props: Vec::new(),
-                        });
-                        index.insert(name.to_owned(), classes.len() - 1);
-                        classes.len() - 1
-                    }
-                };
-                let props = &mut classes[at].props;
-                // A property first seen here goes right after the one this
-                // instance wrote before it, so each instance's order survives
-                // where the instances agree.
-                let mut after: Option<usize> = None;
-                for (key, _) in &o.members {
-                    match props.iter().position(|p| p == key) {
-                        Some(i) => after = Some(i),
-                        None => {
-                            let at = after.map_or(0, |i| i + 1);
-                            props.insert(at, (*key).to_owned());
-                            after = Some(at);
-                        }
-                    }
-                }
+            if let Some(class) = o.class {
+                let keys: Vec<&str> = o.members.iter().map(|(k, _)| *k).collect();
+                f(class, &keys);
             }
-            o.members
-                .iter()
-                .for_each(|(_, v)| collect(v, classes, index));
+            o.members.iter().for_each(|(_, v)| visit(v, f, spread));
+        }
+    }
+}
+
+/// The shapes of a run of instances, each the first time it is seen.
+#[derive(Default)]
+struct Shapes {
+    seen: std::collections::HashSet<String>,
+    first: Vec<(String, Vec<String>)>,
+    /// The class and keys joined, to look a shape up without building it.
+    scratch: String,
+}
+
+impl Shapes {
+    fn record(&mut self, class: &str, keys: &[&str]) {
+        use std::fmt::Write;
+        self.scratch.clear();
+        // Each name after its length: keys may hold any character
+        // (`"\u0000"` included), so no separator would do.
+        for name in std::iter::once(&class).chain(keys) {
+            let _ = write!(self.scratch, "{}:{name}", name.len());
+        }
+        if !self.seen.contains(&self.scratch) {
+            self.seen.insert(self.scratch.clone());
+            self.first.push((
+                class.to_owned(),
+                keys.iter().map(|k| (*k).to_owned()).collect(),
+            ));
+        }
+    }
+}
+
+/// Adds an instance of `class` with `keys` to the classes. An instance
+/// whose keys are all known already changes nothing.
+fn add_instance(
+    classes: &mut Vec<Class>,
+    index: &mut HashMap<String, usize>,
+    class: &str,
+    keys: &[&str],
+) {
+    let at = match index.get(class) {
+        Some(at) => *at,
+        None => {
+            classes.push(Class {
+                name: class.to_owned(),
+                props: Vec::new(),
+            });
+            index.insert(class.to_owned(), classes.len() - 1);
+            classes.len() - 1
+        }
+    };
+    let props = &mut classes[at].props;
+    // A property first seen here goes right after the one this instance
+    // wrote before it, so each instance's order survives where the
+    // instances agree.
+    let mut after: Option<usize> = None;
+    for key in keys {
+        match props.iter().position(|p| p == key) {
+            Some(i) => after = Some(i),
+            None => {
+                let at = after.map_or(0, |i| i + 1);
+                props.insert(at, (*key).to_owned());
+                after = Some(at);
+            }
         }
     }
 }
@@ -345,6 +418,31 @@ impl Writer<'_, '_, '_> {
                 self.block("[", "]", items.len(), level, |w, i| {
                     w.value(&items[i], level + 1, 0)
                 });
+            }
+            Item::Lazy(items) if ace_model::par::worth_it(items.len()) => {
+                // `block`, its runs of items printed on several threads.
+                let n = items.len();
+                let (classes, index, width) = (self.classes, self.index, self.width);
+                self.out.push_str("[\n");
+                ace_model::par::print_runs(n, self.out, |range, out| {
+                    let mut w = Writer {
+                        classes,
+                        index,
+                        width,
+                        out,
+                        scratch: String::new(),
+                    };
+                    for i in range {
+                        w.indent(level + 1);
+                        items.with(i, &mut |item| w.value(item, level + 1, 0));
+                        if i + 1 < n {
+                            w.out.push(',');
+                        }
+                        w.out.push('\n');
+                    }
+                });
+                self.indent(level);
+                self.out.push_str("]");
             }
             Item::Lazy(items) => {
                 self.block("[", "]", items.len(), level, |w, i| {

@@ -139,7 +139,7 @@ fn long_values_break_over_lines_with_two_space_indentation() {
 #[derive(Debug)]
 struct LazyPoints {
     values: Vec<Value>,
-    built: std::cell::Cell<usize>,
+    built: std::sync::atomic::AtomicUsize,
 }
 
 impl ace_tron::Items for LazyPoints {
@@ -148,7 +148,8 @@ impl ace_tron::Items for LazyPoints {
     }
 
     fn with(&self, i: usize, f: &mut dyn FnMut(&Item<'_>)) {
-        self.built.set(self.built.get() + 1);
+        self.built
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         // Built afresh, as a real caller builds each item from its model.
         let v = self.values[i].clone();
         f(&point_of(&v));
@@ -177,11 +178,21 @@ fn a_lazy_array_writes_what_the_same_items_built_up_front_write() {
         vec![json!({"x": 1}), json!({"x": 2, "w": 3})],
         vec![],
         vec![json!({"x": 1})],
+        // Long enough to be built and printed on several threads: a shape
+        // first seen deep in the list, inside a run, still settles the
+        // class (`z` first) as one pass over every point does.
+        (0..50_000)
+            .map(|i| match i {
+                i if i > 0 && i % 7001 == 0 => json!({"z": "late", "x": i, "y": i}),
+                i if i % 3 == 0 => json!({"x": i, "y": i}),
+                i => json!({"x": i, "y": long}),
+            })
+            .collect(),
     ];
     for values in cases {
         let lazy = LazyPoints {
             values: values.clone(),
-            built: std::cell::Cell::new(0),
+            built: std::sync::atomic::AtomicUsize::new(0),
         };
         let eager: Vec<Item<'_>> = values.iter().map(point_of).collect();
         let root = |list: Item<'_>| -> [String; 2] {
@@ -196,7 +207,7 @@ fn a_lazy_array_writes_what_the_same_items_built_up_front_write() {
         assert_eq!(got, expected, "{values:?}");
         // Classes, used classes, a try on one line, the text: at most four
         // builds of an item per write, whatever the length of the list.
-        let per_write = lazy.built.get() / 2;
+        let per_write = lazy.built.load(std::sync::atomic::Ordering::Relaxed) / 2;
         assert!(
             per_write <= 4 * values.len(),
             "{per_write} builds for {} items in one write",
@@ -212,7 +223,7 @@ fn a_class_seen_only_after_a_lazy_array_costs_no_build_of_its_items() {
     let values: Vec<Value> = (0..100).map(|i| json!({"x": i, "y": i})).collect();
     let lazy = LazyPoints {
         values,
-        built: std::cell::Cell::new(0),
+        built: std::sync::atomic::AtomicUsize::new(0),
     };
     let one = json!(1);
     let meta = |v| {
@@ -237,7 +248,7 @@ fn a_class_seen_only_after_a_lazy_array_costs_no_build_of_its_items() {
     // The classes and the text: two builds an item, and a few for the
     // first item's class and the tries on one line (212 here; 311 when the
     // used classes were looked for in order).
-    let per_write = lazy.built.get() / 2;
+    let per_write = lazy.built.load(std::sync::atomic::Ordering::Relaxed) / 2;
     assert!(
         per_write <= 2 * 100 + 20,
         "{per_write} builds for 100 items"

@@ -77,6 +77,14 @@ struct EntrySink {
     diags: Vec<Diagnostic>,
 }
 
+/// What reading one item gives.
+struct ItemRead {
+    diags: Vec<Diagnostic>,
+    /// It was an event (`eventId`), not an entry.
+    event: bool,
+    entry: Option<(ace_model::Entry, Option<String>)>,
+}
+
 impl EntrySink {
     fn new(syntax: Syntax) -> Self {
         EntrySink {
@@ -97,9 +105,124 @@ impl EntrySink {
                 && t[..path.len()] == *path
                 && t[path.len()] == "entries")
     }
+
+    /// Takes what reading items gave, in order.
+    fn take(&mut self, reads: Vec<ItemRead>) {
+        for read in reads {
+            // Whatever comes after an event is read again from the whole
+            // tree.
+            if self.events {
+                return;
+            }
+            self.diags.extend(read.diags);
+            self.events = read.event;
+            if let Some((entry, derive_from)) = read.entry {
+                self.entries.push(entry);
+                self.derive_from.push(derive_from);
+            }
+        }
+    }
 }
 
-impl ace_jsonspan::ItemSink for EntrySink {
+/// Reads a batch of items (item `index` of the array at `base`), spread
+/// over the cores.
+fn read_batch(syntax: Syntax, base: &str, batch: &[(usize, Node)]) -> Vec<ItemRead> {
+    let runs = ace_model::par::collect_runs(batch.len(), |range| {
+        batch[range]
+            .iter()
+            .map(|(index, node)| read_item(syntax, base, *index, node))
+            .collect::<Vec<_>>()
+    });
+    runs.into_iter().flatten().collect()
+}
+
+/// Entries read from batches of items of the array at `base`.
+struct ReadEntries {
+    base: String,
+    sink: EntrySink,
+}
+
+impl ace_model::par::Consume for ReadEntries {
+    type Item = (usize, Node);
+
+    fn consume(&mut self, batch: &[(usize, Node)]) {
+        let reads = read_batch(self.sink.syntax, &self.base, batch);
+        self.sink.take(reads);
+    }
+}
+
+/// The parser's sink: items are read in batches, and once a document has
+/// more than one batch, on a thread of their own while parsing goes on.
+struct Streamed<'s, 'e> {
+    syntax: Syntax,
+    taken: Vec<Vec<String>>,
+    scope: &'s std::thread::Scope<'s, 'e>,
+    /// Started at the first item, when the array's path is known.
+    reads: Option<ace_model::par::Batched<'s, 'e, ReadEntries>>,
+}
+
+impl Streamed<'_, '_> {
+    /// Everything taken, read.
+    fn finish(self) -> EntrySink {
+        let mut sink = match self.reads {
+            Some(reads) => reads.finish().sink,
+            None => EntrySink::new(self.syntax),
+        };
+        sink.taken = self.taken;
+        sink
+    }
+}
+
+/// Reads item `index` of the entries array at JSON pointer `base`.
+fn read_item(syntax: Syntax, base: &str, index: usize, node: &Node) -> ItemRead {
+    let mut read = ItemRead {
+        diags: Vec::new(),
+        event: false,
+        entry: None,
+    };
+    if syntax == Syntax::Json {
+        ace_jsonspan::duplicate_keys(node, &mut read.diags);
+    }
+    let mut value = node.to_value();
+    if value.get("eventId").is_some() {
+        read.event = true;
+        return read;
+    }
+    // As for the whole document in `read`: TRON's nulls are absent
+    // fields before the check, JSON's only for the model.
+    if syntax == Syntax::Tron {
+        drop_absent_nulls(&mut value, Ty::PlaybookEntry);
+    }
+    let errors = schema::validate(VagendaSchema::AceEntry, Version::V02, &value);
+    if !errors.is_empty() {
+        // Named as the whole playbook's check names them, which is what
+        // this is, one entry at a time.
+        read.diags.extend(ace_schema::diagnostics(
+            &errors,
+            node,
+            &rules::ACE_SCHEMA,
+            &format!("{base}/{index}"),
+            &schema::schema_name(VagendaSchema::AcePlaybook, Version::V02),
+        ));
+    }
+    // One entry is dropped in place: no copy to avoid, unlike the
+    // whole document's.
+    if syntax == Syntax::Json {
+        drop_absent_nulls(&mut value, Ty::PlaybookEntry);
+    }
+    match value {
+        Value::Object(m) => {
+            let derive_from = entry::kind_for_derivation(&m).map(str::to_owned);
+            read.entry = Some((entry::read(m, Some(node.span)), derive_from));
+        }
+        _ => read
+            .diags
+            .push(not_an_entry(index, node.span, node.type_name())),
+    }
+    read
+}
+
+impl ace_jsonspan::ItemSink for Streamed<'_, '_> {
     fn wants(&mut self, path: &[&str]) -> bool {
         let fits = matches!(
             path,
@@ -114,50 +237,22 @@ impl ace_jsonspan::ItemSink for EntrySink {
 
     fn item(&mut self, index: usize, node: Node) {
         // Whatever comes now is read again from the whole tree.
-        if self.events || self.taken.len() > 1 {
+        if self.taken.len() > 1 {
             return;
         }
-        if self.syntax == Syntax::Json {
-            ace_jsonspan::duplicate_keys(&node, &mut self.diags);
-        }
-        let mut value = node.to_value();
-        if value.get("eventId").is_some() {
-            self.events = true;
-            return;
-        }
-        // As for the whole document in `read`: TRON's nulls are absent
-        // fields before the check, JSON's only for the model.
-        if self.syntax == Syntax::Tron {
-            drop_absent_nulls(&mut value, Ty::PlaybookEntry);
-        }
-        let errors = schema::validate(VagendaSchema::AceEntry, Version::V02, &value);
-        if !errors.is_empty() {
-            // Named as the whole playbook's check names them, which is what
-            // this is, one entry at a time.
-            let base = format!("{}/{index}", pointer(&self.taken[0]));
-            self.diags.extend(ace_schema::diagnostics(
-                &errors,
-                &node,
-                &rules::ACE_SCHEMA,
-                &base,
-                &schema::schema_name(VagendaSchema::AcePlaybook, Version::V02),
-            ));
-        }
-        // One entry is dropped in place: no copy to avoid, unlike the
-        // whole document's.
-        if self.syntax == Syntax::Json {
-            drop_absent_nulls(&mut value, Ty::PlaybookEntry);
-        }
-        match value {
-            Value::Object(m) => {
-                self.derive_from
-                    .push(entry::kind_for_derivation(&m).map(str::to_owned));
-                self.entries.push(entry::read(m, Some(node.span)));
-            }
-            _ => self
-                .diags
-                .push(not_an_entry(index, node.span, node.type_name())),
-        }
+        let (syntax, scope) = (self.syntax, self.scope);
+        let base = || pointer(&self.taken[0]);
+        self.reads
+            .get_or_insert_with(|| {
+                ace_model::par::Batched::new(
+                    scope,
+                    ReadEntries {
+                        base: base(),
+                        sink: EntrySink::new(syntax),
+                    },
+                )
+            })
+            .push((index, node));
     }
 }
 
@@ -358,11 +453,25 @@ pub fn read_classified(
     text: &str,
     syntax: Syntax,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    let mut sink = EntrySink::new(syntax);
-    let doc = match syntax {
-        Syntax::Json => ace_jsonspan::parse_with(text, &mut sink),
-        Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut sink),
-    }?;
+    let (doc, sink) = std::thread::scope(|scope| {
+        let mut sink = Streamed {
+            syntax,
+            taken: Vec::new(),
+            scope,
+            reads: None,
+        };
+        let doc = match syntax {
+            Syntax::Json => ace_jsonspan::parse_with(text, &mut sink),
+            Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut sink),
+        };
+        // Text that does not parse is an error whatever its items say.
+        let sink = match &doc {
+            Ok(_) => sink.finish(),
+            Err(_) => EntrySink::new(syntax),
+        };
+        (doc, sink)
+    });
+    let doc = doc?;
     // `classify` looks at the top-level keys and the `…Info` objects, which
     // the sink leaves alone.
     let kind = classify(&doc.root.to_value_within(2)).ok();
@@ -947,6 +1056,39 @@ mod tests {
         for (i, text) in tron.iter().enumerate() {
             streamed_equals_whole(&format!("tron case {i}"), text, Syntax::Tron);
         }
+    }
+
+    /// More entries than a batch holds are read on other threads; bad
+    /// entries in different batches, and an event deep in the list, give
+    /// what the whole read gives.
+    #[test]
+    fn entries_of_many_batches_read_as_the_whole_tree_does() {
+        let n = 2 * ace_model::par::BATCH + 9;
+        let entry = |i: usize| match i {
+            i if i == ace_model::par::BATCH + 3 => {
+                format!(r#"{{"id": "e{i}", "kind": 3, "text": "t", "text": "u"}}"#)
+            }
+            i if i % 4099 == 1 => {
+                format!(r#"{{"id": "e{i}", "kind": "rule", "text": "t", "createdAt": "then"}}"#)
+            }
+            i => format!(r#"{{"id": "e{i}", "kind": "rule", "text": "t {i}", "confidence": 0.5}}"#),
+        };
+        let entries: Vec<String> = (0..n).map(entry).collect();
+        let info = r#""vAgendaInfo": {"version": "0.2"}"#;
+        let text = format!(
+            r#"{{{info}, "playbook": {{"entries": [{}]}}}}"#,
+            entries.join(", ")
+        );
+        streamed_equals_whole("many", &text, Syntax::Json);
+        let mut events = entries;
+        events[ace_model::par::BATCH + 100] =
+            r#"{"eventId": "v1", "op": "add", "entry": {"id": "x", "kind": "rule", "text": "t"}}"#
+                .to_owned();
+        let text = format!(
+            r#"{{{info}, "playbook": {{"entries": [{}]}}}}"#,
+            events.join(", ")
+        );
+        streamed_equals_whole("many, with an event", &text, Syntax::Json);
     }
 
     /// The skimming classification agrees with classifying the whole tree.

@@ -592,10 +592,27 @@ impl Printer<'_, '_> {
         if pb.entries.is_empty() {
             return self.out.push_str("[]");
         }
-        self.block(level, pb.entries.len(), |p, i| {
-            let e = &pb.entries[i];
-            p.object(&entry::write(e, section_kind(pb, e)), level + 1);
+        // `block`, runs of entries printed on several threads.
+        let n = pb.entries.len();
+        self.out.push_str("[\n");
+        ace_model::par::print_runs(n, self.out, |range, out| {
+            let mut p = Printer {
+                slot: None,
+                pb,
+                out,
+            };
+            for i in range {
+                let e = &pb.entries[i];
+                p.pad(level + 1);
+                p.object(&entry::write(e, section_kind(pb, e)), level + 1);
+                if i + 1 < n {
+                    p.out.push(',');
+                }
+                p.out.push('\n');
+            }
         });
+        self.pad(level);
+        self.out.push(']');
     }
 
     /// An array of `n` items, one a line, each printed by `item`.

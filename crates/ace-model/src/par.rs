@@ -1,0 +1,302 @@
+//! Work over the entries of a large playbook, spread over the cores, with
+//! results taken in entry order.
+//!
+//! A writer that prints each entry on its own (given what it settled about
+//! the whole playbook first) can print runs of entries on other threads and
+//! append their text in order: the output is byte for byte what one thread
+//! prints, whatever the number of threads. Work is handed out a window at a
+//! time, so at most a window's results are held at once.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::Out;
+
+/// Items in a run handed to one thread. Large enough that handing out a
+/// run costs little beside printing it, small enough that a window of runs
+/// is a few megabytes.
+pub const RUN: usize = 2048;
+
+/// Below this many items everything stays on the calling thread: starting
+/// the pool and copying text between buffers would cost more than it saves.
+pub const MIN_ITEMS: usize = 4 * RUN;
+
+/// Whether `n` items are worth spreading over threads.
+pub fn worth_it(n: usize) -> bool {
+    n >= MIN_ITEMS && rayon::current_num_threads() > 1
+}
+
+/// `f` of consecutive runs of `0..n`, handed to `take` in order on the
+/// calling thread. Runs are computed on the thread pool a window at a
+/// time; while the calling thread takes one window (appending text, which
+/// may mean writing to a file), the pool computes the next, and no more
+/// than two windows wait to be taken.
+pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, mut take: impl FnMut(T)) {
+    if !worth_it(n) {
+        if n > 0 {
+            take(f(0..n));
+        }
+        return;
+    }
+    let runs = n.div_ceil(RUN);
+    // A few runs per thread, so one slow run does not leave the others idle
+    // for long.
+    let window = rayon::current_num_threads() * 4;
+    let f = &f;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
+        scope.spawn(move || {
+            let mut first = 0;
+            while first < runs {
+                let last = (first + window).min(runs);
+                let results = runs_of(first..last, n, f);
+                if tx.send(results).is_err() {
+                    return;
+                }
+                first = last;
+            }
+        });
+        for results in rx {
+            results.into_iter().for_each(&mut take);
+        }
+    });
+}
+
+/// `f` of runs `runs` of `0..n` (run `r` being items `r * RUN..`), on the
+/// thread pool, in order.
+fn runs_of<T: Send>(
+    runs: Range<usize>,
+    n: usize,
+    f: &(impl Fn(Range<usize>) -> T + Sync),
+) -> Vec<T> {
+    runs.into_par_iter()
+        .map(|r| f(r * RUN..((r + 1) * RUN).min(n)))
+        .collect()
+}
+
+/// `f` of consecutive runs of `0..n`, in order, computed on the thread
+/// pool when there are enough items, on the calling thread otherwise.
+pub fn collect_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
+    match n {
+        0 => Vec::new(),
+        _ if !worth_it(n) => vec![f(0..n)],
+        _ => runs_of(0..n.div_ceil(RUN), n, &f),
+    }
+}
+
+/// Prints items `0..n` into `out`, `print(range, out)` printing a run of
+/// them: on other threads into buffers appended in order when there are
+/// enough items, else straight into `out`. `print` must print a run the
+/// same wherever it starts in the output.
+pub fn print_runs(
+    n: usize,
+    out: &mut Out<'_>,
+    print: impl for<'o> Fn(Range<usize>, &mut Out<'o>) + Sync,
+) {
+    if !worth_it(n) {
+        print(0..n, out);
+        return;
+    }
+    map_runs(
+        n,
+        |range| {
+            let mut buf = Out::new();
+            print(range, &mut buf);
+            buf.into_string()
+        },
+        |text| out.push_str(&text),
+    );
+}
+
+/// State that items are handed to a batch at a time, in order.
+pub trait Consume: Send {
+    type Item: Send;
+    fn consume(&mut self, batch: &[Self::Item]);
+}
+
+/// Items in a batch: enough for every thread to get several runs.
+pub const BATCH: usize = 2 * MIN_ITEMS;
+
+/// Hands items to a [`Consume`] in batches. Up to one batch it stays on
+/// the calling thread; past that the state moves to a thread of its own
+/// (which may spread each batch over the pool), so that a parser producing
+/// the items goes on while they are consumed. Batches come back to the
+/// calling thread to be dropped: it allocated their items, and freeing them
+/// there lets it make the next ones in the same memory (freed elsewhere,
+/// they cost more to free and fresh pages are taken instead).
+pub struct Batched<'s, 'e, C: Consume> {
+    pending: Vec<C::Item>,
+    scope: &'s std::thread::Scope<'s, 'e>,
+    /// The state, until a thread takes it.
+    state: Option<C>,
+    worker: Option<Worker<'s, C>>,
+}
+
+struct Worker<'s, C: Consume> {
+    batches: std::sync::mpsc::SyncSender<Vec<C::Item>>,
+    used: std::sync::mpsc::Receiver<Vec<C::Item>>,
+    done: std::thread::ScopedJoinHandle<'s, C>,
+}
+
+impl<'s, 'e, C: Consume + 's> Batched<'s, 'e, C> {
+    pub fn new(scope: &'s std::thread::Scope<'s, 'e>, state: C) -> Self {
+        Batched {
+            pending: Vec::new(),
+            scope,
+            state: Some(state),
+            worker: None,
+        }
+    }
+
+    pub fn push(&mut self, item: C::Item) {
+        self.pending.push(item);
+        if self.pending.len() >= BATCH {
+            self.send();
+        }
+    }
+
+    fn send(&mut self) {
+        let batch = std::mem::take(&mut self.pending);
+        let worker = match (&mut self.worker, self.state.take()) {
+            (Some(w), _) => w,
+            (None, Some(mut state)) => {
+                // Two batches wait at most: the producer runs ahead of the
+                // consumer by no more than that.
+                let (batches, rx) = std::sync::mpsc::sync_channel::<Vec<C::Item>>(2);
+                let (back, used) = std::sync::mpsc::channel();
+                let done = self.scope.spawn(move || {
+                    for batch in rx {
+                        state.consume(&batch);
+                        // Dropped here if the producer has gone.
+                        let _ = back.send(batch);
+                    }
+                    state
+                });
+                self.worker.insert(Worker {
+                    batches,
+                    used,
+                    done,
+                })
+            }
+            (None, None) => unreachable!("the state is here or on its thread"),
+        };
+        // The consumer ends only when the sender is dropped.
+        let _ = worker.batches.send(batch);
+        worker.used.try_iter().for_each(drop);
+    }
+
+    /// The state once every item is consumed.
+    pub fn finish(mut self) -> C {
+        match (self.worker.take(), self.state.take()) {
+            (Some(w), _) => {
+                if !self.pending.is_empty() {
+                    let _ = w.batches.send(std::mem::take(&mut self.pending));
+                }
+                drop(w.batches);
+                w.used.iter().for_each(drop);
+                // A panic while consuming is a bug; it is passed on as one.
+                w.done
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            }
+            (None, Some(mut state)) => {
+                state.consume(&self.pending);
+                state
+            }
+            (None, None) => unreachable!("the state is here or on its thread"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(i: usize) -> String {
+        format!("item {i} {}\n", "é".repeat(i % 5))
+    }
+
+    #[test]
+    fn runs_are_taken_in_order_whatever_the_size() {
+        for n in [
+            0,
+            1,
+            RUN - 1,
+            RUN,
+            MIN_ITEMS - 1,
+            MIN_ITEMS,
+            MIN_ITEMS * 5 + 17,
+        ] {
+            let mut seen = Vec::new();
+            map_runs(n, |r| r.collect::<Vec<_>>(), |v| seen.extend(v));
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{n}");
+        }
+    }
+
+    #[test]
+    fn printed_runs_are_the_text_one_thread_prints() {
+        for n in [0, 3, MIN_ITEMS, MIN_ITEMS * 3 + 5] {
+            let mut one = String::new();
+            (0..n).for_each(|i| one.push_str(&line(i)));
+            let mut out = Out::new();
+            out.push_str("head\n");
+            print_runs(n, &mut out, |range, o| {
+                range.for_each(|i| o.push_str(&line(i)));
+            });
+            assert_eq!(out.into_string(), format!("head\n{one}"), "{n}");
+        }
+    }
+
+    #[test]
+    fn more_threads_print_the_same_text() {
+        let n = MIN_ITEMS * 2 + 1;
+        let print = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a pool");
+            pool.install(|| {
+                let mut out = Out::new();
+                print_runs(n, &mut out, |range, o| {
+                    range.for_each(|i| o.push_str(&line(i)));
+                });
+                out.into_string()
+            })
+        };
+        assert_eq!(print(1), print(3));
+        assert_eq!(print(2), print(8));
+    }
+
+    struct Sum {
+        seen: Vec<usize>,
+        batches: usize,
+    }
+
+    impl Consume for Sum {
+        type Item = usize;
+        fn consume(&mut self, batch: &[usize]) {
+            self.batches += 1;
+            self.seen.extend(batch);
+        }
+    }
+
+    #[test]
+    fn batched_items_are_consumed_in_order_on_either_side_of_a_batch() {
+        for n in [0, 1, BATCH - 1, BATCH, BATCH + 1, BATCH * 3 + 7] {
+            let sum = std::thread::scope(|scope| {
+                let mut b = Batched::new(
+                    scope,
+                    Sum {
+                        seen: Vec::new(),
+                        batches: 0,
+                    },
+                );
+                (0..n).for_each(|i| b.push(i));
+                b.finish()
+            });
+            assert_eq!(sum.seen, (0..n).collect::<Vec<_>>(), "{n}");
+            assert_eq!(sum.batches, n.div_ceil(BATCH).max(1), "{n}");
+        }
+    }
+}
