@@ -418,3 +418,42 @@ fn corpus_markdown_playbooks_survive_a_trip_through_vagenda() {
         assert_eq!(back, pb, "{}", path.display());
     }
 }
+
+/// A playbook long enough that its entries are printed (and TRON's classes
+/// found) on several threads writes as one thread writes it, in both
+/// syntaxes, and reads back to the same entries.
+#[test]
+fn a_long_playbook_is_written_as_one_thread_writes_it() {
+    let entries = (0..3 * ace_model::par::MIN_ITEMS)
+        .map(|i| {
+            let mut e = ace_model::Entry::new(format!("str-{i:05}"), format!("advice {i}"));
+            e.section = Some(["str", "mis", "dom"][i % 3].into());
+            e.helpful = Some((i % 13) as i64);
+            // Fields that first appear deep in the list change TRON's
+            // entry class.
+            if i % 4099 == 17 {
+                e.tags = Some(vec!["late".into()]);
+                e.harmful = Some(2);
+            }
+            e
+        })
+        .collect();
+    let pb = ace_model::Playbook {
+        entries,
+        ..Default::default()
+    };
+    for syntax in [ace_vagenda::Syntax::Json, ace_vagenda::Syntax::Tron] {
+        let opts = ace_vagenda::WriteOptions {
+            syntax,
+            now: Some("2026-01-01T00:00:00Z".into()),
+            ..Default::default()
+        };
+        let spread = ace_vagenda::write(&pb, &opts);
+        let one = ace_model::par::on_one_thread(|| ace_vagenda::write(&pb, &opts));
+        assert_eq!(spread.text, one.text, "{syntax:?}");
+        assert_eq!(spread.losses, one.losses, "{syntax:?}");
+        let back = ace_vagenda::read(&spread.text, syntax).unwrap().playbook;
+        assert_eq!(back.entries.len(), pb.entries.len());
+        assert_eq!(back.entries[17].tags, pb.entries[17].tags, "{syntax:?}");
+    }
+}

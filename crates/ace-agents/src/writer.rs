@@ -262,6 +262,25 @@ impl Writer<'_, '_> {
         self.out.push_str(&bullet::render_entry(&e));
     }
 
+    /// [`Writer::bullet`] of each entry, runs of a long list printed on
+    /// several threads.
+    fn bullets(&mut self, entries: &[&Entry]) {
+        ace_model::par::print_runs_reporting(
+            entries.len(),
+            self.out,
+            &mut self.losses,
+            |range, out, losses| {
+                let mut w = Writer {
+                    out,
+                    losses: std::mem::take(losses),
+                    taken: HashSet::new(),
+                };
+                entries[range].iter().for_each(|e| w.bullet(e));
+                *losses = w.losses;
+            },
+        );
+    }
+
     fn ensure_line_start(&mut self) {
         if !self.out.is_empty() && !self.out.ends_with("\n") {
             self.out.push('\n');
@@ -353,9 +372,7 @@ impl Writer<'_, '_> {
         let mut unsectioned: Vec<&Entry> =
             pb.entries.iter().filter(|e| e.section.is_none()).collect();
         unsectioned.sort_by(|a, b| seed_order(a, b));
-        for e in &unsectioned {
-            self.bullet(e);
-        }
+        self.bullets(&unsectioned);
         if !unsectioned.is_empty() {
             self.out.push('\n');
         }
@@ -370,9 +387,7 @@ impl Writer<'_, '_> {
                 self.out.push('\n');
             }
             let entries = in_seed_order(pb, &s.key);
-            for e in &entries {
-                self.bullet(e);
-            }
+            self.bullets(&entries);
             if !entries.is_empty() {
                 self.out.push('\n');
             }
@@ -447,9 +462,7 @@ impl Writer<'_, '_> {
                     if !new.is_empty() {
                         new.sort_by(|a, b| seed_order(a, b));
                         self.ensure_line_start();
-                        for e in new {
-                            self.bullet(e);
-                        }
+                        self.bullets(&new);
                     }
                 }
             }
@@ -484,9 +497,7 @@ impl Writer<'_, '_> {
             self.heading(&s);
             self.out.push('\n');
             let entries = in_seed_order(pb, &s.key);
-            for e in entries {
-                self.bullet(e);
-            }
+            self.bullets(&entries);
         }
     }
 }
@@ -647,5 +658,48 @@ mod tests {
                 .collect();
             assert_eq!(placed, taken, "{layout:?}");
         }
+    }
+
+    /// Long sections are printed on several threads: the text and the
+    /// losses, in order, are what one thread gives.
+    #[test]
+    fn a_long_playbook_is_written_as_one_thread_writes_it() {
+        let entries = (0..3 * ace_model::par::MIN_ITEMS)
+            .map(|i| {
+                let mut e = Entry::new(format!("x-{i}"), format!("advice {}", i % 97));
+                e.section = match i % 3 {
+                    0 => None,
+                    1 => Some("a".into()),
+                    _ => Some("b".into()),
+                };
+                e.helpful = Some((i % 13) as i64);
+                if i % 5 != 0 {
+                    e.harmful = Some(0);
+                }
+                if i % 1001 == 0 {
+                    e.content = format!("two\nlines {i}");
+                    e.id = format!("bad id {i}");
+                }
+                if i % 777 == 0 {
+                    e.neutral = Some(1);
+                }
+                e
+            })
+            .collect();
+        let pb = Playbook {
+            sections: vec![Section::new("a"), Section::new("b")],
+            entries,
+            ..Default::default()
+        };
+        let write = || {
+            let mut out = Out::new();
+            let report = write_into(&pb, &mut out);
+            (out.into_string(), report.losses)
+        };
+        let spread = write();
+        let one = ace_model::par::on_one_thread(write);
+        assert!(spread.1.len() > 4_000, "{}", spread.1.len());
+        assert_eq!(spread.0, one.0);
+        assert_eq!(spread.1, one.1);
     }
 }

@@ -109,6 +109,44 @@ pub fn print_runs(
     );
 }
 
+/// [`print_runs`] for a printer that also reports: what each run reports
+/// is added to `report` in order, so it is what one thread reports too.
+pub fn print_runs_reporting<R: Send>(
+    n: usize,
+    out: &mut Out<'_>,
+    report: &mut Vec<R>,
+    print: impl for<'o> Fn(Range<usize>, &mut Out<'o>, &mut Vec<R>) + Sync,
+) {
+    if !worth_it(n) {
+        print(0..n, out, report);
+        return;
+    }
+    map_runs(
+        n,
+        |range| {
+            let mut buf = Out::new();
+            let mut reported = Vec::new();
+            print(range, &mut buf, &mut reported);
+            (buf.into_string(), reported)
+        },
+        |(text, reported)| {
+            out.push_str(&text);
+            report.extend(reported);
+        },
+    );
+}
+
+/// Runs `f` with everything above on its calling thread: what output
+/// spread over the cores must equal, for tests and for callers that want
+/// no threads.
+pub fn on_one_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+        Ok(pool) => pool.install(f),
+        // No thread to be had: the pool of the process is used.
+        Err(_) => f(),
+    }
+}
+
 /// State that items are handed to a batch at a time, in order.
 pub trait Consume: Send {
     type Item: Send;
@@ -116,7 +154,7 @@ pub trait Consume: Send {
 }
 
 /// Items in a batch: enough for every thread to get several runs.
-pub const BATCH: usize = 2 * MIN_ITEMS;
+pub const BATCH: usize = MIN_ITEMS;
 
 /// Hands items to a [`Consume`] in batches. Up to one batch it stays on
 /// the calling thread; past that the state moves to a thread of its own
@@ -161,9 +199,9 @@ impl<'s, 'e, C: Consume + 's> Batched<'s, 'e, C> {
         let worker = match (&mut self.worker, self.state.take()) {
             (Some(w), _) => w,
             (None, Some(mut state)) => {
-                // Two batches wait at most: the producer runs ahead of the
+                // One batch waits at most: the producer runs ahead of the
                 // consumer by no more than that.
-                let (batches, rx) = std::sync::mpsc::sync_channel::<Vec<C::Item>>(2);
+                let (batches, rx) = std::sync::mpsc::sync_channel::<Vec<C::Item>>(1);
                 let (back, used) = std::sync::mpsc::channel();
                 let done = self.scope.spawn(move || {
                     for batch in rx {
@@ -298,5 +336,23 @@ mod tests {
             assert_eq!(sum.seen, (0..n).collect::<Vec<_>>(), "{n}");
             assert_eq!(sum.batches, n.div_ceil(BATCH).max(1), "{n}");
         }
+    }
+
+    #[test]
+    fn reports_of_runs_come_in_order_with_their_text() {
+        let n = MIN_ITEMS * 2 + 3;
+        let mut out = Out::new();
+        let mut report = Vec::new();
+        print_runs_reporting(n, &mut out, &mut report, |range, o, r| {
+            for i in range {
+                o.push_str(&line(i));
+                if i % 1000 == 0 {
+                    r.push(i);
+                }
+            }
+        });
+        let one: String = (0..n).map(line).collect();
+        assert_eq!(out.into_string(), one);
+        assert_eq!(report, (0..n).step_by(1000).collect::<Vec<_>>());
     }
 }
