@@ -85,6 +85,17 @@ pub fn collect_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync) -> 
     }
 }
 
+/// `f` of each item, in order, runs of them on the thread pool when there
+/// are enough.
+pub fn map_each<'i, I: Sync, T: Send>(items: &'i [I], f: impl Fn(&'i I) -> T + Sync) -> Vec<T> {
+    collect_runs(items.len(), |range| {
+        items[range].iter().map(&f).collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// Prints items `0..n` into `out`, `print(range, out)` printing a run of
 /// them: on other threads into buffers appended in order when there are
 /// enough items, else straight into `out`. `print` must print a run the
@@ -94,19 +105,9 @@ pub fn print_runs(
     out: &mut Out<'_>,
     print: impl for<'o> Fn(Range<usize>, &mut Out<'o>) + Sync,
 ) {
-    if !worth_it(n) {
-        print(0..n, out);
-        return;
-    }
-    map_runs(
-        n,
-        |range| {
-            let mut buf = Out::new();
-            print(range, &mut buf);
-            buf.into_string()
-        },
-        |text| out.push_str(&text),
-    );
+    print_runs_reporting(n, out, &mut Vec::<()>::new(), |range, out, _| {
+        print(range, out)
+    });
 }
 
 /// [`print_runs`] for a printer that also reports: what each run reports

@@ -236,13 +236,9 @@ impl<'t> Bullets<'t> {
             }
         }
         let this = &*self;
-        let prepared = ace_model::par::collect_runs(pending.len(), |range| {
-            pending[range]
-                .iter()
-                .map(|(index, node)| this.prepare(*index, node))
-                .collect::<Vec<_>>()
-        });
-        for ((index, node), p) in pending.iter().zip(prepared.into_iter().flatten()) {
+        let prepared =
+            ace_model::par::map_each(pending, |(index, node)| this.prepare(*index, node));
+        for ((index, node), p) in pending.iter().zip(prepared) {
             if self.odd {
                 return;
             }

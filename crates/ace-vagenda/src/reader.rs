@@ -127,13 +127,7 @@ impl EntrySink {
 /// Reads a batch of items (item `index` of the array at `base`), spread
 /// over the cores.
 fn read_batch(syntax: Syntax, base: &str, batch: &[(usize, Node)]) -> Vec<ItemRead> {
-    let runs = ace_model::par::collect_runs(batch.len(), |range| {
-        batch[range]
-            .iter()
-            .map(|(index, node)| read_item(syntax, base, *index, node))
-            .collect::<Vec<_>>()
-    });
-    runs.into_iter().flatten().collect()
+    ace_model::par::map_each(batch, |(index, node)| read_item(syntax, base, *index, node))
 }
 
 /// Entries read from batches of items of the array at `base`.
