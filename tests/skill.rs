@@ -347,6 +347,7 @@ fn deltas_are_recognised_by_content() {
         ("skill-json/gen2-hand.json", K::Playbook),
     ] {
         assert_eq!(ace_skill::sniff(&fixture(rel)), Some(kind), "{rel}");
+        assert_eq!(read_kind(&fixture(rel)), Some(kind), "{rel}");
     }
     // Beyond serde_json's 128 levels but within the reader's 512, with a
     // byte-order mark; and text that is not JSON at all.
@@ -356,8 +357,32 @@ fn deltas_are_recognised_by_content() {
         "]".repeat(300)
     );
     assert_eq!(ace_skill::sniff(&deep), Some(K::Delta));
+    assert_eq!(read_kind(&deep), Some(K::Delta));
     assert_eq!(ace_skill::sniff("[1, 2]"), Some(K::Playbook));
+    assert_eq!(read_kind("[1, 2]"), Some(K::Playbook));
     assert_eq!(ace_skill::sniff("{\"edits\": [}"), None);
+    assert_eq!(read_kind("{\"edits\": [}"), None);
+    // A root the reader refuses is still a playbook to the sniff: both
+    // leave it to the read's error.
+    assert_eq!(ace_skill::sniff("3"), Some(K::Playbook));
+    assert_eq!(read_kind("3"), None);
+    // Keys below the root say nothing; a streamed playbook whose wrapper
+    // names a delta key is not one.
+    let nested = r#"{"bullets": [{"id": "a", "content": "x", "delta_id": 1}], "meta": {"proposed_deltas": []}}"#;
+    assert_eq!(read_kind(nested), Some(K::Playbook));
+    let keyed = r#"{"bullets": [{"id": "a", "content": "x"}], "proposed_deltas": []}"#;
+    assert_eq!(read_kind(keyed), Some(K::ReflectorOutput));
+}
+
+/// The kind the read of a skill file finds from its own parse (what
+/// ace-convert and ace-validate go by); `None` if the read fails.
+fn read_kind(text: &str) -> Option<ace_skill::DocumentKind> {
+    match ace_io::read_document(Format::SkillJson, text, Severity::Error) {
+        Ok((_, None)) => Some(ace_skill::DocumentKind::Playbook),
+        Ok((_, Some(ace_io::OtherDocument::Skill(kind)))) => Some(kind),
+        Ok((_, Some(other))) => panic!("{other:?} from a skill file"),
+        Err(_) => None,
+    }
 }
 
 #[test]
@@ -505,6 +530,7 @@ fn corpus_deltas_match_sources() {
         let src = std::fs::read_to_string(&path).unwrap();
         let kind = ace_io::skill_document(ace_io::detect(Some(&path), &src), &src)
             .unwrap_or_else(|| panic!("{name} is not recognised as a delta"));
+        assert_eq!(read_kind(&src), Some(kind), "{name}");
         let d = ace_io::validate_skill_delta(&src, None);
         let errors = messages(&d, "ACE036");
         let generation_notes = count(&d, "ACE037");

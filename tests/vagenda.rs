@@ -348,7 +348,12 @@ fn every_corpus_document_rewrites_to_itself() {
         // The kind the read finds is the kind the sniff finds, and a
         // document that does not parse fails both ways.
         match ace_io::read_document(format, &text, ace_model::Severity::Info) {
-            Ok((_, kind)) => assert_eq!(kind, sniffed, "{}", path.display()),
+            Ok((_, kind)) => assert_eq!(
+                kind,
+                sniffed.clone().map(ace_io::OtherDocument::Vagenda),
+                "{}",
+                path.display()
+            ),
             Err(_) => assert_eq!(sniffed, None, "{}", path.display()),
         }
         if sniffed.is_some() {

@@ -245,11 +245,6 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         finish(source, diags, &mut outcome);
         return outcome;
     }
-    if ace_io::skill_document(format, &source.text).is_some() {
-        let diags = ace_io::validate_skill_delta(&source.text, target.map(|t| &t.playbook));
-        finish(source, diags, &mut outcome);
-        return outcome;
-    }
     let (mut parsed, patch) = match ace_io::read_document(format, &source.text, Severity::Info) {
         Ok(p) => p,
         Err(ace_io::ReadError::Syntax(d)) => {
@@ -261,7 +256,13 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
             return outcome;
         }
     };
-    if let Some(kind) = patch {
+    if let Some(ace_io::OtherDocument::Skill(_)) = patch {
+        // Read as a playbook only to learn it is not one.
+        let diags = ace_io::validate_skill_delta(&source.text, target.map(|t| &t.playbook));
+        finish(source, diags, &mut outcome);
+        return outcome;
+    }
+    if let Some(ace_io::OtherDocument::Vagenda(kind)) = patch {
         let mut diags = parsed.diagnostics;
         if matches!(
             kind,

@@ -413,20 +413,39 @@ pub fn read_with(
     }
 }
 
-/// [`read_with`], and for a vAgenda file what [`vagenda_document`] says of
-/// it, from the same parse.
+/// What a file read as a playbook holds instead of one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OtherDocument {
+    /// A skill delta, reflector output or curator output
+    /// ([`skill_document`]).
+    Skill(ace_skill::DocumentKind),
+    /// A vAgenda PlaybookPatch, one patch operation, or a fragment
+    /// ([`vagenda_document`]).
+    Vagenda(ace_vagenda::DocKind),
+}
+
+/// [`read_with`], and what [`skill_document`] or [`vagenda_document`] says
+/// of the file, from the same parse: a large playbook is not parsed twice
+/// to learn that it is one.
 pub fn read_document(
     format: Format,
     text: &str,
     min: ace_model::Severity,
-) -> Result<(Parsed, Option<ace_vagenda::DocKind>), ReadError> {
+) -> Result<(Parsed, Option<OtherDocument>), ReadError> {
     let syntax = match format {
         Format::VagendaJson => ace_vagenda::Syntax::Json,
         Format::VagendaTron => ace_vagenda::Syntax::Tron,
+        Format::SkillJson => {
+            let (parsed, kind) =
+                ace_skill::read_classified(text, min).map_err(ReadError::Syntax)?;
+            let other = (kind != ace_skill::DocumentKind::Playbook).then_some(kind);
+            return Ok((parsed, other.map(OtherDocument::Skill)));
+        }
         _ => return read_with(format, text, min).map(|p| (p, None)),
     };
     let (parsed, kind) = ace_vagenda::read_classified(text, syntax).map_err(ReadError::Syntax)?;
-    Ok((parsed, kind.filter(|k| !is_playbook_kind(k))))
+    let other = kind.filter(|k| !is_playbook_kind(k));
+    Ok((parsed, other.map(OtherDocument::Vagenda)))
 }
 
 fn is_playbook_kind(kind: &ace_vagenda::DocKind) -> bool {

@@ -15,6 +15,7 @@ use ace_model::{
 };
 
 use crate::checks::{self, Hint};
+use crate::delta::DocumentKind;
 use crate::fields::keys_for;
 use crate::style::Style;
 use crate::{layout, LAYOUT_KEY};
@@ -31,18 +32,38 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
 /// file that breaks its schema) are left out below `Warning`. The
 /// playbook read is the same.
 pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
+    read_classified(text, min).map(|(out, _)| out)
+}
+
+/// [`read_with`], and what [`crate::sniff`] says the text is, found from
+/// the same parse: a caller that refuses deltas need not parse a large
+/// playbook twice to learn it is not one. A delta read this way is read as
+/// a playbook; only the kind is of use then.
+pub fn read_classified(
+    text: &str,
+    min: Severity,
+) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
     let schema = rules::PLAYBOOK_SCHEMA.severity >= min;
     match crate::stream::read(text, schema)? {
-        Some(out) => Ok(out),
-        None => read_whole(text, schema),
+        Some(read) => Ok(read),
+        None => read_whole_classified(text, schema),
     }
 }
 
 /// [`read`] from the whole span tree: the reference the streamed read is
 /// checked against, and its fallback. `schema`: run the bullet schema
 /// checks.
+#[cfg(test)]
 pub(crate) fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnostic> {
+    read_whole_classified(text, schema).map(|(out, _)| out)
+}
+
+pub(crate) fn read_whole_classified(
+    text: &str,
+    schema: bool,
+) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
     let doc = ace_jsonspan::parse(text)?;
+    let kind = crate::kind_of(&doc.root);
     let mut diags = doc.diagnostics;
     let root = &doc.root;
     let mut pb = Playbook::default();
@@ -100,7 +121,7 @@ pub(crate) fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnos
     check_generations(&objects, layout.array, schema, &mut diags);
     wrapper_checks(root, &pb.entries, &mut diags);
     check_layout(root, text, &layout, &mut diags);
-    Ok(finish(pb, layout, diags))
+    Ok((finish(pb, layout, diags), kind))
 }
 
 /// The checks of what stands around the bullets: metadata counts and the

@@ -28,6 +28,7 @@ use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
 use ace_schema::Generation;
 
 use crate::checks::{self, Hint};
+use crate::delta::DocumentKind;
 use crate::fields::{key_refs, keys_for};
 use crate::layout::Layout;
 use crate::reader::{
@@ -40,7 +41,10 @@ const BOM: &str = "\u{feff}";
 
 /// The bullets of `text` read as they are parsed; `None` when the whole
 /// tree must be read instead. A parse error is the same either way.
-pub(crate) fn read(text: &str, schema: bool) -> Result<Option<ReadOutput>, Diagnostic> {
+pub(crate) fn read(
+    text: &str,
+    schema: bool,
+) -> Result<Option<(ReadOutput, DocumentKind)>, Diagnostic> {
     let Some(bullets) = Bullets::new(text, schema) else {
         return Ok(None);
     };
@@ -53,7 +57,10 @@ pub(crate) fn read(text: &str, schema: bool) -> Result<Option<ReadOutput>, Diagn
         let doc = ace_jsonspan::parse_with(text, &mut sink);
         let mut bullets = sink.bullets.finish();
         bullets.taken = sink.taken;
-        Ok(bullets.finish(doc?))
+        let doc = doc?;
+        // The taken bullets leave the root's keys, all the kind looks at.
+        let kind = crate::kind_of(&doc.root);
+        Ok(bullets.finish(doc).map(|out| (out, kind)))
     })
 }
 
@@ -503,15 +510,16 @@ mod tests {
     }
 
     fn same_as_whole_with(name: &str, text: &str, schema: bool) -> bool {
-        let whole = crate::reader::read_whole(text, schema);
+        let whole = crate::reader::read_whole_classified(text, schema);
         let streamed = read(text, schema);
         match (whole, streamed) {
             (Err(a), Err(b)) => {
                 assert_eq!(a, b, "{name}");
                 false
             }
-            (Ok(whole), Ok(Some(streamed))) => {
+            (Ok((whole, whole_kind)), Ok(Some((streamed, kind)))) => {
                 assert_eq!(outcome(streamed), outcome(whole), "{name}");
+                assert_eq!(kind, whole_kind, "{name}");
                 true
             }
             // Left to the whole read, whatever it finds.
