@@ -6,22 +6,23 @@ use ace_model::{Entry, Status};
 
 /// The counts the skill keeps in `metadata`, computed from the bullets.
 pub fn metadata_counts(entries: &[Entry]) -> [(&'static str, i64); 4] {
-    let count = |want: Option<Status>| {
-        entries
-            .iter()
-            .filter(|e| match &want {
-                None => true,
-                // The schema's default status is `active`.
-                Some(Status::Active) => matches!(e.status, None | Some(Status::Active)),
-                Some(s) => e.status.as_ref() == Some(s),
-            })
-            .count() as i64
-    };
+    // One pass: at a million entries each walk of the list is a cache miss
+    // per entry.
+    let (mut active, mut deprecated, mut archived) = (0, 0, 0);
+    for e in entries {
+        match e.status {
+            // The schema's default status is `active`.
+            None | Some(Status::Active) => active += 1,
+            Some(Status::Deprecated) => deprecated += 1,
+            Some(Status::Archived) => archived += 1,
+            _ => {}
+        }
+    }
     [
-        ("total_bullets", count(None)),
-        ("active_bullets", count(Some(Status::Active))),
-        ("deprecated_bullets", count(Some(Status::Deprecated))),
-        ("archived_bullets", count(Some(Status::Archived))),
+        ("total_bullets", entries.len() as i64),
+        ("active_bullets", active),
+        ("deprecated_bullets", deprecated),
+        ("archived_bullets", archived),
     ]
 }
 

@@ -543,10 +543,10 @@ pub(crate) fn schema_diagnostics_of(
 /// A wrong count stays (it was reported), as does every other key; the
 /// layout remembers the key order.
 fn split_metadata(pb: &mut Playbook, layout: &mut layout::Layout) {
-    let counts = crate::fields::metadata_counts(&pb.entries);
     let Some(serde_json::Value::Object(meta)) = pb.extra.get_mut("metadata") else {
         return;
     };
+    let counts = crate::fields::metadata_counts(&pb.entries);
     layout.metadata_keys = meta.keys().cloned().collect();
     meta.retain(|k, v| {
         !counts

@@ -21,8 +21,6 @@
 //! reference: a unit test requires the same output from both on every
 //! fixture and corpus file.
 
-use std::collections::HashMap;
-
 use ace_jsonspan::{ItemSink, Kind, Node};
 use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
 use ace_schema::Generation;
@@ -412,7 +410,10 @@ impl<'t> Bullets<'t> {
         diags.extend(self.item_diags);
 
         // Key orders: every bullet of a repeated ID records its order.
-        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(self.entries.len());
+        // foldhash: counting a million IDs with the default SipHash took a
+        // fifth of a second, on one core, after every bullet was read.
+        let mut seen: foldhash::HashMap<&str, usize> =
+            foldhash::HashMapExt::with_capacity(self.entries.len());
         for e in &self.entries {
             *seen.entry(e.id.as_str()).or_default() += 1;
         }
