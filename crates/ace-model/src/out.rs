@@ -152,6 +152,42 @@ impl<'w> Out<'w> {
         }
     }
 
+    /// The bytes gathered in memory, unchecked: for a run printed on
+    /// another thread and appended to the output with [`Out::append`],
+    /// where [`Out::finish`] checks them, or no one needs to (a sink takes
+    /// bytes).
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        debug_assert!(self.sink.is_none());
+        self.buf
+    }
+
+    /// Appends what another `Out` gathered ([`Out::into_bytes`]). Handed
+    /// to a sink straight from `bytes` where they fill blocks, not copied
+    /// into one first: runs are large.
+    pub(crate) fn append(&mut self, bytes: &[u8]) {
+        if self.sink.is_none() || bytes.len() < BLOCK {
+            self.buf.extend_from_slice(bytes);
+            if self.buf.len() >= BLOCK && self.sink.is_some() {
+                self.send();
+            }
+            return;
+        }
+        // What is held goes first, then all but the last few bytes of the
+        // run, which stay for the writers' look back (`KEEP`).
+        let cut = bytes.len() - KEEP;
+        if let (Some(sink), None) = (self.sink.as_mut(), &self.error) {
+            let sent = sink
+                .write_all(&self.buf)
+                .and_then(|()| sink.write_all(&bytes[..cut]));
+            if let Err(e) = sent {
+                self.error = Some(e);
+            }
+        }
+        self.sent += self.buf.len() + cut;
+        self.buf.clear();
+        self.buf.extend_from_slice(&bytes[cut..]);
+    }
+
     /// [`Out::finish`] for output gathered in memory, which cannot fail
     /// (every writer prints whole strings).
     pub fn into_string(self) -> String {
@@ -218,6 +254,53 @@ mod tests {
         assert_eq!(sunk.len(), len);
         assert_eq!(sunk.finish().unwrap(), "");
         assert_eq!(String::from_utf8(bytes).unwrap(), text);
+    }
+
+    /// Runs printed apart and appended (small ones, and ones of several
+    /// blocks that go to a sink without a copy) give what printing them in
+    /// place gives, look-backs across the seam included.
+    #[test]
+    fn appended_runs_are_what_printing_in_place_gives() {
+        let run = |n: usize| {
+            let mut r = Out::new();
+            for i in 0..n {
+                r.push_str("run é ∑ ");
+                r.push(char::from_u32(0x61 + (i % 26) as u32).unwrap());
+            }
+            r.push_str("\n\n");
+            r.into_bytes()
+        };
+        let runs = [run(3), run(20_000), run(1), run(9_000), run(50_000)];
+        let both = |out: &mut Out<'_>, appended: bool| {
+            for r in &runs {
+                out.push_str("head ");
+                if appended {
+                    out.append(r);
+                } else {
+                    out.push_str(std::str::from_utf8(r).unwrap());
+                }
+                assert!(out.ends_with("\n\n"));
+                assert_eq!(out.pop(), Some('\n'));
+            }
+        };
+        let mut direct = Out::new();
+        both(&mut direct, false);
+        let len = direct.len();
+        let direct = direct.into_string();
+        let mut mem = Out::new();
+        both(&mut mem, true);
+        assert_eq!(mem.len(), len);
+        assert_eq!(mem.into_string(), direct);
+        let mut bytes = Vec::new();
+        let mut sunk = Out::to(&mut bytes);
+        both(&mut sunk, true);
+        assert_eq!(sunk.len(), len);
+        assert_eq!(sunk.finish().unwrap(), "");
+        assert_eq!(String::from_utf8(bytes).unwrap(), direct);
+        let mut full = Full;
+        let mut failing = Out::to(&mut full);
+        both(&mut failing, true);
+        assert_eq!(failing.finish().unwrap_err().to_string(), "disk full");
     }
 
     struct Full;
