@@ -301,10 +301,23 @@ fn string(text: &str, start: usize) -> Result<(String, usize), (usize, String)> 
             _ => {
                 // A run of plain characters is copied at once; it ends at an
                 // ASCII byte, so the slice boundaries are char boundaries.
+                // memchr finds its end and a vectorised test finds no
+                // control character in it: strings are most of a file.
                 let run = i;
-                while i < b.len() && !matches!(b[i], b'"' | b'\\' | 0..=0x1f) {
-                    i += 1;
-                }
+                let end = memchr::memchr2(b'"', b'\\', &b[run..]).map_or(b.len(), |n| run + n);
+                i = match b[run..end]
+                    .chunks(32)
+                    .all(|c| c.iter().fold(true, |ok, &x| ok & (x >= 0x20)))
+                {
+                    true => end,
+                    // Up to the control character, which the loop reports.
+                    false => {
+                        run + b[run..end]
+                            .iter()
+                            .position(|&x| x < 0x20)
+                            .unwrap_or(end - run)
+                    }
+                };
                 out.push_str(&text[run..i]);
             }
         }

@@ -781,6 +781,30 @@ mod tests {
         }
     }
 
+    /// Plain runs of every length around the vectorised chunk, escapes
+    /// between them, and a raw control character anywhere in a long run,
+    /// which is reported where it is.
+    #[test]
+    fn strings_read_whole_and_control_characters_are_located() {
+        for n in [0, 1, 31, 32, 33, 64, 100] {
+            let plain = "é".repeat(n / 2) + &"a".repeat(n - n / 2);
+            let text = format!("x: \"{plain}\\n{plain}\\u00e9\"\n");
+            let doc = strict(&text).unwrap();
+            assert_eq!(doc.root.to_value()["x"], format!("{plain}\n{plain}é"));
+            for at in [0, n / 2, n] {
+                let mut bad = plain.clone();
+                let at = (0..=at).rev().find(|&i| bad.is_char_boundary(i)).unwrap();
+                bad.insert(at, '\u{1}');
+                let text = format!("x: \"{bad}\"\n");
+                let e = strict(&text).unwrap_err();
+                assert_eq!(e.span.start, 4 + at, "{n} {at}");
+                assert!(e.message.contains("raw control character U+0001"), "{}", e.message);
+            }
+        }
+        let e = strict(&format!("x: \"{}", "a".repeat(40))).unwrap_err();
+        assert!(e.message.contains("unterminated string"), "{}", e.message);
+    }
+
     #[test]
     fn a_sink_takes_items_through_keys_and_property_names() {
         let text = "class P: version, entries\nclass E: id, tags\n\n\
