@@ -127,7 +127,7 @@ impl Style {
     }
 
     /// An array of `len` items at nesting `level`, item `i` printed by
-    /// `item(i, its level, out)`: the writer's bullets, made one at a time.
+    /// `item(i, its level, out)`.
     pub(crate) fn write_array<O: Text>(
         &self,
         len: usize,
@@ -136,18 +136,47 @@ impl Style {
         out: &mut O,
         item: &mut dyn FnMut(usize, usize, &mut O),
     ) {
+        self.write_array_by(len, all_scalar, level, out, &mut |one_line, out| {
+            self.items(0..len, level, one_line, out, item)
+        });
+    }
+
+    /// An array of `len` items at nesting `level` whose items `print(one
+    /// line?, out)` prints with [`Style::items`]: the writer's bullets,
+    /// printed in runs.
+    pub(crate) fn write_array_by<O: Text>(
+        &self,
+        len: usize,
+        all_scalar: bool,
+        level: usize,
+        out: &mut O,
+        print: &mut dyn FnMut(bool, &mut O),
+    ) {
         if len == 0 {
             out.push_str("[]");
             return;
         }
         let one_line = self.indent.is_none() || (self.inline_scalar_arrays && all_scalar);
         out.push('[');
-        for i in 0..len {
+        print(one_line, out);
+        self.close(level, one_line, out);
+        out.push(']');
+    }
+
+    /// Items `range` of an array at nesting `level`, each after its
+    /// separator: what they print is the same wherever the range starts.
+    pub(crate) fn items<O: Text>(
+        &self,
+        range: std::ops::Range<usize>,
+        level: usize,
+        one_line: bool,
+        out: &mut O,
+        item: &mut dyn FnMut(usize, usize, &mut O),
+    ) {
+        for i in range {
             self.separator(i, level + 1, one_line, out);
             item(i, level + 1, out);
         }
-        self.close(level, one_line, out);
-        out.push(']');
     }
 
     /// An object of `len` members at nesting `level`, member `i` being

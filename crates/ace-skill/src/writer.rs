@@ -12,7 +12,6 @@ use serde_json::{Map, Number, Value};
 
 use crate::fields::keys_for;
 use crate::layout::Layout;
-use crate::style::Text;
 use crate::LAYOUT_KEY;
 
 /// Options for [`write_with`].
@@ -43,19 +42,19 @@ pub fn write(pb: &Playbook) -> WriteOutput {
 }
 
 pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
-    let mut text = String::new();
-    let losses = write_to(pb, opts, &mut text);
-    WriteOutput { text, losses }
+    let mut out = ace_model::Out::new();
+    let losses = write_into(pb, opts, &mut out);
+    WriteOutput {
+        text: out.into_string(),
+        losses,
+    }
 }
 
 /// [`write_with`] onto `out`, one bullet at a time: no bullet is held as a
-/// JSON value longer than it takes to print it. Gives what the file could
-/// not hold.
+/// JSON value longer than it takes to print it. A long playbook's bullets
+/// are printed on every core, in runs appended in order. Gives what the
+/// file could not hold.
 pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) -> Vec<LossEntry> {
-    write_to(pb, opts, out)
-}
-
-fn write_to<O: Text>(pb: &Playbook, opts: &WriteOptions, out: &mut O) -> Vec<LossEntry> {
     let stored = pb.extra.get(LAYOUT_KEY);
     let layout = stored.map(Layout::from_value).unwrap_or_default();
     let mut w = Writer {
@@ -63,26 +62,69 @@ fn write_to<O: Text>(pb: &Playbook, opts: &WriteOptions, out: &mut O) -> Vec<Los
         opts: *opts,
     };
     w.playbook_losses(pb, layout.array);
+    // Which recorded key order each entry takes, settled in entry order
+    // before any is printed: a repeated ID takes its orders one by one.
     let mut orders: HashMap<&str, VecDeque<&[String]>> = HashMap::new();
     for (id, keys) in &layout.bullet_orders {
         orders.entry(id.as_str()).or_default().push_back(keys);
     }
+    let order_of: Vec<Option<&[String]>> = match orders.is_empty() {
+        true => Vec::new(),
+        false => pb
+            .entries
+            .iter()
+            .map(|e| orders.get_mut(e.id.as_str()).and_then(VecDeque::pop_front))
+            .collect(),
+    };
+    let order = |k: usize| {
+        order_of
+            .get(k)
+            .copied()
+            .flatten()
+            .unwrap_or(&layout.bullet_keys)
+    };
     let bullets = Bullets::new(&layout.non_bullets, pb.entries.len());
     let style = layout.style;
-    let mut print_bullets = |level: usize, out: &mut O| {
-        let mut entries = pb.entries.iter();
-        let mut print = |i: usize, level: usize, out: &mut O| match bullets.at(i) {
-            Slot::Kept(v) => style.write(v, level, out),
-            Slot::Entry => {
-                let Some(e) = entries.next() else { return };
-                let order = orders
-                    .get_mut(e.id.as_str())
-                    .and_then(VecDeque::pop_front)
-                    .unwrap_or(&layout.bullet_keys);
-                style.write(&w.bullet(e, order), level, out);
-            }
+    let opts = *opts;
+    let print_run = |range: std::ops::Range<usize>,
+                     level: usize,
+                     one_line: bool,
+                     out: &mut ace_model::Out<'_>,
+                     losses: &mut Vec<LossEntry>| {
+        let mut w = Writer {
+            losses: std::mem::take(losses),
+            opts,
         };
-        style.write_array(bullets.len(), bullets.all_scalar(), level, out, &mut print);
+        style.items(
+            range,
+            level,
+            one_line,
+            out,
+            &mut |i, level, out| match bullets.at(i) {
+                Slot::Kept(v) => style.write(v, level, out),
+                Slot::Entry(k) => {
+                    let e = &pb.entries[k];
+                    style.write(&w.bullet(e, order(k)), level, out);
+                }
+            },
+        );
+        *losses = w.losses;
+    };
+    let mut print_bullets = |level: usize, out: &mut ace_model::Out<'_>| {
+        style.write_array_by(
+            bullets.len(),
+            bullets.all_scalar(),
+            level,
+            out,
+            &mut |one_line, out| {
+                ace_model::par::print_runs_reporting(
+                    bullets.len(),
+                    out,
+                    &mut w.losses,
+                    |range, out, losses| print_run(range, level, one_line, out, losses),
+                );
+            },
+        );
     };
     if layout.array {
         print_bullets(0, out);
@@ -112,7 +154,8 @@ struct Bullets<'a> {
 }
 
 enum Slot<'a> {
-    Entry,
+    /// The entry of this index.
+    Entry(usize),
     Kept(&'a Value),
 }
 
@@ -153,7 +196,8 @@ impl<'a> Bullets<'a> {
     fn at(&self, i: usize) -> Slot<'a> {
         match self.kept.binary_search_by_key(&i, |(k, _)| *k) {
             Ok(k) => Slot::Kept(self.kept[k].1),
-            Err(_) => Slot::Entry,
+            // `k` kept items stand before it.
+            Err(k) => Slot::Entry(i - k),
         }
     }
 }
@@ -500,9 +544,15 @@ mod bullets_tests {
     /// The items in print order: entries as `"e"`, kept items as they are.
     fn printed(non_bullets: &[(usize, Value)], entries: usize) -> Vec<Value> {
         let b = Bullets::new(non_bullets, entries);
+        let mut next = 0;
         (0..b.len())
             .map(|i| match b.at(i) {
-                Slot::Entry => Value::from("e"),
+                Slot::Entry(k) => {
+                    // Each entry once, in order, wherever the kept go.
+                    assert_eq!(k, next, "slot {i}");
+                    next += 1;
+                    Value::from("e")
+                }
                 Slot::Kept(v) => v.clone(),
             })
             .collect()
@@ -547,5 +597,65 @@ mod bullets_tests {
         }
         assert!(Bullets::new(&[(0, Value::from(1))], 0).all_scalar());
         assert!(!Bullets::new(&[(0, Value::from(1))], 1).all_scalar());
+    }
+
+    /// Long playbooks are printed in runs on several threads: the text and
+    /// the losses, in order, are what one thread gives, with items that are
+    /// not bullets kept in their places and the key orders of repeated IDs
+    /// taken in turn across runs.
+    #[test]
+    fn a_long_playbook_is_written_as_one_thread_writes_it() {
+        let n = 3 * ace_model::par::MIN_ITEMS + 5;
+        let bullet = |i: usize| match i {
+            // Not bullets: kept where they were.
+            i if i % 4099 == 3 => format!("{i}"),
+            i if i % 5003 == 1 => "null".to_owned(),
+            // One ID, its bullets in other key orders, across runs.
+            i if i % 3001 == 7 => {
+                format!(r#"{{"content": "again {i}", "id": "same", "tags": ["t"]}}"#)
+            }
+            i => format!(
+                r#"{{"id": "b-{i}", "content": "c\u00e9 {i}", "helpful_count": {}, "tags": ["t", "u"]}}"#,
+                i % 13
+            ),
+        };
+        let items: Vec<String> = (0..n).map(bullet).collect();
+        let text = format!(
+            "{{\n  \"bullets\": [\n    {}\n  ]\n}}\n",
+            items.join(",\n    ")
+        );
+        let mut pb = crate::read(&text).unwrap().playbook;
+        assert_eq!(pb.entries.len(), n - n / 4099 - n / 5003 - 2);
+        // Losses in every run: a section the skill cannot hold.
+        for (k, e) in pb.entries.iter_mut().enumerate() {
+            if k % 7 == 0 {
+                e.section = Some("s".into());
+            }
+        }
+        let write = |pb: &Playbook| {
+            let mut out = ace_model::Out::new();
+            let losses = write_into(pb, &WriteOptions::default(), &mut out);
+            (out.into_string(), losses)
+        };
+        let spread = write(&pb);
+        let one = ace_model::par::on_one_thread(|| write(&pb));
+        assert!(spread.1.len() > 3_000, "{}", spread.1.len());
+        assert!(spread.0 == one.0, "the text differs from one thread's");
+        assert_eq!(spread.1, one.1);
+        // What was written reads back to a playbook that writes it again
+        // byte for byte, the kept items and key orders in their places.
+        let back = crate::read(&spread.0).unwrap().playbook;
+        assert_eq!(back.entries.len(), pb.entries.len());
+        assert!(write(&back).0 == spread.0, "not written back byte for byte");
+        assert_eq!(spread.0.matches("\n    null,\n").count(), n / 5003 + 1);
+        assert_eq!(
+            spread.0.matches("\"content\": \"again").count(),
+            n / 3001 + 1
+        );
+        let reordered = "{\n      \"content\": \"again 3008\",\n      \"id\": \"same\"";
+        assert!(
+            spread.0.contains(reordered),
+            "a repeated ID lost its key order"
+        );
     }
 }

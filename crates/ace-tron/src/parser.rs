@@ -798,7 +798,11 @@ mod tests {
                 let text = format!("x: \"{bad}\"\n");
                 let e = strict(&text).unwrap_err();
                 assert_eq!(e.span.start, 4 + at, "{n} {at}");
-                assert!(e.message.contains("raw control character U+0001"), "{}", e.message);
+                assert!(
+                    e.message.contains("raw control character U+0001"),
+                    "{}",
+                    e.message
+                );
             }
         }
         let e = strict(&format!("x: \"{}", "a".repeat(40))).unwrap_err();
