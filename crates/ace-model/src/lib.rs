@@ -17,6 +17,7 @@ pub mod normalize;
 pub mod out;
 pub mod par;
 pub mod rules;
+pub mod scan;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
 pub use loss::LossEntry;

@@ -581,12 +581,7 @@ fn push_u_escape<O: Text>(out: &mut O, unit: u16) {
 pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
     let max = if ascii { 0x7e } else { 0xff };
     let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b <= max);
-    // Without an early exit inside a chunk the test is vectorised: every
-    // string of a file is tested, nearly all of them plain.
-    if s.as_bytes()
-        .chunks(32)
-        .all(|c| c.iter().fold(true, |ok, &b| ok & plain(b)))
-    {
+    if ace_model::scan::all_bytes(s.as_bytes(), plain) {
         out.push('"');
         out.push_str(s);
         out.push('"');

@@ -301,14 +301,12 @@ fn string(text: &str, start: usize) -> Result<(String, usize), (usize, String)> 
             _ => {
                 // A run of plain characters is copied at once; it ends at an
                 // ASCII byte, so the slice boundaries are char boundaries.
-                // memchr finds its end and a vectorised test finds no
-                // control character in it: strings are most of a file.
+                // memchr finds its end and a vectorised test
+                // (`scan::all_bytes`) finds no control character in it:
+                // strings are most of a file.
                 let run = i;
                 let end = memchr::memchr2(b'"', b'\\', &b[run..]).map_or(b.len(), |n| run + n);
-                i = match b[run..end]
-                    .chunks(32)
-                    .all(|c| c.iter().fold(true, |ok, &x| ok & (x >= 0x20)))
-                {
+                i = match ace_model::scan::all_bytes(&b[run..end], |x| x >= 0x20) {
                     true => end,
                     // Up to the control character, which the loop reports.
                     false => {

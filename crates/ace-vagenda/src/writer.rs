@@ -674,7 +674,7 @@ fn scalar_into(v: &Value, out: &mut Out<'_>) {
 /// A quoted JSON string; serde_json escapes only quotes, backslashes and
 /// control characters, so text without them is copied as it is.
 fn push_json_str(out: &mut Out<'_>, s: &str) {
-    if s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+    if !ace_model::scan::all_bytes(s.as_bytes(), |b| (b >= 0x20) & (b != b'"') & (b != b'\\')) {
         out.push_str(&Value::String(s.to_owned()).to_string());
     } else {
         out.push('"');
