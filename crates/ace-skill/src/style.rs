@@ -588,14 +588,21 @@ pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
         return;
     }
     out.push('"');
-    let mut run = 0;
-    for (at, c) in s.char_indices() {
-        let plain_char = c as u32 >= 0x20 && c != '"' && c != '\\' && !(ascii && c as u32 > 0x7e);
-        if plain_char {
+    // Bytes, not characters, are walked: a plain byte is ASCII (or, when
+    // not `ascii`, any byte from 0x80), so a byte that is not plain starts
+    // a character, decoded only then. Most strings of an `ensure_ascii`
+    // file hold a few escaped characters among plain ASCII.
+    let bytes = s.as_bytes();
+    let (mut run, mut at) = (0, 0);
+    while at < bytes.len() {
+        if plain(bytes[at]) {
+            at += 1;
             continue;
         }
+        let c = s[at..].chars().next().unwrap_or('\u{fffd}');
         out.push_str(&s[run..at]);
-        run = at + c.len_utf8();
+        at += c.len_utf8();
+        run = at;
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -737,6 +744,14 @@ mod tests {
         out.clear();
         escape("×😀\u{7f}/", false, &mut out);
         assert_eq!(out, "\"×😀\u{7f}/\"");
+        // Escapes between multi-byte characters, and plain runs between
+        // escaped characters.
+        out.clear();
+        escape("é\"😀\n×\\", false, &mut out);
+        assert_eq!(out, r#""é\"😀\n×\\""#);
+        out.clear();
+        escape("ab é cd 안전 ef\u{8}", true, &mut out);
+        assert_eq!(out, r#""ab \u00e9 cd \uc548\uc804 ef\b""#);
     }
 
     #[test]
