@@ -114,6 +114,9 @@ struct Bullets<'t> {
     template: Vec<String>,
     /// Bullets (by entry index) whose key order the template does not give.
     orders: Vec<(usize, Vec<String>)>,
+    /// A hash of each entry's ID, taken while the ID is at hand
+    /// ([`repeated_ids`]).
+    id_hashes: Vec<u64>,
     /// The first array of scalars inside a bullet.
     first_scalar_array: Option<Span>,
 }
@@ -187,6 +190,7 @@ impl<'t> Bullets<'t> {
             all_none: true,
             template: Vec::new(),
             orders: Vec::new(),
+            id_hashes: Vec::new(),
             first_scalar_array: None,
         })
     }
@@ -278,6 +282,7 @@ impl<'t> Bullets<'t> {
             let owned = keys.into_iter().map(str::to_owned).collect();
             self.orders.push((self.entries.len(), owned));
         }
+        self.id_hashes.push(id_hash(&e.id));
         self.entries.push(e);
 
         let hint = checks::hint(node);
@@ -410,22 +415,17 @@ impl<'t> Bullets<'t> {
         diags.extend(self.item_diags);
 
         // Key orders: every bullet of a repeated ID records its order.
-        // foldhash: counting a million IDs with the default SipHash took a
-        // fifth of a second, on one core, after every bullet was read.
-        let mut seen: foldhash::HashMap<&str, usize> =
-            foldhash::HashMapExt::with_capacity(self.entries.len());
-        for e in &self.entries {
-            *seen.entry(e.id.as_str()).or_default() += 1;
-        }
+        let repeated = repeated_ids(&self.entries, &self.id_hashes);
         let mut recorded = self.orders.into_iter().peekable();
         for (k, e) in self.entries.iter().enumerate() {
             let keys = match recorded.next_if(|(i, _)| *i == k) {
                 Some((_, keys)) => keys,
-                None if seen[e.id.as_str()] > 1 => keys_for(e, &self.template),
+                None if repeated(k) => keys_for(e, &self.template),
                 None => continue,
             };
             layout.bullet_orders.push((e.id.clone(), keys));
         }
+        drop(repeated);
         layout.bullet_keys = self.template;
 
         if count > 0 {
@@ -447,6 +447,38 @@ impl<'t> Bullets<'t> {
         wrapper_checks(root, &pb.entries, &mut diags);
         Some(finish(pb, layout, diags))
     }
+}
+
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(id)
+}
+
+/// Which entries share their ID with another, by index. At a million
+/// bullets a map of every ID cost a quarter of a second after the last
+/// bullet was read, on one core, nearly all of it cache misses; sorting
+/// the IDs' hashes (taken as the bullets were read) finds the few that may
+/// repeat, and only those IDs are compared.
+fn repeated_ids<'e>(entries: &'e [Entry], hashes: &[u64]) -> impl Fn(usize) -> bool + 'e {
+    let mut sorted = hashes.to_vec();
+    sorted.sort_unstable();
+    let mut twice: Vec<u64> = sorted
+        .windows(2)
+        .filter(|w| w[0] == w[1])
+        .map(|w| w[0])
+        .collect();
+    twice.dedup();
+    let mut counts: foldhash::HashMap<&str, usize> = foldhash::HashMapExt::new();
+    let mut candidates = Vec::new();
+    if !twice.is_empty() {
+        for (k, h) in hashes.iter().enumerate() {
+            if twice.binary_search(h).is_ok() {
+                candidates.push(k);
+                *counts.entry(entries[k].id.as_str()).or_default() += 1;
+            }
+        }
+    }
+    move |k| candidates.binary_search(&k).is_ok() && counts.get(entries[k].id.as_str()) > Some(&1)
 }
 
 impl ace_model::par::Consume for Bullets<'_> {
@@ -710,6 +742,30 @@ mod tests {
             same_as_whole("written", &written),
             "the written file fell back"
         );
+    }
+
+    /// Repeated IDs are found exactly: by their hashes, and IDs whose
+    /// hashes collide are told apart by comparing them.
+    #[test]
+    fn repeated_ids_are_found_and_hash_collisions_told_apart() {
+        let ids = ["a", "b", "a", "c", "d", "b", "e"];
+        let entries: Vec<Entry> = ids.iter().map(|id| Entry::new(*id, "x")).collect();
+        let real: Vec<u64> = ids.iter().map(|id| id_hash(id)).collect();
+        let repeated = repeated_ids(&entries, &real);
+        let found: Vec<bool> = (0..ids.len()).map(&repeated).collect();
+        assert_eq!(found, [true, true, true, false, false, true, false]);
+        // "c", "d" and "e" made to collide with each other and with "a".
+        let mut colliding = real.clone();
+        colliding[3] = real[0];
+        colliding[4] = real[0];
+        colliding[6] = 7;
+        colliding[1] = 7;
+        colliding[5] = 7;
+        let repeated = repeated_ids(&entries, &colliding);
+        let found: Vec<bool> = (0..ids.len()).map(&repeated).collect();
+        assert_eq!(found, [true, true, true, false, false, true, false]);
+        let none = repeated_ids(&entries[3..5], &real[3..5]);
+        assert!(!none(0) && !none(1));
     }
 
     #[test]
