@@ -81,15 +81,26 @@ fn sections_by_key(pb: &Playbook) -> Vec<Cow<'_, Section>> {
     all
 }
 
-/// A section's entries in the seed's order.
-fn in_seed_order<'p>(pb: &'p Playbook, key: &str) -> Vec<&'p Entry> {
-    let mut entries: Vec<&Entry> = pb
-        .entries
-        .iter()
-        .filter(|e| e.section.as_deref() == Some(key))
-        .collect();
-    entries.sort_by(|a, b| seed_order(a, b));
-    entries
+/// The entries of each section (`None`: of none), in model order,
+/// gathered in one pass: a million entries are not walked once per
+/// section.
+struct Groups<'p>(HashMap<Option<&'p str>, Vec<&'p Entry>>);
+
+impl<'p> Groups<'p> {
+    fn new(pb: &'p Playbook) -> Self {
+        let mut g: HashMap<Option<&str>, Vec<&Entry>> = HashMap::new();
+        for e in &pb.entries {
+            g.entry(e.section.as_deref()).or_default().push(e);
+        }
+        Groups(g)
+    }
+
+    /// A section's entries in the seed's order.
+    fn in_seed_order(&self, key: Option<&str>) -> Vec<&'p Entry> {
+        let mut entries = self.0.get(&key).cloned().unwrap_or_default();
+        entries.sort_by(|a, b| seed_order(a, b));
+        entries
+    }
 }
 
 /// The seed's order within a section: helpful descending, then content.
@@ -221,7 +232,7 @@ impl Writer<'_, '_> {
             );
             e.to_mut().id = fixed;
         }
-        if e.content.contains(['\n', '\r']) {
+        if !ace_model::scan::all_bytes(e.content.as_bytes(), |b| (b != b'\n') & (b != b'\r')) {
             self.lose(
                 &rules::ALTERED_TEXT,
                 Some(id),
@@ -369,9 +380,8 @@ impl Writer<'_, '_> {
             self.text_block(d, "description");
             self.out.push('\n');
         }
-        let mut unsectioned: Vec<&Entry> =
-            pb.entries.iter().filter(|e| e.section.is_none()).collect();
-        unsectioned.sort_by(|a, b| seed_order(a, b));
+        let groups = Groups::new(pb);
+        let unsectioned = groups.in_seed_order(None);
         self.bullets(&unsectioned);
         if !unsectioned.is_empty() {
             self.out.push('\n');
@@ -386,7 +396,7 @@ impl Writer<'_, '_> {
                 self.text_block(d, format!("sections[{}].description", s.key));
                 self.out.push('\n');
             }
-            let entries = in_seed_order(pb, &s.key);
+            let entries = groups.in_seed_order(Some(&s.key));
             self.bullets(&entries);
             if !entries.is_empty() {
                 self.out.push('\n');
@@ -489,6 +499,10 @@ impl Writer<'_, '_> {
                 "an empty section the AGENTS.md layout does not have is not added to it",
             );
         }
+        let groups = match rest.is_empty() {
+            true => Groups(HashMap::new()),
+            false => Groups::new(pb),
+        };
         for s in rest {
             self.ensure_line_start();
             if !self.out.is_empty() && !self.out.ends_with("\n\n") {
@@ -496,7 +510,7 @@ impl Writer<'_, '_> {
             }
             self.heading(&s);
             self.out.push('\n');
-            let entries = in_seed_order(pb, &s.key);
+            let entries = groups.in_seed_order(Some(&s.key));
             self.bullets(&entries);
         }
     }
