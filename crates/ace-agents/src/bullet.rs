@@ -132,18 +132,29 @@ pub(crate) fn parse(line: &str) -> Parsed<'_> {
     Parsed::Bullet(bullet)
 }
 
-/// The seed's form of a bullet line (no line ending).
-pub(crate) fn render(
+/// The seed's form of a bullet line (no line ending), appended to `out`:
+/// the reader renders every bullet it reads, and `format!` was a fifth of
+/// an AGENTS.md read.
+fn render_into(
+    out: &mut String,
     id: &str,
     helpful: i64,
     harmful: i64,
     aggregated: Option<u64>,
     other_fields: &[String],
     content: &str,
-) -> String {
-    let mut out = format!("[Bullet #{id}, helpful:{helpful}, harmful:{harmful}");
+) {
+    let mut num = itoa::Buffer::new();
+    out.push_str("[Bullet #");
+    out.push_str(id);
+    out.push_str(", helpful:");
+    out.push_str(num.format(helpful));
+    out.push_str(", harmful:");
+    out.push_str(num.format(harmful));
     if let Some(n) = aggregated {
-        out.push_str(&format!(", Aggregated from {n} instances"));
+        out.push_str(", Aggregated from ");
+        out.push_str(num.format(n));
+        out.push_str(" instances");
     }
     for f in other_fields {
         out.push_str(", ");
@@ -151,7 +162,6 @@ pub(crate) fn render(
     }
     out.push_str("] ");
     out.push_str(content);
-    out
 }
 
 /// Keys of seed 001's provenance comment, in the seed's order.
@@ -215,7 +225,9 @@ pub(crate) fn render_entry(e: &ace_model::Entry) -> String {
             .collect(),
         _ => Vec::new(),
     };
-    let mut out = render(
+    let mut out = String::with_capacity(48 + e.id.len() + e.content.len());
+    render_into(
+        &mut out,
         &e.id,
         e.helpful.unwrap_or(0),
         e.harmful.unwrap_or(0),
@@ -271,8 +283,10 @@ mod tests {
             ("43ea43ee", Some(0), Some(2), Some(2))
         );
         assert_eq!(b.content, "Generic error");
+        let mut line = String::new();
+        render_into(&mut line, b.id, 0, 2, b.aggregated, &[], b.content);
         assert_eq!(
-            render(b.id, 0, 2, b.aggregated, &[], b.content),
+            line,
             "[Bullet #43ea43ee, helpful:0, harmful:2, Aggregated from 2 instances] Generic error"
         );
     }

@@ -41,8 +41,9 @@ pub(crate) enum Item<'a> {
 #[derive(Debug, Default)]
 pub(crate) struct Builder {
     items: Vec<Value>,
-    /// Whether the last item is a run that more bullets may join.
-    open_run: bool,
+    /// The run more bullets may join, kept apart until it closes: its IDs
+    /// and its section.
+    run: Option<(String, Option<String>)>,
 }
 
 fn key_value(key: Option<&str>) -> Value {
@@ -50,8 +51,17 @@ fn key_value(key: Option<&str>) -> Value {
 }
 
 impl Builder {
+    fn close_run(&mut self) {
+        if let Some((ids, section)) = self.run.take() {
+            let mut m = Map::new();
+            m.insert("bullets".into(), Value::String(ids));
+            m.insert("in".into(), section.map_or(Value::Null, Value::String));
+            self.items.push(Value::Object(m));
+        }
+    }
+
     pub(crate) fn text(&mut self, text: String) {
-        self.open_run = false;
+        self.close_run();
         self.items.push(Value::String(text));
     }
 
@@ -62,7 +72,7 @@ impl Builder {
         raw: Option<(String, String)>,
     ) {
         if let Some((raw, canon)) = raw {
-            self.open_run = false;
+            self.close_run();
             let mut m = Map::new();
             m.insert("bullet".into(), Value::String(id.to_owned()));
             m.insert("in".into(), key_value(section));
@@ -71,26 +81,19 @@ impl Builder {
             self.items.push(Value::Object(m));
             return;
         }
-        if self.open_run {
-            if let Some(Value::Object(m)) = self.items.last_mut() {
-                if m.get("in").and_then(Value::as_str) == section {
-                    if let Some(Value::String(ids)) = m.get_mut("bullets") {
-                        ids.push(' ');
-                        ids.push_str(id);
-                        return;
-                    }
-                }
+        if let Some((ids, in_section)) = &mut self.run {
+            if in_section.as_deref() == section {
+                ids.push(' ');
+                ids.push_str(id);
+                return;
             }
         }
-        self.open_run = true;
-        let mut m = Map::new();
-        m.insert("bullets".into(), Value::String(id.to_owned()));
-        m.insert("in".into(), key_value(section));
-        self.items.push(Value::Object(m));
+        self.close_run();
+        self.run = Some((id.to_owned(), section.map(str::to_owned)));
     }
 
     pub(crate) fn end(&mut self, section: Option<&str>, title: Option<&str>) {
-        self.open_run = false;
+        self.close_run();
         let mut m = Map::new();
         m.insert("end".into(), key_value(section));
         if let Some(t) = title {
@@ -99,7 +102,8 @@ impl Builder {
         self.items.push(Value::Object(m));
     }
 
-    pub(crate) fn finish(self) -> Value {
+    pub(crate) fn finish(mut self) -> Value {
+        self.close_run();
         Value::Array(self.items)
     }
 }

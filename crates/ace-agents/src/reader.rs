@@ -31,15 +31,22 @@ enum Kind {
 }
 
 fn split_lines(src: &str, from: usize) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
+    let rest = &src.as_bytes()[from..];
+    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', rest).count() + 1);
     let mut start = from;
-    while start < src.len() {
-        let end = src[start..].find('\n').map_or(src.len(), |p| start + p + 1);
+    let mut push = |start: usize, end: usize| {
         let full = &src[start..end];
         let text = full.strip_suffix('\n').unwrap_or(full);
         let text = text.strip_suffix('\r').unwrap_or(text);
         out.push(Line { text, full, start });
+    };
+    for nl in memchr::memchr_iter(b'\n', rest) {
+        let end = from + nl + 1;
+        push(start, end);
         start = end;
+    }
+    if start < src.len() {
+        push(start, src.len());
     }
     out
 }
@@ -157,13 +164,28 @@ pub fn read(src: &str) -> ReadOutput {
     // Markers at one position: the unsectioned group first, then sections in order.
     end_before.sort_by_key(|&(p, s)| (p, s.map_or(0, |s| s + 1)));
 
-    // The entries grow to a million in a large file; doubling as they grow
-    // would hold the old and the new buffer at once.
-    let bullets = kinds.iter().filter(|k| **k == Kind::Bullet).count();
-    pb.entries.reserve_exact(bullets);
+    // Each bullet is parsed, checked and rendered on its own, so the
+    // entries are built first, on every core, straight into the playbook;
+    // the layout is then assembled in document order.
+    let bullet_lines: Vec<usize> = (0..n).filter(|&i| kinds[i] == Kind::Bullet).collect();
+    let mut built: Vec<Option<Box<Built>>> = Vec::new();
+    let sections = &pb.sections;
+    ace_model::par::unzip_into(
+        bullet_lines.len(),
+        |k| {
+            let i = bullet_lines[k];
+            let prov_line = (kinds.get(i + 1) == Some(&Kind::Provenance)).then(|| lines[i + 1]);
+            let section = owner[i].map(|s| &sections[s]);
+            build(lines[i], prov_line, section)
+        },
+        &mut pb.entries,
+        &mut built,
+    );
+    drop(bullet_lines);
     let mut items = Builder::default();
     let mut text = String::from(&src[..base]);
     let mut markers = end_before.iter().peekable();
+    let mut next_bullet = 0;
     let mut i = 0;
     while i <= n {
         while let Some(&&(p, s)) = markers.peek() {
@@ -187,36 +209,20 @@ pub fn read(src: &str) -> ReadOutput {
             continue;
         }
         flush(&mut text, &mut items);
-        let prov_line = (kinds.get(i + 1) == Some(&Kind::Provenance)).then(|| lines[i + 1]);
-        let section = owner[i];
-        let entry = entry_from(
-            line,
-            prov_line,
-            section.map(|s| &pb.sections[s]),
-            &mut diags,
-        );
-        let mut raw = line.full.to_owned();
-        if let Some(p) = prov_line {
-            raw.push_str(p.full);
-        }
-        let canon = bullet::render_entry(&entry);
-        items.bullet(
-            &entry.id,
-            entry.section.as_deref(),
-            (raw != canon).then_some((raw, canon)),
-        );
-        if section.is_none() {
-            diags.push(Diagnostic::new(
-                &rules::ENTRY_BEFORE_SECTION,
-                entry.origin.0.unwrap_or_default(),
-                format!(
-                    "bullet `{}` appears before the first section heading",
-                    entry.id
-                ),
-            ));
-        }
-        pb.entries.push(entry);
-        i += if prov_line.is_some() { 2 } else { 1 };
+        let k = next_bullet;
+        next_bullet += 1;
+        let entry = &pb.entries[k];
+        let (raw, found) = match built[k].take() {
+            Some(b) => (b.raw, b.diags),
+            None => (None, Vec::new()),
+        };
+        items.bullet(&entry.id, entry.section.as_deref(), raw);
+        diags.extend(found);
+        i += if kinds.get(i + 1) == Some(&Kind::Provenance) {
+            2
+        } else {
+            1
+        };
     }
     flush(&mut text, &mut items);
     pb.extra
@@ -348,12 +354,48 @@ fn classify(lines: &[Line], diags: &mut Vec<Diagnostic>) -> Vec<Kind> {
     kinds
 }
 
+/// What reading a bullet gives beside its entry, when it gives anything.
+struct Built {
+    diags: Vec<Diagnostic>,
+    /// The bytes as read and the seed's rendering, when they differ.
+    raw: Option<(String, String)>,
+}
+
+/// The entry of a bullet line (and its provenance line), with its
+/// diagnostics and, when the bytes are not the seed's rendering, both.
+fn build(line: Line, prov: Option<Line>, section: Option<&Section>) -> (Entry, Option<Box<Built>>) {
+    let mut diags = Vec::new();
+    let (entry, canon) = entry_from(line, prov, section, &mut diags);
+    let same = canon.len() == line.full.len() + prov.map_or(0, |p| p.full.len())
+        && canon.starts_with(line.full)
+        && prov.is_none_or(|p| canon[line.full.len()..] == *p.full);
+    if section.is_none() {
+        diags.push(Diagnostic::new(
+            &rules::ENTRY_BEFORE_SECTION,
+            entry.origin.0.unwrap_or_default(),
+            format!(
+                "bullet `{}` appears before the first section heading",
+                entry.id
+            ),
+        ));
+    }
+    let raw = (!same).then(|| {
+        let mut raw = line.full.to_owned();
+        if let Some(p) = prov {
+            raw.push_str(p.full);
+        }
+        (raw, canon)
+    });
+    let built = (raw.is_some() || !diags.is_empty()).then(|| Box::new(Built { diags, raw }));
+    (entry, built)
+}
+
 fn entry_from(
     line: Line,
     prov: Option<Line>,
     section: Option<&Section>,
     diags: &mut Vec<Diagnostic>,
-) -> Entry {
+) -> (Entry, String) {
     let Parsed::Bullet(b) = bullet::parse(line.text) else {
         unreachable!("classify marked this line as a bullet");
     };
@@ -374,29 +416,13 @@ fn entry_from(
     let end = prov.map_or(line.start + line.text.len(), |p| p.start + p.text.len());
     e.origin = Origin::from(Span::new(line.start, end));
     let span = line_span(line);
-    if b.helpful.is_none() || b.harmful.is_none() {
+    let counted = b.helpful.is_some() && b.harmful.is_some();
+    if !counted {
         diags.push(Diagnostic::new(
             &rules::MISSING_COUNTERS,
             span,
             format!("bullet `{}` lacks `helpful:N` or `harmful:M`", b.id),
         ));
-    } else {
-        // No provenance is attached yet, so this is the bullet line alone.
-        let rendered = bullet::render_entry(&e);
-        let canon = rendered.trim_end_matches('\n');
-        if b.list_marker {
-            diags.push(Diagnostic::new(
-                &rules::BULLET_STYLE,
-                Span::new(line.start, line.start + b.open),
-                "bullet written as a list item",
-            ));
-        } else if canon != line.text {
-            diags.push(Diagnostic::new(
-                &rules::BULLET_STYLE,
-                span,
-                format!("bullet is not in the seed's exact form `{}`", canon),
-            ));
-        }
     }
     if let Some(p) = prov {
         let pairs = bullet::parse_provenance(p.text).unwrap_or_default();
@@ -428,5 +454,75 @@ fn entry_from(
         }
         e.provenance = Some(Box::new(pv));
     }
-    e
+    // Rendered once: its first line is the bullet's seed form, the whole
+    // what the layout compares the bytes read with.
+    let canon = bullet::render_entry(&e);
+    if counted {
+        let canon_line = canon.split('\n').next().unwrap_or_default();
+        if b.list_marker {
+            diags.push(Diagnostic::new(
+                &rules::BULLET_STYLE,
+                Span::new(line.start, line.start + b.open),
+                "bullet written as a list item",
+            ));
+        } else if canon_line != line.text {
+            diags.push(Diagnostic::new(
+                &rules::BULLET_STYLE,
+                span,
+                format!("bullet is not in the seed's exact form `{canon_line}`"),
+            ));
+        }
+    }
+    (e, canon)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bullets of every shape the reader treats apart, past the size at
+    /// which their entries are built on several threads.
+    fn long_document() -> String {
+        let mut doc = String::from("# Playbook\n\n[Bullet #early, helpful:1, harmful:0] before any section\n\n## build/patterns\n\n");
+        for i in 0..3 * ace_model::par::MIN_ITEMS + 5 {
+            match i % 7 {
+                0 => doc.push_str(&format!("[Bullet #b{i}, helpful:{i}, harmful:0] plain {i}\n")),
+                1 => doc.push_str(&format!("- [Bullet #b{i}, helpful:1, harmful:2] listed\n")),
+                2 => doc.push_str(&format!("[Bullet #b{i}] no counters é\n")),
+                3 => doc.push_str(&format!(
+                    "[Bullet #b{i}, helpful:0, harmful:0] with provenance\n<!-- deltaId=d{i}, hash=wrong -->\n"
+                )),
+                4 => doc.push_str(&format!("[Bullet #b{i},helpful:3,harmful:1]  spaced\r\n")),
+                5 => doc.push_str(&format!(
+                    "[Bullet #b{i}, helpful:1, harmful:1, Aggregated from 2 instances, source:x] merged\n"
+                )),
+                _ => doc.push_str(&format!("Prose between bullets {i}.\n\n## section {i}\n\n")),
+            }
+        }
+        doc
+    }
+
+    #[test]
+    fn a_long_document_reads_as_one_thread_reads_it() {
+        let doc = long_document();
+        let spread = read(&doc);
+        let one = ace_model::par::on_one_thread(|| read(&doc));
+        assert!(spread.playbook.entries.len() > 2 * ace_model::par::MIN_ITEMS);
+        assert_eq!(
+            serde_json::to_value(&spread.playbook).unwrap(),
+            serde_json::to_value(&one.playbook).unwrap()
+        );
+        assert_eq!(spread.diagnostics, one.diagnostics);
+        let codes: std::collections::BTreeSet<&str> =
+            spread.diagnostics.iter().map(|d| d.code).collect();
+        for code in [
+            rules::MISSING_COUNTERS.code,
+            rules::BULLET_STYLE.code,
+            rules::PROVENANCE_HASH.code,
+            rules::ENTRY_BEFORE_SECTION.code,
+        ] {
+            assert!(codes.contains(code), "{code} in {codes:?}");
+        }
+        assert_eq!(crate::write(&spread.playbook).text, doc);
+    }
 }

@@ -96,6 +96,36 @@ pub fn map_each<'i, I: Sync, T: Send>(items: &'i [I], f: impl Fn(&'i I) -> T + S
     .collect()
 }
 
+/// `f` of each index of `0..n`, in order, its firsts in `left` and its
+/// seconds in `right` (what they held is replaced). The results go
+/// straight into the two vectors, on the thread pool when there are enough:
+/// a reader building a million entries holds them once, not once per run
+/// and again when the runs are joined.
+pub fn unzip_into<A: Send, B: Send>(
+    n: usize,
+    f: impl Fn(usize) -> (A, B) + Sync + Send,
+    left: &mut Vec<A>,
+    right: &mut Vec<B>,
+) {
+    if worth_it(n) {
+        (0..n)
+            .into_par_iter()
+            .with_min_len(RUN)
+            .map(f)
+            .unzip_into_vecs(left, right);
+    } else {
+        left.clear();
+        right.clear();
+        left.reserve_exact(n);
+        right.reserve_exact(n);
+        for i in 0..n {
+            let (a, b) = f(i);
+            left.push(a);
+            right.push(b);
+        }
+    }
+}
+
 /// Prints items `0..n` into `out`, `print(range, out)` printing a run of
 /// them: on other threads into buffers appended in order when there are
 /// enough items, else straight into `out`. `print` must print a run the
@@ -338,6 +368,16 @@ mod tests {
             });
             assert_eq!(sum.seen, (0..n).collect::<Vec<_>>(), "{n}");
             assert_eq!(sum.batches, n.div_ceil(BATCH).max(1), "{n}");
+        }
+    }
+
+    #[test]
+    fn unzipped_results_are_in_order_and_replace_what_was_there() {
+        for n in [0, 1, MIN_ITEMS - 1, MIN_ITEMS, MIN_ITEMS * 3 + 7] {
+            let (mut left, mut right) = (vec![usize::MAX; 3], vec![String::from("old")]);
+            unzip_into(n, |i| (i * 2, line(i)), &mut left, &mut right);
+            assert_eq!(left, (0..n).map(|i| i * 2).collect::<Vec<_>>(), "{n}");
+            assert_eq!(right, (0..n).map(line).collect::<Vec<_>>(), "{n}");
         }
     }
 
