@@ -48,6 +48,9 @@ impl Default for WriteOptions {
 pub enum Item<'a> {
     /// Written as it is; objects inside use `{}` notation.
     Value(&'a Value),
+    /// A string held elsewhere than in a [`Value`]: a caller writing its
+    /// own model need not copy each string into one first.
+    Str(&'a str),
     Array(Vec<Item<'a>>),
     Object(Obj<'a>),
     /// An array whose items are built when they are needed and dropped
@@ -200,7 +203,7 @@ fn collect(item: &Item<'_>, classes: &mut Vec<Class>, index: &mut HashMap<String
 /// the classes exactly as every instance would.
 fn visit(item: &Item<'_>, f: &mut dyn FnMut(&str, &[&str]), spread: bool) {
     match item {
-        Item::Value(_) => {}
+        Item::Value(_) | Item::Str(_) => {}
         Item::Array(items) => items.iter().for_each(|i| visit(i, f, spread)),
         Item::Lazy(items) if spread && ace_model::par::worth_it(items.len()) => {
             ace_model::par::map_runs(
@@ -343,7 +346,7 @@ fn mark_eager<'i>(
         return;
     }
     match item {
-        Item::Value(_) => {}
+        Item::Value(_) | Item::Str(_) => {}
         Item::Array(items) => items
             .iter()
             .for_each(|i| mark_eager(i, w, used, unused, lazy)),
@@ -379,8 +382,9 @@ impl Writer<'_, '_, '_> {
         if c.props.is_empty() {
             return None;
         }
+        let mut cursor = 0;
         let fits = c.props.iter().all(|p| {
-            o.members.iter().any(|(k, _)| k == p) || o.null_is_absent.contains(&p.as_str())
+            o.arg_from(p, &mut cursor).is_some() || o.null_is_absent.contains(&p.as_str())
         });
         fits.then_some(at)
     }
@@ -414,6 +418,7 @@ impl Writer<'_, '_, '_> {
                 });
             }
             Item::Value(v) => self.scalar(v),
+            Item::Str(v) => push_string(self.out, v),
             Item::Array(items) => {
                 self.block("[", "]", items.len(), level, |w, i| {
                     w.value(&items[i], level + 1, 0)
@@ -454,8 +459,9 @@ impl Writer<'_, '_, '_> {
                     let classes = self.classes;
                     let props = &classes[c].props;
                     self.out.push_str(&classes[c].name);
+                    let mut cursor = 0;
                     self.block("(", ")", props.len(), level, |w, i| {
-                        match o.arg(&props[i]) {
+                        match o.arg_from(&props[i], &mut cursor) {
                             Some(v) => w.value(v, level + 1, 0),
                             None => w.out.push_str("null"),
                         }
@@ -548,6 +554,12 @@ impl Writer<'_, '_, '_> {
                 push_string(s, v);
             }
             Item::Value(v) => scalar_into(s, v),
+            Item::Str(v) => {
+                if s.len() + v.len() + 2 > room {
+                    return None;
+                }
+                push_string(s, v);
+            }
             Item::Array(items) => {
                 self.flat_list(s, room, '[', ']', items.len(), |w, s, i| {
                     w.flat_into(&items[i], s, room)
@@ -564,8 +576,9 @@ impl Writer<'_, '_, '_> {
                 Some(c) => {
                     let class = &self.classes[c];
                     s.push_str(&class.name);
+                    let mut cursor = 0;
                     self.flat_list(s, room, '(', ')', class.props.len(), |w, s, i| {
-                        match o.arg(&class.props[i]) {
+                        match o.arg_from(&class.props[i], &mut cursor) {
                             Some(v) => w.flat_into(v, s, room),
                             None => {
                                 s.push_str("null");
@@ -611,12 +624,18 @@ impl Writer<'_, '_, '_> {
 }
 
 impl Obj<'_> {
-    /// The value of property `name`, if `self` has it.
-    fn arg(&self, name: &str) -> Option<&Item<'_>> {
-        self.members
-            .iter()
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| v)
+    /// The value of property `name`, if `self` has it, looked for first at
+    /// `cursor`, which is left after it. Asked for its class's properties
+    /// in order, an instance whose members come in that order (nearly all
+    /// of them) is looked through once, not once per property.
+    fn arg_from(&self, name: &str, cursor: &mut usize) -> Option<&Item<'_>> {
+        let m = &self.members;
+        let at = match m.get(*cursor) {
+            Some((k, _)) if *k == name => *cursor,
+            _ => m.iter().position(|(k, _)| *k == name)?,
+        };
+        *cursor = at + 1;
+        Some(&m[at].1)
     }
 }
 

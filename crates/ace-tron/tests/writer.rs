@@ -254,3 +254,43 @@ fn a_class_seen_only_after_a_lazy_array_costs_no_build_of_its_items() {
         "{per_write} builds for 100 items"
     );
 }
+
+#[test]
+fn instances_in_another_order_and_borrowed_strings_keep_their_arguments() {
+    let (one, two) = (json!(1), json!("two"));
+    let root = Item::Array(vec![
+        point(
+            vec![("x", Item::Value(&one)), ("y", Item::Str("why \"q\""))],
+            &[],
+        ),
+        // `z` comes first here, so the class is `z, x, y`: the next
+        // instance holds its properties in another order.
+        point(
+            vec![
+                ("z", Item::Str("zed")),
+                ("y", Item::Value(&two)),
+                ("x", Item::Str("é")),
+            ],
+            &[],
+        ),
+        point(
+            vec![
+                ("y", Item::Value(&one)),
+                ("x", Item::Value(&two)),
+                ("z", Item::Value(&one)),
+            ],
+            &[],
+        ),
+    ]);
+    let [implicit, braced] = both(&root);
+    assert_eq!(
+        implicit,
+        "class Point: z, x, y\n\n[{\"x\": 1, \"y\": \"why \\\"q\\\"\"}, Point(\"zed\", \"é\", \"two\"), Point(1, \"two\", 1)]\n"
+    );
+    for text in [implicit, braced] {
+        assert_eq!(
+            read(&text),
+            json!([{"x": 1, "y": "why \"q\""}, {"x": "é", "y": "two", "z": "zed"}, {"x": "two", "y": 1, "z": 1}])
+        );
+    }
+}

@@ -111,7 +111,7 @@ pub fn kind_for_derivation(obj: &Map<String, Value>) -> Option<&str> {
 /// building the entry: the writer needs it for every entry before it
 /// writes any. An entry whose own metadata already holds an `aceTools` is
 /// built, so the answer is the same by construction.
-pub fn derivation_kind(e: &Entry, section_kind: &str) -> Option<String> {
+pub fn derivation_kind(e: &Entry, section_kind: &'static str) -> Option<String> {
     let own_tools = e
         .extra
         .get("metadata")
@@ -121,9 +121,9 @@ pub fn derivation_kind(e: &Entry, section_kind: &str) -> Option<String> {
         return kind_for_derivation(&write(e, section_kind)).map(str::to_owned);
     }
     let (kind, _) = kind_of(e, section_kind);
-    let derived = mapping::section_for_kind(&kind).map(|r| r.key);
+    let derived = mapping::section_for_kind(kind).map(|r| r.key);
     match &e.section {
-        Some(s) if derived == Some(s.as_str()) => Some(kind),
+        Some(s) if derived == Some(s.as_str()) => Some(kind.to_owned()),
         _ => None,
     }
 }
@@ -180,10 +180,10 @@ fn own_fields() -> &'static [&'static str] {
 }
 
 /// The kind an entry is written with, and whether it is the entry's own.
-fn kind_of(e: &Entry, section_kind: &str) -> (String, bool) {
+fn kind_of<'e>(e: &'e Entry, section_kind: &'static str) -> (&'e str, bool) {
     match &e.kind {
-        Some(k) if mapping::KINDS.contains(&k.as_str()) => (k.clone(), true),
-        _ => (section_kind.to_owned(), false),
+        Some(k) if mapping::KINDS.contains(&k.as_str()) => (k.as_str(), true),
+        _ => (section_kind, false),
     }
 }
 
@@ -206,14 +206,50 @@ fn evidence_text(ev: &Evidence) -> String {
     }
 }
 
+/// A field of a written entry, borrowed from the model entry where it can
+/// be: writers print a million of them, and building each as a JSON map
+/// (its keys and strings copied, its keys hashed) cost them more than
+/// printing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field<'e> {
+    Str(&'e str),
+    /// An array of strings.
+    Strs(&'e [String]),
+    Val(&'e Value),
+    Own(Value),
+}
+
+impl Field<'_> {
+    pub fn into_value(self) -> Value {
+        match self {
+            Field::Str(s) => Value::String(s.to_owned()),
+            Field::Strs(items) => list_value(items),
+            Field::Val(v) => v.clone(),
+            Field::Own(v) => v,
+        }
+    }
+}
+
+/// An entry's fields in the order they are written; no key comes twice.
+pub type Fields<'e> = Vec<(&'e str, Field<'e>)>;
+
 /// An ACE entry object for `e`; `section_kind` is the kind its section maps
 /// to, written when the entry has no vAgenda kind of its own.
-pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
-    let mut m = Map::with_capacity(12);
+pub fn write(e: &Entry, section_kind: &'static str) -> Map<String, Value> {
+    fields(e, section_kind)
+        .into_iter()
+        .map(|(k, f)| (k.to_owned(), f.into_value()))
+        .collect()
+}
+
+/// The fields [`write`] gives `e`, borrowed where they can be.
+pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
+    use Field::{Own, Str, Strs, Val};
+    let mut m: Fields<'e> = Vec::with_capacity(12);
     let mut tools = Map::new();
     let (kind, own) = kind_of(e, section_kind);
-    m.insert("id".into(), Value::String(e.id.clone()));
-    m.insert("kind".into(), Value::String(kind.clone()));
+    m.push(("id", Str(&e.id)));
+    m.push(("kind", Str(kind)));
     if !own {
         tools.insert(
             "kind".into(),
@@ -221,11 +257,11 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
         );
     }
     if let Some(t) = &e.title {
-        m.insert("title".into(), Value::String(t.clone()));
+        m.push(("title", Str(t)));
     }
-    m.insert("text".into(), Value::String(e.content.clone()));
+    m.push(("text", Str(&e.content)));
     if let Some(t) = &e.tags {
-        m.insert("tags".into(), list_value(t));
+        m.push(("tags", Strs(t)));
     }
     if let Some(ev) = &e.evidence {
         let texts: Vec<String> = ev.iter().map(evidence_text).collect();
@@ -235,43 +271,43 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
                 serde_json::to_value(ev).unwrap_or(Value::Null),
             );
         }
-        m.insert("evidence".into(), list_value(&texts));
+        m.push(("evidence", Own(list_value(&texts))));
     }
     match &e.confidence {
         Some(Confidence::Score(n)) => {
-            m.insert("confidence".into(), Value::Number(n.clone()));
+            m.push(("confidence", Own(Value::Number(n.clone()))));
         }
         Some(Confidence::Level(l)) => {
             if let Some(n) = Number::from_f64(l.score()) {
-                m.insert("confidence".into(), Value::Number(n));
+                m.push(("confidence", Own(Value::Number(n))));
             }
             tools.insert("confidence".into(), Value::String(l.as_str().into()));
         }
         None => {}
     }
     if let Some(n) = e.helpful {
-        m.insert("helpfulCount".into(), Value::from(n));
+        m.push(("helpfulCount", Own(Value::from(n))));
     }
     if let Some(n) = e.harmful {
-        m.insert("harmfulCount".into(), Value::from(n));
+        m.push(("harmfulCount", Own(Value::from(n))));
     }
     if let Some(v) = e.extra.get("feedbackType") {
-        m.insert("feedbackType".into(), v.clone());
+        m.push(("feedbackType", Val(v)));
     }
     if let Some(t) = &e.created_at {
-        m.insert("createdAt".into(), Value::String(t.clone()));
+        m.push(("createdAt", Str(t)));
     }
     if let Some(t) = &e.updated_at {
-        m.insert("updatedAt".into(), Value::String(t.clone()));
+        m.push(("updatedAt", Str(t)));
     }
     match &e.status {
-        Some(s @ (Status::Active | Status::Deprecated | Status::Quarantined)) => {
-            m.insert("status".into(), Value::String(String::from(s.clone())));
-        }
+        Some(Status::Active) => m.push(("status", Str("active"))),
+        Some(Status::Deprecated) => m.push(("status", Str("deprecated"))),
+        Some(Status::Quarantined) => m.push(("status", Str("quarantined"))),
         // vAgenda has no `archived`: the nearest is deprecated, which is
         // what an archived entry is to a reader of the playbook.
         Some(Status::Archived) => {
-            m.insert("status".into(), Value::String("deprecated".into()));
+            m.push(("status", Str("deprecated")));
             tools.insert("status".into(), Value::String("archived".into()));
         }
         Some(Status::Other(s)) => {
@@ -280,20 +316,20 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
         None => {}
     }
     if let Some(r) = &e.deprecation_reason {
-        m.insert("deprecatedReason".into(), Value::String(r.clone()));
+        m.push(("deprecatedReason", Str(r)));
     }
     if let Some(s) = &e.supersedes {
-        m.insert("supersedes".into(), list_value(s));
+        m.push(("supersedes", Strs(s)));
     }
     if let Some(s) = &e.superseded_by {
-        m.insert("supersededBy".into(), Value::String(s.clone()));
+        m.push(("supersededBy", Str(s)));
     }
     if let Some(s) = &e.duplicate_of {
-        m.insert("duplicateOf".into(), Value::String(s.clone()));
+        m.push(("duplicateOf", Str(s)));
     }
     // A reader derives the section from the kind (docs/formats/vagenda.md),
     // so the section is kept only where that would not give it back.
-    let derived = mapping::section_for_kind(&kind).map(|r| r.key);
+    let derived = mapping::section_for_kind(kind).map(|r| r.key);
     match &e.section {
         Some(s) if derived == Some(s.as_str()) => {}
         Some(s) => {
@@ -326,7 +362,7 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
     }
     let mut colliding = Map::new();
     // The fields ACE does not define go last, after `metadata`: the ones
-    // above are inserted in schema order already.
+    // above are pushed in schema order already.
     let mut others = Vec::new();
     for (k, v) in &e.extra {
         match k.as_str() {
@@ -334,7 +370,7 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
             k2 if own_fields().contains(&k2) || k2 == ACE_TOOLS_KEY => {
                 colliding.insert(k.clone(), v.clone());
             }
-            _ => others.push((k.clone(), v.clone())),
+            _ => others.push((k.as_str(), Val(v))),
         }
     }
     if !colliding.is_empty() {
@@ -345,7 +381,7 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
         let mut meta = match metadata {
             Some(Value::Object(o)) => o.clone(),
             Some(other) if tools.is_empty() => {
-                m.insert("metadata".into(), other.clone());
+                m.push(("metadata", Val(other)));
                 m.extend(others);
                 return m;
             }
@@ -365,7 +401,7 @@ pub fn write(e: &Entry, section_kind: &str) -> Map<String, Value> {
         if !tools.is_empty() {
             meta.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
         }
-        m.insert("metadata".into(), Value::Object(meta));
+        m.push(("metadata", Own(Value::Object(meta))));
     }
     m.extend(others);
     m

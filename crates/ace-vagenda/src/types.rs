@@ -404,12 +404,8 @@ pub fn has_absent_nulls(value: &Value, ty: Ty) -> bool {
 /// instead of its (empty) value: the array itself, found by address.
 pub type Slot<'a> = Option<(&'a Value, &'a dyn Items)>;
 
-/// The TRON tree of `value` as type `ty`: known types become classes.
-pub fn item<'a>(value: &'a Value, ty: Ty, info_key: &'a str) -> Item<'a> {
-    item_with(value, ty, info_key, None)
-}
-
-/// [`item`], with `slot`'s array written from its items.
+/// The TRON tree of `value` as type `ty` (known types become classes),
+/// with `slot`'s array written from its items.
 pub fn item_with<'a>(value: &'a Value, ty: Ty, info_key: &'a str, slot: Slot<'a>) -> Item<'a> {
     if let Some((at, items)) = slot {
         if std::ptr::eq(at, value) {

@@ -12,8 +12,9 @@ use ace_model::{mapping, rules, Confidence, Entry, LossEntry, Playbook, Section}
 use ace_tron::RootStyle;
 use serde_json::{Map, Number, Value};
 
+use crate::entry::Field;
 use crate::reader::{as_ace_entry, Shape};
-use crate::types::{item, item_with, Ty};
+use crate::types::{item_with, Ty};
 use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
 
 /// The container of a new document.
@@ -80,28 +81,45 @@ fn metrics(entries: &[Entry], last_updated: &str) -> Value {
     Value::Object(m)
 }
 
-/// The kind each entry's section maps to.
-fn section_kind(pb: &Playbook, e: &Entry) -> &'static str {
-    match e.section.as_deref() {
-        Some(key) => {
-            let s = pb.section(key);
-            mapping::kind_for_section(
-                key,
-                s.and_then(|s| s.title.as_deref()),
-                s.and_then(|s| s.prefix.as_deref()),
-            )
+/// The kind each section maps to, worked out once per write: looked up in
+/// the mapping's table for every entry, it was a fortieth of a TRON write.
+struct SectionKinds<'p> {
+    pb: &'p Playbook,
+    /// Beside `pb.sections`.
+    kinds: Vec<&'static str>,
+}
+
+impl<'p> SectionKinds<'p> {
+    fn new(pb: &'p Playbook) -> Self {
+        let kinds = pb
+            .sections
+            .iter()
+            .map(|s| mapping::kind_for_section(&s.key, s.title.as_deref(), s.prefix.as_deref()))
+            .collect();
+        SectionKinds { pb, kinds }
+    }
+
+    /// The kind `e`'s section maps to; `note` without a section.
+    fn of(&self, e: &Entry) -> &'static str {
+        match e.section.as_deref() {
+            // The first section with the key, as `Playbook::section` finds.
+            Some(key) => match self.pb.sections.iter().position(|s| s.key == key) {
+                Some(i) => self.kinds[i],
+                None => mapping::kind_for_section(key, None, None),
+            },
+            None => "note",
         }
-        None => "note",
     }
 }
 
 /// The sections a reader derives from the written entries' kinds; the
 /// writer keeps the playbook's own list only when it differs.
 fn derived_sections(pb: &Playbook) -> Vec<Section> {
+    let kinds = SectionKinds::new(pb);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for e in &pb.entries {
-        let kind = entry::derivation_kind(e, section_kind(pb, e));
+        let kind = entry::derivation_kind(e, kinds.of(e));
         let Some(row) = kind.as_deref().and_then(mapping::section_for_kind) else {
             continue;
         };
@@ -158,12 +176,13 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     let stream = kept.as_ref().is_none_or(|d| {
         playbook_object(d).is_none_or(|p| crate::reader::shape_of(p) == Shape::Ace)
     });
+    let kinds = SectionKinds::new(pb);
     let entries: Vec<Map<String, Value>> = if stream {
         Vec::new()
     } else {
         pb.entries
             .iter()
-            .map(|e| entry::write(e, section_kind(pb, e)))
+            .map(|e| entry::write(e, kinds.of(e)))
             .collect()
     };
     let (doc, info_key) = match kept {
@@ -186,7 +205,13 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
         .filter(|_| stream);
     match opts.syntax {
         Syntax::Json => {
-            Printer { slot, pb, out }.value(&doc, 0);
+            Printer {
+                slot,
+                pb,
+                kinds: &kinds,
+                out,
+            }
+            .value(&doc, 0);
             out.push('\n');
         }
         Syntax::Tron => {
@@ -195,7 +220,11 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             } else {
                 Ty::Playbook
             };
-            let entries = TronEntries { pb, info_key };
+            let entries = TronEntries {
+                pb,
+                kinds: &kinds,
+                info_key,
+            };
             let slot = slot.map(|s| (s, &entries as &dyn ace_tron::Items));
             ace_tron::write_into(
                 &item_with(&doc, root_ty, info_key, slot),
@@ -535,6 +564,7 @@ fn same_entry(a: &Entry, b: &Entry) -> bool {
 struct Printer<'a, 'w> {
     slot: Option<&'a Value>,
     pb: &'a Playbook,
+    kinds: &'a SectionKinds<'a>,
     out: &'a mut Out<'w>,
 }
 
@@ -588,7 +618,7 @@ impl Printer<'_, '_> {
 
     /// The entries as an array of objects would print.
     fn entries(&mut self, level: usize) {
-        let pb = self.pb;
+        let (pb, kinds) = (self.pb, self.kinds);
         if pb.entries.is_empty() {
             return self.out.push_str("[]");
         }
@@ -599,12 +629,13 @@ impl Printer<'_, '_> {
             let mut p = Printer {
                 slot: None,
                 pb,
+                kinds,
                 out,
             };
             for i in range {
                 let e = &pb.entries[i];
                 p.pad(level + 1);
-                p.object(&entry::write(e, section_kind(pb, e)), level + 1);
+                p.fields(&entry::fields(e, kinds.of(e)), level + 1);
                 if i + 1 < n {
                     p.out.push(',');
                 }
@@ -613,6 +644,41 @@ impl Printer<'_, '_> {
         });
         self.pad(level);
         self.out.push(']');
+    }
+
+    /// An entry's fields as [`Printer::object`] prints them as a map.
+    fn fields(&mut self, m: &entry::Fields<'_>, level: usize) {
+        if m.is_empty() {
+            return self.out.push_str("{}");
+        }
+        self.out.push_str("{\n");
+        for (i, (k, field)) in m.iter().enumerate() {
+            self.pad(level + 1);
+            push_json_str(self.out, k);
+            self.out.push_str(": ");
+            match field {
+                Field::Str(s) => push_json_str(self.out, s),
+                Field::Strs([]) => self.out.push_str("[]"),
+                Field::Strs(items) => {
+                    self.out.push('[');
+                    for (i, s) in items.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        push_json_str(self.out, s);
+                    }
+                    self.out.push(']');
+                }
+                Field::Val(v) => self.value(v, level + 1),
+                Field::Own(v) => self.value(v, level + 1),
+            }
+            if i + 1 < m.len() {
+                self.out.push(',');
+            }
+            self.out.push('\n');
+        }
+        self.pad(level);
+        self.out.push('}');
     }
 
     /// An array of `n` items, one a line, each printed by `item`.
@@ -635,6 +701,7 @@ impl Printer<'_, '_> {
 /// TRON writer asks for it.
 struct TronEntries<'a> {
     pb: &'a Playbook,
+    kinds: &'a SectionKinds<'a>,
     info_key: &'a str,
 }
 
@@ -649,10 +716,29 @@ impl ace_tron::Items for TronEntries<'_> {
         self.pb.entries.len()
     }
 
+    /// The item [`item_with`] gives the entry's JSON object, built from its
+    /// fields without that object: nothing in an entry is typed below it.
     fn with(&self, i: usize, f: &mut dyn FnMut(&ace_tron::Item<'_>)) {
+        use ace_tron::Item;
         let e = &self.pb.entries[i];
-        let value = Value::Object(entry::write(e, section_kind(self.pb, e)));
-        f(&item(&value, Ty::PlaybookEntry, self.info_key));
+        let fields = entry::fields(e, self.kinds.of(e));
+        let members = fields
+            .iter()
+            .map(|(k, field)| {
+                let item = match field {
+                    Field::Str(s) => Item::Str(s),
+                    Field::Strs(items) => Item::Array(items.iter().map(|s| Item::Str(s)).collect()),
+                    Field::Val(v) => Item::Value(v),
+                    Field::Own(v) => Item::Value(v),
+                };
+                (*k, item)
+            })
+            .collect();
+        f(&Item::Object(ace_tron::Obj {
+            class: Ty::PlaybookEntry.class(self.info_key),
+            null_is_absent: Ty::PlaybookEntry.typed(),
+            members,
+        }));
     }
 }
 
@@ -680,5 +766,88 @@ fn push_json_str(out: &mut Out<'_>, s: &str) {
         out.push('"');
         out.push_str(s);
         out.push('"');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Entries whose fields take each way [`entry::fields`] has of holding
+    /// them: borrowed strings and lists, borrowed values, built metadata.
+    fn varied() -> Playbook {
+        let entries = [
+            json!({"id": "a", "content": "plain", "section": "strategies_and_insights"}),
+            json!({"id": "b\"q", "content": "line\nbreak \u{1} é \\", "title": "t\t",
+                   "tags": [], "evidence": ["e", {"kind": "file", "ref": "x.rs", "note": "n"}],
+                   "confidence": "high", "helpful": 3, "harmful": 0, "status": "archived",
+                   "section": "mine", "links": ["a"], "neutral": 2}),
+            json!({"id": "c", "content": "", "tags": ["x\"y", "é"], "supersedes": [],
+                   "superseded_by": "a", "duplicate_of": "a", "deprecation_reason": "r",
+                   "created_at": "2025-01-01T00:00:00Z", "confidence": 0.25,
+                   "extra": {"metadata": {"k": [1, {"deep": null}]}, "feedbackType": "x",
+                             "zeta": {"n": 1}, "id2": null}}),
+            json!({"id": "d", "content": "m", "extra": {"metadata": "not an object"},
+                   "kind": "odd"}),
+            json!({"id": "e", "content": "m", "status": "weird", "kind": "warning",
+                   "extra": {"metadata": [1], "aceTools": 1, "text": "again"}}),
+        ];
+        Playbook {
+            entries: entries
+                .into_iter()
+                .map(|v| serde_json::from_value(v).unwrap())
+                .collect(),
+            ..Playbook::default()
+        }
+    }
+
+    #[test]
+    fn entry_fields_print_as_the_entry_object_prints() {
+        let pb = varied();
+        let kinds = SectionKinds::new(&pb);
+        for e in &pb.entries {
+            let (mut a, mut b) = (Out::new(), Out::new());
+            for (out, by_fields) in [(&mut a, true), (&mut b, false)] {
+                let mut p = Printer {
+                    slot: None,
+                    pb: &pb,
+                    kinds: &kinds,
+                    out,
+                };
+                match by_fields {
+                    true => p.fields(&entry::fields(e, kinds.of(e)), 2),
+                    false => p.object(&entry::write(e, kinds.of(e)), 2),
+                }
+            }
+            assert_eq!(a.into_string(), b.into_string(), "{}", e.id);
+        }
+    }
+
+    #[test]
+    fn entry_fields_are_the_tron_item_of_the_entry_object() {
+        let pb = varied();
+        let kinds = SectionKinds::new(&pb);
+        let items = TronEntries {
+            pb: &pb,
+            kinds: &kinds,
+            info_key: "vAgendaInfo",
+        };
+        let opts = ace_tron::WriteOptions {
+            root: RootStyle::Braced,
+            width: 40,
+        };
+        for (i, e) in pb.entries.iter().enumerate() {
+            let mut by_fields = String::new();
+            ace_tron::Items::with(&items, i, &mut |item| {
+                by_fields = ace_tron::write(item, &opts);
+            });
+            let object = Value::Object(entry::write(e, kinds.of(e)));
+            let by_object = ace_tron::write(
+                &item_with(&object, Ty::PlaybookEntry, "vAgendaInfo", None),
+                &opts,
+            );
+            assert_eq!(by_fields, by_object, "{}", e.id);
+        }
     }
 }
