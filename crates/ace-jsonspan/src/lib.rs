@@ -16,6 +16,7 @@ use serde_json::{Map, Number, Value};
 mod parser;
 mod top;
 
+pub use smol_str::SmolStr;
 pub use top::top_level;
 
 /// One JSON value and its byte range in the source (BOM included).
@@ -39,7 +40,10 @@ pub enum Kind {
 /// A key and its value; the key span covers the quoted key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Member {
-    pub key: String,
+    /// Keys are short and repeat in every object of a kind: held inline up
+    /// to 23 bytes, and shared beyond, a key costs no allocation to make or
+    /// copy (a TRON instance copies its class's property names).
+    pub key: SmolStr,
     pub key_span: Span,
     pub value: Node,
 }
@@ -268,10 +272,12 @@ impl Node {
                     // A repeated key keeps its first position and takes the
                     // last value, as a Python dict does.
                     let v = m.value.to_value();
-                    match map.get_mut(&m.key) {
-                        Some(slot) => *slot = v,
-                        None => {
-                            map.insert(m.key.clone(), v);
+                    match map.entry(m.key.as_str()) {
+                        serde_json::map::Entry::Occupied(mut slot) => {
+                            slot.insert(v);
+                        }
+                        serde_json::map::Entry::Vacant(slot) => {
+                            slot.insert(v);
                         }
                     }
                 }
@@ -295,7 +301,7 @@ impl Node {
             Kind::Object(members) => {
                 let mut map = Map::with_capacity(members.len());
                 for m in members {
-                    map.insert(m.key.clone(), m.value.to_value_within(depth - 1));
+                    map.insert(m.key.to_string(), m.value.to_value_within(depth - 1));
                 }
                 Value::Object(map)
             }

@@ -8,7 +8,7 @@
 
 use ace_model::{rules, Diagnostic, Span};
 
-use crate::{ItemSink, Kind, Member, Node, SinkPath};
+use crate::{ItemSink, Kind, Member, Node, SinkPath, SmolStr};
 
 /// Deeper documents are refused rather than risk the stack; the same limit
 /// as before (jsonc-parser's), far beyond any real playbook.
@@ -169,7 +169,7 @@ impl<'a, 's> Parser<'a, 's> {
         } else {
             loop {
                 let (key, key_span) = match self.peek() {
-                    Some(b'"') => self.string()?,
+                    Some(b'"') => self.key()?,
                     Some(b'\'') => {
                         return Err(self.err_char(self.pos, "single-quoted strings are not allowed"))
                     }
@@ -283,9 +283,25 @@ impl<'a, 's> Parser<'a, 's> {
     /// A string at `"`: its value and the span of the quoted text. Text
     /// without escapes is copied once, in one piece.
     fn string(&mut self) -> Result<(String, Span)> {
+        self.string_as(str::to_owned, |s| s)
+    }
+
+    /// An object key: most are short and come without escapes, and are
+    /// then made from the text without an allocation.
+    fn key(&mut self) -> Result<(SmolStr, Span)> {
+        self.string_as(SmolStr::new, SmolStr::from)
+    }
+
+    /// The string at the cursor, made by `borrowed` from the text when it
+    /// has no escapes, by `owned` from its decoding otherwise.
+    fn string_as<T>(
+        &mut self,
+        borrowed: impl FnOnce(&'a str) -> T,
+        owned: impl FnOnce(String) -> T,
+    ) -> Result<(T, Span)> {
         let start = self.pos;
         self.pos += 1;
-        let mut owned: Option<String> = None;
+        let mut decoded: Option<String> = None;
         let mut chunk = self.pos;
         loop {
             let Some(i) = memchr::memchr2(b'"', b'\\', &self.bytes[self.pos..]) else {
@@ -295,16 +311,16 @@ impl<'a, 's> Parser<'a, 's> {
             let piece = &self.text[chunk..at];
             if self.bytes[at] == b'"' {
                 self.pos = at + 1;
-                let s = match owned {
+                let s = match decoded {
                     Some(mut s) => {
                         s.push_str(piece);
-                        s
+                        owned(s)
                     }
-                    None => piece.to_owned(),
+                    None => borrowed(piece),
                 };
                 return Ok((s, Span::new(start, self.pos)));
             }
-            let s = owned.get_or_insert_with(String::new);
+            let s = decoded.get_or_insert_with(String::new);
             s.push_str(piece);
             self.pos = self.escape(at, start, s)?;
             chunk = self.pos;

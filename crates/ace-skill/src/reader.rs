@@ -160,7 +160,7 @@ pub(crate) fn read_wrapper(
     diags: &mut Vec<Diagnostic>,
 ) {
     for m in unique(members) {
-        layout.keys.push(m.key.clone());
+        layout.keys.push(m.key.to_string());
         match (m.key.as_str(), &m.value.kind) {
             ("version", _) => pb.version = Some(m.value.to_value()),
             ("last_updated", Kind::String(s)) => pb.updated_at = Some(s.clone()),
@@ -174,10 +174,10 @@ pub(crate) fn read_wrapper(
                         m.value.type_name()
                     ),
                 ));
-                pb.extra.insert(m.key.clone(), m.value.to_value());
+                pb.extra.insert(m.key.to_string(), m.value.to_value());
             }
             _ => {
-                pb.extra.insert(m.key.clone(), m.value.to_value());
+                pb.extra.insert(m.key.to_string(), m.value.to_value());
             }
         }
     }
@@ -254,7 +254,7 @@ fn evidence(node: &Node) -> Option<Vec<Evidence>> {
                         "ref" => r.reference = Some(s?),
                         "note" => r.note = Some(s?),
                         _ => {
-                            r.extra.insert(m.key.clone(), m.value.to_value());
+                            r.extra.insert(m.key.to_string(), m.value.to_value());
                         }
                     }
                 }
@@ -280,7 +280,7 @@ fn scope(node: &Node) -> Option<Scope> {
                     "inputs" => d.inputs = Some(m.value.to_value()),
                     "outputs" => d.outputs = Some(m.value.to_value()),
                     _ => {
-                        d.extra.insert(m.key.clone(), m.value.to_value());
+                        d.extra.insert(m.key.to_string(), m.value.to_value());
                     }
                 }
             }
@@ -342,7 +342,7 @@ pub(crate) fn read_bullet(
             _ => None,
         };
         if kept.is_none() {
-            e.extra.insert(m.key.clone(), v.to_value());
+            e.extra.insert(m.key.to_string(), v.to_value());
         }
     }
     let label = checks::bullet_label(bullet, index);

@@ -64,6 +64,8 @@ pub struct Lexer<'t> {
     /// token.
     depth: usize,
     pending_nl: bool,
+    /// The first lexical error, after which only `Eof` follows.
+    pub error: Option<LexError>,
 }
 
 impl<'t> Lexer<'t> {
@@ -74,6 +76,7 @@ impl<'t> Lexer<'t> {
             line_has_token: false,
             depth: 0,
             pending_nl: false,
+            error: None,
         }
     }
 
@@ -87,7 +90,32 @@ impl<'t> Lexer<'t> {
     }
 
     /// The next token: `Eof` at the end of the text, and again after it.
-    pub fn next_token(&mut self) -> Result<Token<'t>, LexError> {
+    /// A lexical error ends the text: `Eof` where it is, the error in
+    /// [`Lexer::error`]. Returning a `Result` instead cost the parser a
+    /// tenth of its time: the token was copied through it with loads wider
+    /// than the stores that had just written it, which stall.
+    #[inline(always)]
+    pub fn next_token(&mut self) -> Token<'t> {
+        match self.lex() {
+            Ok(t) => t,
+            Err(e) => self.fail(e),
+        }
+    }
+
+    #[cold]
+    fn fail(&mut self, e: LexError) -> Token<'t> {
+        let at = e.span.start;
+        self.i = self.text.len();
+        self.error.get_or_insert(e);
+        Token {
+            tok: Tok::Eof,
+            nl_before: false,
+            span: Span::new(at, at),
+        }
+    }
+
+    #[inline(always)]
+    fn lex(&mut self) -> Result<Token<'t>, LexError> {
         let text = self.text;
         let b = text.as_bytes();
         let err = |s: usize, e: usize, m: String| LexError {

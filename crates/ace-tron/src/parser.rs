@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use ace_jsonspan::{Document, ItemSink, Kind, Member, Node, SinkPath};
+use ace_jsonspan::{Document, ItemSink, Kind, Member, Node, SinkPath, SmolStr};
 use ace_model::{rules, Diagnostic, Span};
 
-use crate::lexer::{is_keyword, LexError, Lexer, Tok, Token};
+use crate::lexer::{is_keyword, Lexer, Tok, Token};
 
 /// Parser settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ impl Default for Options {
 struct Class {
     /// Shared, so that an instance borrows its property list instead of
     /// copying it.
-    props: std::rc::Rc<[String]>,
+    props: std::rc::Rc<[SmolStr]>,
 }
 
 /// Tokens the parser may look ahead at (`peek_at`) beyond the current one.
@@ -51,11 +51,10 @@ struct Parser<'t, 's> {
     toks: Vec<Token<'t>>,
     pos: usize,
     lexer: Lexer<'t>,
-    /// The lexer has given `Eof` (or failed, and an `Eof` stands in).
+    /// The lexer has given `Eof` (or failed, and an `Eof` stands in: the
+    /// parse fails there at the latest, and the lexer's error is the one to
+    /// report).
     lexed_all: bool,
-    /// Where the text stops being tokens: the parse fails there at the
-    /// latest, and this is the error to report.
-    lex_error: Option<LexError>,
     classes: HashMap<String, Class>,
     opts: &'t Options,
     depth: usize,
@@ -106,7 +105,6 @@ fn parse_inner(
         pos: 0,
         lexer: Lexer::new(text, start),
         lexed_all: false,
-        lex_error: None,
         classes: HashMap::new(),
         opts,
         depth: 0,
@@ -114,7 +112,7 @@ fn parse_inner(
     };
     p.fill();
     let root = p.document();
-    if let Some(e) = p.lex_error {
+    if let Some(e) = p.lexer.error.take() {
         return Err(error(e.span, e.message));
     }
     let root = root?;
@@ -171,15 +169,7 @@ impl<'t> Parser<'t, '_> {
     /// ends.
     fn fill(&mut self) {
         while !self.lexed_all && self.toks.len() <= self.pos + LOOKAHEAD {
-            let t = self.lexer.next_token().unwrap_or_else(|e| {
-                let at = e.span.start;
-                self.lex_error = Some(e);
-                Token {
-                    tok: Tok::Eof,
-                    nl_before: false,
-                    span: Span::new(at, at),
-                }
-            });
+            let t = self.lexer.next_token();
             self.lexed_all = t.tok == Tok::Eof;
             self.toks.push(t);
         }
@@ -367,7 +357,7 @@ impl<'t> Parser<'t, '_> {
 
     /// proplist = [ NL ] , propname , { psep , propname } , [ "," ], with
     /// psep = "," , [ NL ] | NL (rule C1 decides each NL)
-    fn proplist(&mut self) -> Res<Vec<(String, Span)>> {
+    fn proplist(&mut self) -> Res<Vec<(SmolStr, Span)>> {
         let mut props = Vec::new();
         if *self.peek() == Tok::Nl {
             if !self.continues_after_nl() {
@@ -378,8 +368,8 @@ impl<'t> Parser<'t, '_> {
         loop {
             let t = self.bump();
             match t.tok {
-                Tok::Ident(s) if !is_keyword(s) => props.push((s.to_owned(), t.span)),
-                Tok::Str(s) => props.push((s, t.span)),
+                Tok::Ident(s) if !is_keyword(s) => props.push((SmolStr::new(s), t.span)),
+                Tok::Str(s) => props.push((SmolStr::from(s), t.span)),
                 _ => {
                     // Not a property name: give it back and let the caller
                     // decide (an empty list is its error).
@@ -411,11 +401,11 @@ impl<'t> Parser<'t, '_> {
     }
 
     /// key = STRING | NAME
-    fn key(&mut self) -> Res<(String, Span)> {
+    fn key(&mut self) -> Res<(SmolStr, Span)> {
         let t = self.bump();
         match t.tok {
-            Tok::Str(s) => Ok((s, t.span)),
-            Tok::Ident(s) if !is_keyword(s) => Ok((s.to_owned(), t.span)),
+            Tok::Str(s) => Ok((SmolStr::from(s), t.span)),
+            Tok::Ident(s) if !is_keyword(s) => Ok((SmolStr::new(s), t.span)),
             other => {
                 self.pos -= 1;
                 Err(error(
@@ -716,7 +706,7 @@ impl<'t> Parser<'t, '_> {
             Some(s) => s[k].is_some(),
             None => k < members.len(),
         };
-        let missing: Vec<String> = (0..props.len())
+        let missing: Vec<SmolStr> = (0..props.len())
             .filter(|&k| !filled(k))
             .map(|k| props[k].clone())
             .collect();
@@ -749,7 +739,7 @@ impl<'t> Parser<'t, '_> {
     }
 }
 
-fn list(names: &[String]) -> String {
+fn list(names: &[SmolStr]) -> String {
     names
         .iter()
         .map(|n| format!("`{n}`"))
@@ -882,6 +872,34 @@ mod tests {
             e.message.starts_with("unexpected character '@'"),
             "{}",
             e.message
+        );
+    }
+
+    #[test]
+    fn a_lexical_error_ends_the_tokens_and_is_the_one_reported() {
+        let mut lexer = Lexer::new("a: 1 @ 2 $", 0);
+        let toks: Vec<Tok> = (0..6).map(|_| lexer.next_token().tok).collect();
+        assert_eq!(
+            toks,
+            [
+                Tok::Ident("a"),
+                Tok::Punct(b':'),
+                Tok::Num("1"),
+                Tok::Eof,
+                Tok::Eof,
+                Tok::Eof
+            ]
+        );
+        let e = lexer.error.expect("the first error is kept");
+        assert_eq!((e.span.start, e.span.end), (5, 6));
+        // The parser stops at the stand-in `Eof` and reports the lexer's
+        // error, not the `Eof` it found.
+        let d = strict("a: [1, @]").unwrap_err();
+        assert_eq!(d.span, Span::new(7, 8));
+        assert!(
+            d.message.contains("unexpected character '@'"),
+            "{}",
+            d.message
         );
     }
 
