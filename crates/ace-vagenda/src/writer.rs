@@ -598,16 +598,28 @@ impl Printer<'_, '_> {
     }
 
     fn object(&mut self, m: &Map<String, Value>, level: usize) {
-        if m.is_empty() {
+        self.members(m.iter(), level, |p, v| p.value(v, level + 1));
+    }
+
+    /// `{}`, or the members one a line at `level + 1`, each value printed
+    /// by `value`.
+    fn members<K: AsRef<str>, V>(
+        &mut self,
+        members: impl ExactSizeIterator<Item = (K, V)>,
+        level: usize,
+        mut value: impl FnMut(&mut Self, V),
+    ) {
+        let n = members.len();
+        if n == 0 {
             return self.out.push_str("{}");
         }
         self.out.push_str("{\n");
-        for (i, (k, val)) in m.iter().enumerate() {
+        for (i, (k, v)) in members.enumerate() {
             self.pad(level + 1);
-            push_json_str(self.out, k);
+            push_json_str(self.out, k.as_ref());
             self.out.push_str(": ");
-            self.value(val, level + 1);
-            if i + 1 < m.len() {
+            value(self, v);
+            if i + 1 < n {
                 self.out.push(',');
             }
             self.out.push('\n');
@@ -648,37 +660,26 @@ impl Printer<'_, '_> {
 
     /// An entry's fields as [`Printer::object`] prints them as a map.
     fn fields(&mut self, m: &entry::Fields<'_>, level: usize) {
-        if m.is_empty() {
-            return self.out.push_str("{}");
-        }
-        self.out.push_str("{\n");
-        for (i, (k, field)) in m.iter().enumerate() {
-            self.pad(level + 1);
-            push_json_str(self.out, k);
-            self.out.push_str(": ");
-            match field {
-                Field::Str(s) => push_json_str(self.out, s),
-                Field::Strs([]) => self.out.push_str("[]"),
+        self.members(
+            m.iter().map(|(k, f)| (*k, f)),
+            level,
+            |p, field| match field {
+                Field::Str(s) => push_json_str(p.out, s),
+                Field::Strs([]) => p.out.push_str("[]"),
                 Field::Strs(items) => {
-                    self.out.push('[');
+                    p.out.push('[');
                     for (i, s) in items.iter().enumerate() {
                         if i > 0 {
-                            self.out.push_str(", ");
+                            p.out.push_str(", ");
                         }
-                        push_json_str(self.out, s);
+                        push_json_str(p.out, s);
                     }
-                    self.out.push(']');
+                    p.out.push(']');
                 }
-                Field::Val(v) => self.value(v, level + 1),
-                Field::Own(v) => self.value(v, level + 1),
-            }
-            if i + 1 < m.len() {
-                self.out.push(',');
-            }
-            self.out.push('\n');
-        }
-        self.pad(level);
-        self.out.push('}');
+                Field::Val(v) => p.value(v, level + 1),
+                Field::Own(v) => p.value(v, level + 1),
+            },
+        );
     }
 
     /// An array of `n` items, one a line, each printed by `item`.
