@@ -271,15 +271,7 @@ impl Node {
                 for m in members {
                     // A repeated key keeps its first position and takes the
                     // last value, as a Python dict does.
-                    let v = m.value.to_value();
-                    match map.entry(m.key.as_str()) {
-                        serde_json::map::Entry::Occupied(mut slot) => {
-                            slot.insert(v);
-                        }
-                        serde_json::map::Entry::Vacant(slot) => {
-                            slot.insert(v);
-                        }
-                    }
+                    *map.entry(m.key.as_str()).or_insert(Value::Null) = m.value.to_value();
                 }
                 Value::Object(map)
             }

@@ -545,16 +545,11 @@ impl Writer<'_, '_, '_> {
                     w.flat_into(&Item::Value(v), s, room)
                 })?;
             }
-            Item::Value(Value::String(v)) => {
-                // Escaping only lengthens a string: one that cannot fit
-                // unescaped is not copied first.
-                if s.len() + v.len() + 2 > room {
-                    return None;
-                }
-                push_string(s, v);
-            }
+            Item::Value(Value::String(v)) => return self.flat_into(&Item::Str(v), s, room),
             Item::Value(v) => scalar_into(s, v),
             Item::Str(v) => {
+                // Escaping only lengthens a string: one that cannot fit
+                // unescaped is not copied first.
                 if s.len() + v.len() + 2 > room {
                     return None;
                 }

@@ -6,6 +6,8 @@
 //! value of an unexpected type stays under its own key, so nothing is lost
 //! in either direction.
 
+use std::borrow::Cow;
+
 use ace_model::{mapping, Confidence, Entry, Evidence, Span, Status};
 use serde_json::{Map, Number, Value};
 
@@ -215,8 +217,9 @@ pub enum Field<'e> {
     Str(&'e str),
     /// An array of strings.
     Strs(&'e [String]),
-    Val(&'e Value),
-    Own(Value),
+    /// Any other value: the entry's own, or one built for it (numbers,
+    /// evidence texts, metadata).
+    Val(Cow<'e, Value>),
 }
 
 impl Field<'_> {
@@ -224,8 +227,7 @@ impl Field<'_> {
         match self {
             Field::Str(s) => Value::String(s.to_owned()),
             Field::Strs(items) => list_value(items),
-            Field::Val(v) => v.clone(),
-            Field::Own(v) => v,
+            Field::Val(v) => v.into_owned(),
         }
     }
 }
@@ -244,7 +246,9 @@ pub fn write(e: &Entry, section_kind: &'static str) -> Map<String, Value> {
 
 /// The fields [`write`] gives `e`, borrowed where they can be.
 pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
-    use Field::{Own, Str, Strs, Val};
+    use Field::{Str, Strs};
+    let built = |v: Value| Field::Val(Cow::Owned(v));
+    let borrowed = |v: &'e Value| Field::Val(Cow::Borrowed(v));
     let mut m: Fields<'e> = Vec::with_capacity(12);
     let mut tools = Map::new();
     let (kind, own) = kind_of(e, section_kind);
@@ -271,28 +275,28 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
                 serde_json::to_value(ev).unwrap_or(Value::Null),
             );
         }
-        m.push(("evidence", Own(list_value(&texts))));
+        m.push(("evidence", built(list_value(&texts))));
     }
     match &e.confidence {
         Some(Confidence::Score(n)) => {
-            m.push(("confidence", Own(Value::Number(n.clone()))));
+            m.push(("confidence", built(Value::Number(n.clone()))));
         }
         Some(Confidence::Level(l)) => {
             if let Some(n) = Number::from_f64(l.score()) {
-                m.push(("confidence", Own(Value::Number(n))));
+                m.push(("confidence", built(Value::Number(n))));
             }
             tools.insert("confidence".into(), Value::String(l.as_str().into()));
         }
         None => {}
     }
     if let Some(n) = e.helpful {
-        m.push(("helpfulCount", Own(Value::from(n))));
+        m.push(("helpfulCount", built(Value::from(n))));
     }
     if let Some(n) = e.harmful {
-        m.push(("harmfulCount", Own(Value::from(n))));
+        m.push(("harmfulCount", built(Value::from(n))));
     }
     if let Some(v) = e.extra.get("feedbackType") {
-        m.push(("feedbackType", Val(v)));
+        m.push(("feedbackType", borrowed(v)));
     }
     if let Some(t) = &e.created_at {
         m.push(("createdAt", Str(t)));
@@ -370,7 +374,7 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
             k2 if own_fields().contains(&k2) || k2 == ACE_TOOLS_KEY => {
                 colliding.insert(k.clone(), v.clone());
             }
-            _ => others.push((k.as_str(), Val(v))),
+            _ => others.push((k.as_str(), borrowed(v))),
         }
     }
     if !colliding.is_empty() {
@@ -381,7 +385,7 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
         let mut meta = match metadata {
             Some(Value::Object(o)) => o.clone(),
             Some(other) if tools.is_empty() => {
-                m.push(("metadata", Val(other)));
+                m.push(("metadata", borrowed(other)));
                 m.extend(others);
                 return m;
             }
@@ -401,7 +405,7 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
         if !tools.is_empty() {
             meta.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
         }
-        m.push(("metadata", Own(Value::Object(meta))));
+        m.push(("metadata", built(Value::Object(meta))));
     }
     m.extend(others);
     m

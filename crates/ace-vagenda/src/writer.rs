@@ -677,7 +677,6 @@ impl Printer<'_, '_> {
                     p.out.push(']');
                 }
                 Field::Val(v) => p.value(v, level + 1),
-                Field::Own(v) => p.value(v, level + 1),
             },
         );
     }
@@ -730,7 +729,6 @@ impl ace_tron::Items for TronEntries<'_> {
                     Field::Str(s) => Item::Str(s),
                     Field::Strs(items) => Item::Array(items.iter().map(|s| Item::Str(s)).collect()),
                     Field::Val(v) => Item::Value(v),
-                    Field::Own(v) => Item::Value(v),
                 };
                 (*k, item)
             })
