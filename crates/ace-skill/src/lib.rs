@@ -12,6 +12,7 @@
 mod checks;
 pub mod delta;
 mod fields;
+mod keep;
 mod layout;
 mod reader;
 mod stream;

@@ -27,7 +27,7 @@ use ace_schema::Generation;
 
 use crate::checks::{self, Hint};
 use crate::delta::DocumentKind;
-use crate::fields::{key_refs, keys_for};
+use crate::fields::KeyOrder;
 use crate::layout::Layout;
 use crate::reader::{
     finish, generation_note, key_order_refs, mixed_generation, other_generation, read_bullet,
@@ -111,7 +111,7 @@ struct Bullets<'t> {
     mixed: [usize; 2],
     first_hint: [Option<Span>; 2],
     all_none: bool,
-    template: Vec<String>,
+    template: KeyOrder<'static>,
     /// Bullets (by entry index) whose key order the template does not give.
     orders: Vec<(usize, Vec<String>)>,
     /// A hash of each entry's ID, taken while the ID is at hand
@@ -122,10 +122,11 @@ struct Bullets<'t> {
 }
 
 /// What a bullet gives on its own ([`Bullets::prepare`]).
-struct Prepared<'n> {
+struct Prepared {
     diags: Vec<Diagnostic>,
     entry: Entry,
-    keys: Vec<&'n str>,
+    /// The bullet's key order, when the template does not give it.
+    order: Option<Vec<String>>,
 }
 
 impl<'t> Bullets<'t> {
@@ -188,7 +189,7 @@ impl<'t> Bullets<'t> {
             mixed: [0, 0],
             first_hint: [None, None],
             all_none: true,
-            template: Vec::new(),
+            template: KeyOrder::new(Vec::new()),
             orders: Vec::new(),
             id_hashes: Vec::new(),
             first_scalar_array: None,
@@ -198,22 +199,27 @@ impl<'t> Bullets<'t> {
     /// What a bullet gives that depends on no other: `None` if it is not
     /// an object or does not keep the layout. Runs on any thread, once
     /// [`Bullets::guess_inline`] has seen every bullet before it.
-    fn prepare<'n>(&self, index: usize, node: &'n Node) -> Option<Prepared<'n>> {
+    fn prepare(&self, index: usize, node: &Node) -> Option<Prepared> {
         let Kind::Object(members) = &node.kind else {
             return None;
         };
-        let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
-        self.style.write(node, self.level, &mut compare);
-        if compare.finish().is_some() {
-            return None;
+        if !self.style.keeps(node, self.text, self.level) {
+            let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
+            self.style.write(node, self.level, &mut compare);
+            if compare.finish().is_some() {
+                return None;
+            }
         }
         let mut diags = Vec::new();
         ace_jsonspan::duplicate_keys(node, &mut diags);
         let entry = read_bullet(node, members, index, &mut diags);
+        let keys = key_order_refs(node);
+        let order = (self.template.keys(&entry) != keys)
+            .then(|| keys.into_iter().map(str::to_owned).collect());
         Some(Prepared {
             diags,
             entry,
-            keys: key_order_refs(node),
+            order,
         })
     }
 
@@ -244,6 +250,12 @@ impl<'t> Bullets<'t> {
                 return;
             }
         }
+        // The first bullet's key order is the template the others are
+        // compared with, on any thread.
+        if let (true, Some((_, node))) = (self.entries.is_empty(), pending.first()) {
+            let keys = key_order_refs(node).into_iter().map(str::to_owned);
+            self.template = KeyOrder::new(keys.collect::<Vec<_>>());
+        }
         let this = &*self;
         let prepared =
             ace_model::par::map_each(pending, |(index, node)| this.prepare(*index, node));
@@ -257,7 +269,7 @@ impl<'t> Bullets<'t> {
         }
     }
 
-    fn bullet(&mut self, index: usize, node: &Node, prepared: Option<Prepared<'_>>) -> Option<()> {
+    fn bullet(&mut self, index: usize, node: &Node, prepared: Option<Prepared>) -> Option<()> {
         // The layout first: a file that will not keep it is read whole.
         match index {
             0 => self.first_start = Some(node.span.start),
@@ -270,17 +282,13 @@ impl<'t> Bullets<'t> {
         let Prepared {
             diags,
             entry: e,
-            keys,
+            order,
         } = prepared?;
         self.prev_end = node.span.end;
 
         self.item_diags.extend(diags);
-        if self.entries.is_empty() {
-            self.template = keys.iter().map(|k| (*k).to_owned()).collect();
-        }
-        if key_refs(&e, &self.template) != keys {
-            let owned = keys.into_iter().map(str::to_owned).collect();
-            self.orders.push((self.entries.len(), owned));
+        if let Some(order) = order {
+            self.orders.push((self.entries.len(), order));
         }
         self.id_hashes.push(id_hash(&e.id));
         self.entries.push(e);
@@ -420,13 +428,18 @@ impl<'t> Bullets<'t> {
         for (k, e) in self.entries.iter().enumerate() {
             let keys = match recorded.next_if(|(i, _)| *i == k) {
                 Some((_, keys)) => keys,
-                None if repeated(k) => keys_for(e, &self.template),
+                None if repeated(k) => self
+                    .template
+                    .keys(e)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
                 None => continue,
             };
             layout.bullet_orders.push((e.id.clone(), keys));
         }
         drop(repeated);
-        layout.bullet_keys = self.template;
+        layout.bullet_keys = self.template.into_order();
 
         if count > 0 {
             let start = self.first_start.unwrap_or(arr.start);

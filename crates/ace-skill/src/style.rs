@@ -534,7 +534,7 @@ fn python_number(n: &Number) -> String {
 
 /// [`python_number`] onto `out`; integers, nearly all of a skill file's
 /// numbers, without a temporary string.
-fn push_python_number<O: Text>(n: &Number, out: &mut O) {
+pub(crate) fn push_python_number<O: Text>(n: &Number, out: &mut O) {
     if let Some(i) = n.as_i64() {
         out.push_str(itoa::Buffer::new().format(i));
     } else if let Some(u) = n.as_u64() {
