@@ -243,20 +243,21 @@ fn visit(item: &Item<'_>, f: &mut dyn FnMut(&str, &[&str]), spread: bool) {
 /// The shapes of a run of instances, each the first time it is seen.
 #[derive(Default)]
 struct Shapes {
-    seen: std::collections::HashSet<String>,
+    /// Looked up, never iterated: the hasher's seed changes nothing.
+    seen: std::collections::HashSet<Vec<u8>, foldhash::fast::RandomState>,
     first: Vec<(String, Vec<String>)>,
     /// The class and keys joined, to look a shape up without building it.
-    scratch: String,
+    scratch: Vec<u8>,
 }
 
 impl Shapes {
     fn record(&mut self, class: &str, keys: &[&str]) {
-        use std::fmt::Write;
         self.scratch.clear();
         // Each name after its length: keys may hold any character
         // (`"\u0000"` included), so no separator would do.
         for name in std::iter::once(&class).chain(keys) {
-            let _ = write!(self.scratch, "{}:{name}", name.len());
+            self.scratch.extend_from_slice(&name.len().to_le_bytes());
+            self.scratch.extend_from_slice(name.as_bytes());
         }
         if !self.seen.contains(&self.scratch) {
             self.seen.insert(self.scratch.clone());

@@ -218,8 +218,11 @@ pub enum Field<'e> {
     /// An array of strings.
     Strs(&'e [String]),
     /// Any other value: the entry's own, or one built for it (numbers,
-    /// evidence texts, metadata).
+    /// evidence texts).
     Val(Cow<'e, Value>),
+    /// An object of fields: `metadata` with what ace-tools keeps in it,
+    /// which nearly every converted entry has.
+    Obj(Fields<'e>),
 }
 
 impl Field<'_> {
@@ -228,9 +231,17 @@ impl Field<'_> {
             Field::Str(s) => Value::String(s.to_owned()),
             Field::Strs(items) => list_value(items),
             Field::Val(v) => v.into_owned(),
+            Field::Obj(fields) => Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(k, f)| (k.to_owned(), f.into_value()))
+                    .collect(),
+            ),
         }
     }
 }
+
+static NULL: Value = Value::Null;
 
 /// An entry's fields in the order they are written; no key comes twice.
 pub type Fields<'e> = Vec<(&'e str, Field<'e>)>;
@@ -250,15 +261,14 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
     let built = |v: Value| Field::Val(Cow::Owned(v));
     let borrowed = |v: &'e Value| Field::Val(Cow::Borrowed(v));
     let mut m: Fields<'e> = Vec::with_capacity(12);
-    let mut tools = Map::new();
+    // What ace-tools keeps under `metadata`; each key comes at most once.
+    let mut tools: Fields<'e> = Vec::new();
+    let null = || Field::Val(Cow::Borrowed(&NULL));
     let (kind, own) = kind_of(e, section_kind);
     m.push(("id", Str(&e.id)));
     m.push(("kind", Str(kind)));
     if !own {
-        tools.insert(
-            "kind".into(),
-            e.kind.clone().map_or(Value::Null, Value::String),
-        );
+        tools.push(("kind", e.kind.as_deref().map_or_else(null, Str)));
     }
     if let Some(t) = &e.title {
         m.push(("title", Str(t)));
@@ -270,10 +280,10 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
     if let Some(ev) = &e.evidence {
         let texts: Vec<String> = ev.iter().map(evidence_text).collect();
         if ev.iter().any(|x| matches!(x, Evidence::Ref(_))) {
-            tools.insert(
-                "evidence".into(),
-                serde_json::to_value(ev).unwrap_or(Value::Null),
-            );
+            tools.push((
+                "evidence",
+                built(serde_json::to_value(ev).unwrap_or(Value::Null)),
+            ));
         }
         m.push(("evidence", built(list_value(&texts))));
     }
@@ -285,7 +295,7 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
             if let Some(n) = Number::from_f64(l.score()) {
                 m.push(("confidence", built(Value::Number(n))));
             }
-            tools.insert("confidence".into(), Value::String(l.as_str().into()));
+            tools.push(("confidence", Str(l.as_str())));
         }
         None => {}
     }
@@ -312,10 +322,10 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
         // what an archived entry is to a reader of the playbook.
         Some(Status::Archived) => {
             m.push(("status", Str("deprecated")));
-            tools.insert("status".into(), Value::String("archived".into()));
+            tools.push(("status", Str("archived")));
         }
         Some(Status::Other(s)) => {
-            tools.insert("status".into(), Value::String(s.clone()));
+            tools.push(("status", Str(s)));
         }
         None => {}
     }
@@ -336,33 +346,29 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
     let derived = mapping::section_for_kind(kind).map(|r| r.key);
     match &e.section {
         Some(s) if derived == Some(s.as_str()) => {}
-        Some(s) => {
-            tools.insert("section".into(), Value::String(s.clone()));
-        }
-        None => {
-            tools.insert("section".into(), Value::Null);
-        }
+        Some(s) => tools.push(("section", Str(s))),
+        None => tools.push(("section", null())),
     }
     if let Some(n) = e.neutral {
-        tools.insert("neutral".into(), Value::from(n));
+        tools.push(("neutral", built(Value::from(n))));
     }
     if let Some(l) = &e.links {
-        tools.insert("links".into(), list_value(l));
+        tools.push(("links", Strs(l)));
     }
     if let Some(p) = &e.provenance {
-        tools.insert(
-            "provenance".into(),
-            serde_json::to_value(p).unwrap_or(Value::Null),
-        );
+        tools.push((
+            "provenance",
+            built(serde_json::to_value(p).unwrap_or(Value::Null)),
+        ));
     }
     if let Some(s) = &e.scope {
-        tools.insert(
-            "scope".into(),
-            serde_json::to_value(s).unwrap_or(Value::Null),
-        );
+        tools.push((
+            "scope",
+            built(serde_json::to_value(s).unwrap_or(Value::Null)),
+        ));
     }
     if let Some(p) = &e.project_id {
-        tools.insert("projectId".into(), Value::String(p.clone()));
+        tools.push(("projectId", Str(p)));
     }
     let mut colliding = Map::new();
     // The fields ACE does not define go last, after `metadata`: the ones
@@ -378,34 +384,49 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
         }
     }
     if !colliding.is_empty() {
-        tools.insert("extra".into(), Value::Object(colliding));
+        tools.push(("extra", built(Value::Object(colliding))));
     }
     let metadata = e.extra.get("metadata");
-    if !tools.is_empty() || metadata.is_some() {
-        let mut meta = match metadata {
-            Some(Value::Object(o)) => o.clone(),
-            Some(other) if tools.is_empty() => {
-                m.push(("metadata", borrowed(other)));
-                m.extend(others);
-                return m;
+    match metadata {
+        None if tools.is_empty() => {}
+        None => m.push((
+            "metadata",
+            Field::Obj(vec![(ACE_TOOLS_KEY, Field::Obj(tools))]),
+        )),
+        Some(v) if tools.is_empty() => m.push(("metadata", borrowed(v))),
+        Some(Value::Object(o)) => {
+            // The entry's own metadata with aceTools in it: in its place if
+            // the metadata had one (it is replaced), else last.
+            let mut tools = Some(Field::Obj(tools));
+            let mut meta: Fields<'e> = Vec::with_capacity(o.len() + 1);
+            for (k, v) in o {
+                match (k.as_str(), tools.take_if(|_| k == ACE_TOOLS_KEY)) {
+                    (k, Some(t)) => meta.push((k, t)),
+                    (k, None) => meta.push((k, borrowed(v))),
+                }
             }
-            Some(other) => {
-                // A non-object `metadata` cannot hold aceTools beside it.
-                let mut extra = tools
-                    .get("extra")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                extra.insert("metadata".into(), other.clone());
-                tools.insert("extra".into(), Value::Object(extra));
-                Map::new()
+            if let Some(t) = tools {
+                meta.push((ACE_TOOLS_KEY, t));
             }
-            None => Map::new(),
-        };
-        if !tools.is_empty() {
-            meta.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
+            m.push(("metadata", Field::Obj(meta)));
         }
-        m.push(("metadata", built(Value::Object(meta))));
+        Some(other) => {
+            // A non-object `metadata` cannot hold aceTools beside it: it
+            // goes into aceTools' `extra`.
+            let mut extra = match tools.iter().position(|(k, _)| *k == "extra") {
+                Some(at) => match tools.remove(at).1.into_value() {
+                    Value::Object(o) => o,
+                    _ => Map::new(),
+                },
+                None => Map::new(),
+            };
+            extra.insert("metadata".into(), other.clone());
+            tools.push(("extra", built(Value::Object(extra))));
+            m.push((
+                "metadata",
+                Field::Obj(vec![(ACE_TOOLS_KEY, Field::Obj(tools))]),
+            ));
+        }
     }
     m.extend(others);
     m

@@ -677,6 +677,7 @@ impl Printer<'_, '_> {
                     p.out.push(']');
                 }
                 Field::Val(v) => p.value(v, level + 1),
+                Field::Obj(fields) => p.fields(fields, level + 1),
             },
         );
     }
@@ -722,23 +723,34 @@ impl ace_tron::Items for TronEntries<'_> {
         use ace_tron::Item;
         let e = &self.pb.entries[i];
         let fields = entry::fields(e, self.kinds.of(e));
-        let members = fields
-            .iter()
-            .map(|(k, field)| {
-                let item = match field {
-                    Field::Str(s) => Item::Str(s),
-                    Field::Strs(items) => Item::Array(items.iter().map(|s| Item::Str(s)).collect()),
-                    Field::Val(v) => Item::Value(v),
-                };
-                (*k, item)
-            })
-            .collect();
         f(&Item::Object(ace_tron::Obj {
             class: Ty::PlaybookEntry.class(self.info_key),
             null_is_absent: Ty::PlaybookEntry.typed(),
-            members,
+            members: tron_members(&fields),
         }));
     }
+}
+
+/// Fields as TRON members; an object of fields is an object without a
+/// class, as a JSON object inside an entry is.
+fn tron_members<'f>(fields: &'f entry::Fields<'_>) -> Vec<(&'f str, ace_tron::Item<'f>)> {
+    use ace_tron::Item;
+    fields
+        .iter()
+        .map(|(k, field)| {
+            let item = match field {
+                Field::Str(s) => Item::Str(s),
+                Field::Strs(items) => Item::Array(items.iter().map(|s| Item::Str(s)).collect()),
+                Field::Val(v) => Item::Value(v),
+                Field::Obj(fields) => Item::Object(ace_tron::Obj {
+                    class: None,
+                    null_is_absent: &[],
+                    members: tron_members(fields),
+                }),
+            };
+            (*k, item)
+        })
+        .collect()
 }
 
 /// A string, number, boolean or null as serde_json prints it, without the
@@ -791,6 +803,11 @@ mod tests {
                    "kind": "odd"}),
             json!({"id": "e", "content": "m", "status": "weird", "kind": "warning",
                    "extra": {"metadata": [1], "aceTools": 1, "text": "again"}}),
+            // aceTools already in the metadata is replaced where it stands.
+            json!({"id": "f", "content": "m",
+                   "extra": {"metadata": {"a": 1, "aceTools": {"old": 1}, "z": [2]}}}),
+            json!({"id": "g", "content": "m", "section": "strategies_and_insights",
+                   "extra": {"metadata": {"a": 1}}}),
         ];
         Playbook {
             entries: entries
