@@ -303,8 +303,8 @@ fn reported(losses: &[LossEntry], new_to_old: &HashMap<String, String>) -> BTree
         .map(|l| {
             let id = l
                 .entry_id
-                .as_ref()
-                .map(|id| new_to_old.get(id).unwrap_or(id).clone());
+                .as_deref()
+                .map(|id| new_to_old.get(id).map_or(id, String::as_str).to_owned());
             (id, l.field.to_string())
         })
         .collect()

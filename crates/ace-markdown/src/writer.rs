@@ -108,9 +108,25 @@ fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
         if let Some(sec) = &g.section {
             w.heading(pb, sec, &g.entries, starts_file, &expected_key);
         }
-        for &e in &g.entries {
-            w.entry(&pb.entries[e]);
-        }
+        // Entries print the same wherever a run starts: runs of them are
+        // printed on every core, and their losses kept in entry order.
+        ace_model::par::print_runs_reporting(
+            g.entries.len(),
+            w.out,
+            &mut w.losses,
+            |range, out, losses| {
+                let mut run = Writer {
+                    out,
+                    losses: std::mem::take(losses),
+                    started: true,
+                    closers: Closers::default(),
+                };
+                for &e in &g.entries[range] {
+                    run.entry(&pb.entries[e]);
+                }
+                *losses = run.losses;
+            },
+        );
     }
     WriteReport {
         losses: w.losses,
@@ -543,5 +559,59 @@ impl Writer<'_, '_> {
                 "the markdown playbook has no place for extra entry fields",
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ace_model::{Entry, Section};
+
+    /// Long sections are printed on several threads: the text and the
+    /// losses, in order, are what one thread gives.
+    #[test]
+    fn a_long_playbook_is_written_as_one_thread_writes_it() {
+        let entries = (0..3 * ace_model::par::MIN_ITEMS)
+            .map(|i| {
+                let mut e = Entry::new(format!("str-{i:05}"), format!("advice {}", i % 97));
+                e.section = match i % 3 {
+                    0 => None,
+                    1 => Some("a".into()),
+                    _ => Some("b".into()),
+                };
+                e.helpful = Some((i % 13) as i64);
+                if i % 5 != 0 {
+                    e.harmful = Some(0);
+                }
+                match i % 1001 {
+                    0 => e.content = format!(" two\n\nlines {i}\r\n## heading"),
+                    7 => e.title = Some("t".into()),
+                    9 => {
+                        e.extra.insert("x".into(), 1.into());
+                    }
+                    11 => e.content = "[str-1] :: looks like an entry".into(),
+                    _ => {}
+                }
+                if i % 777 == 0 {
+                    e.neutral = Some(1);
+                }
+                e
+            })
+            .collect();
+        let pb = Playbook {
+            sections: vec![Section::new("a"), Section::new("b")],
+            entries,
+            ..Default::default()
+        };
+        let write = || {
+            let mut out = Out::new();
+            let report = write_into(&pb, &mut out);
+            (out.into_string(), report.losses)
+        };
+        let spread = write();
+        let one = ace_model::par::on_one_thread(write);
+        assert!(spread.1.len() > 50, "{}", spread.1.len());
+        assert_eq!(spread.0, one.0);
+        assert_eq!(spread.1, one.1);
     }
 }

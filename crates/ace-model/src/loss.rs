@@ -3,15 +3,18 @@
 use std::borrow::Cow;
 
 use serde::Serialize;
+use smol_str::SmolStr;
 
 /// One piece of information a conversion drops or alters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LossEntry {
     /// A loss rule code from [`crate::rules`] (`ACE1xx`).
     pub code: &'static str,
-    /// The entry concerned, if the loss is on an entry.
+    /// The entry concerned, if the loss is on an entry. IDs are short and a
+    /// conversion can report several losses per entry: held inline up to
+    /// 23 bytes, an ID costs no allocation.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub entry_id: Option<String>,
+    pub entry_id: Option<SmolStr>,
     /// Dotted path of the field (`title`, `sections[str].weight`, ...).
     /// Borrowed where it is a fixed name, as the reason nearly always is:
     /// a conversion of a large playbook reports a loss or two per entry,
@@ -29,7 +32,7 @@ impl LossEntry {
     ) -> Self {
         LossEntry {
             code: rule.code,
-            entry_id: entry_id.map(str::to_owned),
+            entry_id: entry_id.map(SmolStr::new),
             field: field.into(),
             reason: reason.into(),
         }
