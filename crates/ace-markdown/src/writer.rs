@@ -1,6 +1,5 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 
 use ace_model::ids::{self, IdChange};
 use ace_model::normalize::section_key;
@@ -466,8 +465,13 @@ impl Writer<'_, '_> {
     fn entry(&mut self, e: &Entry) {
         self.dropped_entry_fields(e);
         let id = e.id.as_str();
-        let mut lines = e.content.split('\n');
-        let first = lines.next().unwrap_or("");
+        // Nearly all contents are one line: found with memchr, and only the
+        // rest, if any, split.
+        let (first, more) = match memchr::memchr(b'\n', e.content.as_bytes()) {
+            Some(i) => (&e.content[..i], Some(&e.content[i + 1..])),
+            None => (e.content.as_str(), None),
+        };
+        let lines = more.into_iter().flat_map(|rest| rest.split('\n'));
         self.out.push('[');
         self.out.push_str(id);
         self.out.push(']');
@@ -479,7 +483,10 @@ impl Writer<'_, '_> {
         let mut any = false;
         for (name, value) in counters {
             if let Some(v) = value {
-                let _ = write!(self.out, " {name}={v}");
+                self.out.push(' ');
+                self.out.push_str(name);
+                self.out.push('=');
+                self.out.push_str(itoa::Buffer::new().format(v));
                 any = true;
             }
         }
