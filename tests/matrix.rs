@@ -132,3 +132,60 @@ fn every_corpus_playbook_converts_to_every_variant() {
         skipped.len()
     );
 }
+
+/// Writers print long playbooks in runs on several threads: for every
+/// format, the text, the losses (in order) and the new IDs must be what one
+/// thread gives. The entries carry what each writer alters or drops.
+#[test]
+fn every_writer_writes_a_long_playbook_as_one_thread_writes_it() {
+    use ace_model::{Entry, Section};
+    let entries = (0..3 * ace_model::par::MIN_ITEMS)
+        .map(|i| {
+            let mut e = Entry::new(format!("str-{i:05}"), format!("advice {}", i % 97));
+            e.section = match i % 3 {
+                0 => None,
+                1 => Some("a".into()),
+                _ => Some("b".into()),
+            };
+            e.helpful = Some((i % 13) as i64);
+            if i % 5 != 0 {
+                e.harmful = Some(0);
+            }
+            match i % 1001 {
+                0 => e.content = format!(" two\n\nlines {i}\r\n## heading"),
+                3 => e.id = format!("bad id {i}"),
+                7 => e.title = Some("t".into()),
+                9 => {
+                    e.extra.insert("x".into(), 1.into());
+                }
+                11 => e.content = "[str-1] :: looks like an entry".into(),
+                13 => e.tags = Some(vec!["t\u{e9}".into()]),
+                _ => {}
+            }
+            if i % 777 == 0 {
+                e.neutral = Some(1);
+            }
+            e
+        })
+        .collect();
+    let pb = Playbook {
+        sections: vec![Section::new("a"), Section::new("b")],
+        entries,
+        ..Default::default()
+    };
+    for format in Format::ALL {
+        let write = || {
+            let w = ace_io::write(format, &pb).expect("every format has a writer");
+            (w.text, w.losses, w.id_changes)
+        };
+        let spread = write();
+        let one = ace_model::par::on_one_thread(write);
+        assert!(spread.0.len() > 500_000, "{format:?}");
+        if matches!(format, Format::Markdown | Format::AgentsMd) {
+            assert!(spread.1.len() > 50, "{format:?}: {}", spread.1.len());
+        }
+        assert!(spread.0 == one.0, "{format:?}: the text differs");
+        assert_eq!(spread.1, one.1, "{format:?}");
+        assert_eq!(spread.2, one.2, "{format:?}");
+    }
+}

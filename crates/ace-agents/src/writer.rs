@@ -673,47 +673,4 @@ mod tests {
             assert_eq!(placed, taken, "{layout:?}");
         }
     }
-
-    /// Long sections are printed on several threads: the text and the
-    /// losses, in order, are what one thread gives.
-    #[test]
-    fn a_long_playbook_is_written_as_one_thread_writes_it() {
-        let entries = (0..3 * ace_model::par::MIN_ITEMS)
-            .map(|i| {
-                let mut e = Entry::new(format!("x-{i}"), format!("advice {}", i % 97));
-                e.section = match i % 3 {
-                    0 => None,
-                    1 => Some("a".into()),
-                    _ => Some("b".into()),
-                };
-                e.helpful = Some((i % 13) as i64);
-                if i % 5 != 0 {
-                    e.harmful = Some(0);
-                }
-                if i % 1001 == 0 {
-                    e.content = format!("two\nlines {i}");
-                    e.id = format!("bad id {i}");
-                }
-                if i % 777 == 0 {
-                    e.neutral = Some(1);
-                }
-                e
-            })
-            .collect();
-        let pb = Playbook {
-            sections: vec![Section::new("a"), Section::new("b")],
-            entries,
-            ..Default::default()
-        };
-        let write = || {
-            let mut out = Out::new();
-            let report = write_into(&pb, &mut out);
-            (out.into_string(), report.losses)
-        };
-        let spread = write();
-        let one = ace_model::par::on_one_thread(write);
-        assert!(spread.1.len() > 4_000, "{}", spread.1.len());
-        assert_eq!(spread.0, one.0);
-        assert_eq!(spread.1, one.1);
-    }
 }
