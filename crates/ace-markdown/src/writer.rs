@@ -360,7 +360,7 @@ impl Writer<'_, '_> {
             self.out.push('\n');
             return;
         }
-        self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings, entries, comments or code fences, runs of blank lines or carriage returns at line ends; those lines are escaped with `\\`, blank runs collapse and the carriage returns are removed");
+        self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings, entries, comments, code fences or a byte-order mark, runs of blank lines or carriage returns at line ends; those lines are escaped with `\\`, blank runs collapse and the carriage returns are removed");
         let mut blank = true;
         for line in text.lines() {
             let line = line.trim_end_matches('\r');
@@ -372,10 +372,13 @@ impl Writer<'_, '_> {
                 continue;
             }
             blank = false;
+            // A line that starts with U+FEFF would read as a byte-order
+            // mark, and be dropped, if it opened the file.
             if heading(line).is_some()
                 || entry_head(line).is_some()
                 || comment_open(line)
                 || fence_open(line).is_some()
+                || line.starts_with('\u{feff}')
             {
                 self.out.push('\\');
             }
