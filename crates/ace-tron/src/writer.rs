@@ -71,6 +71,14 @@ pub trait Items: std::fmt::Debug + Sync {
 
     /// Builds item `i` and hands it to `f`.
     fn with(&self, i: usize, f: &mut dyn FnMut(&Item<'_>));
+
+    /// Calls `f` with the class and keys of every object with a class in
+    /// item `i`, in document order: what the writer settles the classes
+    /// from. By default the item is built and walked; a caller that knows
+    /// its items' keys can skip building their values.
+    fn shapes(&self, i: usize, f: &mut dyn FnMut(&str, &[&str])) {
+        self.with(i, &mut |item| visit(item, f, false));
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -211,9 +219,7 @@ fn visit(item: &Item<'_>, f: &mut dyn FnMut(&str, &[&str]), spread: bool) {
                 |range| {
                     let mut shapes = Shapes::default();
                     for i in range {
-                        items.with(i, &mut |item| {
-                            visit(item, &mut |class, keys| shapes.record(class, keys), false)
-                        });
+                        items.shapes(i, &mut |class, keys| shapes.record(class, keys));
                     }
                     shapes.first
                 },
@@ -227,7 +233,7 @@ fn visit(item: &Item<'_>, f: &mut dyn FnMut(&str, &[&str]), spread: bool) {
         }
         Item::Lazy(items) => {
             for i in 0..items.len() {
-                items.with(i, &mut |item| visit(item, f, spread));
+                items.shapes(i, f);
             }
         }
         Item::Object(o) => {

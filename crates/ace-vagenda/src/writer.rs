@@ -729,6 +729,18 @@ impl ace_tron::Items for TronEntries<'_> {
             members: tron_members(&fields),
         }));
     }
+
+    /// The entry's keys without its TRON item: only the entry object has
+    /// a class (an object of fields inside it is written without one).
+    fn shapes(&self, i: usize, f: &mut dyn FnMut(&str, &[&str])) {
+        let Some(class) = Ty::PlaybookEntry.class(self.info_key) else {
+            return;
+        };
+        let e = &self.pb.entries[i];
+        let fields = entry::fields(e, self.kinds.of(e));
+        let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
+        f(class, &keys);
+    }
 }
 
 /// Fields as TRON members; an object of fields is an object without a
@@ -865,5 +877,49 @@ mod tests {
             );
             assert_eq!(by_fields, by_object, "{}", e.id);
         }
+    }
+
+    /// The entries' shapes as the TRON writer finds them by default, by
+    /// building each item and walking it.
+    #[derive(Debug)]
+    struct Built<'a>(&'a TronEntries<'a>);
+
+    impl ace_tron::Items for Built<'_> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn with(&self, i: usize, f: &mut dyn FnMut(&ace_tron::Item<'_>)) {
+            self.0.with(i, f)
+        }
+    }
+
+    #[test]
+    fn entry_shapes_are_those_of_the_built_items() {
+        use ace_tron::Items;
+        let pb = varied();
+        let kinds = SectionKinds::new(&pb);
+        let items = TronEntries {
+            pb: &pb,
+            kinds: &kinds,
+            info_key: "vAgendaInfo",
+        };
+        let built = Built(&items);
+        let shapes = |of: &dyn Items, i: usize| {
+            let mut found: Vec<(String, Vec<String>)> = Vec::new();
+            of.shapes(i, &mut |class, keys| {
+                found.push((class.into(), keys.iter().map(|k| (*k).to_owned()).collect()))
+            });
+            found
+        };
+        for i in 0..items.len() {
+            let own = shapes(&items, i);
+            assert_eq!(own.len(), 1, "{i}");
+            assert_eq!(own, shapes(&built, i), "{i}");
+        }
+        let opts = ace_tron::WriteOptions::default();
+        assert_eq!(
+            ace_tron::write(&ace_tron::Item::Lazy(&items), &opts),
+            ace_tron::write(&ace_tron::Item::Lazy(&built), &opts)
+        );
     }
 }
