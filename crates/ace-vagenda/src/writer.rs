@@ -852,8 +852,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn entry_fields_are_the_tron_item_of_the_entry_object() {
+    /// [`varied`] entries as the TRON writer is handed them.
+    fn with_varied_tron(test: impl FnOnce(&Playbook, &SectionKinds, &TronEntries)) {
         let pb = varied();
         let kinds = SectionKinds::new(&pb);
         let items = TronEntries {
@@ -861,22 +861,29 @@ mod tests {
             kinds: &kinds,
             info_key: "vAgendaInfo",
         };
-        let opts = ace_tron::WriteOptions {
-            root: RootStyle::Braced,
-            width: 40,
-        };
-        for (i, e) in pb.entries.iter().enumerate() {
-            let mut by_fields = String::new();
-            ace_tron::Items::with(&items, i, &mut |item| {
-                by_fields = ace_tron::write(item, &opts);
-            });
-            let object = Value::Object(entry::write(e, kinds.of(e)));
-            let by_object = ace_tron::write(
-                &item_with(&object, Ty::PlaybookEntry, "vAgendaInfo", None),
-                &opts,
-            );
-            assert_eq!(by_fields, by_object, "{}", e.id);
-        }
+        test(&pb, &kinds, &items);
+    }
+
+    #[test]
+    fn entry_fields_are_the_tron_item_of_the_entry_object() {
+        with_varied_tron(|pb, kinds, items| {
+            let opts = ace_tron::WriteOptions {
+                root: RootStyle::Braced,
+                width: 40,
+            };
+            for (i, e) in pb.entries.iter().enumerate() {
+                let mut by_fields = String::new();
+                ace_tron::Items::with(items, i, &mut |item| {
+                    by_fields = ace_tron::write(item, &opts);
+                });
+                let object = Value::Object(entry::write(e, kinds.of(e)));
+                let by_object = ace_tron::write(
+                    &item_with(&object, Ty::PlaybookEntry, "vAgendaInfo", None),
+                    &opts,
+                );
+                assert_eq!(by_fields, by_object, "{}", e.id);
+            }
+        });
     }
 
     /// The entries' shapes as the TRON writer finds them by default, by
@@ -896,30 +903,25 @@ mod tests {
     #[test]
     fn entry_shapes_are_those_of_the_built_items() {
         use ace_tron::Items;
-        let pb = varied();
-        let kinds = SectionKinds::new(&pb);
-        let items = TronEntries {
-            pb: &pb,
-            kinds: &kinds,
-            info_key: "vAgendaInfo",
-        };
-        let built = Built(&items);
-        let shapes = |of: &dyn Items, i: usize| {
-            let mut found: Vec<(String, Vec<String>)> = Vec::new();
-            of.shapes(i, &mut |class, keys| {
-                found.push((class.into(), keys.iter().map(|k| (*k).to_owned()).collect()))
-            });
-            found
-        };
-        for i in 0..items.len() {
-            let own = shapes(&items, i);
-            assert_eq!(own.len(), 1, "{i}");
-            assert_eq!(own, shapes(&built, i), "{i}");
-        }
-        let opts = ace_tron::WriteOptions::default();
-        assert_eq!(
-            ace_tron::write(&ace_tron::Item::Lazy(&items), &opts),
-            ace_tron::write(&ace_tron::Item::Lazy(&built), &opts)
-        );
+        with_varied_tron(|_, _, items| {
+            let built = Built(items);
+            let shapes = |of: &dyn Items, i: usize| {
+                let mut found: Vec<(String, Vec<String>)> = Vec::new();
+                of.shapes(i, &mut |class, keys| {
+                    found.push((class.into(), keys.iter().map(|k| (*k).to_owned()).collect()))
+                });
+                found
+            };
+            for i in 0..items.len() {
+                let own = shapes(items, i);
+                assert_eq!(own.len(), 1, "{i}");
+                assert_eq!(own, shapes(&built, i), "{i}");
+            }
+            let opts = ace_tron::WriteOptions::default();
+            assert_eq!(
+                ace_tron::write(&ace_tron::Item::Lazy(items), &opts),
+                ace_tron::write(&ace_tron::Item::Lazy(&built), &opts)
+            );
+        });
     }
 }
