@@ -1,5 +1,5 @@
 //! Bullet keys and the order they are written in. The reader and the writer
-//! both go through [`keys_for`], so "would the writer give back this key
+//! both go through [`KeyOrder::keys`], so "would the writer give back this key
 //! order?" has one answer.
 
 use std::borrow::Cow;
@@ -82,9 +82,8 @@ fn has(e: &Entry, i: usize, ordered: bool) -> bool {
     }
 }
 
-/// The keys a bullet is written with, in order: those of `order` that the
-/// entry has, then the rest ranked by [`DEFAULT_ORDER`] and, after those,
-/// extra fields in their own order.
+/// [`KeyOrder::keys`] of `order`, owned.
+#[cfg(test)]
 pub fn keys_for(e: &Entry, order: &[String]) -> Vec<String> {
     KeyOrder::new(order)
         .keys(e)
@@ -94,8 +93,8 @@ pub fn keys_for(e: &Entry, order: &[String]) -> Vec<String> {
 }
 
 /// A recorded key order, matched against [`DEFAULT_ORDER`] once: the
-/// reader asks [`keys_for`] of every bullet, to compare with the order the
-/// bullet was written in.
+/// reader compares every bullet's keys with it, and the writer writes
+/// every bullet by it.
 pub struct KeyOrder<'a> {
     order: Cow<'a, [String]>,
     /// Each key of `order`'s place in `DEFAULT_ORDER`.
@@ -121,7 +120,9 @@ impl<'a> KeyOrder<'a> {
         self.order.into_owned()
     }
 
-    /// [`keys_for`] without copying the keys.
+    /// The keys a bullet is written with, in order: those of the order
+    /// that the entry has, then the rest ranked by [`DEFAULT_ORDER`] and,
+    /// after those, extra fields in their own order.
     pub fn keys<'e>(&'e self, e: &'e Entry) -> Vec<&'e str> {
         // Most bullets have no extra fields: no lookups then.
         let extra = |k: &str| !e.extra.is_empty() && e.extra.contains_key(k);

@@ -16,7 +16,7 @@ use ace_model::{
 
 use crate::checks::{self, Hint};
 use crate::delta::DocumentKind;
-use crate::fields::keys_for;
+use crate::fields::KeyOrder;
 use crate::style::Style;
 use crate::{layout, LAYOUT_KEY};
 
@@ -381,9 +381,10 @@ fn record_key_orders(objects: &[(usize, &Node)], entries: &[Entry], layout: &mut
     for e in entries {
         *seen.entry(e.id.as_str()).or_default() += 1;
     }
+    let template = KeyOrder::new(layout.bullet_keys.clone());
     for ((_, node), e) in objects.iter().zip(entries) {
         let keys = key_order(node);
-        if seen[e.id.as_str()] > 1 || keys_for(e, &layout.bullet_keys) != keys {
+        if seen[e.id.as_str()] > 1 || template.keys(e) != keys {
             layout.bullet_orders.push((e.id.clone(), keys));
         }
     }

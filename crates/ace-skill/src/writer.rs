@@ -10,7 +10,7 @@ use ace_model::{
 use ace_schema::Generation;
 use serde_json::{Map, Number, Value};
 
-use crate::fields::keys_for;
+use crate::fields::KeyOrder;
 use crate::layout::Layout;
 use crate::LAYOUT_KEY;
 
@@ -76,13 +76,8 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) 
             .map(|e| orders.get_mut(e.id.as_str()).and_then(VecDeque::pop_front))
             .collect(),
     };
-    let order = |k: usize| {
-        order_of
-            .get(k)
-            .copied()
-            .flatten()
-            .unwrap_or(&layout.bullet_keys)
-    };
+    // Matched against the default order once, not for every bullet.
+    let template = KeyOrder::new(&layout.bullet_keys[..]);
     let bullets = Bullets::new(&layout.non_bullets, pb.entries.len());
     let style = layout.style;
     let opts = *opts;
@@ -104,7 +99,11 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) 
                 Slot::Kept(v) => style.write(v, level, out),
                 Slot::Entry(k) => {
                     let e = &pb.entries[k];
-                    style.write(&w.bullet(e, order(k)), level, out);
+                    let bullet = match order_of.get(k).copied().flatten() {
+                        Some(own) => w.bullet(e, &KeyOrder::new(own)),
+                        None => w.bullet(e, &template),
+                    };
+                    style.write(&bullet, level, out);
                 }
             },
         );
@@ -365,7 +364,7 @@ impl Writer {
         }
     }
 
-    fn bullet(&mut self, e: &Entry, order: &[String]) -> Value {
+    fn bullet(&mut self, e: &Entry, order: &KeyOrder<'_>) -> Value {
         let id = e.id.as_str();
         for (name, present) in [
             ("section", e.section.is_some()),
@@ -387,13 +386,13 @@ impl Writer {
             }
         }
         let mut m = Map::new();
-        for key in keys_for(e, order) {
-            let v = match e.extra.get(&key) {
+        for key in order.keys(e) {
+            let v = match e.extra.get(key) {
                 Some(v) => Some(v.clone()),
-                None => self.model_value(e, &key),
+                None => self.model_value(e, key),
             };
             if let Some(v) = v {
-                m.insert(key, v);
+                m.insert(key.to_owned(), v);
             }
         }
         Value::Object(m)
