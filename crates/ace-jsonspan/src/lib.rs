@@ -214,8 +214,10 @@ fn parse_inner(text: &str, sink: Option<&mut dyn ItemSink>) -> Result<Document, 
 pub fn duplicate_keys(node: &Node, out: &mut Vec<Diagnostic>) {
     match &node.kind {
         Kind::Object(members) => {
+            let mut found = overridden(members).into_iter().peekable();
             for (i, m) in members.iter().enumerate() {
-                if let Some(later) = members[i + 1..].iter().rev().find(|l| l.key == m.key) {
+                if let Some((_, later)) = found.next_if(|&(at, _)| at == i) {
+                    let later = &members[later];
                     out.push(
                         Diagnostic::new(
                             &rules::DUPLICATE_KEY,
@@ -234,6 +236,61 @@ pub fn duplicate_keys(node: &Node, out: &mut Vec<Diagnostic>) {
         Kind::Array(items) => items.iter().for_each(|n| duplicate_keys(n, out)),
         _ => {}
     }
+}
+
+/// Whether two members of an object have the same key.
+pub fn repeats_a_key(members: &[Member]) -> bool {
+    !overridden(members).is_empty()
+}
+
+/// Objects up to this many members are checked pairwise on fingerprints
+/// held on the stack; larger ones through a map.
+const PAIRWISE: usize = 32;
+
+/// A key's length and its first eight bytes: two different keys of one
+/// object rarely share them, so comparing these settles almost every pair
+/// without reading the keys again (every entry of a playbook is checked,
+/// and this check was a tenth of a vAgenda read).
+fn fingerprint(key: &str) -> u64 {
+    let b = key.as_bytes();
+    let mut head = [0u8; 8];
+    let n = b.len().min(8);
+    head[..n].copy_from_slice(&b[..n]);
+    u64::from_le_bytes(head) ^ (b.len() as u64).rotate_left(56)
+}
+
+/// Each member that a later member of the same key overrides, with the
+/// last such member (the one whose value is used), in member order.
+fn overridden(members: &[Member]) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    if members.len() <= PAIRWISE {
+        let mut prints = [0u64; PAIRWISE];
+        for (p, m) in prints.iter_mut().zip(members) {
+            *p = fingerprint(&m.key);
+        }
+        let prints = &prints[..members.len()];
+        for (i, p) in prints.iter().enumerate() {
+            let later = (i + 1..members.len())
+                .rev()
+                .find(|&j| prints[j] == *p && members[j].key == members[i].key);
+            if let Some(j) = later {
+                found.push((i, j));
+            }
+        }
+    } else {
+        let mut last: std::collections::HashMap<&str, usize> =
+            std::collections::HashMap::with_capacity(members.len());
+        for (i, m) in members.iter().enumerate() {
+            last.insert(m.key.as_str(), i);
+        }
+        for (i, m) in members.iter().enumerate() {
+            let j = last[m.key.as_str()];
+            if j > i {
+                found.push((i, j));
+            }
+        }
+    }
+    found
 }
 
 /// A number lexeme as a serde_json number. Integers too large for 64 bits
@@ -502,6 +559,31 @@ mod tests {
             "{'a': 1}", "// c\n{}", "{a: 1}", "[NaN]", "[0x10]", "[+1]", "[.5]", "[1] [2]",
         ] {
             assert!(parse(bad).is_err(), "{bad} must not parse");
+        }
+    }
+
+    proptest::proptest! {
+        /// The fingerprinted and the mapped check find what comparing
+        /// every pair of keys finds, for objects on both sides of the
+        /// size where one gives way to the other.
+        #[test]
+        fn overridden_keys_are_those_a_later_key_repeats(
+            keys in proptest::collection::vec("(a|b|ab|helpfulCount|harmfulCount|abcdefgh|abcdefgi|abcdefghX|abcdefghY|\\PC{0,3})", 0..70)
+        ) {
+            let members: Vec<Member> = keys
+                .iter()
+                .map(|k| Member {
+                    key: k.into(),
+                    key_span: Span::new(0, 0),
+                    value: Node { span: Span::new(0, 0), kind: Kind::Null },
+                })
+                .collect();
+            let naive: Vec<(usize, usize)> = (0..keys.len())
+                .filter_map(|i| {
+                    (i + 1..keys.len()).rev().find(|&j| keys[j] == keys[i]).map(|j| (i, j))
+                })
+                .collect();
+            proptest::prop_assert_eq!(overridden(&members), naive);
         }
     }
 

@@ -48,13 +48,25 @@ fn take_strings(v: Value) -> Result<Vec<String>, Value> {
 /// A model entry from an ACE entry object, its strings moved into the
 /// entry: a reader builds the object for the entry alone.
 pub fn read(obj: Map<String, Value>, span: Option<Span>) -> Entry {
+    read_fields(obj, span)
+}
+
+/// [`read`] from an entry's fields in order, keys unique: the reader of a
+/// plainly valid entry gives them without building its map.
+pub(crate) fn read_fields<K>(
+    fields: impl IntoIterator<Item = (K, Value)>,
+    span: Option<Span>,
+) -> Entry
+where
+    K: AsRef<str> + Into<String>,
+{
     let mut e = Entry {
         origin: ace_model::Origin(span),
         ..Entry::default()
     };
     let mut tools_found: Option<Map<String, Value>> = None;
-    for (key, value) in obj {
-        let left = match (key.as_str(), value) {
+    for (key, value) in fields {
+        let left = match (key.as_ref(), value) {
             ("id", Value::String(s)) => set(&mut e.id, s),
             ("kind", Value::String(s)) => set(&mut e.kind, Some(s)),
             ("title", Value::String(s)) => set(&mut e.title, Some(s)),
@@ -87,7 +99,7 @@ pub fn read(obj: Map<String, Value>, span: Option<Span>) -> Entry {
             (_, v) => Some(v),
         };
         if let Some(v) = left {
-            e.extra.insert(key, v);
+            e.extra.insert(key.into(), v);
         }
     }
     if let Some(tools) = tools_found {
@@ -99,14 +111,18 @@ pub fn read(obj: Map<String, Value>, span: Option<Span>) -> Entry {
 /// The kind to derive a section from: the entry's written `kind`, unless
 /// `metadata.aceTools` says the section (or its absence) outright.
 pub fn kind_for_derivation(obj: &Map<String, Value>) -> Option<&str> {
-    let kept = obj
-        .get("metadata")
+    derivation(obj.get("kind"), obj.get("metadata"))
+}
+
+/// [`kind_for_derivation`] from the entry's `kind` and `metadata`.
+pub(crate) fn derivation<'v>(kind: Option<&'v Value>, metadata: Option<&Value>) -> Option<&'v str> {
+    let kept = metadata
         .and_then(|m| m.get(ACE_TOOLS_KEY))
         .is_some_and(|t| t.get("section").is_some());
     if kept {
         return None;
     }
-    obj.get("kind").and_then(Value::as_str)
+    kind.and_then(Value::as_str)
 }
 
 /// What [`kind_for_derivation`] gives for `write(e, section_kind)`, without

@@ -10,6 +10,7 @@
 mod entry;
 mod events;
 mod patch;
+mod plain;
 mod reader;
 mod types;
 mod writer;

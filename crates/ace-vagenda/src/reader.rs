@@ -9,7 +9,7 @@ use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
 use serde_json::{Map, Value};
 
 use crate::types::{drop_absent_nulls, has_absent_nulls, Ty};
-use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
+use crate::{entry, events, plain, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
 
 /// What a vAgenda file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +177,24 @@ fn read_item(syntax: Syntax, base: &str, index: usize, node: &Node) -> ItemRead 
     if syntax == Syntax::Json {
         ace_jsonspan::duplicate_keys(node, &mut read.diags);
     }
+    if read.diags.is_empty() {
+        if let Some(entry) = plain::read(node, syntax == Syntax::Tron) {
+            read.entry = Some(entry);
+            return read;
+        }
+    }
+    read_item_checked(syntax, base, index, node, read)
+}
+
+/// [`read_item`] through a `Value` checked with jsonschema: for entries
+/// that are not plainly valid, whose findings it words.
+fn read_item_checked(
+    syntax: Syntax,
+    base: &str,
+    index: usize,
+    node: &Node,
+    mut read: ItemRead,
+) -> ItemRead {
     let mut value = node.to_value();
     if value.get("eventId").is_some() {
         read.event = true;
@@ -1155,5 +1173,159 @@ mod tests {
                 .and_then(|d| classify(&d.root.to_value()).ok());
             assert_eq!(kind_of(text, Syntax::Tron), full, "{text}");
         }
+    }
+
+    /// Keys an entry is generated with: the schema's, an event's, and one
+    /// it does not know.
+    const ENTRY_KEYS: [&str; 20] = [
+        "id",
+        "kind",
+        "title",
+        "text",
+        "tags",
+        "evidence",
+        "confidence",
+        "helpfulCount",
+        "harmfulCount",
+        "feedbackType",
+        "createdAt",
+        "updatedAt",
+        "status",
+        "deprecatedReason",
+        "supersedes",
+        "supersededBy",
+        "duplicateOf",
+        "metadata",
+        "eventId",
+        "extra",
+    ];
+
+    /// Values that satisfy the field, for most keys, and that do not.
+    fn value_for(key: &str, good: bool, pick: usize) -> &'static str {
+        let fits: &[&str] = match key {
+            "id" | "text" | "title" | "deprecatedReason" | "supersededBy" | "duplicateOf" => {
+                &["\"x\"", "\"str-00001\"", "\"é \\u00e9\\n\""]
+            }
+            "kind" => &["\"strategy\"", "\"warning\"", "\"note\""],
+            "tags" | "evidence" | "supersedes" => &["[]", "[\"a\"]", "[\"a\", \"b\"]"],
+            "confidence" => &["0", "1", "0.5", "-0", "1.0", "1e-1", "0.80"],
+            "helpfulCount" | "harmfulCount" => &["0", "3", "9223372036854775807"],
+            "feedbackType" => &["\"humanReview\"", "\"unknown\""],
+            "createdAt" | "updatedAt" => {
+                &["\"2025-10-25T12:00:00Z\"", "\"2025-10-25T12:00:00+02:00\""]
+            }
+            "status" => &["\"active\"", "\"deprecated\""],
+            "metadata" => &[
+                "{}",
+                "{\"aceTools\": {\"kind\": null}}",
+                "{\"aceTools\": {\"section\": \"str\", \"neutral\": 2}}",
+                "{\"aceTools\": {\"section\": null}}",
+                "{\"aceTools\": 3, \"b\": [1]}",
+                "{\"aceTools\": {\"extra\": {\"title\": 1}, \"links\": [\"a\"]}}",
+            ],
+            _ => &["1", "\"e-1\"", "null"],
+        };
+        const ANY: [&str; 24] = [
+            "null",
+            "true",
+            "\"\"",
+            "\"x\"",
+            "\"bogus\"",
+            "\"strategy\"",
+            "\"2025-10-25\"",
+            "\"2025-10-25T12:00:00+0200\"",
+            "\"12:00+٠٢:٠٠\"",
+            "0",
+            "1",
+            "0.5",
+            "1.5",
+            "-1",
+            "-0",
+            "1.0",
+            "1e2",
+            "99999999999999999999",
+            "1e400",
+            "[]",
+            "[\"a\", 1]",
+            "{}",
+            "[null]",
+            "{\"aceTools\": {\"section\": \"x\"}}",
+        ];
+        if good {
+            fits[pick % fits.len()]
+        } else {
+            ANY[pick % ANY.len()]
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// An entry read straight from its node is what the long way
+        /// (a `Value` checked with jsonschema) gives, in JSON and in TRON,
+        /// and it is only taken where the long way finds nothing.
+        #[test]
+        fn plain_entries_are_read_as_the_schema_checked_way_reads_them(
+            fields in proptest::collection::vec(
+                (0..ENTRY_KEYS.len(), proptest::bool::weighted(0.85), 0..100usize),
+                0..14,
+            ),
+            core in proptest::bool::weighted(0.8),
+            core_fits in proptest::collection::vec((proptest::bool::weighted(0.8), 0..100usize), 3),
+        ) {
+            let mut keys = Vec::new();
+            let mut parts = Vec::new();
+            let required: Vec<_> = [0, 1, 3]
+                .into_iter()
+                .zip(&core_fits)
+                .map(|(k, &(good, pick))| (k, good, pick))
+                .collect();
+            let all = if core { [&required[..], &fields[..]].concat() } else { fields.clone() };
+            for (k, good, pick) in all {
+                let key = ENTRY_KEYS[k];
+                if keys.contains(&key) {
+                    continue;
+                }
+                keys.push(key);
+                parts.push(format!("\"{key}\": {}", value_for(key, good, pick)));
+            }
+            let text = format!("{{{}}}", parts.join(", "));
+            for syntax in [Syntax::Json, Syntax::Tron] {
+                let Ok(doc) = parse(&text, syntax) else { continue };
+                let empty = || ItemRead { diags: Vec::new(), event: false, entry: None };
+                let long = read_item_checked(syntax, "/entries", 0, &doc.root, empty());
+                let Some(fast) = plain::read(&doc.root, syntax == Syntax::Tron) else {
+                    continue;
+                };
+                proptest::prop_assert!(long.diags.is_empty(), "{:?} {text}: {:?}", syntax, long.diags);
+                proptest::prop_assert!(!long.event);
+                proptest::prop_assert_eq!(
+                    format!("{:?}", long.entry),
+                    format!("{:?}", Some(fast)),
+                    "{:?} {}", syntax, text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn typical_entries_are_read_straight_from_the_tree() {
+        let json = r#"{"id": "str-00001", "kind": "strategy", "title": "t", "text": "x", "tags": ["a"],
+            "evidence": ["run:1"], "confidence": 0.5, "helpfulCount": 29, "harmfulCount": 7,
+            "createdAt": "2025-10-25T12:00:00Z", "metadata": {"aceTools": {"kind": null}}}"#;
+        let tron = "class E: id, kind, title, text, helpfulCount\n\nE(\"a\", \"note\", null, \"x\", null)\n";
+        for (text, syntax) in [(json, Syntax::Json), (tron, Syntax::Tron)] {
+            let doc = parse(text, syntax).unwrap();
+            assert!(
+                plain::read(&doc.root, syntax == Syntax::Tron).is_some(),
+                "{text}"
+            );
+        }
+        // A JSON null is a type error, not an absent field.
+        let doc = parse(
+            r#"{"id": "a", "kind": "note", "text": "x", "title": null}"#,
+            Syntax::Json,
+        )
+        .unwrap();
+        assert!(plain::read(&doc.root, false).is_none());
     }
 }
