@@ -335,6 +335,25 @@ impl Node {
         }
     }
 
+    /// [`Node::to_value`], its strings moved out instead of copied: the
+    /// node is left with empty strings, arrays and objects, for a reader
+    /// done with it.
+    pub fn take_value(&mut self) -> Value {
+        match &mut self.kind {
+            Kind::String(s) => Value::String(std::mem::take(s)),
+            Kind::Array(items) => Value::Array(items.iter_mut().map(Node::take_value).collect()),
+            Kind::Object(members) => {
+                let mut map = Map::with_capacity(members.len());
+                for m in members.iter_mut() {
+                    *map.entry(m.key.as_str()).or_insert(Value::Null) = m.value.take_value();
+                }
+                members.clear();
+                Value::Object(map)
+            }
+            _ => self.to_value(),
+        }
+    }
+
     /// [`Node::to_value`] down to `depth` levels below this node; deeper
     /// arrays and objects are left empty. For looking at a document's
     /// outline without copying all of it.
@@ -531,6 +550,17 @@ mod tests {
             doc.root.get("plan").unwrap().get("list"),
             untaken.root.get("plan").unwrap().get("list")
         );
+    }
+
+    proptest::proptest! {
+        /// Taking a value out gives what copying it gives.
+        #[test]
+        fn taken_values_are_copied_values(v in crate::tests_support::json_value()) {
+            let text = serde_json::to_string(&v).unwrap();
+            let mut root = parse(&text).unwrap().root;
+            let copied = root.to_value();
+            proptest::prop_assert_eq!(root.take_value(), copied);
+        }
     }
 
     #[test]

@@ -96,6 +96,20 @@ pub fn map_each<'i, I: Sync, T: Send>(items: &'i [I], f: impl Fn(&'i I) -> T + S
     .collect()
 }
 
+/// [`map_each`] over items `f` may change (take their strings, say).
+pub fn map_each_mut<I: Send, T: Send>(items: &mut [I], f: impl Fn(&mut I) -> T + Sync) -> Vec<T> {
+    if !worth_it(items.len()) {
+        return items.iter_mut().map(f).collect();
+    }
+    items
+        .par_chunks_mut(RUN)
+        .map(|run| run.iter_mut().map(&f).collect::<Vec<_>>())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
 /// `f` of each index of `0..n`, in order, its firsts in `left` and its
 /// seconds in `right` (what they held is replaced). The results go
 /// straight into the two vectors, on the thread pool when there are enough:
@@ -183,7 +197,9 @@ pub fn on_one_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// State that items are handed to a batch at a time, in order.
 pub trait Consume: Send {
     type Item: Send;
-    fn consume(&mut self, batch: &[Self::Item]);
+    /// Takes a batch. It may take what it keeps out of the items: they
+    /// are only dropped after.
+    fn consume(&mut self, batch: &mut [Self::Item]);
 }
 
 /// Items in a batch: enough for every thread to get several runs.
@@ -237,8 +253,8 @@ impl<'s, 'e, C: Consume + 's> Batched<'s, 'e, C> {
                 let (batches, rx) = std::sync::mpsc::sync_channel::<Vec<C::Item>>(1);
                 let (back, used) = std::sync::mpsc::channel();
                 let done = self.scope.spawn(move || {
-                    for batch in rx {
-                        state.consume(&batch);
+                    for mut batch in rx {
+                        state.consume(&mut batch);
                         // Dropped here if the producer has gone.
                         let _ = back.send(batch);
                     }
@@ -272,7 +288,7 @@ impl<'s, 'e, C: Consume + 's> Batched<'s, 'e, C> {
                     .unwrap_or_else(|e| std::panic::resume_unwind(e))
             }
             (None, Some(mut state)) => {
-                state.consume(&self.pending);
+                state.consume(&mut self.pending);
                 state
             }
             (None, None) => unreachable!("the state is here or on its thread"),
@@ -339,6 +355,19 @@ mod tests {
         assert_eq!(print(2), print(8));
     }
 
+    #[test]
+    fn map_each_mut_gives_results_in_order_and_changes_each_item_once() {
+        for n in [0, 5, MIN_ITEMS + 3 * RUN + 5] {
+            let mut items: Vec<usize> = (0..n).collect();
+            let doubled = map_each_mut(&mut items, |i| {
+                *i += 1;
+                *i * 2
+            });
+            assert_eq!(doubled, (1..=n).map(|i| i * 2).collect::<Vec<_>>());
+            assert_eq!(items, (1..=n).collect::<Vec<_>>());
+        }
+    }
+
     struct Sum {
         seen: Vec<usize>,
         batches: usize,
@@ -346,9 +375,9 @@ mod tests {
 
     impl Consume for Sum {
         type Item = usize;
-        fn consume(&mut self, batch: &[usize]) {
+        fn consume(&mut self, batch: &mut [usize]) {
             self.batches += 1;
-            self.seen.extend(batch);
+            self.seen.extend(batch.iter());
         }
     }
 

@@ -497,7 +497,7 @@ fn repeated_ids<'e>(entries: &'e [Entry], hashes: &[u64]) -> impl Fn(usize) -> b
 impl ace_model::par::Consume for Bullets<'_> {
     type Item = (usize, Node);
 
-    fn consume(&mut self, batch: &[(usize, Node)]) {
+    fn consume(&mut self, batch: &mut [(usize, Node)]) {
         self.read_batch(batch);
     }
 }

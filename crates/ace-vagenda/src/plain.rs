@@ -87,12 +87,15 @@ fn plainly_zoned(s: &str) -> bool {
 /// Its keys must be unique: the JSON reader reports repeats first and
 /// reads such an entry the long way, and the TRON parser rejects them. In
 /// TRON a `null` of a typed field means the field is absent.
-pub(crate) fn read(node: &Node, tron: bool) -> Option<(Entry, Option<String>)> {
-    let Kind::Object(members) = &node.kind else {
+///
+/// The entry's strings are moved out of `node` when it is read.
+pub(crate) fn read(node: &mut Node, tron: bool) -> Option<(Entry, Option<String>)> {
+    let span = node.span;
+    let Kind::Object(members) = &mut node.kind else {
         return None;
     };
     debug_assert!(!ace_jsonspan::repeats_a_key(members));
-    let absent = |m: &&ace_jsonspan::Member| {
+    let absent = |m: &ace_jsonspan::Member| {
         tron && matches!(m.value.kind, Kind::Null)
             && Ty::PlaybookEntry.typed().contains(&m.key.as_str())
     };
@@ -107,13 +110,13 @@ pub(crate) fn read(node: &Node, tron: bool) -> Option<(Entry, Option<String>)> {
         return None;
     }
     let fields: Vec<(&str, Value)> = members
-        .iter()
+        .iter_mut()
         .filter(|m| !absent(m))
-        .map(|m| (m.key.as_str(), m.value.to_value()))
+        .map(|m| (m.key.as_str(), m.value.take_value()))
         .collect();
     let find = |key: &str| fields.iter().find(|(k, _)| *k == key).map(|(_, v)| v);
     let derive_from = entry::derivation(find("kind"), find("metadata")).map(str::to_owned);
-    Some((entry::read_fields(fields, Some(node.span)), derive_from))
+    Some((entry::read_fields(fields, Some(span)), derive_from))
 }
 
 #[cfg(test)]

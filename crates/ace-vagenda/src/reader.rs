@@ -126,8 +126,8 @@ impl EntrySink {
 
 /// Reads a batch of items (item `index` of the array at `base`), spread
 /// over the cores.
-fn read_batch(syntax: Syntax, base: &str, batch: &[(usize, Node)]) -> Vec<ItemRead> {
-    ace_model::par::map_each(batch, |(index, node)| read_item(syntax, base, *index, node))
+fn read_batch(syntax: Syntax, base: &str, batch: &mut [(usize, Node)]) -> Vec<ItemRead> {
+    ace_model::par::map_each_mut(batch, |(index, node)| read_item(syntax, base, *index, node))
 }
 
 /// Entries read from batches of items of the array at `base`.
@@ -139,7 +139,7 @@ struct ReadEntries {
 impl ace_model::par::Consume for ReadEntries {
     type Item = (usize, Node);
 
-    fn consume(&mut self, batch: &[(usize, Node)]) {
+    fn consume(&mut self, batch: &mut [(usize, Node)]) {
         let reads = read_batch(self.sink.syntax, &self.base, batch);
         self.sink.take(reads);
     }
@@ -167,8 +167,9 @@ impl Streamed<'_, '_> {
     }
 }
 
-/// Reads item `index` of the entries array at JSON pointer `base`.
-fn read_item(syntax: Syntax, base: &str, index: usize, node: &Node) -> ItemRead {
+/// Reads item `index` of the entries array at JSON pointer `base`; what
+/// an entry keeps may be taken out of `node`.
+fn read_item(syntax: Syntax, base: &str, index: usize, node: &mut Node) -> ItemRead {
     let mut read = ItemRead {
         diags: Vec::new(),
         event: false,
@@ -1290,10 +1291,10 @@ mod tests {
             }
             let text = format!("{{{}}}", parts.join(", "));
             for syntax in [Syntax::Json, Syntax::Tron] {
-                let Ok(doc) = parse(&text, syntax) else { continue };
+                let Ok(mut doc) = parse(&text, syntax) else { continue };
                 let empty = || ItemRead { diags: Vec::new(), event: false, entry: None };
                 let long = read_item_checked(syntax, "/entries", 0, &doc.root, empty());
-                let Some(fast) = plain::read(&doc.root, syntax == Syntax::Tron) else {
+                let Some(fast) = plain::read(&mut doc.root, syntax == Syntax::Tron) else {
                     continue;
                 };
                 proptest::prop_assert!(long.diags.is_empty(), "{:?} {text}: {:?}", syntax, long.diags);
@@ -1314,18 +1315,18 @@ mod tests {
             "createdAt": "2025-10-25T12:00:00Z", "metadata": {"aceTools": {"kind": null}}}"#;
         let tron = "class E: id, kind, title, text, helpfulCount\n\nE(\"a\", \"note\", null, \"x\", null)\n";
         for (text, syntax) in [(json, Syntax::Json), (tron, Syntax::Tron)] {
-            let doc = parse(text, syntax).unwrap();
+            let mut doc = parse(text, syntax).unwrap();
             assert!(
-                plain::read(&doc.root, syntax == Syntax::Tron).is_some(),
+                plain::read(&mut doc.root, syntax == Syntax::Tron).is_some(),
                 "{text}"
             );
         }
         // A JSON null is a type error, not an absent field.
-        let doc = parse(
+        let mut doc = parse(
             r#"{"id": "a", "kind": "note", "text": "x", "title": null}"#,
             Syntax::Json,
         )
         .unwrap();
-        assert!(plain::read(&doc.root, false).is_none());
+        assert!(plain::read(&mut doc.root, false).is_none());
     }
 }
