@@ -30,8 +30,10 @@ pub struct Node {
 pub enum Kind {
     Null,
     Bool(bool),
-    /// The number exactly as written (`0.80`, `1e-05`, `-0`).
-    Number(String),
+    /// The number exactly as written (`0.80`, `1e-05`, `-0`). Inline up
+    /// to 23 bytes, as nearly every number is: a playbook entry has three,
+    /// and allocating each was a parser's cost.
+    Number(SmolStr),
     String(String),
     Array(Vec<Node>),
     Object(Vec<Member>),

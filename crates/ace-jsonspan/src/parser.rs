@@ -486,7 +486,7 @@ impl<'a, 's> Parser<'a, 's> {
         }
         Ok(Node {
             span: Span::new(start, self.pos),
-            kind: Kind::Number(self.text[start..self.pos].to_owned()),
+            kind: Kind::Number(SmolStr::new(&self.text[start..self.pos])),
         })
     }
 }

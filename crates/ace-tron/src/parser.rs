@@ -402,21 +402,24 @@ impl<'t> Parser<'t, '_> {
 
     /// key = STRING | NAME
     fn key(&mut self) -> Res<(SmolStr, Span)> {
-        let t = self.bump();
-        match t.tok {
-            Tok::Str(s) => Ok((SmolStr::from(s), t.span)),
-            Tok::Ident(s) if !is_keyword(s) => Ok((SmolStr::new(s), t.span)),
+        // Made from the token in place: copying a string token to take it
+        // allocated for every quoted key.
+        let span = self.span();
+        let key = match self.peek() {
+            Tok::Str(s) => SmolStr::new(s),
+            Tok::Ident(s) if !is_keyword(s) => SmolStr::new(s),
             other => {
-                self.pos -= 1;
-                Err(error(
-                    t.span,
+                return Err(error(
+                    span,
                     format!(
                         "expected a key (a string or a name), found {}",
                         other.describe()
                     ),
                 ))
             }
-        }
+        };
+        self.advance();
+        Ok((key, span))
     }
 
     fn push_member(&self, members: &mut Vec<Member>, m: Member, what: &str) -> Res<()> {
@@ -500,7 +503,7 @@ impl<'t> Parser<'t, '_> {
         let span = self.toks[self.pos].span;
         let simple = match &mut self.toks[self.pos].tok {
             Tok::Str(s) => Some(Kind::String(std::mem::take(s))),
-            Tok::Num(n) => Some(Kind::Number((*n).to_owned())),
+            Tok::Num(n) => Some(Kind::Number(SmolStr::new(n))),
             Tok::Ident("null") => Some(Kind::Null),
             Tok::Ident("true") => Some(Kind::Bool(true)),
             Tok::Ident("false") => Some(Kind::Bool(false)),
