@@ -81,9 +81,9 @@ fn sections_by_key(pb: &Playbook) -> Vec<Cow<'_, Section>> {
     all
 }
 
-/// The entries of each section (`None`: of none), in model order,
-/// gathered in one pass: a million entries are not walked once per
-/// section.
+/// The entries of each section (`None`: of none), in the seed's order,
+/// gathered in one pass (a million entries are not walked once per
+/// section) and sorted a section per thread.
 struct Groups<'p>(HashMap<Option<&'p str>, Vec<&'p Entry>>);
 
 impl<'p> Groups<'p> {
@@ -92,23 +92,119 @@ impl<'p> Groups<'p> {
         for e in &pb.entries {
             g.entry(e.section.as_deref()).or_default().push(e);
         }
+        let mut lists: Vec<&mut Vec<&Entry>> = g.values_mut().collect();
+        ace_model::par::each_heavy_mut(&mut lists, pb.entries.len(), |list| {
+            **list = seed_sorted(list)
+        });
         Groups(g)
     }
 
     /// A section's entries in the seed's order.
     fn in_seed_order(&self, key: Option<&str>) -> Vec<&'p Entry> {
-        let mut entries = self.0.get(&key).cloned().unwrap_or_default();
-        entries.sort_by(|a, b| seed_order(a, b));
-        entries
+        self.0.get(&key).cloned().unwrap_or_default()
     }
 }
 
-/// The seed's order within a section: helpful descending, then content.
-fn seed_order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
-    b.helpful
-        .unwrap_or(0)
-        .cmp(&a.helpful.unwrap_or(0))
-        .then_with(|| a.content.cmp(&b.content))
+/// `entries` in the seed's order within a section: helpful descending,
+/// then content; ties keep their order.
+///
+/// Sorted on packed keys (helpful, 16 bytes of content, position) rather
+/// than by comparing through the references: at a million entries,
+/// chasing each pair's pointers into the heap, and comparing the long
+/// prefixes that entries share from the start, made the sort a second of
+/// a conversion to AGENTS.md. Entries that tie on a chunk are sorted on
+/// the next one (an MSD radix sort by 16-byte digits), so each string is
+/// read once per chunk of it that matters.
+fn seed_sorted<'p>(entries: &[&'p Entry]) -> Vec<&'p Entry> {
+    let mut keys: Vec<(u64, Chunk, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (helpful_key(e), Chunk::of(&e.content, 0), i))
+        .collect();
+    keys.sort_unstable();
+    let mut order: Vec<usize> = keys.iter().map(|k| k.2).collect();
+    let mut ties = Vec::new();
+    for_each_run(
+        &keys,
+        |a, b| a.0 == b.0 && a.1 == b.1,
+        |run, k| {
+            if run.len() > 1 && k.1.goes_on() {
+                ties.push((run, Chunk::LEN));
+            }
+        },
+    );
+    // A work list, not recursion: equal contents of a megabyte would nest
+    // tens of thousands of calls.
+    let mut chunks: Vec<(Chunk, usize)> = Vec::new();
+    while let Some((run, at)) = ties.pop() {
+        let slots = &mut order[run.clone()];
+        chunks.clear();
+        chunks.extend(
+            slots
+                .iter()
+                .map(|&i| (Chunk::of(&entries[i].content, at), i)),
+        );
+        chunks.sort_unstable();
+        for (slot, k) in slots.iter_mut().zip(&chunks) {
+            *slot = k.1;
+        }
+        for_each_run(
+            &chunks,
+            |a, b| a.0 == b.0,
+            |sub, k| {
+                if sub.len() > 1 && k.0.goes_on() {
+                    ties.push((run.start + sub.start..run.start + sub.end, at + Chunk::LEN));
+                }
+            },
+        );
+    }
+    order.into_iter().map(|i| entries[i]).collect()
+}
+
+/// Calls `f` with the range and first item of each run of items that are
+/// `same`.
+fn for_each_run<T>(
+    items: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    mut f: impl FnMut(std::ops::Range<usize>, &T),
+) {
+    let mut start = 0;
+    while start < items.len() {
+        let first = &items[start];
+        let len = items[start..].iter().take_while(|k| same(first, k)).count();
+        f(start..start + len, first);
+        start += len;
+    }
+}
+
+/// Ascending in this key is helpful descending (absent counts as 0).
+fn helpful_key(e: &Entry) -> u64 {
+    !((e.helpful.unwrap_or(0) as u64) ^ (1 << 63))
+}
+
+/// Up to 16 bytes of a string from an offset, big-endian and padded with
+/// zeros, and how many bytes the string had left there (capped at one
+/// more than the chunk). Chunks order as the strings' bytes from that
+/// offset do, as far as the chunk reaches: a string that ends inside the
+/// chunk, with the same bytes, is a prefix of the other and sorts first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Chunk(u128, u8);
+
+impl Chunk {
+    const LEN: usize = 16;
+
+    fn of(s: &str, at: usize) -> Chunk {
+        let rest = s.as_bytes().get(at..).unwrap_or_default();
+        let n = rest.len().min(Self::LEN);
+        let mut b = [0u8; Self::LEN];
+        b[..n].copy_from_slice(&rest[..n]);
+        Chunk(u128::from_be_bytes(b), rest.len().min(Self::LEN + 1) as u8)
+    }
+
+    /// Both strings go on past this chunk: equal chunks do not decide.
+    fn goes_on(self) -> bool {
+        usize::from(self.1) > Self::LEN
+    }
 }
 
 fn is_id_char(c: char) -> bool {
@@ -462,7 +558,7 @@ impl Writer<'_, '_> {
                             }
                         }
                     }
-                    let mut new: Vec<&Entry> = pb
+                    let new: Vec<&Entry> = pb
                         .entries
                         .iter()
                         .enumerate()
@@ -470,7 +566,7 @@ impl Writer<'_, '_> {
                         .map(|(_, e)| e)
                         .collect();
                     if !new.is_empty() {
-                        new.sort_by(|a, b| seed_order(a, b));
+                        let new = seed_sorted(&new);
                         self.ensure_line_start();
                         self.bullets(&new);
                     }
@@ -611,6 +707,45 @@ mod tests {
                 Some(i)
             })
             .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// The radix sort gives what a stable sort by the seed's rule
+        /// gives: contents from a small alphabet share long prefixes, end
+        /// inside and at chunk boundaries, and hold NUL (which the chunks
+        /// pad with).
+        #[test]
+        fn seed_sorted_is_the_seed_rule_stably(
+            raw in proptest::collection::vec(
+                (
+                    proptest::option::of(-2i64..3),
+                    proptest::collection::vec(proptest::sample::select(vec!["a", "b", "\0", "é", "aaaaaaaa"]), 0..12),
+                ),
+                0..60,
+            )
+        ) {
+            let entries: Vec<Entry> = raw
+                .into_iter()
+                .map(|(helpful, parts)| {
+                    let mut e = Entry::new("x", parts.concat());
+                    e.helpful = helpful;
+                    e
+                })
+                .collect();
+            let refs: Vec<&Entry> = entries.iter().collect();
+            let mut expected = refs.clone();
+            expected.sort_by(|a, b| {
+                b.helpful
+                    .unwrap_or(0)
+                    .cmp(&a.helpful.unwrap_or(0))
+                    .then_with(|| a.content.cmp(&b.content))
+            });
+            let got = seed_sorted(&refs);
+            proptest::prop_assert!(got.iter().zip(&expected).all(|(a, b)| std::ptr::eq(*a, *b)));
+            proptest::prop_assert_eq!(got.len(), expected.len());
+        }
     }
 
     #[test]

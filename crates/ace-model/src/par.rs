@@ -110,6 +110,16 @@ pub fn map_each_mut<I: Send, T: Send>(items: &mut [I], f: impl Fn(&mut I) -> T +
         .collect()
 }
 
+/// `f` on each of a few heavy items (the entries of each section, say),
+/// one task each, when their `total` size is worth spreading.
+pub fn each_heavy_mut<I: Send>(items: &mut [I], total: usize, f: impl Fn(&mut I) + Sync) {
+    if !worth_it(total) || items.len() < 2 {
+        items.iter_mut().for_each(f);
+        return;
+    }
+    items.par_iter_mut().for_each(&f);
+}
+
 /// `f` of each index of `0..n`, in order, its firsts in `left` and its
 /// seconds in `right` (what they held is replaced). The results go
 /// straight into the two vectors, on the thread pool when there are enough:
