@@ -18,6 +18,21 @@ pub fn read_and_lint(format: Format, data: &[u8]) {
     // other formats).
     let _ = ace_io::skill_document(format, text);
     let _ = ace_io::validate(format, text, &ace_lint::Options::default());
+    match format {
+        Format::VagendaTron => split_read_is_the_whole_read(text, ace_vagenda::Syntax::Tron),
+        Format::VagendaJson => split_read_is_the_whole_read(text, ace_vagenda::Syntax::Json),
+        _ => {}
+    }
+}
+
+/// A vAgenda read whose entries are parsed apart from the document, on
+/// other threads, gives exactly what parsing every entry in place gives:
+/// the same playbook, diagnostics, and the same error for a broken
+/// document.
+pub fn split_read_is_the_whole_read(text: &str, syntax: ace_vagenda::Syntax) {
+    let split = ace_vagenda::read(text, syntax);
+    let whole = ace_vagenda::read_in_one_piece(text, syntax);
+    assert_eq!(format!("{split:?}"), format!("{whole:?}"));
 }
 
 /// The first byte picks the source format, the rest is its text. Whatever

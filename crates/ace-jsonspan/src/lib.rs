@@ -79,6 +79,67 @@ pub trait ItemSink {
     /// An item of the taken array, in order. Duplicate keys inside it are
     /// the sink's to report ([`duplicate_keys`]).
     fn item(&mut self, index: usize, node: Node);
+    /// Offered at the start of a taken array by a parser that can hand
+    /// its items over unparsed: whether this sink takes them so, as
+    /// [`ItemSink::item_text`], to parse with `parser` where it likes (on
+    /// other threads). By default items come as nodes.
+    fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
+        let _ = parser;
+        false
+    }
+    /// An item of the taken array as the span of its text, in order with
+    /// those that come as nodes (an item the parser cannot delimit cheaply
+    /// still comes as one). Only a parse of the item at `span` by the
+    /// `parser` of [`ItemSink::text_items`] says whether it is well formed:
+    /// if it is not, the document does not parse, and the sink must have
+    /// it parsed again in one piece, which says where and why.
+    fn item_text(&mut self, index: usize, span: Span) {
+        let _ = (index, span);
+    }
+}
+
+/// Parses items a parser handed over as text ([`ItemSink::item_text`]),
+/// on any thread, as the parser would have parsed them in place.
+pub trait ItemParser: Send + Sync {
+    /// A parser for items of `text` (the whole document), kept for a run
+    /// of items: it gives the node of the item at a span, or `None` if
+    /// that is not exactly one well-formed value.
+    fn start<'t>(&'t self, text: &'t str) -> Box<dyn FnMut(Span) -> Option<Node> + 't>;
+}
+
+/// The end of the bracketed value opening at `open` (`(`, `[` or `{`):
+/// just past its matching bracket, counting brackets of any kind outside
+/// strings (and, with `hash_comments`, outside `#` comments, as TRON has
+/// them). `None` if the text ends first. Only well-formed text is sure to
+/// be delimited as its parse would: the value at the span found must be
+/// parsed to know it is one (see [`ItemSink::item_text`]).
+pub fn bracketed_end(b: &[u8], open: usize, hash_comments: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' => loop {
+                i += 1;
+                i += memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+                if b[i] == b'"' {
+                    break;
+                }
+                // The escaped byte, whatever it is.
+                i += 1;
+            },
+            b'#' if hash_comments => i += memchr::memchr(b'\n', b.get(i..)?)?,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// How many keys below the root an array may sit and still be offered:
@@ -154,6 +215,26 @@ impl<'s> SinkPath<'s> {
             self.keys.pop();
         }
         self.on_path = entered.was_on_path;
+    }
+
+    /// At the start of an array whose items are `taken`: whether the sink
+    /// takes them as text, to parse with what `parser` makes.
+    pub fn text_items(
+        &mut self,
+        taken: bool,
+        parser: impl FnOnce() -> std::sync::Arc<dyn ItemParser>,
+    ) -> bool {
+        match self.sink.as_mut().filter(|_| taken) {
+            Some(sink) => sink.text_items(parser()),
+            None => false,
+        }
+    }
+
+    /// An item of an array whose items are taken as text.
+    pub fn item_text(&mut self, index: usize, span: Span) {
+        if let Some(sink) = self.sink.as_mut() {
+            sink.item_text(index, span);
+        }
     }
 
     /// An item of an array whose items are `taken`: handed to the sink, or
@@ -517,6 +598,88 @@ mod tests {
         }
         fn item(&mut self, index: usize, node: Node) {
             self.items.push((index, node.to_value()));
+        }
+    }
+
+    /// Takes the items of `entries` as text where offered, parsing each
+    /// with the parser it was given.
+    struct TextTaker<'t> {
+        text: &'t str,
+        parser: Option<std::sync::Arc<dyn ItemParser>>,
+        items: Vec<(usize, Option<Node>, bool)>,
+    }
+
+    impl ItemSink for TextTaker<'_> {
+        fn wants(&mut self, path: &[&str]) -> bool {
+            path == ["entries"]
+        }
+        fn item(&mut self, index: usize, node: Node) {
+            self.items.push((index, Some(node), false));
+        }
+        fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
+            self.parser = Some(parser);
+            true
+        }
+        fn item_text(&mut self, index: usize, span: Span) {
+            let node = self
+                .parser
+                .as_ref()
+                .expect("offered first")
+                .start(self.text)(span);
+            self.items.push((index, node, true));
+        }
+    }
+
+    fn split(text: &str) -> (Result<Document, Diagnostic>, TextTaker<'_>) {
+        let mut t = TextTaker {
+            text,
+            parser: None,
+            items: Vec::new(),
+        };
+        (parse_with(text, &mut t), t)
+    }
+
+    /// Objects and arrays are handed over as text and parse alone to the
+    /// nodes a parse in one piece gives (brackets and escaped quotes in
+    /// strings); other items come as nodes. Items that are not well
+    /// formed parse to nothing.
+    #[test]
+    fn items_handed_as_text_parse_as_they_would_in_place() {
+        let text = r#"{"entries": [{"a": "x ] } \" [", "b": [1, {"c": null}]}, [2, "]"], 3, "s"],
+            "after": {"d": [4]}}"#;
+        let whole = parse(text).unwrap();
+        let (doc, t) = split(text);
+        assert_eq!(
+            format!("{:?}", doc.unwrap().root.locate(["after"]).node),
+            format!("{:?}", whole.root.locate(["after"]).node)
+        );
+        let expected = whole.root.locate(["entries"]).node.as_array().unwrap();
+        assert_eq!(t.items.len(), expected.len());
+        for ((index, node, as_text), want) in t.items.iter().zip(expected) {
+            assert_eq!(
+                format!("{node:?}"),
+                format!("{:?}", Some(want)),
+                "item {index}"
+            );
+            assert_eq!(*as_text, *index < 2, "item {index}");
+        }
+        for bad in [
+            r#"{"a" 1}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": "\q"}"#,
+            r#"{"a": 1, // c
+            }"#,
+            r#"{"a": (1)}"#,
+        ] {
+            let text = format!(r#"{{"entries": [{bad}, {{"z": 1}}]}}"#);
+            assert!(parse(&text).is_err(), "{bad}");
+            let (_, t) = split(&text);
+            assert!(
+                matches!(t.items.first(), Some((0, None, true))),
+                "{bad}: {:?}",
+                t.items.first()
+            );
         }
     }
 

@@ -8,7 +8,7 @@
 
 use ace_model::{rules, Diagnostic, Span};
 
-use crate::{ItemSink, Kind, Member, Node, SinkPath, SmolStr};
+use crate::{ItemParser, ItemSink, Kind, Member, Node, SinkPath, SmolStr};
 
 /// Deeper documents are refused rather than risk the stack; the same limit
 /// as before (jsonc-parser's), far beyond any real playbook.
@@ -18,6 +18,18 @@ const MAX_DEPTH: usize = 512;
 /// its own stack slot, and 512 levels of recursion must fit in a test
 /// thread's stack.
 type Result<T> = std::result::Result<T, Box<Diagnostic>>;
+
+/// Parses the items of a taken array elsewhere ([`Parser::skim`]), at its
+/// nesting.
+struct JsonItems {
+    depth: usize,
+}
+
+impl ItemParser for JsonItems {
+    fn start<'t>(&'t self, text: &'t str) -> Box<dyn FnMut(Span) -> Option<Node> + 't> {
+        Box::new(move |span| Parser::item_at(text, span, self.depth))
+    }
+}
 
 pub(crate) struct Parser<'a, 's> {
     text: &'a str,
@@ -223,6 +235,10 @@ impl<'a, 's> Parser<'a, 's> {
         let unterminated = |p: &Self| p.err(start, start + 1, "unterminated array");
         let mut items = Vec::new();
         let (taken, entered) = self.sink.enter_items();
+        let depth = self.depth;
+        let as_text = self
+            .sink
+            .text_items(taken, || std::sync::Arc::new(JsonItems { depth }));
         self.skip_ws()?;
         if self.peek() == Some(b']') {
             self.pos += 1;
@@ -231,6 +247,17 @@ impl<'a, 's> Parser<'a, 's> {
             loop {
                 if self.peek().is_none() {
                     return Err(unterminated(self));
+                }
+                if as_text {
+                    if let Some(end) = self.skim() {
+                        self.sink.item_text(index, Span::new(self.pos, end));
+                        self.pos = end;
+                        index += 1;
+                        if self.after_item(b']', self.pos, start, "array")? {
+                            break;
+                        }
+                        continue;
+                    }
                 }
                 let item = self.value()?;
                 items.extend(self.sink.item(taken, index, item));
@@ -246,6 +273,24 @@ impl<'a, 's> Parser<'a, 's> {
             span: Span::new(start, self.pos),
             kind: Kind::Array(items),
         })
+    }
+
+    /// The end of the object or array at the current byte, found without
+    /// parsing it; anything else is parsed in place.
+    fn skim(&self) -> Option<usize> {
+        match self.peek() {
+            Some(b'{' | b'[') => crate::bracketed_end(self.bytes, self.pos, false),
+            _ => None,
+        }
+    }
+
+    /// The value at `span` of `text`, parsed alone at `depth`; `None`
+    /// unless it is one well-formed value exactly there.
+    fn item_at(text: &'a str, span: Span, depth: usize) -> Option<Node> {
+        let mut p = Parser::new(text.get(..span.end)?, span.start, None);
+        p.depth = depth;
+        let node = p.value().ok()?;
+        (p.pos == span.end).then_some(node)
     }
 
     /// After a member or item of the object or array opened at `start`

@@ -98,12 +98,21 @@ pub fn map_each<'i, I: Sync, T: Send>(items: &'i [I], f: impl Fn(&'i I) -> T + S
 
 /// [`map_each`] over items `f` may change (take their strings, say).
 pub fn map_each_mut<I: Send, T: Send>(items: &mut [I], f: impl Fn(&mut I) -> T + Sync) -> Vec<T> {
+    map_runs_mut(items, |run| run.iter_mut().map(&f).collect())
+}
+
+/// `f` of runs of `items` (each giving a result per item), their results
+/// in order: for work that sets something up once per run.
+pub fn map_runs_mut<I: Send, T: Send>(
+    items: &mut [I],
+    f: impl Fn(&mut [I]) -> Vec<T> + Sync,
+) -> Vec<T> {
     if !worth_it(items.len()) {
-        return items.iter_mut().map(f).collect();
+        return f(items);
     }
     items
         .par_chunks_mut(RUN)
-        .map(|run| run.iter_mut().map(&f).collect::<Vec<_>>())
+        .map(&f)
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()

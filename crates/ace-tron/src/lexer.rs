@@ -80,6 +80,34 @@ impl<'t> Lexer<'t> {
         }
     }
 
+    /// A lexer for one value inside brackets (an item of an array), from
+    /// `start`: line feeds in it are not tokens, as they would not be
+    /// where the value stands.
+    pub fn inside(text: &'t str, start: usize) -> Self {
+        Lexer {
+            depth: 1,
+            ..Lexer::new(text, start)
+        }
+    }
+
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    /// Brackets open at the end of what was lexed.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Goes on from byte `at`, right after a closing bracket, with `depth`
+    /// brackets open: what lexing up to there would have left.
+    pub fn resume_at(&mut self, at: usize, depth: usize) {
+        self.i = at;
+        self.depth = depth;
+        self.line_has_token = true;
+        self.pending_nl = false;
+    }
+
     fn token(&mut self, tok: Tok<'t>, start: usize, end: usize) -> Token<'t> {
         self.line_has_token = true;
         Token {

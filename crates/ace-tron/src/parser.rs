@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use ace_jsonspan::{Document, ItemSink, Kind, Member, Node, SinkPath, SmolStr};
+use ace_jsonspan::{Document, ItemParser, ItemSink, Kind, Member, Node, SinkPath, SmolStr};
 use ace_model::{rules, Diagnostic, Span};
 
 use crate::lexer::{is_keyword, Lexer, Tok, Token};
@@ -553,11 +553,23 @@ impl<'t> Parser<'t, '_> {
         self.enter()?;
         let mut items = Vec::new();
         let (taken, entered) = self.sink.enter_items();
+        let as_text = taken && {
+            let parser = self.item_parser();
+            self.sink.text_items(true, || parser)
+        };
         let mut index = 0;
         loop {
             self.skip_nl();
             if self.is_punct(b']') {
                 break;
+            }
+            if as_text {
+                if let Some(span) = self.skim() {
+                    self.sink.item_text(index, span);
+                    index += 1;
+                    self.after_item(b']', &|| "the array".into())?;
+                    continue;
+                }
             }
             let item = self.value()?;
             items.extend(self.sink.item(taken, index, item));
@@ -571,6 +583,78 @@ impl<'t> Parser<'t, '_> {
             span: Span::new(open.start, close.end),
             kind: Kind::Array(items),
         })
+    }
+
+    /// What parses this array's items elsewhere: the classes defined,
+    /// and the nesting they stand at.
+    fn item_parser(&self) -> std::sync::Arc<dyn ItemParser> {
+        std::sync::Arc::new(TronItems {
+            classes: self
+                .classes
+                .iter()
+                .map(|(name, c)| (name.clone(), c.props.to_vec()))
+                .collect(),
+            depth: self.depth,
+            opts: *self.opts,
+        })
+    }
+
+    /// Moves past the item at the current token without parsing it, and
+    /// gives its span, if it is an instance, array or object that ends
+    /// beyond the tokens looked ahead at (so that lexing can go on after
+    /// it). Its end is found by matching brackets outside strings and
+    /// comments; whether it is well formed is for its parse to say (see
+    /// [`ItemSink::item_text`]). Anything else is parsed in place.
+    fn skim(&mut self) -> Option<Span> {
+        if self.lexed_all || self.lexer.error.is_some() {
+            return None;
+        }
+        let first = &self.toks[self.pos];
+        let open = match &first.tok {
+            Tok::Punct(b'[' | b'{') => first.span.start,
+            Tok::Ident(s) if !is_keyword(s) => {
+                let paren = self.toks.get(self.pos + 1)?;
+                if paren.tok != Tok::Punct(b'(') || paren.nl_before {
+                    return None;
+                }
+                paren.span.start
+            }
+            _ => return None,
+        };
+        let start = first.span.start;
+        let end = ace_jsonspan::bracketed_end(self.lexer.text().as_bytes(), open, true)?;
+        if self.toks.last()?.span.end > end {
+            return None;
+        }
+        // The brackets open before the item: those open now, less what the
+        // tokens looked ahead at (all inside the item) opened and closed.
+        let mut depth = self.lexer.depth() as isize;
+        for t in &self.toks[self.pos..] {
+            match t.tok {
+                Tok::Punct(b'(' | b'[' | b'{') => depth -= 1,
+                Tok::Punct(b')' | b']' | b'}') => depth += 1,
+                _ => {}
+            }
+        }
+        let depth = usize::try_from(depth).ok().filter(|&d| d > 0)?;
+        self.toks.truncate(self.pos);
+        self.lexer.resume_at(end, depth);
+        self.fill();
+        Some(Span::new(start, end))
+    }
+
+    /// The item at `span` of `text`, parsed alone; `None` unless it is one
+    /// well-formed value exactly there.
+    fn item_at(&mut self, text: &'t str, span: Span, depth: usize) -> Option<Node> {
+        self.lexer = Lexer::inside(text.get(..span.end)?, span.start);
+        self.toks.clear();
+        self.pos = 0;
+        self.lexed_all = false;
+        self.depth = depth;
+        self.fill();
+        let node = self.value().ok()?;
+        let whole = self.lexer.error.is_none() && node.span == span && *self.peek() == Tok::Eof;
+        whole.then_some(node)
     }
 
     /// object = "{" , [ member , { "," , member } , [ "," ] ] , "}"
@@ -742,6 +826,40 @@ impl<'t> Parser<'t, '_> {
     }
 }
 
+/// Parses the items of a taken array elsewhere ([`Parser::skim`]), with
+/// the classes defined before it, at its nesting.
+struct TronItems {
+    classes: Vec<(String, Vec<SmolStr>)>,
+    depth: usize,
+    opts: Options,
+}
+
+impl ItemParser for TronItems {
+    fn start<'t>(&'t self, text: &'t str) -> Box<dyn FnMut(Span) -> Option<Node> + 't> {
+        let mut p = Parser {
+            toks: Vec::new(),
+            pos: 0,
+            lexer: Lexer::new("", 0),
+            lexed_all: false,
+            // Classes of its own, and not shared: an instance takes a
+            // reference to its class, which shared would be counted from
+            // several threads on one cache line.
+            classes: self
+                .classes
+                .iter()
+                .map(|(name, props)| {
+                    let props = props.clone().into();
+                    (name.clone(), Class { props })
+                })
+                .collect(),
+            opts: &self.opts,
+            depth: self.depth,
+            sink: SinkPath::new(None),
+        };
+        Box::new(move |span| p.item_at(text, span, self.depth))
+    }
+}
+
 fn list(names: &[SmolStr]) -> String {
     names
         .iter()
@@ -772,6 +890,113 @@ mod tests {
         fn item(&mut self, index: usize, node: Node) {
             self.items.push((index, node.to_value()));
         }
+    }
+
+    /// Takes items as text where the parser offers it, parsing each with
+    /// the parser it was given; items that come as nodes are kept as they
+    /// are.
+    struct TextTaker {
+        parser: Option<std::sync::Arc<dyn ItemParser>>,
+        items: Vec<(usize, Option<Node>, bool)>,
+        text: String,
+    }
+
+    impl ItemSink for TextTaker {
+        fn wants(&mut self, path: &[&str]) -> bool {
+            path == ["entries"]
+        }
+        fn item(&mut self, index: usize, node: Node) {
+            self.items.push((index, Some(node), false));
+        }
+        fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
+            self.parser = Some(parser);
+            true
+        }
+        fn item_text(&mut self, index: usize, span: Span) {
+            let parser = self.parser.as_ref().expect("offered first");
+            let node = parser.start(&self.text)(span);
+            self.items.push((index, node, true));
+        }
+    }
+
+    fn split(text: &str) -> (Result<Document, Diagnostic>, TextTaker) {
+        let mut t = TextTaker {
+            parser: None,
+            items: Vec::new(),
+            text: text.to_owned(),
+        };
+        let doc = parse_with(text, &Options::default(), &mut t);
+        (doc, t)
+    }
+
+    /// Items skimmed over and parsed alone are the nodes a parse in one
+    /// piece gives: brackets, quotes and `#` inside strings and comments,
+    /// line feeds and comments inside items, named arguments, objects and
+    /// arrays as items. The rest of the document parses as before.
+    #[test]
+    fn items_handed_as_text_parse_as_they_would_in_place() {
+        let items = [
+            r##"E("a(", "x ) ] } \" # \\", [1, {"k": "]"}])"##,
+            "E(\n    # a comment ) ] \" (\n    \"b\", \"y\",\n    null # ]\n  )",
+            r#"E(id="c", text="z", tags=[[], {}])"#,
+            r##"{"id": "d", "text": "(", "tags": ["#"]}"##,
+            r#"["e", "f", E("g", "h", null)]"#,
+            "[1]",
+        ];
+        let text = format!(
+            "class E: id, text, tags\n\nentries: [\n  {}\n]\nafter: E(\"1\", \"2\", [3])\n",
+            items.join(",\n  ")
+        );
+        let whole = parse(&text, &Options::default()).unwrap();
+        let (doc, t) = split(&text);
+        let doc = doc.unwrap();
+        assert_eq!(
+            format!("{:?}", doc.root.locate(["after"]).node),
+            format!("{:?}", whole.root.locate(["after"]).node)
+        );
+        let expected = whole.root.locate(["entries"]).node.as_array().unwrap();
+        assert_eq!(t.items.len(), expected.len());
+        for ((index, node, as_text), want) in t.items.iter().zip(expected) {
+            assert_eq!(
+                format!("{node:?}"),
+                format!("{:?}", Some(want)),
+                "item {index}"
+            );
+            // The last item is so short that the tokens looked ahead at
+            // reach past it, so it is parsed in place.
+            assert_eq!(*as_text, *index < items.len() - 1, "item {index}");
+        }
+    }
+
+    /// An item that is not well formed, or not alone at its span, parses
+    /// to nothing; the document around it is the sink's to parse again.
+    #[test]
+    fn items_that_do_not_parse_alone_give_nothing() {
+        for (item, why) in [
+            (r#"E("a", "b" "c")"#, "a missing comma"),
+            (r#"E("a", @, "c")"#, "a character no token starts with"),
+            (r#"E("a", "b")"#, "a missing argument"),
+            (r#"F("a", "b", "c")"#, "an undefined class"),
+            (r#"{"k": 1, "k": 2, "z": "padding"}"#, "a duplicate key"),
+            ("E(\"a\", \"b\u{1}\", \"c\")", "a raw control character"),
+        ] {
+            let text = format!(
+                "class E: id, text, tags\n\nentries: [\n  {item},\n  E(\"x\", \"y\", [1, 2])\n]\n"
+            );
+            assert!(parse(&text, &Options::default()).is_err(), "{why}");
+            let (_, t) = split(&text);
+            assert!(
+                matches!(t.items.first(), Some((0, None, true))),
+                "{why}: {:?}",
+                t.items.first()
+            );
+        }
+        // Too deep for the limit where it stands, though not alone.
+        let deep = format!("{}1{}", "[".repeat(600), "]".repeat(600));
+        let text =
+            format!("class E: id, text, tags\n\nentries: [\n  E(\"a\", \"b\", {deep}),\n  1\n]\n");
+        let (_, t) = split(&text);
+        assert!(matches!(t.items.first(), Some((0, None, true))));
     }
 
     /// Plain runs of every length around the vectorised chunk, escapes

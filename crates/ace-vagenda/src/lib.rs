@@ -19,7 +19,7 @@ pub use ace_model::ReadOutput;
 pub use ace_schema::vagenda::Version;
 pub use ace_tron::RootStyle;
 pub use patch::{check_patch, document_sequence, Target};
-pub use reader::{kind_of, read, read_classified, DocKind};
+pub use reader::{kind_of, read, read_classified, read_in_one_piece, DocKind};
 pub use writer::{write, write_into, Container, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the rest of the document.

@@ -2,8 +2,9 @@
 //! checks of seed 002.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
-use ace_jsonspan::Node;
+use ace_jsonspan::{ItemParser, Node};
 use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section, Span};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
 use serde_json::{Map, Value};
@@ -75,14 +76,26 @@ struct EntrySink {
     entries: Vec<ace_model::Entry>,
     derive_from: Vec<Option<String>>,
     diags: Vec<Diagnostic>,
+    /// An item handed over as text did not parse: neither does the
+    /// document, and it is parsed again in one piece to say why.
+    unparsed: bool,
 }
 
 /// What reading one item gives.
+#[derive(Default)]
 struct ItemRead {
     diags: Vec<Diagnostic>,
     /// It was an event (`eventId`), not an entry.
     event: bool,
+    /// It came as text and did not parse.
+    unparsed: bool,
     entry: Option<(ace_model::Entry, Option<String>)>,
+}
+
+/// An item of a taken array, as the parser handed it.
+enum Item {
+    Node(Node),
+    Text(Span),
 }
 
 impl EntrySink {
@@ -94,6 +107,7 @@ impl EntrySink {
             entries: Vec::new(),
             derive_from: Vec::new(),
             diags: Vec::new(),
+            unparsed: false,
         }
     }
 
@@ -101,6 +115,7 @@ impl EntrySink {
     /// at `path`.
     fn took_only(&self, path: &[String]) -> bool {
         !self.events
+            && !self.unparsed
             && matches!(self.taken.as_slice(), [t] if t.len() == path.len() + 1
                 && t[..path.len()] == *path
                 && t[path.len()] == "entries")
@@ -110,10 +125,11 @@ impl EntrySink {
     fn take(&mut self, reads: Vec<ItemRead>) {
         for read in reads {
             // Whatever comes after an event is read again from the whole
-            // tree.
-            if self.events {
+            // tree, and everything if an item did not parse.
+            if self.events || self.unparsed {
                 return;
             }
+            self.unparsed = read.unparsed;
             self.diags.extend(read.diags);
             self.events = read.event;
             if let Some((entry, derive_from)) = read.entry {
@@ -124,23 +140,47 @@ impl EntrySink {
     }
 }
 
-/// Reads a batch of items (item `index` of the array at `base`), spread
-/// over the cores.
-fn read_batch(syntax: Syntax, base: &str, batch: &mut [(usize, Node)]) -> Vec<ItemRead> {
-    ace_model::par::map_each_mut(batch, |(index, node)| read_item(syntax, base, *index, node))
-}
-
 /// Entries read from batches of items of the array at `base`.
-struct ReadEntries {
+struct ReadEntries<'e> {
     base: String,
     sink: EntrySink,
+    /// The document, and what parses the items that come as its text.
+    text: &'e str,
+    parser: Option<Arc<dyn ItemParser>>,
 }
 
-impl ace_model::par::Consume for ReadEntries {
-    type Item = (usize, Node);
+impl ace_model::par::Consume for ReadEntries<'_> {
+    type Item = (usize, Item);
 
-    fn consume(&mut self, batch: &mut [(usize, Node)]) {
-        let reads = read_batch(self.sink.syntax, &self.base, batch);
+    /// Reads a batch of items (item `index` of the array at `base`),
+    /// parsing those that come as text, spread over the cores.
+    fn consume(&mut self, batch: &mut [(usize, Item)]) {
+        let (syntax, base, text) = (self.sink.syntax, &self.base, self.text);
+        let parser = self.parser.as_deref();
+        let reads = ace_model::par::map_runs_mut(batch, |run| {
+            let mut parse = parser.map(|p| p.start(text));
+            run.iter_mut()
+                .map(|(index, item)| {
+                    let mut parsed;
+                    let node = match item {
+                        Item::Node(node) => node,
+                        Item::Text(span) => match parse.as_mut().and_then(|p| p(*span)) {
+                            Some(node) => {
+                                parsed = node;
+                                &mut parsed
+                            }
+                            None => {
+                                return ItemRead {
+                                    unparsed: true,
+                                    ..ItemRead::default()
+                                }
+                            }
+                        },
+                    };
+                    read_item(syntax, base, *index, node)
+                })
+                .collect()
+        });
         self.sink.take(reads);
     }
 }
@@ -152,7 +192,14 @@ struct Streamed<'s, 'e> {
     taken: Vec<Vec<String>>,
     scope: &'s std::thread::Scope<'s, 'e>,
     /// Started at the first item, when the array's path is known.
-    reads: Option<ace_model::par::Batched<'s, 'e, ReadEntries>>,
+    reads: Option<ace_model::par::Batched<'s, 'e, ReadEntries<'e>>>,
+    text: &'e str,
+    /// Items may come as text, parsed on the threads that read them: the
+    /// TRON parser's own thread had been the bound of a TRON read.
+    split: bool,
+    parser: Option<Arc<dyn ItemParser>>,
+    /// Some item came as text.
+    handed_text: bool,
 }
 
 impl Streamed<'_, '_> {
@@ -170,11 +217,7 @@ impl Streamed<'_, '_> {
 /// Reads item `index` of the entries array at JSON pointer `base`; what
 /// an entry keeps may be taken out of `node`.
 fn read_item(syntax: Syntax, base: &str, index: usize, node: &mut Node) -> ItemRead {
-    let mut read = ItemRead {
-        diags: Vec::new(),
-        event: false,
-        entry: None,
-    };
+    let mut read = ItemRead::default();
     if syntax == Syntax::Json {
         ace_jsonspan::duplicate_keys(node, &mut read.diags);
     }
@@ -249,11 +292,32 @@ impl ace_jsonspan::ItemSink for Streamed<'_, '_> {
     }
 
     fn item(&mut self, index: usize, node: Node) {
+        self.push(index, Item::Node(node));
+    }
+
+    fn text_items(&mut self, parser: Arc<dyn ItemParser>) -> bool {
+        // Only the first array taken is read here.
+        let first = self.split && self.taken.len() == 1 && self.parser.is_none();
+        if first {
+            self.parser = Some(parser);
+        }
+        first
+    }
+
+    fn item_text(&mut self, index: usize, span: Span) {
+        self.handed_text = true;
+        self.push(index, Item::Text(span));
+    }
+}
+
+impl Streamed<'_, '_> {
+    fn push(&mut self, index: usize, item: Item) {
         // Whatever comes now is read again from the whole tree.
         if self.taken.len() > 1 {
             return;
         }
-        let (syntax, scope) = (self.syntax, self.scope);
+        let (syntax, scope, text) = (self.syntax, self.scope, self.text);
+        let parser = self.parser.clone();
         let base = || pointer(&self.taken[0]);
         self.reads
             .get_or_insert_with(|| {
@@ -262,10 +326,12 @@ impl ace_jsonspan::ItemSink for Streamed<'_, '_> {
                     ReadEntries {
                         base: base(),
                         sink: EntrySink::new(syntax),
+                        text,
+                        parser,
                     },
                 )
             })
-            .push((index, node));
+            .push((index, item));
     }
 }
 
@@ -466,25 +532,59 @@ pub fn read_classified(
     text: &str,
     syntax: Syntax,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    let (doc, sink) = std::thread::scope(|scope| {
+    read_split(text, syntax, true)
+}
+
+/// [`read`] with every item of the entries array parsed where it stands,
+/// on the parser's thread: what [`read`] must equal (the fuzz targets
+/// check it).
+#[doc(hidden)]
+pub fn read_in_one_piece(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
+    read_split(text, syntax, false).map(|(out, _)| out)
+}
+
+/// [`read_classified`], with the items of the entries array parsed on the
+/// threads that read them if `split`.
+fn read_split(
+    text: &str,
+    syntax: Syntax,
+    split: bool,
+) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
+    let (doc, sink, handed_text) = std::thread::scope(|scope| {
         let mut sink = Streamed {
             syntax,
             taken: Vec::new(),
             scope,
             reads: None,
+            text,
+            split,
+            parser: None,
+            handed_text: false,
         };
         let doc = match syntax {
             Syntax::Json => ace_jsonspan::parse_with(text, &mut sink),
             Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut sink),
         };
+        let handed_text = sink.handed_text;
         // Text that does not parse is an error whatever its items say.
         let sink = match &doc {
             Ok(_) => sink.finish(),
             Err(_) => EntrySink::new(syntax),
         };
-        (doc, sink)
+        (doc, sink, handed_text)
     });
-    let doc = doc?;
+    let doc = match doc {
+        Ok(doc) => doc,
+        // An item handed over as text, before the place of this error,
+        // may not parse either, and its error is the one to report: a
+        // parse in one piece finds the first.
+        Err(_) if handed_text => {
+            let doc = parse(text, syntax)?;
+            let kind = classify(&doc.root.to_value_within(2)).ok();
+            return Ok((read_tree(doc, syntax, None).unwrap_or_default(), kind));
+        }
+        Err(e) => return Err(e),
+    };
     // `classify` looks at the top-level keys and the `…Info` objects, which
     // the sink leaves alone.
     let kind = classify(&doc.root.to_value_within(2)).ok();
@@ -996,9 +1096,13 @@ mod tests {
     /// Reading entries as they are parsed gives what reading the whole
     /// tree gives, for `text`.
     fn streamed_equals_whole(name: &str, text: &str, syntax: Syntax) {
-        let Ok(doc) = parse(text, syntax) else {
-            assert!(read(text, syntax).is_err(), "{name}");
-            return;
+        let doc = match parse(text, syntax) {
+            Ok(doc) => doc,
+            Err(e) => {
+                let split = read(text, syntax).err();
+                assert_eq!(format!("{split:?}"), format!("{:?}", Some(e)), "{name}");
+                return;
+            }
         };
         let whole = read_tree(doc, syntax, None).expect("no sink, no retry");
         let streamed = read(text, syntax).expect("parsed once already");
@@ -1114,7 +1218,7 @@ mod tests {
             entries.join(", ")
         );
         streamed_equals_whole("many", &text, Syntax::Json);
-        let mut events = entries;
+        let mut events = entries.clone();
         events[ace_model::par::BATCH + 100] =
             r#"{"eventId": "v1", "op": "add", "entry": {"id": "x", "kind": "rule", "text": "t"}}"#
                 .to_owned();
@@ -1123,9 +1227,84 @@ mod tests {
             events.join(", ")
         );
         streamed_equals_whole("many, with an event", &text, Syntax::Json);
+        // Items that do not parse, in different batches, and an error
+        // right after the entries: the error of a parse in one piece.
+        for (at, bad) in [
+            (3, r#"{"id": "a" "kind": "rule"}"#),
+            (ace_model::par::BATCH + 7, r#"{"id": "a", "text": "\q"}"#),
+            (n - 1, r#"{"id": "a", "tags": [1,]}"#),
+        ] {
+            let mut broken = entries.clone();
+            broken[at] = bad.to_owned();
+            let text = format!(
+                r#"{{{info}, "playbook": {{"entries": [{}]}}}}"#,
+                broken.join(", ")
+            );
+            streamed_equals_whole(&format!("json, {bad} at {at}"), &text, Syntax::Json);
+        }
+        let text = format!(
+            r#"{{{info}, "playbook": {{"entries": [{}] x}}}}"#,
+            entries.join(", ")
+        );
+        streamed_equals_whole("json, then x", &text, Syntax::Json);
     }
 
-    /// The skimming classification agrees with classifying the whole tree.
+    /// TRON entries handed over as text and parsed on the reading threads
+    /// read as the whole tree does, over several batches: tricky items
+    /// (brackets, quotes and `#` in strings and comments, line feeds,
+    /// named arguments, objects) among plain ones. An item that does not
+    /// parse, early or late, gives the error a parse in one piece gives;
+    /// so do errors after the entries, and one right after an item.
+    #[test]
+    fn tron_entries_parsed_apart_read_as_the_whole_tree_does() {
+        let n = 2 * ace_model::par::BATCH + 9;
+        let tricky = [
+            r##"E("t(", "rule", "x ) ] } \" # \\", null)"##,
+            "E(\n    # a comment ) ] \" (\n    \"c\", \"rule\",\n    \"y\", 0.5 # ]\n  )",
+            r#"E(id="n", kind="rule", text="z", confidence=null)"#,
+            r##"{"id": "o", "kind": "rule", "text": "(", "tags": ["#"]}"##,
+        ];
+        let entry = |i: usize| match i % 97 {
+            k @ 0..=3 => tricky[k].replacen('"', &format!("\"{i}-"), 1),
+            _ => format!("E(\"e{i}\", \"rule\", \"text {i}\", 0.5)"),
+        };
+        let doc = |entries: &[String], tail: &str| {
+            format!(
+                "class E: id, kind, text, confidence\nclass P: version, entries\n\n\
+                 vAgendaInfo: {{version: \"0.2\"}}\nplaybook: P(1, [\n  {}\n]){tail}\n",
+                entries.join(",\n  ")
+            )
+        };
+        let entries: Vec<String> = (0..n).map(entry).collect();
+        streamed_equals_whole("tron, many", &doc(&entries, ""), Syntax::Tron);
+        for (at, bad) in [
+            (1, r#"E("a", "rule" "t", null)"#),
+            (ace_model::par::BATCH + 5, r#"E("a", "rule", @, null)"#),
+            (n - 2, r#"E("a", "rule", "t")"#),
+            (7, "E(\"a\", \"rule\", \"unterminated, null)"),
+            (9, "E\n(\"a\", \"rule\", \"t\", null)"),
+        ] {
+            let mut entries = entries.clone();
+            entries[at] = bad.to_owned();
+            streamed_equals_whole(
+                &format!("tron, {bad} at {at}"),
+                &doc(&entries, ""),
+                Syntax::Tron,
+            );
+        }
+        for tail in [" @", "\nmore: [", "\nclass X: y"] {
+            streamed_equals_whole(
+                &format!("tron, then {tail}"),
+                &doc(&entries, tail),
+                Syntax::Tron,
+            );
+        }
+        let mut entries = entries;
+        entries[20].push('@');
+        streamed_equals_whole("tron, @ after an item", &doc(&entries, ""), Syntax::Tron);
+    }
+
+    /// The skimming classification agrees with classifying the whole tree.    /// The skimming classification agrees with classifying the whole tree.
     #[test]
     fn kind_of_json_agrees_with_the_full_parse() {
         let docs = [
@@ -1276,7 +1455,7 @@ mod tests {
             let text = format!("{{{}}}", parts.join(", "));
             for syntax in [Syntax::Json, Syntax::Tron] {
                 let Ok(mut doc) = parse(&text, syntax) else { continue };
-                let empty = || ItemRead { diags: Vec::new(), event: false, entry: None };
+                let empty = ItemRead::default;
                 let long = read_item_checked(syntax, "/entries", 0, &doc.root, empty());
                 let Some(fast) = plain::read(&mut doc.root, syntax == Syntax::Tron) else {
                     continue;
