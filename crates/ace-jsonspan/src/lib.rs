@@ -98,6 +98,31 @@ pub trait ItemSink {
     }
 }
 
+/// An item of a taken array as a sink got it: a node, or the span of its
+/// text ([`ItemSink::item_text`]).
+pub enum Taken {
+    Node(Node),
+    Text(Span),
+}
+
+impl Taken {
+    /// The item's node, parsing it first (with a parser from
+    /// [`ItemParser::start`]) if it came as text; `None` if it does not
+    /// parse.
+    pub fn resolve(
+        &mut self,
+        parse: Option<&mut (dyn FnMut(Span) -> Option<Node> + '_)>,
+    ) -> Option<&mut Node> {
+        if let Taken::Text(span) = *self {
+            *self = Taken::Node(parse?(span)?);
+        }
+        match self {
+            Taken::Node(node) => Some(node),
+            Taken::Text(_) => None,
+        }
+    }
+}
+
 /// Parses items a parser handed over as text ([`ItemSink::item_text`]),
 /// on any thread, as the parser would have parsed them in place.
 pub trait ItemParser: Send + Sync {

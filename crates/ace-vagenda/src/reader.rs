@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use ace_jsonspan::{ItemParser, Node};
+use ace_jsonspan::{ItemParser, Node, Taken};
 use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section, Span};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
 use serde_json::{Map, Value};
@@ -92,12 +92,6 @@ struct ItemRead {
     entry: Option<(ace_model::Entry, Option<String>)>,
 }
 
-/// An item of a taken array, as the parser handed it.
-enum Item {
-    Node(Node),
-    Text(Span),
-}
-
 impl EntrySink {
     fn new(syntax: Syntax) -> Self {
         EntrySink {
@@ -150,34 +144,22 @@ struct ReadEntries<'e> {
 }
 
 impl ace_model::par::Consume for ReadEntries<'_> {
-    type Item = (usize, Item);
+    type Item = (usize, Taken);
 
     /// Reads a batch of items (item `index` of the array at `base`),
     /// parsing those that come as text, spread over the cores.
-    fn consume(&mut self, batch: &mut [(usize, Item)]) {
+    fn consume(&mut self, batch: &mut [(usize, Taken)]) {
         let (syntax, base, text) = (self.sink.syntax, &self.base, self.text);
         let parser = self.parser.as_deref();
         let reads = ace_model::par::map_runs_mut(batch, |run| {
             let mut parse = parser.map(|p| p.start(text));
             run.iter_mut()
-                .map(|(index, item)| {
-                    let mut parsed;
-                    let node = match item {
-                        Item::Node(node) => node,
-                        Item::Text(span) => match parse.as_mut().and_then(|p| p(*span)) {
-                            Some(node) => {
-                                parsed = node;
-                                &mut parsed
-                            }
-                            None => {
-                                return ItemRead {
-                                    unparsed: true,
-                                    ..ItemRead::default()
-                                }
-                            }
-                        },
-                    };
-                    read_item(syntax, base, *index, node)
+                .map(|(index, item)| match item.resolve(parse.as_deref_mut()) {
+                    Some(node) => read_item(syntax, base, *index, node),
+                    None => ItemRead {
+                        unparsed: true,
+                        ..ItemRead::default()
+                    },
                 })
                 .collect()
         });
@@ -292,7 +274,7 @@ impl ace_jsonspan::ItemSink for Streamed<'_, '_> {
     }
 
     fn item(&mut self, index: usize, node: Node) {
-        self.push(index, Item::Node(node));
+        self.push(index, Taken::Node(node));
     }
 
     fn text_items(&mut self, parser: Arc<dyn ItemParser>) -> bool {
@@ -306,12 +288,12 @@ impl ace_jsonspan::ItemSink for Streamed<'_, '_> {
 
     fn item_text(&mut self, index: usize, span: Span) {
         self.handed_text = true;
-        self.push(index, Item::Text(span));
+        self.push(index, Taken::Text(span));
     }
 }
 
 impl Streamed<'_, '_> {
-    fn push(&mut self, index: usize, item: Item) {
+    fn push(&mut self, index: usize, item: Taken) {
         // Whatever comes now is read again from the whole tree.
         if self.taken.len() > 1 {
             return;
@@ -1302,6 +1284,14 @@ mod tests {
         let mut entries = entries;
         entries[20].push('@');
         streamed_equals_whole("tron, @ after an item", &doc(&entries, ""), Syntax::Tron);
+        // The first error is a broken item's, before the parser's own.
+        entries[20].pop();
+        entries[3] = r#"E("a", "rule" "t", null)"#.to_owned();
+        streamed_equals_whole(
+            "tron, a broken item, then @",
+            &doc(&entries, " @"),
+            Syntax::Tron,
+        );
     }
 
     /// The skimming classification agrees with classifying the whole tree.    /// The skimming classification agrees with classifying the whole tree.
