@@ -123,6 +123,64 @@ impl Taken {
     }
 }
 
+/// For tests of parsers that hand items over as text.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
+    use super::{ItemParser, ItemSink, Node, Span};
+
+    /// Takes the items of a top-level `entries` as text where offered,
+    /// parsing each at once with the parser it was given: each item, its
+    /// node (`None` if it did not parse alone) and whether it came as text.
+    pub struct TextTaker<'t> {
+        text: &'t str,
+        parser: Option<std::sync::Arc<dyn ItemParser>>,
+        pub items: Vec<(usize, Option<Node>, bool)>,
+    }
+
+    impl<'t> TextTaker<'t> {
+        pub fn new(text: &'t str) -> Self {
+            TextTaker {
+                text,
+                parser: None,
+                items: Vec::new(),
+            }
+        }
+
+        /// Asserts that the items taken are the nodes `expected` (from a
+        /// parse in one piece), and gives which of them came as text.
+        pub fn assert_items_are(&self, expected: &[Node]) -> Vec<bool> {
+            assert_eq!(self.items.len(), expected.len());
+            self.items
+                .iter()
+                .zip(expected)
+                .map(|((index, node, as_text), want)| {
+                    let (got, want) = (format!("{node:?}"), format!("{:?}", Some(want)));
+                    assert_eq!(got, want, "item {index}");
+                    *as_text
+                })
+                .collect()
+        }
+    }
+
+    impl ItemSink for TextTaker<'_> {
+        fn wants(&mut self, path: &[&str]) -> bool {
+            path == ["entries"]
+        }
+        fn item(&mut self, index: usize, node: Node) {
+            self.items.push((index, Some(node), false));
+        }
+        fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
+            self.parser = Some(parser);
+            true
+        }
+        fn item_text(&mut self, index: usize, span: Span) {
+            let parser = self.parser.as_ref().expect("offered first");
+            let node = parser.start(self.text)(span);
+            self.items.push((index, node, true));
+        }
+    }
+}
+
 /// Parses items a parser handed over as text ([`ItemSink::item_text`]),
 /// on any thread, as the parser would have parsed them in place.
 pub trait ItemParser: Send + Sync {
@@ -626,41 +684,8 @@ mod tests {
         }
     }
 
-    /// Takes the items of `entries` as text where offered, parsing each
-    /// with the parser it was given.
-    struct TextTaker<'t> {
-        text: &'t str,
-        parser: Option<std::sync::Arc<dyn ItemParser>>,
-        items: Vec<(usize, Option<Node>, bool)>,
-    }
-
-    impl ItemSink for TextTaker<'_> {
-        fn wants(&mut self, path: &[&str]) -> bool {
-            path == ["entries"]
-        }
-        fn item(&mut self, index: usize, node: Node) {
-            self.items.push((index, Some(node), false));
-        }
-        fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
-            self.parser = Some(parser);
-            true
-        }
-        fn item_text(&mut self, index: usize, span: Span) {
-            let node = self
-                .parser
-                .as_ref()
-                .expect("offered first")
-                .start(self.text)(span);
-            self.items.push((index, node, true));
-        }
-    }
-
-    fn split(text: &str) -> (Result<Document, Diagnostic>, TextTaker<'_>) {
-        let mut t = TextTaker {
-            text,
-            parser: None,
-            items: Vec::new(),
-        };
+    fn split(text: &str) -> (Result<Document, Diagnostic>, testing::TextTaker<'_>) {
+        let mut t = testing::TextTaker::new(text);
         (parse_with(text, &mut t), t)
     }
 
@@ -679,15 +704,8 @@ mod tests {
             format!("{:?}", whole.root.locate(["after"]).node)
         );
         let expected = whole.root.locate(["entries"]).node.as_array().unwrap();
-        assert_eq!(t.items.len(), expected.len());
-        for ((index, node, as_text), want) in t.items.iter().zip(expected) {
-            assert_eq!(
-                format!("{node:?}"),
-                format!("{:?}", Some(want)),
-                "item {index}"
-            );
-            assert_eq!(*as_text, *index < 2, "item {index}");
-        }
+        // The objects and arrays come as text, the scalars as nodes.
+        assert_eq!(t.assert_items_are(expected), [true, true, false, false]);
         for bad in [
             r#"{"a" 1}"#,
             r#"{"a": 01}"#,

@@ -892,39 +892,13 @@ mod tests {
         }
     }
 
-    /// Takes items as text where the parser offers it, parsing each with
-    /// the parser it was given; items that come as nodes are kept as they
-    /// are.
-    struct TextTaker {
-        parser: Option<std::sync::Arc<dyn ItemParser>>,
-        items: Vec<(usize, Option<Node>, bool)>,
-        text: String,
-    }
-
-    impl ItemSink for TextTaker {
-        fn wants(&mut self, path: &[&str]) -> bool {
-            path == ["entries"]
-        }
-        fn item(&mut self, index: usize, node: Node) {
-            self.items.push((index, Some(node), false));
-        }
-        fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
-            self.parser = Some(parser);
-            true
-        }
-        fn item_text(&mut self, index: usize, span: Span) {
-            let parser = self.parser.as_ref().expect("offered first");
-            let node = parser.start(&self.text)(span);
-            self.items.push((index, node, true));
-        }
-    }
-
-    fn split(text: &str) -> (Result<Document, Diagnostic>, TextTaker) {
-        let mut t = TextTaker {
-            parser: None,
-            items: Vec::new(),
-            text: text.to_owned(),
-        };
+    fn split(
+        text: &str,
+    ) -> (
+        Result<Document, Diagnostic>,
+        ace_jsonspan::testing::TextTaker<'_>,
+    ) {
+        let mut t = ace_jsonspan::testing::TextTaker::new(text);
         let doc = parse_with(text, &Options::default(), &mut t);
         (doc, t)
     }
@@ -955,17 +929,11 @@ mod tests {
             format!("{:?}", whole.root.locate(["after"]).node)
         );
         let expected = whole.root.locate(["entries"]).node.as_array().unwrap();
-        assert_eq!(t.items.len(), expected.len());
-        for ((index, node, as_text), want) in t.items.iter().zip(expected) {
-            assert_eq!(
-                format!("{node:?}"),
-                format!("{:?}", Some(want)),
-                "item {index}"
-            );
-            // The last item is so short that the tokens looked ahead at
-            // reach past it, so it is parsed in place.
-            assert_eq!(*as_text, *index < items.len() - 1, "item {index}");
-        }
+        // The last item is so short that the tokens looked ahead at reach
+        // past it, so it is parsed in place.
+        let as_text = t.assert_items_are(expected);
+        let want: Vec<bool> = (0..items.len()).map(|i| i < items.len() - 1).collect();
+        assert_eq!(as_text, want);
     }
 
     /// An item that is not well formed, or not alone at its span, parses
