@@ -560,11 +560,7 @@ fn read_split(
         // An item handed over as text, before the place of this error,
         // may not parse either, and its error is the one to report: a
         // parse in one piece finds the first.
-        Err(_) if handed_text => {
-            let doc = parse(text, syntax)?;
-            let kind = classify(&doc.root.to_value_within(2)).ok();
-            return Ok((read_tree(doc, syntax, None).unwrap_or_default(), kind));
-        }
+        Err(_) if handed_text => return read_whole(text, syntax),
         Err(e) => return Err(e),
     };
     // `classify` looks at the top-level keys and the `…Info` objects, which
@@ -573,9 +569,16 @@ fn read_split(
     if let Some(out) = read_tree(doc, syntax, Some(sink)) {
         return Ok((out, kind));
     }
+    read_whole(text, syntax)
+}
+
+/// [`read_classified`] from a parse in one piece, with no sink: what the
+/// streamed read falls back on.
+fn read_whole(text: &str, syntax: Syntax) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
+    let doc = parse(text, syntax)?;
+    let kind = classify(&doc.root.to_value_within(2)).ok();
     // With no sink there is nothing to parse again for.
-    let out = read_tree(parse(text, syntax)?, syntax, None).unwrap_or_default();
-    Ok((out, kind))
+    Ok((read_tree(doc, syntax, None).unwrap_or_default(), kind))
 }
 
 /// [`read`] of a parsed document whose playbook entries `sink` took, if it
@@ -1294,7 +1297,7 @@ mod tests {
         );
     }
 
-    /// The skimming classification agrees with classifying the whole tree.    /// The skimming classification agrees with classifying the whole tree.
+    /// The skimming classification agrees with classifying the whole tree.
     #[test]
     fn kind_of_json_agrees_with_the_full_parse() {
         let docs = [
