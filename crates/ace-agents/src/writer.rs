@@ -116,28 +116,47 @@ impl<'p> Groups<'p> {
 /// the next one (an MSD radix sort by 16-byte digits), so each string is
 /// read once per chunk of it that matters.
 fn seed_sorted<'p>(entries: &[&'p Entry]) -> Vec<&'p Entry> {
-    let mut keys: Vec<(u64, Chunk, usize)> = entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (helpful_key(e), Chunk::of(&e.content, 0), i))
-        .collect();
-    keys.sort_unstable();
+    // On every core: a source without sections (a skill file) is one list
+    // of a million entries, and taking each key's first chunk misses the
+    // cache once per entry.
+    let mut keys: Vec<(u64, Chunk, usize)> = ace_model::par::map_index(entries.len(), |i| {
+        let e = entries[i];
+        (helpful_key(e), Chunk::of(&e.content, 0), i)
+    });
+    ace_model::par::sort_unstable(&mut keys);
     let mut order: Vec<usize> = keys.iter().map(|k| k.2).collect();
-    let mut ties = Vec::new();
+    // The runs that tie on the first chunk are disjoint slices of `order`,
+    // each refined on its own: entries written from a few words tie on
+    // their first chunk by the hundred thousand.
+    let mut ties: Vec<&mut [usize]> = Vec::new();
+    let mut rest: &mut [usize] = &mut order;
+    let mut cut = 0;
     for_each_run(
         &keys,
         |a, b| a.0 == b.0 && a.1 == b.1,
         |run, k| {
             if run.len() > 1 && k.1.goes_on() {
-                ties.push((run, Chunk::LEN));
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut(run.start - cut);
+                let (slots, tail) = tail.split_at_mut(run.len());
+                ties.push(slots);
+                rest = tail;
+                cut = run.end;
             }
         },
     );
+    ace_model::par::each_heavy_mut(&mut ties, entries.len(), |slots| refine(slots, entries));
+    order.into_iter().map(|i| entries[i]).collect()
+}
+
+/// Sorts `slots`, indices of entries whose contents tie on their first
+/// chunk, by the chunks after it.
+fn refine(slots: &mut [usize], entries: &[&Entry]) {
     // A work list, not recursion: equal contents of a megabyte would nest
     // tens of thousands of calls.
+    let mut ties = vec![(0..slots.len(), Chunk::LEN)];
     let mut chunks: Vec<(Chunk, usize)> = Vec::new();
     while let Some((run, at)) = ties.pop() {
-        let slots = &mut order[run.clone()];
+        let slots = &mut slots[run.clone()];
         chunks.clear();
         chunks.extend(
             slots
@@ -158,7 +177,6 @@ fn seed_sorted<'p>(entries: &[&'p Entry]) -> Vec<&'p Entry> {
             },
         );
     }
-    order.into_iter().map(|i| entries[i]).collect()
 }
 
 /// Calls `f` with the range and first item of each run of items that are
@@ -746,6 +764,40 @@ mod tests {
             proptest::prop_assert!(got.iter().zip(&expected).all(|(a, b)| std::ptr::eq(*a, *b)));
             proptest::prop_assert_eq!(got.len(), expected.len());
         }
+    }
+
+    /// Past the size that goes to the thread pool: the keys are taken and
+    /// sorted there, and tens of thousands of entries tie on their first
+    /// chunks, so the runs of ties are refined side by side.
+    #[test]
+    fn a_long_list_is_sorted_by_the_seed_rule_stably() {
+        let words = ["a", "b", "aaaaaaaaaaaaaaaa", "\0", "é", ""];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n) as usize
+        };
+        let entries: Vec<Entry> = (0..ace_model::par::MIN_ITEMS * 3 + 11)
+            .map(|i| {
+                let content: String = (0..next(9)).map(|_| words[next(6)]).collect();
+                let mut e = Entry::new(format!("e{i}"), content);
+                e.helpful = [None, Some(0), Some(1), Some(2)][next(4)];
+                e
+            })
+            .collect();
+        let refs: Vec<&Entry> = entries.iter().collect();
+        let mut expected = refs.clone();
+        expected.sort_by(|a, b| {
+            b.helpful
+                .unwrap_or(0)
+                .cmp(&a.helpful.unwrap_or(0))
+                .then_with(|| a.content.cmp(&b.content))
+        });
+        let got = seed_sorted(&refs);
+        assert_eq!(got.len(), expected.len());
+        assert!(got.iter().zip(&expected).all(|(a, b)| std::ptr::eq(*a, *b)));
     }
 
     #[test]

@@ -119,6 +119,31 @@ pub fn map_runs_mut<I: Send, T: Send>(
         .collect()
 }
 
+/// `f` of each index of `0..n`, in order, written straight into the
+/// result on the thread pool when there are enough.
+pub fn map_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    let mut out = Vec::new();
+    if worth_it(n) {
+        (0..n)
+            .into_par_iter()
+            .with_min_len(RUN)
+            .map(f)
+            .collect_into_vec(&mut out);
+    } else {
+        out.extend((0..n).map(f));
+    }
+    out
+}
+
+/// `items` sorted, not stably, on the thread pool when there are enough.
+pub fn sort_unstable<T: Ord + Send>(items: &mut [T]) {
+    if worth_it(items.len()) {
+        items.par_sort_unstable();
+    } else {
+        items.sort_unstable();
+    }
+}
+
 /// `f` on each of a few heavy items (the entries of each section, say),
 /// one task each, when their `total` size is worth spreading.
 pub fn each_heavy_mut<I: Send>(items: &mut [I], total: usize, f: impl Fn(&mut I) + Sync) {
@@ -426,6 +451,23 @@ mod tests {
             unzip_into(n, |i| (i * 2, line(i)), &mut left, &mut right);
             assert_eq!(left, (0..n).map(|i| i * 2).collect::<Vec<_>>(), "{n}");
             assert_eq!(right, (0..n).map(line).collect::<Vec<_>>(), "{n}");
+        }
+    }
+
+    #[test]
+    fn indices_are_mapped_in_order_and_sorts_sort_on_either_side_of_the_pool() {
+        for n in [0, 1, MIN_ITEMS - 1, MIN_ITEMS, MIN_ITEMS * 3 + 7] {
+            let mapped = map_index(n, |i| (i * 7919) % 1009);
+            assert_eq!(
+                mapped,
+                (0..n).map(|i| (i * 7919) % 1009).collect::<Vec<_>>(),
+                "{n}"
+            );
+            let mut sorted = mapped.clone();
+            sort_unstable(&mut sorted);
+            let mut expected = mapped;
+            expected.sort();
+            assert_eq!(sorted, expected, "{n}");
         }
     }
 
