@@ -400,7 +400,7 @@ impl Writer<'_, '_> {
                     losses: std::mem::take(losses),
                     taken: HashSet::new(),
                 };
-                entries[range].iter().for_each(|e| w.bullet(e));
+                ace_model::prefetch::each_ahead(&entries[range], |e| w.bullet(e));
                 *losses = w.losses;
             },
         );

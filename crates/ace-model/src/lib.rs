@@ -16,6 +16,7 @@ mod model;
 pub mod normalize;
 pub mod out;
 pub mod par;
+pub mod prefetch;
 pub mod rules;
 pub mod scan;
 
