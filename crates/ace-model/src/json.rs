@@ -147,6 +147,29 @@ mod tests {
         assert_eq!(write(&back), text);
     }
 
+    /// A null that is there (playbook.yaml's bare `version:`) is a value
+    /// the canonical form writes and must read back, not an absent field.
+    #[test]
+    fn a_present_null_reads_back_as_written() {
+        let mut pb = Playbook {
+            version: Some(serde_json::Value::Null),
+            ..Playbook::default()
+        };
+        let mut e = Entry::new("a-1", "x");
+        e.scope = Some(crate::Scope::Detail(Box::new(crate::ScopeDetail {
+            inputs: Some(serde_json::Value::Null),
+            ..Default::default()
+        })));
+        pb.entries = vec![e];
+        let text = write(&pb);
+        assert!(text.contains("\"version\": null"), "{text}");
+        let back = read(&text).unwrap();
+        assert_eq!(back, pb);
+        assert_eq!(write(&back), text);
+        let absent = read(r#"{"format":"ace-canonical","version":1,"playbook":{}}"#).unwrap();
+        assert_eq!(absent.version, None);
+    }
+
     #[test]
     fn errors_carry_a_position() {
         let err = read("{\n  \"format\": \"ace-canonical\",\n  oops\n}").unwrap_err();
