@@ -106,6 +106,14 @@ pub enum Taken {
 }
 
 impl Taken {
+    /// Where the item stands in the text.
+    pub fn span(&self) -> Span {
+        match self {
+            Taken::Node(node) => node.span,
+            Taken::Text(span) => *span,
+        }
+    }
+
     /// The item's node, parsing it first (with a parser from
     /// [`ItemParser::start`]) if it came as text; `None` if it does not
     /// parse.

@@ -255,6 +255,15 @@ impl<'t> Bullets<'t> {
         if let (true, Some((_, node))) = (self.entries.is_empty(), pending.first()) {
             let keys = key_order_refs(node).into_iter().map(str::to_owned);
             self.template = KeyOrder::new(keys.collect::<Vec<_>>());
+            if let Some((_, last)) = pending.last() {
+                let room = ace_model::par::room_for_rest(
+                    pending.len(),
+                    last.span.end.saturating_sub(node.span.start),
+                    self.text.len(),
+                );
+                self.entries.reserve(room);
+                self.id_hashes.reserve(room);
+            }
         }
         let this = &*self;
         let prepared =

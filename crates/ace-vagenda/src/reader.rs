@@ -149,6 +149,17 @@ impl ace_model::par::Consume for ReadEntries<'_> {
     /// Reads a batch of items (item `index` of the array at `base`),
     /// parsing those that come as text, spread over the cores.
     fn consume(&mut self, batch: &mut [(usize, Taken)]) {
+        if let ([(_, first), ..], [.., (_, last)], true) =
+            (&*batch, &*batch, self.sink.entries.is_empty())
+        {
+            let room = ace_model::par::room_for_rest(
+                batch.len(),
+                last.span().end.saturating_sub(first.span().start),
+                self.text.len(),
+            );
+            self.sink.entries.reserve(room);
+            self.sink.derive_from.reserve(room);
+        }
         let (syntax, base, text) = (self.sink.syntax, &self.base, self.text);
         let parser = self.parser.as_deref();
         let reads = ace_model::par::map_runs_mut(batch, |run| {
