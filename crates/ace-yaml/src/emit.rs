@@ -148,6 +148,48 @@ const RESERVED: [&str; 8] = [
 /// Extra fields in the order they were read: the model keeps it (serde_json
 /// with `preserve_order`), and sorting here made a trip through this format
 /// reorder another format's fields.
+/// An entry as playbook.yaml holds it: its fields, then its extra fields
+/// beside them.
+fn entry_value(e: &ace_model::Entry) -> Value {
+    let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
+    let Value::Object(m) = &mut v else {
+        return v;
+    };
+    let Some(Value::Object(mut extra)) = m.shift_remove("extra") else {
+        return v;
+    };
+    // An extra field named like a field of the entry (a skill bullet's
+    // `evidence` kept as written beside a repeated key) reads back as that
+    // field when the model can hold its value, so it is written as that
+    // field, in that field's place: what is read back writes the same text.
+    let held: Vec<String> = extra
+        .iter()
+        .filter(|(k, x)| {
+            !x.is_null()
+                && !m.contains_key(k.as_str())
+                && crate::reader::is_entry_field(k)
+                && crate::reader::field_error(k, x).is_none()
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !held.is_empty() {
+        let mut all = m.clone();
+        for k in &held {
+            all.insert(k.clone(), extra[k.as_str()].clone());
+        }
+        let typed = serde_json::from_value::<ace_model::Entry>(Value::Object(all))
+            .and_then(|e| serde_json::to_value(&e));
+        if let Ok(Value::Object(typed)) = typed {
+            *m = typed;
+            extra.retain(|k, _| !held.contains(k));
+        }
+    }
+    for (k, x) in in_order(&extra) {
+        m.insert(k.to_owned(), x.clone());
+    }
+    v
+}
+
 fn in_order(extra: &Map<String, Value>) -> Vec<(&str, &Value)> {
     extra.iter().map(|(k, v)| (k.as_str(), v)).collect()
 }
@@ -221,21 +263,7 @@ pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
         top.push(("sections", Value::Array(list)));
     }
     if scope == Scope::Full && !pb.entries.is_empty() {
-        let list = pb
-            .entries
-            .iter()
-            .map(|e| {
-                let mut v = serde_json::to_value(e).unwrap_or(Value::Null);
-                if let Value::Object(m) = &mut v {
-                    if let Some(Value::Object(extra)) = m.shift_remove("extra") {
-                        for (k, x) in in_order(&extra) {
-                            m.insert(k.to_owned(), x.clone());
-                        }
-                    }
-                }
-                v
-            })
-            .collect();
+        let list = pb.entries.iter().map(entry_value).collect();
         top.push(("entries", Value::Array(list)));
     }
     // An extra field named like one of the file's own keys would read back
@@ -283,6 +311,38 @@ mod tests {
         assert_eq!(key("on"), "\"on\"");
         assert_eq!(key("a b"), "\"a b\"");
         assert_eq!(key("9lives"), "\"9lives\"");
+    }
+
+    /// Extra fields named like the entry's own, as the skill reader keeps
+    /// a bullet's `evidence` it cannot type: written where they read back
+    /// as written, and what is read back writes the same text.
+    #[test]
+    fn extra_fields_named_like_entry_fields_come_back_and_write_the_same() {
+        let mut held = ace_model::Entry::new("b-1", "x");
+        held.extra.insert(
+            "evidence".into(),
+            serde_json::json!([{"type": "run", "ref": "t-1", "note": "n"}]),
+        );
+        held.extra.insert("other".into(), serde_json::json!(1));
+        let mut null = ace_model::Entry::new("b-2", "y");
+        null.extra.insert("evidence".into(), Value::Null);
+        null.extra.insert("title".into(), Value::Null);
+        let pb = Playbook {
+            entries: vec![held, null],
+            ..Playbook::default()
+        };
+        let first = crate::write(&pb).text;
+        let back = crate::read(&first).expect("reads").playbook;
+        assert_eq!(crate::write(&back).text, first);
+        let evidence = back.entries[0].evidence.as_ref().expect("typed");
+        assert_eq!(evidence.len(), 1);
+        assert_eq!(
+            back.entries[0].extra.get("other"),
+            Some(&serde_json::json!(1))
+        );
+        assert_eq!(back.entries[1].evidence, None);
+        assert_eq!(back.entries[1].extra.get("evidence"), Some(&Value::Null));
+        assert_eq!(back.entries[1].extra.get("title"), Some(&Value::Null));
     }
 
     #[test]

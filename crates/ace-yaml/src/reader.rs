@@ -429,7 +429,10 @@ impl Reader<'_> {
         let mut known = Map::new();
         let mut extra = Map::new();
         for (k, v) in m {
-            if !is_entry_field(&k) {
+            // A null where an optional field goes is kept as written: read
+            // as no field, a skill bullet's `"evidence": null` written here
+            // would be gone on the way back.
+            if !is_entry_field(&k) || (v.is_null() && !matches!(k.as_str(), "id" | "content")) {
                 extra.insert(k, v);
                 continue;
             }
@@ -488,12 +491,12 @@ fn whole_entry(m: &Map<String, Value>) -> Option<Entry> {
     let back = serde_json::to_value(&e).ok()?;
     m.iter()
         .filter(|(k, _)| is_entry_field(k))
-        .all(|(k, v)| v.is_null() || back.get(k) == Some(v))
+        .all(|(k, v)| back.get(k) == Some(v))
         .then_some(e)
 }
 
 /// Why the model cannot hold `value` as the entry field `key`, if it cannot.
-fn field_error(key: &str, value: &Value) -> Option<String> {
+pub(crate) fn field_error(key: &str, value: &Value) -> Option<String> {
     let mut probe = Map::new();
     probe.insert("id".into(), Value::String(String::new()));
     probe.insert("content".into(), Value::String(String::new()));
@@ -514,7 +517,7 @@ fn field_error(key: &str, value: &Value) -> Option<String> {
 /// Whether `key` is one of `Entry`'s serde fields (`extra` excepted). The
 /// optional ones come from the model itself, so a field added there is
 /// known here too.
-fn is_entry_field(key: &str) -> bool {
+pub(crate) fn is_entry_field(key: &str) -> bool {
     matches!(
         key,
         "id" | "section" | "content" | "helpful" | "harmful" | "neutral"
