@@ -19,12 +19,17 @@ fn is_plain_key(k: &str) -> bool {
 }
 
 fn quoted(s: &str) -> String {
-    let json = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+    yaml_safe(serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned()))
+}
+
+/// JSON text (a string, or a value in flow style) as YAML takes it. JSON
+/// leaves DEL, the C1 controls and a few code points unescaped that YAML
+/// does not allow in a document; they can only stand inside strings, where
+/// `\uXXXX` is valid in both.
+fn yaml_safe(json: String) -> String {
     if !json.chars().any(not_yaml_printable) {
         return json;
     }
-    // JSON leaves DEL, the C1 controls and a few code points unescaped
-    // that YAML does not allow in a document; `\uXXXX` is valid in both.
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
         if not_yaml_printable(c) {
@@ -122,7 +127,7 @@ fn emit_list(out: &mut String, items: &[Value], indent: usize) {
             }
             // Nested lists are rare; flow style (JSON) keeps them exact.
             Value::Array(_) => {
-                out.push_str(&serde_json::to_string(item).unwrap_or_default());
+                out.push_str(&yaml_safe(serde_json::to_string(item).unwrap_or_default()));
                 out.push('\n');
             }
             _ => {
@@ -303,6 +308,21 @@ mod tests {
             "\"a\\u007fb\\u0093\\u0085\\ufeffé\""
         );
         assert_eq!(quoted("tab\there"), "\"tab\\there\"");
+    }
+
+    #[test]
+    fn nested_lists_in_flow_style_escape_what_yaml_forbids() {
+        let mut out = String::new();
+        emit_list(
+            &mut out,
+            &[serde_json::json!(["a\u{7f}b", ["\u{85}", 1], {"k\u{feff}": "v"}])],
+            0,
+        );
+        assert_eq!(
+            out,
+            "- [\"a\\u007fb\",[\"\\u0085\",1],{\"k\\ufeff\":\"v\"}]\n"
+        );
+        assert!(!out.chars().any(not_yaml_printable));
     }
 
     #[test]
