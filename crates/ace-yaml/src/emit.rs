@@ -150,9 +150,6 @@ const RESERVED: [&str; 8] = [
     "entries",
 ];
 
-/// Extra fields in the order they were read: the model keeps it (serde_json
-/// with `preserve_order`), and sorting here made a trip through this format
-/// reorder another format's fields.
 /// An entry as playbook.yaml holds it: its fields, then its extra fields
 /// beside them.
 fn entry_value(e: &ace_model::Entry) -> Value {
@@ -195,6 +192,9 @@ fn entry_value(e: &ace_model::Entry) -> Value {
     v
 }
 
+/// Extra fields in the order they were read: the model keeps it (serde_json
+/// with `preserve_order`), and sorting here made a trip through this format
+/// reorder another format's fields.
 fn in_order(extra: &Map<String, Value>) -> Vec<(&str, &Value)> {
     extra.iter().map(|(k, v)| (k.as_str(), v)).collect()
 }

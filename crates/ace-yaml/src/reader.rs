@@ -507,7 +507,8 @@ pub(crate) fn field_error(key: &str, value: &Value) -> Option<String> {
         // model does not know would lose that key, silently.
         Ok(e) => {
             let back = serde_json::to_value(&e).ok();
-            // `null` reads as absent, as it always has.
+            // `null` reads as absent (only `id` and `content` come here
+            // as null: the entry reader keeps any other null as extra).
             let same = value.is_null() || back.as_ref().and_then(|b| b.get(key)) == Some(value);
             (!same).then(|| "the model cannot hold this value as it is".to_owned())
         }
