@@ -68,7 +68,6 @@ const TRON_OPTIONS: ace_tron::Options = ace_tron::Options {
 /// parses again without it when what it took was not the playbook's ACE
 /// entries (rare shapes: an event log, two candidate arrays).
 struct EntrySink {
-    syntax: Syntax,
     /// The paths of the arrays taken; more than one means parsing again.
     taken: Vec<Vec<String>>,
     /// An item was an event (`eventId`), so the playbook is an event log.
@@ -93,9 +92,8 @@ struct ItemRead {
 }
 
 impl EntrySink {
-    fn new(syntax: Syntax) -> Self {
+    fn new() -> Self {
         EntrySink {
-            syntax,
             taken: Vec::new(),
             events: false,
             entries: Vec::new(),
@@ -134,47 +132,68 @@ impl EntrySink {
     }
 }
 
-/// Entries read from batches of items of the array at `base`.
-struct ReadEntries<'e> {
+/// Reads runs of items of the array at `base`, parsing those that come
+/// as text, on whichever thread takes the run.
+struct ReadRuns<'e> {
+    syntax: Syntax,
     base: String,
-    sink: EntrySink,
     /// The document, and what parses the items that come as its text.
     text: &'e str,
     parser: Option<Arc<dyn ItemParser>>,
 }
 
-impl ace_model::par::Consume for ReadEntries<'_> {
-    type Item = (usize, Taken);
+/// What reading a run gives: its items' reads, and how many bytes of the
+/// text the run spans.
+struct RunRead {
+    reads: Vec<ItemRead>,
+    spanned: usize,
+}
 
-    /// Reads a batch of items (item `index` of the array at `base`),
-    /// parsing those that come as text, spread over the cores.
-    fn consume(&mut self, batch: &mut [(usize, Taken)]) {
-        if let ([(_, first), ..], [.., (_, last)], true) =
-            (&*batch, &*batch, self.sink.entries.is_empty())
-        {
-            let room = ace_model::par::room_for_rest(
-                batch.len(),
-                last.span().end.saturating_sub(first.span().start),
-                self.text.len(),
-            );
-            self.sink.entries.reserve(room);
-            self.sink.derive_from.reserve(room);
-        }
-        let (syntax, base, text) = (self.sink.syntax, &self.base, self.text);
-        let parser = self.parser.as_deref();
-        let reads = ace_model::par::map_runs_mut(batch, |run| {
-            let mut parse = parser.map(|p| p.start(text));
-            run.iter_mut()
-                .map(|(index, item)| match item.resolve(parse.as_deref_mut()) {
-                    Some(node) => read_item(syntax, base, *index, node),
+impl ace_model::par::RunWork for ReadRuns<'_> {
+    type Item = (usize, Taken);
+    type Out = RunRead;
+
+    fn work(&self, run: Vec<(usize, Taken)>) -> RunRead {
+        let spanned = match (run.first(), run.last()) {
+            (Some((_, first)), Some((_, last))) => {
+                last.span().end.saturating_sub(first.span().start)
+            }
+            _ => 0,
+        };
+        let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
+        // Each item is dropped once read, here: the thread that parsed it
+        // frees it, while it is still in the cache.
+        let reads = run
+            .into_iter()
+            .map(
+                |(index, mut item)| match item.resolve(parse.as_deref_mut()) {
+                    Some(node) => read_item(self.syntax, &self.base, index, node),
                     None => ItemRead {
                         unparsed: true,
                         ..ItemRead::default()
                     },
-                })
-                .collect()
-        });
-        self.sink.take(reads);
+                },
+            )
+            .collect();
+        RunRead { reads, spanned }
+    }
+}
+
+/// The entries of the runs read, in order.
+struct TakeEntries {
+    sink: EntrySink,
+    /// The document's length, to make room for its entries once.
+    text_len: usize,
+}
+
+impl ace_model::par::TakeRuns<RunRead> for TakeEntries {
+    fn take(&mut self, run: RunRead) {
+        if self.sink.entries.is_empty() {
+            let room = ace_model::par::room_for_rest(run.reads.len(), run.spanned, self.text_len);
+            self.sink.entries.reserve(room);
+            self.sink.derive_from.reserve(room);
+        }
+        self.sink.take(run.reads);
     }
 }
 
@@ -185,7 +204,7 @@ struct Streamed<'s, 'e> {
     taken: Vec<Vec<String>>,
     scope: &'s std::thread::Scope<'s, 'e>,
     /// Started at the first item, when the array's path is known.
-    reads: Option<ace_model::par::Batched<'s, 'e, ReadEntries<'e>>>,
+    reads: Option<ace_model::par::Ordered<'s, 'e, ReadRuns<'e>, TakeEntries>>,
     text: &'e str,
     /// Items may come as text, parsed on the threads that read them: the
     /// TRON parser's own thread had been the bound of a TRON read.
@@ -200,7 +219,7 @@ impl Streamed<'_, '_> {
     fn finish(self) -> EntrySink {
         let mut sink = match self.reads {
             Some(reads) => reads.finish().sink,
-            None => EntrySink::new(self.syntax),
+            None => EntrySink::new(),
         };
         sink.taken = self.taken;
         sink
@@ -314,13 +333,17 @@ impl Streamed<'_, '_> {
         let base = || pointer(&self.taken[0]);
         self.reads
             .get_or_insert_with(|| {
-                ace_model::par::Batched::new(
+                ace_model::par::Ordered::new(
                     scope,
-                    ReadEntries {
+                    ReadRuns {
+                        syntax,
                         base: base(),
-                        sink: EntrySink::new(syntax),
                         text,
                         parser,
+                    },
+                    TakeEntries {
+                        sink: EntrySink::new(),
+                        text_len: text.len(),
                     },
                 )
             })
@@ -562,7 +585,7 @@ fn read_split(
         // Text that does not parse is an error whatever its items say.
         let sink = match &doc {
             Ok(_) => sink.finish(),
-            Err(_) => EntrySink::new(syntax),
+            Err(_) => EntrySink::new(),
         };
         (doc, sink, handed_text)
     });
