@@ -77,50 +77,6 @@ fn runs_of<T: Send>(
         .collect()
 }
 
-/// `f` of consecutive runs of `0..n`, in order, computed on the thread
-/// pool when there are enough items, on the calling thread otherwise.
-pub fn collect_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync) -> Vec<T> {
-    match n {
-        0 => Vec::new(),
-        _ if !worth_it(n) => vec![f(0..n)],
-        _ => runs_of(0..n.div_ceil(RUN), n, &f),
-    }
-}
-
-/// `f` of each item, in order, runs of them on the thread pool when there
-/// are enough.
-pub fn map_each<'i, I: Sync, T: Send>(items: &'i [I], f: impl Fn(&'i I) -> T + Sync) -> Vec<T> {
-    collect_runs(items.len(), |range| {
-        items[range].iter().map(&f).collect::<Vec<_>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect()
-}
-
-/// [`map_each`] over items `f` may change (take their strings, say).
-pub fn map_each_mut<I: Send, T: Send>(items: &mut [I], f: impl Fn(&mut I) -> T + Sync) -> Vec<T> {
-    map_runs_mut(items, |run| run.iter_mut().map(&f).collect())
-}
-
-/// `f` of runs of `items` (each giving a result per item), their results
-/// in order: for work that sets something up once per run.
-pub fn map_runs_mut<I: Send, T: Send>(
-    items: &mut [I],
-    f: impl Fn(&mut [I]) -> Vec<T> + Sync,
-) -> Vec<T> {
-    if !worth_it(items.len()) {
-        return f(items);
-    }
-    items
-        .par_chunks_mut(RUN)
-        .map(&f)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .flatten()
-        .collect()
-}
-
 /// `f` of each index of `0..n`, in order, written straight into the
 /// result on the thread pool when there are enough.
 pub fn map_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
@@ -253,108 +209,6 @@ pub fn on_one_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
         Ok(pool) => pool.install(f),
         // No thread to be had: the pool of the process is used.
         Err(_) => f(),
-    }
-}
-
-/// State that items are handed to a batch at a time, in order.
-pub trait Consume: Send {
-    type Item: Send;
-    /// Takes a batch. It may take what it keeps out of the items: they
-    /// are only dropped after.
-    fn consume(&mut self, batch: &mut [Self::Item]);
-}
-
-/// Items in a batch: enough for every thread to get several runs.
-pub const BATCH: usize = MIN_ITEMS;
-
-/// Hands items to a [`Consume`] in batches. Up to one batch it stays on
-/// the calling thread; past that the state moves to a thread of its own
-/// (which may spread each batch over the pool), so that a parser producing
-/// the items goes on while they are consumed. Batches come back to the
-/// calling thread to be dropped: it allocated their items, and freeing them
-/// there lets it make the next ones in the same memory (freed elsewhere,
-/// they cost more to free and fresh pages are taken instead).
-pub struct Batched<'s, 'e, C: Consume> {
-    pending: Vec<C::Item>,
-    scope: &'s std::thread::Scope<'s, 'e>,
-    /// The state, until a thread takes it.
-    state: Option<C>,
-    worker: Option<Worker<'s, C>>,
-}
-
-struct Worker<'s, C: Consume> {
-    batches: std::sync::mpsc::SyncSender<Vec<C::Item>>,
-    used: std::sync::mpsc::Receiver<Vec<C::Item>>,
-    done: std::thread::ScopedJoinHandle<'s, C>,
-}
-
-impl<'s, 'e, C: Consume + 's> Batched<'s, 'e, C> {
-    pub fn new(scope: &'s std::thread::Scope<'s, 'e>, state: C) -> Self {
-        Batched {
-            pending: Vec::new(),
-            scope,
-            state: Some(state),
-            worker: None,
-        }
-    }
-
-    pub fn push(&mut self, item: C::Item) {
-        self.pending.push(item);
-        if self.pending.len() >= BATCH {
-            self.send();
-        }
-    }
-
-    fn send(&mut self) {
-        let batch = std::mem::take(&mut self.pending);
-        let worker = match (&mut self.worker, self.state.take()) {
-            (Some(w), _) => w,
-            (None, Some(mut state)) => {
-                // One batch waits at most: the producer runs ahead of the
-                // consumer by no more than that.
-                let (batches, rx) = std::sync::mpsc::sync_channel::<Vec<C::Item>>(1);
-                let (back, used) = std::sync::mpsc::channel();
-                let done = self.scope.spawn(move || {
-                    for mut batch in rx {
-                        state.consume(&mut batch);
-                        // Dropped here if the producer has gone.
-                        let _ = back.send(batch);
-                    }
-                    state
-                });
-                self.worker.insert(Worker {
-                    batches,
-                    used,
-                    done,
-                })
-            }
-            (None, None) => unreachable!("the state is here or on its thread"),
-        };
-        // The consumer ends only when the sender is dropped.
-        let _ = worker.batches.send(batch);
-        worker.used.try_iter().for_each(drop);
-    }
-
-    /// The state once every item is consumed.
-    pub fn finish(mut self) -> C {
-        match (self.worker.take(), self.state.take()) {
-            (Some(w), _) => {
-                if !self.pending.is_empty() {
-                    let _ = w.batches.send(std::mem::take(&mut self.pending));
-                }
-                drop(w.batches);
-                w.used.iter().for_each(drop);
-                // A panic while consuming is a bug; it is passed on as one.
-                w.done
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
-            }
-            (None, Some(mut state)) => {
-                state.consume(&mut self.pending);
-                state
-            }
-            (None, None) => unreachable!("the state is here or on its thread"),
-        }
     }
 }
 
@@ -700,19 +554,6 @@ mod tests {
         assert_eq!(print(2), print(8));
     }
 
-    #[test]
-    fn map_each_mut_gives_results_in_order_and_changes_each_item_once() {
-        for n in [0, 5, MIN_ITEMS + 3 * RUN + 5] {
-            let mut items: Vec<usize> = (0..n).collect();
-            let doubled = map_each_mut(&mut items, |i| {
-                *i += 1;
-                *i * 2
-            });
-            assert_eq!(doubled, (1..=n).map(|i| i * 2).collect::<Vec<_>>());
-            assert_eq!(items, (1..=n).collect::<Vec<_>>());
-        }
-    }
-
     /// Doubles each item, noting the thread; the run numbered `slow`
     /// (by its first item) takes a while, so that later runs end first.
     struct Double {
@@ -818,38 +659,6 @@ mod tests {
                 })
             });
             assert!(caught.is_err(), "{n}");
-        }
-    }
-
-    struct Sum {
-        seen: Vec<usize>,
-        batches: usize,
-    }
-
-    impl Consume for Sum {
-        type Item = usize;
-        fn consume(&mut self, batch: &mut [usize]) {
-            self.batches += 1;
-            self.seen.extend(batch.iter());
-        }
-    }
-
-    #[test]
-    fn batched_items_are_consumed_in_order_on_either_side_of_a_batch() {
-        for n in [0, 1, BATCH - 1, BATCH, BATCH + 1, BATCH * 3 + 7] {
-            let sum = std::thread::scope(|scope| {
-                let mut b = Batched::new(
-                    scope,
-                    Sum {
-                        seen: Vec::new(),
-                        batches: 0,
-                    },
-                );
-                (0..n).for_each(|i| b.push(i));
-                b.finish()
-            });
-            assert_eq!(sum.seen, (0..n).collect::<Vec<_>>(), "{n}");
-            assert_eq!(sum.batches, n.div_ceil(BATCH).max(1), "{n}");
         }
     }
 

@@ -21,7 +21,10 @@
 //! reference: a unit test requires the same output from both on every
 //! fixture and corpus file.
 
-use ace_jsonspan::{ItemSink, Kind, Node};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use ace_jsonspan::{ItemParser, ItemSink, Kind, Node, Taken};
 use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
 use ace_schema::Generation;
 
@@ -50,12 +53,24 @@ pub(crate) fn read(
         let mut sink = Streamed {
             array_root: bullets.array_root,
             taken: 0,
-            bullets: ace_model::par::Batched::new(scope, bullets),
+            text,
+            scope,
+            parser: None,
+            waiting: Some(bullets),
+            reads: None,
         };
         let doc = ace_jsonspan::parse_with(text, &mut sink);
-        let mut bullets = sink.bullets.finish();
-        bullets.taken = sink.taken;
-        let doc = doc?;
+        let (taken, handed_text) = (sink.taken, sink.parser.is_some());
+        let mut bullets = sink.finish();
+        bullets.taken = taken;
+        let doc = match doc {
+            Ok(doc) => doc,
+            // A bullet handed over as text, before the place of this
+            // error, may not parse either, and its error is the one to
+            // report: the whole read's parse finds the first.
+            Err(_) if handed_text => return Ok(None),
+            Err(e) => return Err(e),
+        };
         // The taken bullets leave the root's keys, all the kind looks at.
         let kind = crate::kind_of(&doc.root);
         Ok(bullets.finish(doc).map(|out| (out, kind)))
@@ -119,14 +134,27 @@ struct Bullets<'t> {
     id_hashes: Vec<u64>,
     /// The first array of scalars inside a bullet.
     first_scalar_array: Option<Span>,
+    /// What the threads reading bullets learn from here.
+    told: Arc<Told>,
 }
 
-/// What a bullet gives on its own ([`Bullets::prepare`]).
-struct Prepared {
-    diags: Vec<Diagnostic>,
-    entry: Entry,
-    /// The bullet's key order, when the template does not give it.
-    order: Option<Vec<String>>,
+/// What the bullets' readers are told as the bullets are taken in order.
+#[derive(Default)]
+struct Told {
+    /// Whether lists of scalars stay on one line, once settled: 0 not yet,
+    /// 1 no, 2 yes.
+    inline: AtomicU8,
+    /// The file is read whole: reading more bullets is of no use.
+    odd: AtomicBool,
+}
+
+impl Told {
+    fn inline(&self) -> Option<bool> {
+        match self.inline.load(Ordering::Relaxed) {
+            0 => None,
+            v => Some(v == 2),
+        }
+    }
 }
 
 impl<'t> Bullets<'t> {
@@ -193,97 +221,69 @@ impl<'t> Bullets<'t> {
             orders: Vec::new(),
             id_hashes: Vec::new(),
             first_scalar_array: None,
+            told: Arc::default(),
         })
     }
 
-    /// What a bullet gives that depends on no other: `None` if it is not
-    /// an object or does not keep the layout. Runs on any thread, once
-    /// [`Bullets::guess_inline`] has seen every bullet before it.
-    fn prepare(&self, index: usize, node: &Node) -> Option<Prepared> {
-        let Kind::Object(members) = &node.kind else {
-            return None;
-        };
-        if !self.style.keeps(node, self.text, self.level) {
-            let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
-            self.style.write(node, self.level, &mut compare);
-            if compare.finish().is_some() {
-                return None;
-            }
-        }
-        let mut diags = Vec::new();
-        ace_jsonspan::duplicate_keys(node, &mut diags);
-        let entry = read_bullet(node, members, index, &mut diags);
-        let keys = key_order_refs(node);
-        let order = (self.template.keys(&entry) != keys)
-            .then(|| keys.into_iter().map(str::to_owned).collect());
-        Some(Prepared {
-            diags,
-            entry,
-            order,
-        })
-    }
-
-    /// Settles whether lists of scalars stay on one line from the first
-    /// bullet that has one.
-    fn guess_inline(&mut self, node: &Node) -> Option<()> {
-        if !self.inline_guessed {
-            if let Some(a) = first_scalar_array(node) {
-                let span = a.span;
-                self.style.inline_scalar_arrays =
-                    !self.text.get(span.start..span.end)?.contains('\n');
-                self.inline_guessed = true;
-                self.first_scalar_array = Some(span);
-            }
-        }
-        Some(())
-    }
-
-    /// Reads a batch of bullets: their own work spread over the cores,
-    /// then what depends on the bullets before, in order.
-    fn read_batch(&mut self, pending: &[(usize, Node)]) {
+    /// Takes a run of bullets read on their own: what depends on the
+    /// bullets before, in order.
+    fn take_run(&mut self, run: RunRead) {
         if self.odd {
             return;
         }
-        for (_, node) in pending {
-            if self.guess_inline(node).is_none() {
-                self.odd = true;
-                return;
-            }
+        if run.unparsed {
+            self.mark_odd();
+            return;
         }
-        // The first bullet's key order is the template the others are
-        // compared with, on any thread.
-        if let (true, Some((_, node))) = (self.entries.is_empty(), pending.first()) {
-            let keys = key_order_refs(node).into_iter().map(str::to_owned);
-            self.template = KeyOrder::new(keys.collect::<Vec<_>>());
-            if let Some((_, last)) = pending.last() {
-                let room = ace_model::par::room_for_rest(
-                    pending.len(),
-                    last.span.end.saturating_sub(node.span.start),
-                    self.text.len(),
-                );
-                self.entries.reserve(room);
-                self.id_hashes.reserve(room);
-            }
+        if self.entries.is_empty() {
+            let room = ace_model::par::room_for_rest(run.reads.len(), run.spanned, self.text.len());
+            self.entries.reserve(room);
+            self.id_hashes.reserve(room);
         }
-        let this = &*self;
-        let prepared =
-            ace_model::par::map_each(pending, |(index, node)| this.prepare(*index, node));
-        for ((index, node), p) in pending.iter().zip(prepared) {
-            if self.odd {
+        for read in run.reads {
+            if self.bullet(read).is_none() {
+                self.mark_odd();
                 return;
-            }
-            if self.bullet(*index, node, p).is_none() {
-                self.odd = true;
             }
         }
     }
 
-    fn bullet(&mut self, index: usize, node: &Node, prepared: Option<Prepared>) -> Option<()> {
+    fn mark_odd(&mut self) {
+        self.odd = true;
+        self.told.odd.store(true, Ordering::Relaxed);
+    }
+
+    fn bullet(&mut self, read: BulletRead) -> Option<()> {
+        let BulletRead {
+            index,
+            span: node_span,
+            scalar_array,
+            inline_used,
+            prepared,
+            id_hash,
+            hint,
+        } = read;
+        // Lists of scalars stay on one line or not as the first bullet
+        // with one has them; a bullet read under another guess (its run
+        // was read before that bullet was taken) is read whole.
+        if let Some(array) = scalar_array {
+            if !self.inline_guessed {
+                self.style.inline_scalar_arrays =
+                    !self.text.get(array.start..array.end)?.contains('\n');
+                self.inline_guessed = true;
+                self.first_scalar_array = Some(array);
+                let told = 1 + u8::from(self.style.inline_scalar_arrays);
+                self.told.inline.store(told, Ordering::Relaxed);
+            }
+            if inline_used != self.style.inline_scalar_arrays {
+                return None;
+            }
+        }
         // The layout first: a file that will not keep it is read whole.
         match index {
-            0 => self.first_start = Some(node.span.start),
+            0 => self.first_start = Some(node_span.start),
             _ => {
-                if self.text.get(self.prev_end..node.span.start)? != self.between {
+                if self.text.get(self.prev_end..node_span.start)? != self.between {
                     return None;
                 }
             }
@@ -293,50 +293,52 @@ impl<'t> Bullets<'t> {
             entry: e,
             order,
         } = prepared?;
-        self.prev_end = node.span.end;
+        self.prev_end = node_span.end;
 
         self.item_diags.extend(diags);
         if let Some(order) = order {
             self.orders.push((self.entries.len(), order));
         }
-        self.id_hashes.push(id_hash(&e.id));
+        self.id_hashes.push(id_hash);
         self.entries.push(e);
 
-        let hint = checks::hint(node);
-        let array = self.array_root;
-        let Some(g) = hint.generation() else {
-            if !self.schema {
-                return Some(());
+        match hint {
+            HintRead::None { schema: None } => {}
+            HintRead::None {
+                schema: Some(checked),
+            } => {
+                // Checked against the generation most bullets so far hint
+                // at, which is nearly always the file's; against the other
+                // only for whether it passes. A bullet that fails the
+                // file's generation but was checked against the other is
+                // parsed again from its text at the end.
+                let Unhinted { mut diags, valid } = *checked;
+                let guess = self.majority();
+                let other = guess.other();
+                self.unhinted[gen_index(guess)].append(&mut diags[gen_index(guess)]);
+                if !valid[gen_index(other)] {
+                    self.recheck[gen_index(other)].push((index, node_span));
+                }
             }
-            // Checked against the generation most bullets so far hint at,
-            // which is nearly always the file's; against the other only
-            // for whether it passes. A bullet that fails the file's
-            // generation but was checked against the other is parsed again
-            // from its text at the end.
-            let value = node.to_value();
-            let guess = self.majority();
-            let other = guess.other();
-            self.unhinted[gen_index(guess)]
-                .extend(schema_diagnostics_of(node, &value, index, guess, array));
-            if !ace_schema::is_valid(ace_schema::SkillSchema::Bullet, other, &value) {
-                self.recheck[gen_index(other)].push((index, node.span));
+            HintRead::Some {
+                generation: g,
+                span,
+                label,
+                mixed,
+                schema,
+            } => {
+                self.all_none = false;
+                self.first_hint[gen_index(g)].get_or_insert(span);
+                match mixed {
+                    // Its own note; it never gets the other-generation one.
+                    Some(note) => {
+                        self.mixed[gen_index(g)] += 1;
+                        self.gen_diags.push(note);
+                    }
+                    None => self.hinted[gen_index(g)].push((span, label)),
+                }
+                self.gen_diags.extend(schema);
             }
-            return Some(());
-        };
-        self.all_none = false;
-        let span = checks::hint_span(node);
-        self.first_hint[gen_index(g)].get_or_insert(span);
-        let label = checks::bullet_label(node, index);
-        if matches!(hint, Hint::Mixed(_)) {
-            // Its own note; it never gets the other-generation one.
-            self.mixed[gen_index(g)] += 1;
-            self.gen_diags.push(mixed_generation(node, &label, g));
-        } else {
-            self.hinted[gen_index(g)].push((span, label));
-        }
-        if self.schema {
-            self.gen_diags
-                .extend(schema_diagnostics(node, index, g, array));
         }
         Some(())
     }
@@ -503,24 +505,268 @@ fn repeated_ids<'e>(entries: &'e [Entry], hashes: &[u64]) -> impl Fn(usize) -> b
     move |k| candidates.binary_search(&k).is_ok() && counts.get(entries[k].id.as_str()) > Some(&1)
 }
 
-impl ace_model::par::Consume for Bullets<'_> {
-    type Item = (usize, Node);
+/// What a bullet gives on its own ([`ReadBullets::prepare`]).
+struct Prepared {
+    diags: Vec<Diagnostic>,
+    entry: Entry,
+    /// The bullet's key order, when the template does not give it.
+    order: Option<Vec<String>>,
+}
 
-    fn consume(&mut self, batch: &mut [(usize, Node)]) {
-        self.read_batch(batch);
+/// What a bullet's generation hints give on their own.
+enum HintRead {
+    /// No hint; the schema checks under either generation, when run.
+    None { schema: Option<Box<Unhinted>> },
+    Some {
+        generation: Generation,
+        span: Span,
+        label: String,
+        /// The note on hints of both generations.
+        mixed: Option<Diagnostic>,
+        /// The schema checks under its generation, when run.
+        schema: Vec<Diagnostic>,
+    },
+}
+
+/// The schema checks of a bullet without a hint, under generations 1 and
+/// 2: which applies depends on the bullets before it.
+struct Unhinted {
+    diags: [Vec<Diagnostic>; 2],
+    valid: [bool; 2],
+}
+
+/// A bullet read on its own, on whichever thread read its run.
+struct BulletRead {
+    index: usize,
+    span: Span,
+    /// Its first list of scalars, and whether it was read as if such lists
+    /// stay on one line.
+    scalar_array: Option<Span>,
+    inline_used: bool,
+    /// `None` if it is not an object or does not keep the layout.
+    prepared: Option<Prepared>,
+    id_hash: u64,
+    hint: HintRead,
+}
+
+/// A run of bullets read, and the bytes it spans.
+struct RunRead {
+    reads: Vec<BulletRead>,
+    spanned: usize,
+    /// A bullet handed over as text did not parse.
+    unparsed: bool,
+}
+
+/// Reads runs of bullets, parsing those that come as text, on whichever
+/// thread takes the run.
+struct ReadBullets<'t> {
+    text: &'t str,
+    /// The file's style, but for whether lists of scalars stay on one line.
+    style: Style,
+    level: usize,
+    schema: bool,
+    array_root: bool,
+    /// The first bullet's key order, which the others are compared with.
+    template: KeyOrder<'static>,
+    parser: Option<Arc<dyn ItemParser>>,
+    told: Arc<Told>,
+}
+
+impl ReadBullets<'_> {
+    /// What a bullet gives that depends on no other: `None` if it is not
+    /// an object or does not keep the layout in `style`.
+    fn prepare(&self, index: usize, node: &Node, style: &Style) -> Option<Prepared> {
+        let Kind::Object(members) = &node.kind else {
+            return None;
+        };
+        if !style.keeps(node, self.text, self.level) {
+            let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
+            style.write(node, self.level, &mut compare);
+            if compare.finish().is_some() {
+                return None;
+            }
+        }
+        let mut diags = Vec::new();
+        ace_jsonspan::duplicate_keys(node, &mut diags);
+        let entry = read_bullet(node, members, index, &mut diags);
+        let keys = key_order_refs(node);
+        let order = (self.template.keys(&entry) != keys)
+            .then(|| keys.into_iter().map(str::to_owned).collect());
+        Some(Prepared {
+            diags,
+            entry,
+            order,
+        })
+    }
+
+    fn hint(&self, index: usize, node: &Node) -> HintRead {
+        let hint = checks::hint(node);
+        let Some(g) = hint.generation() else {
+            if !self.schema {
+                return HintRead::None { schema: None };
+            }
+            let value = node.to_value();
+            let mut checked = Unhinted {
+                diags: [Vec::new(), Vec::new()],
+                valid: [true, true],
+            };
+            for g in [Generation::One, Generation::Two] {
+                let diags = schema_diagnostics_of(node, &value, index, g, self.array_root);
+                checked.valid[gen_index(g)] =
+                    ace_schema::is_valid(ace_schema::SkillSchema::Bullet, g, &value);
+                checked.diags[gen_index(g)] = diags;
+            }
+            return HintRead::None {
+                schema: Some(Box::new(checked)),
+            };
+        };
+        let label = checks::bullet_label(node, index);
+        HintRead::Some {
+            generation: g,
+            span: checks::hint_span(node),
+            mixed: matches!(hint, Hint::Mixed(_)).then(|| mixed_generation(node, &label, g)),
+            label,
+            schema: if self.schema {
+                schema_diagnostics(node, index, g, self.array_root)
+            } else {
+                Vec::new()
+            },
+        }
     }
 }
 
-/// The parser's sink: bullets are read in batches, and once a file has
-/// more than one batch, on a thread of their own while parsing goes on.
-struct Streamed<'s, 'e, 't> {
+impl ace_model::par::RunWork for ReadBullets<'_> {
+    type Item = (usize, Taken);
+    type Out = RunRead;
+
+    fn work(&self, run: Vec<(usize, Taken)>) -> RunRead {
+        let spanned = match (run.first(), run.last()) {
+            (Some((_, first)), Some((_, last))) => {
+                last.span().end.saturating_sub(first.span().start)
+            }
+            _ => 0,
+        };
+        let mut out = RunRead {
+            reads: Vec::with_capacity(run.len()),
+            spanned,
+            unparsed: false,
+        };
+        if self.told.odd.load(Ordering::Relaxed) {
+            return out;
+        }
+        let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
+        // Until a bullet before this run settles it, the run's own first
+        // list of scalars is the guess; the bullets are taken only if the
+        // guess was right.
+        let mut style = self.style;
+        let mut inline = self.told.inline();
+        for (index, mut item) in run {
+            let Some(node) = item.resolve(parse.as_deref_mut()) else {
+                out.unparsed = true;
+                return out;
+            };
+            let scalar_array = first_scalar_array(node).map(|a| a.span);
+            if let (None, Some(array)) = (inline, scalar_array) {
+                inline = self
+                    .text
+                    .get(array.start..array.end)
+                    .map(|t| !t.contains('\n'));
+            }
+            style.inline_scalar_arrays = inline.unwrap_or(false);
+            let prepared = self.prepare(index, node, &style);
+            out.reads.push(BulletRead {
+                index,
+                span: node.span,
+                scalar_array,
+                inline_used: style.inline_scalar_arrays,
+                id_hash: prepared.as_ref().map_or(0, |p| id_hash(&p.entry.id)),
+                prepared,
+                hint: self.hint(index, node),
+            });
+        }
+        out
+    }
+}
+
+impl ace_model::par::TakeRuns<RunRead> for Bullets<'_> {
+    fn take(&mut self, run: RunRead) {
+        self.take_run(run);
+    }
+}
+
+/// The parser's sink: bullets are read in runs, parsed from their text on
+/// the pool's threads and the parser's own, and taken in order.
+struct Streamed<'s, 'e> {
     array_root: bool,
     /// `bullets` arrays taken; more than one means reading the whole tree.
     taken: usize,
-    bullets: ace_model::par::Batched<'s, 'e, Bullets<'t>>,
+    text: &'e str,
+    scope: &'s std::thread::Scope<'s, 'e>,
+    /// What parses the bullets that come as text.
+    parser: Option<Arc<dyn ItemParser>>,
+    /// The state, until the first bullet.
+    waiting: Option<Bullets<'e>>,
+    reads: Option<ace_model::par::Ordered<'s, 'e, ReadBullets<'e>, Bullets<'e>>>,
 }
 
-impl<'s, 't: 's> ItemSink for Streamed<'s, '_, 't> {
+impl<'s, 'e> Streamed<'s, 'e> {
+    fn push(&mut self, index: usize, mut item: Taken) {
+        if self.taken != 1 {
+            return;
+        }
+        if let Some(reads) = &mut self.reads {
+            reads.push((index, item));
+            return;
+        }
+        let Some(mut bullets) = self.waiting.take() else {
+            return;
+        };
+        // The first bullet, parsed here: its key order is the template,
+        // and its lists of scalars may settle the guess, before any other
+        // is read.
+        let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
+        let mut template = KeyOrder::new(Vec::new());
+        if let Some(node) = item.resolve(parse.as_deref_mut()) {
+            let keys: Vec<String> = key_order_refs(node)
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            template = KeyOrder::new(keys.clone());
+            bullets.template = KeyOrder::new(keys);
+            if let Some(a) = first_scalar_array(node) {
+                if let Some(t) = self.text.get(a.span.start..a.span.end) {
+                    let told = 1 + u8::from(!t.contains('\n'));
+                    bullets.told.inline.store(told, Ordering::Relaxed);
+                }
+            }
+        }
+        drop(parse);
+        let work = ReadBullets {
+            text: self.text,
+            style: bullets.style,
+            level: bullets.level,
+            schema: bullets.schema,
+            array_root: bullets.array_root,
+            template,
+            parser: self.parser.clone(),
+            told: Arc::clone(&bullets.told),
+        };
+        let mut reads = ace_model::par::Ordered::new(self.scope, work, bullets);
+        reads.push((index, item));
+        self.reads = Some(reads);
+    }
+
+    /// Every bullet taken, read.
+    fn finish(self) -> Bullets<'e> {
+        match (self.reads, self.waiting) {
+            (Some(reads), _) => reads.finish(),
+            (None, Some(bullets)) => bullets,
+            (None, None) => unreachable!("the state is waiting or reading"),
+        }
+    }
+}
+
+impl<'s, 'e> ItemSink for Streamed<'s, 'e> {
     fn wants(&mut self, path: &[&str]) -> bool {
         let wanted = if self.array_root {
             path.is_empty()
@@ -533,10 +779,21 @@ impl<'s, 't: 's> ItemSink for Streamed<'s, '_, 't> {
         wanted
     }
 
-    fn item(&mut self, index: usize, node: Node) {
-        if self.taken == 1 {
-            self.bullets.push((index, node));
+    fn text_items(&mut self, parser: Arc<dyn ItemParser>) -> bool {
+        // Only the first array taken is read here.
+        let first = self.taken == 1 && self.parser.is_none();
+        if first {
+            self.parser = Some(parser);
         }
+        first
+    }
+
+    fn item(&mut self, index: usize, node: Node) {
+        self.push(index, Taken::Node(node));
+    }
+
+    fn item_text(&mut self, index: usize, span: Span) {
+        self.push(index, Taken::Text(span));
     }
 }
 
@@ -734,19 +991,19 @@ mod tests {
     /// What the skill's own writer prints is read in one pass, without the
     /// whole tree, in both generations and both shapes.
     #[test]
-    fn files_of_many_batches_read_as_the_whole_tree_does() {
-        // More bullets than a batch holds, so they are read on other
-        // threads: generations mixed late, a duplicate key, a bullet
-        // without `content` and one in another key order, each in a
-        // different batch, must give the whole read's findings in order.
-        let n = 3 * ace_model::par::BATCH + 11;
+    fn files_of_many_runs_read_as_the_whole_tree_does() {
+        // Bullets enough to be read on other threads: generations mixed
+        // late, a duplicate key, a bullet without `content` and one in
+        // another key order, each in a different run, must give the whole
+        // read's findings in order.
+        let n = 3 * ace_model::par::MIN_ITEMS + 11;
         let bullet = |i: usize| match i {
-            i if i == ace_model::par::BATCH + 5 => {
+            i if i == ace_model::par::MIN_ITEMS + 5 => {
                 format!(
                     r#"{{"id": "b-{i}", "content": "c", "content": "d", "confidence": "high"}}"#
                 )
             }
-            i if i == 2 * ace_model::par::BATCH + 1 => format!(r#"{{"id": "b-{i}"}}"#),
+            i if i == 2 * ace_model::par::MIN_ITEMS + 1 => format!(r#"{{"id": "b-{i}"}}"#),
             i if i % 5000 == 7 => format!(r#"{{"content": "late {i}", "id": "b-{i}"}}"#),
             i => format!(
                 r#"{{"id": "b-{i}", "content": "c\u00e9 {i}", "tags": ["t"], "confidence": 0.5}}"#
@@ -764,6 +1021,42 @@ mod tests {
             same_as_whole("written", &written),
             "the written file fell back"
         );
+    }
+
+    /// Whether lists of scalars stay on one line is settled by the first
+    /// bullet that has one, which may come late, in a run read before the
+    /// bullets ahead of it were taken: read in one pass when the bullets
+    /// agree, read whole when they do not.
+    #[test]
+    fn a_late_first_list_settles_the_layout_of_runs_read_before_it() {
+        use ace_model::par::{MIN_ITEMS, ORDERED_RUN};
+        let n = MIN_ITEMS + 6 * ORDERED_RUN;
+        let first = MIN_ITEMS + 2 * ORDERED_RUN + 7;
+        let later = MIN_ITEMS + 4 * ORDERED_RUN + 1;
+        let text = |first_list: &str, later_list: &str| {
+            let bullets: Vec<String> = (0..n)
+                .map(|i| {
+                    let tags = match i {
+                        i if i == first => format!(",\n      \"tags\": {first_list}"),
+                        i if i == later => format!(",\n      \"tags\": {later_list}"),
+                        _ => String::new(),
+                    };
+                    format!(
+                        "{{\n      \"id\": \"b-{i}\",\n      \"content\": \"c {i}\"{tags}\n    }}"
+                    )
+                })
+                .collect();
+            format!(
+                "{{\n  \"bullets\": [\n    {}\n  ]\n}}\n",
+                bullets.join(",\n    ")
+            )
+        };
+        let inline = r#"["a", "b"]"#;
+        let broken = "[\n        \"a\",\n        \"b\"\n      ]";
+        assert!(same_as_whole("agree, inline", &text(inline, inline)));
+        assert!(same_as_whole("agree, broken", &text(broken, broken)));
+        assert!(!same_as_whole("disagree", &text(inline, broken)));
+        assert!(!same_as_whole("disagree", &text(broken, inline)));
     }
 
     /// Repeated IDs are found exactly: by their hashes, and IDs whose

@@ -197,8 +197,9 @@ impl ace_model::par::TakeRuns<RunRead> for TakeEntries {
     }
 }
 
-/// The parser's sink: items are read in batches, and once a document has
-/// more than one batch, on a thread of their own while parsing goes on.
+/// The parser's sink: items are read in runs, and once a document has
+/// enough of them, on the pool's threads and the parser's own while
+/// parsing goes on ([`ace_model::par::Ordered`]).
 struct Streamed<'s, 'e> {
     syntax: Syntax,
     taken: Vec<Vec<String>>,
@@ -1215,14 +1216,14 @@ mod tests {
         }
     }
 
-    /// More entries than a batch holds are read on other threads; bad
-    /// entries in different batches, and an event deep in the list, give
+    /// Entries enough to be read on other threads; bad entries in
+    /// different runs, and an event deep in the list, give
     /// what the whole read gives.
     #[test]
-    fn entries_of_many_batches_read_as_the_whole_tree_does() {
-        let n = 2 * ace_model::par::BATCH + 9;
+    fn entries_of_many_runs_read_as_the_whole_tree_does() {
+        let n = 2 * ace_model::par::MIN_ITEMS + 9;
         let entry = |i: usize| match i {
-            i if i == ace_model::par::BATCH + 3 => {
+            i if i == ace_model::par::MIN_ITEMS + 3 => {
                 format!(r#"{{"id": "e{i}", "kind": 3, "text": "t", "text": "u"}}"#)
             }
             i if i % 4099 == 1 => {
@@ -1238,7 +1239,7 @@ mod tests {
         );
         streamed_equals_whole("many", &text, Syntax::Json);
         let mut events = entries.clone();
-        events[ace_model::par::BATCH + 100] =
+        events[ace_model::par::MIN_ITEMS + 100] =
             r#"{"eventId": "v1", "op": "add", "entry": {"id": "x", "kind": "rule", "text": "t"}}"#
                 .to_owned();
         let text = format!(
@@ -1246,11 +1247,14 @@ mod tests {
             events.join(", ")
         );
         streamed_equals_whole("many, with an event", &text, Syntax::Json);
-        // Items that do not parse, in different batches, and an error
+        // Items that do not parse, in different runs, and an error
         // right after the entries: the error of a parse in one piece.
         for (at, bad) in [
             (3, r#"{"id": "a" "kind": "rule"}"#),
-            (ace_model::par::BATCH + 7, r#"{"id": "a", "text": "\q"}"#),
+            (
+                ace_model::par::MIN_ITEMS + 7,
+                r#"{"id": "a", "text": "\q"}"#,
+            ),
             (n - 1, r#"{"id": "a", "tags": [1,]}"#),
         ] {
             let mut broken = entries.clone();
@@ -1269,14 +1273,14 @@ mod tests {
     }
 
     /// TRON entries handed over as text and parsed on the reading threads
-    /// read as the whole tree does, over several batches: tricky items
+    /// read as the whole tree does, over several runs: tricky items
     /// (brackets, quotes and `#` in strings and comments, line feeds,
     /// named arguments, objects) among plain ones. An item that does not
     /// parse, early or late, gives the error a parse in one piece gives;
     /// so do errors after the entries, and one right after an item.
     #[test]
     fn tron_entries_parsed_apart_read_as_the_whole_tree_does() {
-        let n = 2 * ace_model::par::BATCH + 9;
+        let n = 2 * ace_model::par::MIN_ITEMS + 9;
         let tricky = [
             r##"E("t(", "rule", "x ) ] } \" # \\", null)"##,
             "E(\n    # a comment ) ] \" (\n    \"c\", \"rule\",\n    \"y\", 0.5 # ]\n  )",
@@ -1298,7 +1302,7 @@ mod tests {
         streamed_equals_whole("tron, many", &doc(&entries, ""), Syntax::Tron);
         for (at, bad) in [
             (1, r#"E("a", "rule" "t", null)"#),
-            (ace_model::par::BATCH + 5, r#"E("a", "rule", @, null)"#),
+            (ace_model::par::MIN_ITEMS + 5, r#"E("a", "rule", @, null)"#),
             (n - 2, r#"E("a", "rule", "t")"#),
             (7, "E(\"a\", \"rule\", \"unterminated, null)"),
             (9, "E\n(\"a\", \"rule\", \"t\", null)"),
