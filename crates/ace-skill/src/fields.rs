@@ -101,6 +101,9 @@ pub struct KeyOrder<'a> {
     known: Vec<Option<usize>>,
     /// The places in `DEFAULT_ORDER` of the keys `order` does not name.
     unnamed: Vec<usize>,
+    /// `order` names a key twice (a hand-edited layout): a bullet is
+    /// written with it once, at its first place.
+    repeats: bool,
 }
 
 impl<'a> KeyOrder<'a> {
@@ -112,6 +115,10 @@ impl<'a> KeyOrder<'a> {
             unnamed: (0..DEFAULT_ORDER.len())
                 .filter(|&i| !order.iter().any(|k| k == DEFAULT_ORDER[i]))
                 .collect(),
+            repeats: order
+                .iter()
+                .enumerate()
+                .any(|(i, k)| order[..i].contains(k)),
             order,
         }
     }
@@ -128,7 +135,9 @@ impl<'a> KeyOrder<'a> {
         let extra = |k: &str| !e.extra.is_empty() && e.extra.contains_key(k);
         let mut keys: Vec<&str> = Vec::with_capacity(self.order.len() + 4);
         for (k, place) in self.order.iter().zip(&self.known) {
-            if extra(k) || place.is_some_and(|i| has(e, i, true)) {
+            if (extra(k) || place.is_some_and(|i| has(e, i, true)))
+                && !(self.repeats && keys.contains(&k.as_str()))
+            {
                 keys.push(k);
             }
         }
@@ -177,11 +186,14 @@ mod tests {
     fn reference_keys(e: &Entry, order: &[String]) -> Vec<String> {
         let present =
             |k: &str| e.extra.contains_key(k) || model_has(e, k, order.iter().any(|o| o == k));
-        let mut keys: Vec<&str> = order
-            .iter()
-            .map(String::as_str)
-            .filter(|k| present(k))
-            .collect();
+        // A key the order names twice is written once, as a JSON object
+        // of the bullet holds it.
+        let mut keys: Vec<&str> = Vec::new();
+        for k in order.iter().map(String::as_str).filter(|k| present(k)) {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
         let mut rest: Vec<(usize, &str)> = DEFAULT_ORDER
             .iter()
             .enumerate()
