@@ -542,9 +542,12 @@ impl Writer<'_, '_> {
                 "content",
                 "a carriage return at the end of a content line would read as part of the line ending; it was removed",
             );
-            // Written, it would come back as a CRLF line ending and be gone
-            // on the next read; removing it now keeps the output stable.
-            self.out.pop();
+            // Written, one would come back as a CRLF line ending and be
+            // gone on the next read; removing every one now keeps the
+            // output stable.
+            while self.out.ends_with("\r") {
+                self.out.pop();
+            }
         }
         self.out.push('\n');
     }
