@@ -21,8 +21,39 @@ pub fn read_and_lint(format: Format, data: &[u8]) {
     match format {
         Format::VagendaTron => split_read_is_the_whole_read(text, ace_vagenda::Syntax::Tron),
         Format::VagendaJson => split_read_is_the_whole_read(text, ace_vagenda::Syntax::Json),
+        Format::SkillJson => {
+            streamed_read_is_the_whole_read(text, true);
+            streamed_read_is_the_whole_read(text, false);
+        }
         _ => {}
     }
+}
+
+/// A skill playbook read as it is parsed (bullets handed over as text and
+/// read in runs) gives what reading the whole span tree gives: the same
+/// playbook, the same diagnostics (in another order: the streamed read
+/// settles some at the end), and the same error for a broken file.
+pub fn streamed_read_is_the_whole_read(text: &str, schema: bool) {
+    let min = match schema {
+        true => ace_model::Severity::Info,
+        false => ace_model::Severity::Error,
+    };
+    let outcome = |read: Result<ace_model::ReadOutput, ace_model::Diagnostic>| {
+        read.map(|out| {
+            let mut diags = out.diagnostics;
+            diags.sort_by(|a, b| {
+                (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
+            });
+            let spans: Vec<_> = out.playbook.entries.iter().map(|e| e.origin.0).collect();
+            format!("{:?}", (out.playbook, diags, spans))
+        })
+    };
+    let streamed = outcome(ace_skill::read_with(text, min));
+    let whole = outcome(ace_skill::read_whole(text, schema));
+    assert_eq!(
+        streamed.map_err(|e| format!("{e:?}")),
+        whole.map_err(|e| format!("{e:?}"))
+    );
 }
 
 /// A vAgenda read whose entries are parsed apart from the document, on

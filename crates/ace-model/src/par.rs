@@ -30,10 +30,12 @@ pub fn worth_it(n: usize) -> bool {
 }
 
 /// `f` of consecutive runs of `0..n`, handed to `take` in order on the
-/// calling thread. Runs are computed on the thread pool a window at a
-/// time; while the calling thread takes one window (appending text, which
-/// may mean writing to a file), the pool computes the next, and no more
-/// than two windows wait to be taken.
+/// calling thread. Runs are computed by one thread fewer than the pool
+/// has and by the calling thread, which takes each result as soon as it
+/// is next (appending text, which may mean writing to a file) and computes
+/// a run itself only when it would otherwise wait: a writer's thread that
+/// is slower to write than the others print leaves them the printing. At
+/// most a few runs per thread are computed ahead of the one taken.
 pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, mut take: impl FnMut(T)) {
     if !worth_it(n) {
         if n > 0 {
@@ -42,39 +44,75 @@ pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, mut tak
         return;
     }
     let runs = n.div_ceil(RUN);
-    // A few runs per thread, so one slow run does not leave the others idle
-    // for long.
-    let window = rayon::current_num_threads() * 4;
-    let f = &f;
+    let threads = rayon::current_num_threads();
+    let window = threads * 4;
+    let work = RangeWork { f, n };
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<T>>(1);
-        scope.spawn(move || {
-            let mut first = 0;
-            while first < runs {
-                let last = (first + window).min(runs);
-                let results = runs_of(first..last, n, f);
-                if tx.send(results).is_err() {
-                    return;
-                }
-                first = last;
+        let queue = Arc::new(RunQueue::new());
+        let closer = Closer(Arc::clone(&queue));
+        let workers: Vec<_> = (1..threads)
+            .map(|_| {
+                let (queue, work) = (Arc::clone(&queue), &work);
+                scope.spawn(move || work_on(&queue, work))
+            })
+            .collect();
+        let (mut next, mut taken) = (0, 0);
+        while taken < runs {
+            let mut state = queue.lock();
+            let done = state.results.iter().take_while(|r| r.is_some()).count();
+            if done > 0 {
+                let ready: Vec<T> = state.results.drain(..done).flatten().collect();
+                state.first += done;
+                drop(state);
+                taken += done;
+                ready.into_iter().for_each(&mut take);
+                continue;
             }
-        });
-        for results in rx {
-            results.into_iter().for_each(&mut take);
+            if state.panicked {
+                break;
+            }
+            if next < runs && next - taken < window {
+                state.waiting.push_back((next, vec![next]));
+                state.results.push_back(None);
+                drop(state);
+                next += 1;
+                queue.work.notify_one();
+                continue;
+            }
+            match state.waiting.pop_front() {
+                Some((number, run)) => {
+                    drop(state);
+                    queue.put(number, work.work(run));
+                }
+                None => drop(
+                    queue
+                        .done
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner),
+                ),
+            }
+        }
+        drop(closer);
+        for w in workers {
+            // A panic while working is a bug; it is passed on as one.
+            w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         }
     });
 }
 
-/// `f` of runs `runs` of `0..n` (run `r` being items `r * RUN..`), on the
-/// thread pool, in order.
-fn runs_of<T: Send>(
-    runs: Range<usize>,
+/// Run `r` of `0..n` as a [`RunWork`]: each of its runs holds one number.
+struct RangeWork<F> {
+    f: F,
     n: usize,
-    f: &(impl Fn(Range<usize>) -> T + Sync),
-) -> Vec<T> {
-    runs.into_par_iter()
-        .map(|r| f(r * RUN..((r + 1) * RUN).min(n)))
-        .collect()
+}
+
+impl<T: Send, F: Fn(Range<usize>) -> T + Sync> RunWork for RangeWork<F> {
+    type Item = usize;
+    type Out = T;
+    fn work(&self, run: Vec<usize>) -> T {
+        let r = run.first().copied().unwrap_or(0);
+        (self.f)(r * RUN..((r + 1) * RUN).min(self.n))
+    }
 }
 
 /// `f` of each index of `0..n`, in order, written straight into the
@@ -213,7 +251,7 @@ pub fn on_one_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 }
 
 /// Work done on a run of items, on whichever thread takes the run.
-pub trait RunWork: Send + Sync {
+pub trait RunWork: Sync {
     type Item: Send;
     type Out: Send;
     fn work(&self, run: Vec<Self::Item>) -> Self::Out;
@@ -292,6 +330,20 @@ impl<I, O> Drop for Closer<I, O> {
 }
 
 impl<I, O> RunQueue<I, O> {
+    fn new() -> Self {
+        RunQueue {
+            state: Mutex::new(QueueState {
+                waiting: VecDeque::new(),
+                results: VecDeque::new(),
+                first: 0,
+                closed: false,
+                panicked: false,
+            }),
+            work: Condvar::new(),
+            done: Condvar::new(),
+        }
+    }
+
     /// Workers end once they are done with the runs they have: what still
     /// waits is dropped.
     fn close(&self) {
@@ -319,7 +371,7 @@ impl<I, O> RunQueue<I, O> {
     }
 }
 
-impl<'s, 'e: 's, W: RunWork + 'e, T: TakeRuns<W::Out>> Ordered<'s, 'e, W, T> {
+impl<'s, 'e: 's, W: RunWork + Send + 'e, T: TakeRuns<W::Out>> Ordered<'s, 'e, W, T> {
     pub fn new(scope: &'s std::thread::Scope<'s, 'e>, work: W, take: T) -> Self {
         Ordered {
             work: Arc::new(work),
@@ -350,17 +402,7 @@ impl<'s, 'e: 's, W: RunWork + 'e, T: TakeRuns<W::Out>> Ordered<'s, 'e, W, T> {
     }
 
     fn start(&mut self) {
-        let queue = Arc::new(RunQueue {
-            state: Mutex::new(QueueState {
-                waiting: VecDeque::new(),
-                results: VecDeque::new(),
-                first: 0,
-                closed: false,
-                panicked: false,
-            }),
-            work: Condvar::new(),
-            done: Condvar::new(),
-        });
+        let queue = Arc::new(RunQueue::new());
         for _ in 1..rayon::current_num_threads() {
             let (queue, work) = (Arc::clone(&queue), Arc::clone(&self.work));
             self.workers
@@ -517,6 +559,49 @@ mod tests {
             let mut seen = Vec::new();
             map_runs(n, |r| r.collect::<Vec<_>>(), |v| seen.extend(v));
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{n}");
+        }
+    }
+
+    /// A slow run, and a slow taker, leave the order as it is; the runs
+    /// are spread over more than one thread.
+    #[test]
+    fn runs_are_taken_in_order_when_some_are_slow() {
+        let n = RUN * 40 + 3;
+        let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+        let mut seen = Vec::new();
+        map_runs(
+            n,
+            |r| {
+                if r.start == RUN * 3 || r.start == RUN * 17 {
+                    std::thread::sleep(std::time::Duration::from_millis(30));
+                }
+                threads.lock().unwrap().insert(std::thread::current().id());
+                r.collect::<Vec<_>>()
+            },
+            |v| {
+                if v.first() == Some(&(RUN * 9)) {
+                    std::thread::sleep(std::time::Duration::from_millis(30));
+                }
+                seen.extend(v)
+            },
+        );
+        assert_eq!(seen, (0..n).collect::<Vec<_>>());
+        if rayon::current_num_threads() > 1 {
+            assert!(threads.lock().unwrap().len() > 1);
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_run_is_passed_on() {
+        for bad in [0, RUN * 2, RUN * 30] {
+            let caught = std::panic::catch_unwind(|| {
+                map_runs(
+                    RUN * 31,
+                    |r| assert!(!r.contains(&bad), "a bug in the run"),
+                    |()| {},
+                )
+            });
+            assert!(caught.is_err(), "{bad}");
         }
     }
 

@@ -51,10 +51,10 @@ pub fn read_classified(
 }
 
 /// [`read`] from the whole span tree: the reference the streamed read is
-/// checked against, and its fallback. `schema`: run the bullet schema
-/// checks.
-#[cfg(test)]
-pub(crate) fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnostic> {
+/// checked against (here and by the fuzz targets), and its fallback.
+/// `schema`: run the bullet schema checks.
+#[doc(hidden)]
+pub fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnostic> {
     read_whole_classified(text, schema).map(|(out, _)| out)
 }
 
