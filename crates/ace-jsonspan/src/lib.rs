@@ -131,6 +131,15 @@ impl Taken {
     }
 }
 
+/// The bytes a run of items (with their indices) spans, from the first
+/// one's start to the last one's end: what a reader makes room by.
+pub fn bytes_spanned(run: &[(usize, Taken)]) -> usize {
+    match (run.first(), run.last()) {
+        (Some((_, first)), Some((_, last))) => last.span().end.saturating_sub(first.span().start),
+        _ => 0,
+    }
+}
+
 /// For tests of parsers that hand items over as text.
 #[cfg(any(test, feature = "testing"))]
 pub mod testing {

@@ -640,12 +640,7 @@ impl ace_model::par::RunWork for ReadBullets<'_> {
     type Out = RunRead;
 
     fn work(&self, run: Vec<(usize, Taken)>) -> RunRead {
-        let spanned = match (run.first(), run.last()) {
-            (Some((_, first)), Some((_, last))) => {
-                last.span().end.saturating_sub(first.span().start)
-            }
-            _ => 0,
-        };
+        let spanned = ace_jsonspan::bytes_spanned(&run);
         let mut out = RunRead {
             reads: Vec::with_capacity(run.len()),
             spanned,
@@ -967,19 +962,7 @@ mod tests {
             ]),
             serde_json::json!({"bullets": [{"id": "a", "content": "\u{e9}\u{1F600}"}]}),
         ];
-        let styles = [
-            Style::default(),
-            Style {
-                indent: Some(4),
-                inline_scalar_arrays: true,
-                ascii: false,
-                final_newline: true,
-            },
-            Style {
-                indent: None,
-                ..Style::default()
-            },
-        ];
+        let styles = Style::samples();
         for doc in &docs {
             for style in styles {
                 let text = style.render(doc);

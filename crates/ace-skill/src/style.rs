@@ -81,6 +81,26 @@ impl Style {
         }
     }
 
+    /// Styles tests print with: the default, a wide one with lists of
+    /// scalars on one line, and one line in all with `ensure_ascii`.
+    #[cfg(test)]
+    pub fn samples() -> [Style; 3] {
+        [
+            Style::default(),
+            Style {
+                indent: Some(4),
+                inline_scalar_arrays: true,
+                ascii: false,
+                final_newline: true,
+            },
+            Style {
+                indent: None,
+                ascii: true,
+                ..Style::default()
+            },
+        ]
+    }
+
     /// `value` as a string, for tests.
     #[cfg(test)]
     pub fn render<T: Tree>(&self, value: &T) -> String {

@@ -644,20 +644,7 @@ mod tests {
                 .map(String::from)
                 .to_vec(),
         ];
-        let styles = [
-            Style::default(),
-            Style {
-                indent: Some(4),
-                inline_scalar_arrays: true,
-                ascii: false,
-                final_newline: true,
-            },
-            Style {
-                indent: None,
-                ascii: true,
-                ..Style::default()
-            },
-        ];
+        let styles = Style::samples();
         for generation in [None, Some(Generation::One), Some(Generation::Two)] {
             let opts = WriteOptions { generation };
             for e in varied_entries() {

@@ -154,12 +154,7 @@ impl ace_model::par::RunWork for ReadRuns<'_> {
     type Out = RunRead;
 
     fn work(&self, run: Vec<(usize, Taken)>) -> RunRead {
-        let spanned = match (run.first(), run.last()) {
-            (Some((_, first)), Some((_, last))) => {
-                last.span().end.saturating_sub(first.span().start)
-            }
-            _ => 0,
-        };
+        let spanned = ace_jsonspan::bytes_spanned(&run);
         let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
         // Each item is dropped once read, here: the thread that parsed it
         // frees it, while it is still in the cache.
