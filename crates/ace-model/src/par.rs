@@ -59,12 +59,10 @@ pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, mut tak
         let (mut next, mut taken) = (0, 0);
         while taken < runs {
             let mut state = queue.lock();
-            let done = state.results.iter().take_while(|r| r.is_some()).count();
-            if done > 0 {
-                let ready: Vec<T> = state.results.drain(..done).flatten().collect();
-                state.first += done;
+            let ready = state.take_ready();
+            if !ready.is_empty() {
                 drop(state);
-                taken += done;
+                taken += ready.len();
                 ready.into_iter().for_each(&mut take);
                 continue;
             }
@@ -321,6 +319,15 @@ struct QueueState<I, O> {
     panicked: bool,
 }
 
+impl<I, O> QueueState<I, O> {
+    /// The results next in order that are done, taken out.
+    fn take_ready(&mut self) -> Vec<O> {
+        let n = self.results.iter().take_while(|r| r.is_some()).count();
+        self.first += n;
+        self.results.drain(..n).flatten().collect()
+    }
+}
+
 struct Closer<I, O>(Arc<RunQueue<I, O>>);
 
 impl<I, O> Drop for Closer<I, O> {
@@ -443,10 +450,8 @@ impl<'s, 'e: 's, W: RunWork + Send + 'e, T: TakeRuns<W::Out>> Ordered<'s, 'e, W,
     fn help(&mut self, queue: &RunQueue<W::Item, W::Out>, end: bool) {
         loop {
             let mut state = queue.lock();
-            let n = state.results.iter().take_while(|r| r.is_some()).count();
-            if n > 0 {
-                let ready: Vec<W::Out> = state.results.drain(..n).flatten().collect();
-                state.first += n;
+            let ready = state.take_ready();
+            if !ready.is_empty() {
                 drop(state);
                 for out in ready {
                     self.take.take(out);

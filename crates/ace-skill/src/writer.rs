@@ -304,6 +304,18 @@ enum Field<'e> {
     List(&'e [String]),
 }
 
+#[cfg(test)]
+impl Field<'_> {
+    fn into_value(self) -> Value {
+        match self {
+            Field::Extra(v) => v.clone(),
+            Field::Value(v) => v,
+            Field::Str(s) => Value::String(s.to_owned()),
+            Field::List(items) => Value::Array(items.iter().cloned().map(Value::String).collect()),
+        }
+    }
+}
+
 /// The names generation 1 allows for `scope`.
 const SCOPE_NAMES: [&str; 4] = ["global", "project", "domain", "temporary"];
 
@@ -413,8 +425,8 @@ impl Writer {
         );
     }
 
-    /// What [`Writer::model_value`] gives, with strings and lists of them
-    /// borrowed from the entry.
+    /// The model's field named `key`: strings and lists of them borrowed
+    /// from the entry, the rare rest built as values.
     fn model_field<'e>(&mut self, e: &'e Entry, key: &str) -> Option<Field<'e>> {
         match key {
             "id" => Some(Field::Str(&e.id)),
@@ -461,7 +473,7 @@ impl Writer {
         for key in order.keys(e) {
             let v = match e.extra.get(key) {
                 Some(v) => Some(v.clone()),
-                None => self.model_value(e, key),
+                None => self.model_field(e, key).map(Field::into_value),
             };
             if let Some(v) = v {
                 m.insert(key.to_owned(), v);
@@ -470,18 +482,10 @@ impl Writer {
         Value::Object(m)
     }
 
+    /// The model's fields that are printed through a value: the rare ones
+    /// and the counters.
     fn model_value(&mut self, e: &Entry, key: &str) -> Option<Value> {
-        let s = |v: &Option<String>| v.clone().map(Value::String);
-        let list = |v: &Option<Vec<String>>| {
-            v.as_ref()
-                .map(|l| Value::Array(l.iter().cloned().map(Value::String).collect()))
-        };
         match key {
-            "id" => Some(Value::String(e.id.clone())),
-            "content" => Some(Value::String(e.content.clone())),
-            "title" => s(&e.title),
-            "tags" => list(&e.tags),
-            "links" => list(&e.links),
             "evidence" => e.evidence.as_ref().map(|items| {
                 Value::Array(
                     items
@@ -507,9 +511,6 @@ impl Writer {
             "helpful_count" => e.helpful.map(Value::from),
             "harmful_count" => e.harmful.map(Value::from),
             "status" => e.status.clone().map(|st| Value::String(st.into())),
-            "deprecation_reason" => s(&e.deprecation_reason),
-            "created" => s(&e.created_at),
-            "last_updated" => s(&e.updated_at),
             "confidence" => e.confidence.as_ref().map(|c| self.confidence(&e.id, c)),
             "scope" => e.scope.as_ref().map(|sc| self.scope(&e.id, sc)),
             _ => None,
