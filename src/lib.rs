@@ -13,7 +13,7 @@ pub const EXIT_USAGE: i32 = 2;
 /// clap value parser for format names.
 pub fn parse_format(s: &str) -> Result<Format, String> {
     Format::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = Format::ALL.iter().map(|f| f.name()).collect();
+        let names: Vec<_> = Format::all().iter().map(|f| f.name()).collect();
         format!(
             "unknown format `{s}`; expected one of: {}",
             names.join(", ")

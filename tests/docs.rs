@@ -2,30 +2,40 @@
 
 #[test]
 fn rules_doc_is_fresh() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/rules.md");
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == ace_model::rules::markdown_doc(),
-        "docs/rules.md is stale: run `cargo xtask docs`"
-    );
+    assert_fresh("docs/rules.md", &ace_model::rules::markdown_doc());
 }
 
+/// The committed file is what the code generates; if not, the message
+/// shows where they part, as a diff of the first lines that differ.
 fn assert_fresh(rel: &str, fresh: &str) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
         .join(rel);
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == fresh,
-        "{rel} is stale (the Rust types changed): run `cargo xtask docs`"
-    );
+    if committed == fresh {
+        return;
+    }
+    let (old, new): (Vec<&str>, Vec<&str>) = (committed.lines().collect(), fresh.lines().collect());
+    let first = old
+        .iter()
+        .zip(&new)
+        .position(|(a, b)| a != b)
+        .unwrap_or(old.len().min(new.len()));
+    let mut diff = format!("@@ line {} @@\n", first + 1);
+    for l in old.iter().skip(first).take(5) {
+        diff.push_str(&format!("-{l}\n"));
+    }
+    for l in new.iter().skip(first).take(5) {
+        diff.push_str(&format!("+{l}\n"));
+    }
+    panic!("{rel} is stale: run `cargo xtask docs`\n--- committed\n+++ generated\n{diff}");
 }
 
 #[test]
 fn canonical_model_schema_is_fresh() {
     assert_fresh(
         "schemas/ace-canonical.schema.json",
-        &ace_model::json::json_schema(),
+        &ace_json::json_schema(),
     );
 }
 
@@ -46,7 +56,7 @@ fn ace_toml_schema_is_fresh() {
 /// canonical JSON validates against it.
 #[test]
 fn canonical_json_validates_against_its_schema() {
-    let schema: serde_json::Value = serde_json::from_str(&ace_model::json::json_schema()).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&ace_json::json_schema()).unwrap();
     let validator = jsonschema::options()
         .should_validate_formats(true)
         .build(&schema)
@@ -65,7 +75,7 @@ fn canonical_json_validates_against_its_schema() {
         let text = std::fs::read_to_string(&path).unwrap();
         let format = ace_io::detect(Some(&path), &text);
         let pb = ace_io::read(format, &text).unwrap().playbook;
-        let doc: serde_json::Value = serde_json::from_str(&ace_model::json::write(&pb)).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&ace_json::write(&pb)).unwrap();
         let errors: Vec<String> = validator
             .iter_errors(&doc)
             .map(|e| format!("{}: {e}", e.instance_path()))

@@ -12,12 +12,12 @@ use ace_io::Format;
 
 fn reader_format(target: &str) -> Option<Format> {
     Some(match target {
-        "read_markdown" => Format::Markdown,
-        "read_agents_md" => Format::AgentsMd,
-        "read_playbook_yaml" => Format::PlaybookYaml,
-        "read_skill_json" => Format::SkillJson,
-        "read_vagenda_json" => Format::VagendaJson,
-        "read_vagenda_tron" => Format::VagendaTron,
+        "read_markdown" => Format::MARKDOWN,
+        "read_agents_md" => Format::AGENTS_MD,
+        "read_playbook_yaml" => Format::PLAYBOOK_YAML,
+        "read_skill_json" => Format::SKILL_JSON,
+        "read_vagenda_json" => Format::VAGENDA_JSON,
+        "read_vagenda_tron" => Format::VAGENDA_TRON,
         _ => return None,
     })
 }

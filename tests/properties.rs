@@ -17,8 +17,6 @@ use ace_model::{Confidence, Entry, Evidence, LossEntry, Playbook, Section, Statu
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-const FORMATS: [Format; 7] = Format::ALL;
-
 /// Layout bookkeeping a format keeps for itself under the playbook's
 /// `extra`; it is not the user's data.
 const LAYOUT_KEYS: [&str; 3] = ["agents_md", "skill_json", "vagenda"];
@@ -356,15 +354,19 @@ struct Converted {
 }
 
 fn convert(pb: &Playbook, to: Format) -> Converted {
-    let (losses, back, changes) = if to == Format::AgentsMd {
+    let (losses, back, changes) = if to == Format::AGENTS_MD {
         let pair = ace_io::write_curator_pair(pb);
         let mut back = ace_io::read(to, &pair.agents_md).expect("AGENTS.md reads back");
         ace_io::attach_sections(&mut back, &pair.playbook_yaml).expect("playbook.yaml reads back");
         (pair.losses, back.playbook, Vec::new())
     } else {
-        let w = ace_io::write(to, pb).expect("every format writes");
-        let back = ace_io::read(to, &w.text)
-            .unwrap_or_else(|e| panic!("{to} does not read its own output: {e}\n{}", w.text));
+        let w = ace_io::write(to, pb);
+        let back = ace_io::read(to, &w.text).unwrap_or_else(|e| {
+            panic!(
+                "{to} does not read its own output: {}\n{}",
+                e.message, w.text
+            )
+        });
         (w.losses, back.playbook, w.id_changes)
     };
     let mut ids = HashMap::new();
@@ -385,7 +387,7 @@ proptest! {
     /// the report names every field that is not given back.
     #[test]
     fn the_loss_report_is_exactly_the_difference(pb in playbook()) {
-        for to in FORMATS {
+        for &to in Format::all() {
             let c = convert(&pb, to);
             let lost = lost_fields(&pb, &c.back, &c.ids);
             let said = reported(&c.losses, &inverse(&c.ids));
@@ -393,7 +395,7 @@ proptest! {
                 prop_assert!(
                     said.iter().any(|l| covers(l, field)),
                     "{to}: {field:?} changed without a loss report\nreported: {said:?}\nmodel: {}",
-                    ace_model::json::write(&pb)
+                    ace_json::write(&pb)
                 );
             }
             // and nothing is reported that did not change. A default written
@@ -418,7 +420,7 @@ proptest! {
                 prop_assert!(
                     moved_key || differ.iter().any(|f| covers(loss, f) || covers(f, loss)),
                     "{to}: {loss:?} is reported, but nothing differs there\ndiffering: {differ:?}\nmodel: {}",
-                    ace_model::json::write(&pb)
+                    ace_json::write(&pb)
                 );
             }
         }
@@ -427,9 +429,9 @@ proptest! {
     /// X -> Y -> X keeps every field of X's reading that Y reported no loss for.
     #[test]
     fn a_trip_through_another_format_keeps_what_both_hold(pb in playbook()) {
-        for x in FORMATS {
+        for &x in Format::all() {
             let mx = convert(&pb, x).back;
-            for y in FORMATS {
+            for &y in Format::all() {
                 let cy = convert(&mx, y);
                 let cxx = convert(&cy.back, x);
                 let mut ids = HashMap::new();
@@ -447,7 +449,7 @@ proptest! {
                     prop_assert!(
                         said.iter().chain(&also).any(|l| covers(l, &field)),
                         "{x} -> {y} -> {x}: {field:?} was not kept, and neither trip reported it\nmodel: {}",
-                        ace_model::json::write(&mx)
+                        ace_json::write(&mx)
                     );
                 }
             }
@@ -475,7 +477,7 @@ fn extreme_sizes_round_trip() {
         big.entries.push(e);
     }
     for pb in [&empty, &big] {
-        for to in FORMATS {
+        for &to in Format::all() {
             let c = convert(pb, to);
             let lost = lost_fields(pb, &c.back, &c.ids);
             let said = reported(&c.losses, &inverse(&c.ids));

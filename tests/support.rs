@@ -2,18 +2,23 @@
 
 use std::path::PathBuf;
 
-/// The corpus folder for `variant`, from `ACE_CORPUS`. `None` when the
-/// variable is unset (a developer run without the corpus). When it is set,
-/// a missing folder is a failure, never a skip.
-pub fn corpus_dir(variant: &str) -> Option<PathBuf> {
-    let root = std::env::var_os("ACE_CORPUS")?;
+/// What a test that needs the shared corpus says when it has none.
+pub const NEEDS_CORPUS: &str = "this test needs ACE_CORPUS, the shared corpus folder: \
+     ACE_CORPUS=../shared/corpus cargo test --workspace -- --include-ignored";
+
+/// The corpus folder for `variant`, from `ACE_CORPUS`. Tests that call it
+/// are `#[ignore = "needs ACE_CORPUS"]`, which `.ci/run` runs with
+/// `--include-ignored`: run without the variable, or with a folder
+/// missing, they fail with a message; they never pass without running.
+pub fn corpus_dir(variant: &str) -> PathBuf {
+    let root = std::env::var_os("ACE_CORPUS").expect(NEEDS_CORPUS);
     let dir = PathBuf::from(root).join(variant);
     assert!(
         dir.is_dir(),
         "ACE_CORPUS is set but {} is missing",
         dir.display()
     );
-    Some(dir)
+    dir
 }
 
 /// Every file in the folder except `SOURCES.md`, sorted by name.

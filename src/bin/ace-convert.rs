@@ -103,27 +103,25 @@ fn main() -> ExitCode {
 
 fn list_formats() -> i32 {
     let mut out = std::io::stdout().lock();
-    for f in Format::ALL {
-        let status = if f.is_supported() {
-            "read, write"
-        } else {
-            "not yet supported"
-        };
-        let _ = writeln!(out, "{:<14} {:<18} {}", f.name(), status, f.description());
+    let formats = Format::all();
+    for f in formats {
+        let _ = writeln!(
+            out,
+            "{:<14} {:<18} {}",
+            f.name(),
+            "read, write",
+            f.describe()
+        );
     }
     // What each format holds, found by writing a playbook that sets every
     // field and reading the loss report (ace_io::capabilities).
-    let formats: Vec<Format> = Format::ALL
-        .into_iter()
-        .filter(|f| f.is_supported())
-        .collect();
     let columns: Vec<Vec<(&str, ace_io::capabilities::Holds)>> = formats
         .iter()
         .map(|f| ace_io::capabilities::capabilities(*f))
         .collect();
     let _ = writeln!(out);
     let _ = write!(out, "{:<28}", "what each holds");
-    for f in &formats {
+    for f in formats {
         let _ = write!(out, " {:>13}", f.name());
     }
     let _ = writeln!(out);
@@ -195,33 +193,24 @@ fn run(args: Args) -> i32 {
     };
     // Only errors are shown (print_errors), so checks that find less are
     // not run.
-    let parsed = match ace_io::read_document(from, &source.text, Severity::Error) {
-        Ok((_, Some(other))) => {
-            let (what, applying) = match other {
-                ace_io::OtherDocument::Skill(kind) => (kind.name(), "deltas"),
-                ace_io::OtherDocument::Vagenda(kind) => (kind.describe(), "patches"),
-            };
+    let ctx = ace_io::ReadCtx {
+        min: Severity::Error,
+    };
+    let parsed = match from.read(&source.text, &ctx) {
+        Ok(ace_io::Read {
+            other: Some(other), ..
+        }) => {
             error(
                 PROG,
                 format!(
-                    "{}: this is a {what}, not a playbook; check it with ace-validate (applying {applying} is not supported yet)",
-                    source.name,
+                    "{}: this is a {}, not a playbook; check it with ace-validate (applying {} is not supported yet)",
+                    source.name, other.what, other.applying,
                 ),
             );
             return EXIT_USAGE;
         }
-        Ok((p, None)) => p,
-        Err(ace_io::ReadError::Unsupported(f)) => {
-            error(
-                PROG,
-                format!(
-                    "{}: format `{f}` is not supported by this version of ace-tools",
-                    source.name
-                ),
-            );
-            return EXIT_USAGE;
-        }
-        Err(ace_io::ReadError::Syntax(d)) => {
+        Ok(read) => read.parsed,
+        Err(d) => {
             print_diagnostics(&source.name, &source.text, &[d]);
             return EXIT_FINDINGS;
         }
@@ -235,7 +224,7 @@ fn run(args: Args) -> i32 {
             .and_then(|p| ace_io::sections_beside(from, p)),
     };
     let companion = match companion {
-        Some(path) if from == Format::AgentsMd => {
+        Some(path) if from == Format::AGENTS_MD => {
             let yaml = match ace_io::load(&path) {
                 Ok(y) => y,
                 Err(e) => {
@@ -275,12 +264,12 @@ fn run(args: Args) -> i32 {
         y
     });
     let pair_dir = match args.output.as_deref() {
-        Some(out) if to == Format::AgentsMd && (out.ends_with('/') || Path::new(out).is_dir()) => {
+        Some(out) if to == Format::AGENTS_MD && (out.ends_with('/') || Path::new(out).is_dir()) => {
             Some(PathBuf::from(out))
         }
         _ => None,
     };
-    let pair_in_place = args.in_place && to == Format::AgentsMd && companion.is_some();
+    let pair_in_place = args.in_place && to == Format::AGENTS_MD && companion.is_some();
     if pair_dir.is_some() || pair_in_place {
         let (agents_path, yaml_path) = match (&pair_dir, &source.path, &companion) {
             (Some(dir), _, _) => (dir.join("AGENTS.md"), dir.join("playbook.yaml")),
@@ -356,20 +345,24 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let opts = ace_io::WriteOptions {
-        skill_generation: args
-            .skill_generation
-            .and_then(ace_io::SkillGeneration::from_number),
-        vagenda_container: match args.container {
-            ContainerArg::Plan => ace_io::VagendaContainer::Plan,
-            ContainerArg::TodoList => ace_io::VagendaContainer::TodoList,
+    let mut ctx = ace_io::WriteCtx::default().with_now(now);
+    if let Some(n) = args.skill_generation {
+        ctx = ctx.with_option("skill-generation", n.to_string());
+    }
+    ctx = ctx.with_option(
+        "container",
+        match args.container {
+            ContainerArg::Plan => "plan",
+            ContainerArg::TodoList => "todoList",
         },
-        tron_root: match args.tron_root {
-            TronRootArg::Implicit => ace_io::TronRoot::Implicit,
-            TronRootArg::Braced => ace_io::TronRoot::Braced,
+    );
+    ctx = ctx.with_option(
+        "tron-root",
+        match args.tron_root {
+            TronRootArg::Implicit => "implicit",
+            TronRootArg::Braced => "braced",
         },
-        now,
-    };
+    );
     let target: Option<PathBuf> = if args.in_place {
         match &source.path {
             Some(p) => Some(p.clone()),
@@ -403,7 +396,7 @@ fn run(args: Args) -> i32 {
     let pb = &parsed.playbook;
     let write = |sink: &mut dyn Write| {
         let mut out = ace_io::Out::to(sink);
-        let report = ace_io::write_into(to, pb, &opts, &mut out);
+        let report = to.write(pb, &ctx, &mut out);
         (report, out.finish())
     };
     let (report, result) = match target {

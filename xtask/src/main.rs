@@ -1,7 +1,9 @@
 //! `cargo xtask docs [--check]` regenerates docs/rules.md.
 //! `cargo xtask bench` measures the markdown reader and writer and the
 //! ace-validate process against named baselines.
+//! `cargo xtask compare OLD NEW` checks that two builds behave the same.
 
+mod compare;
 mod scale;
 
 // The binaries' allocator, so that in-process read and write figures are
@@ -28,9 +30,10 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("fuzz-seed") => fuzz_seed(),
         Some("gen") => gen(&args[1..]),
+        Some("compare") => compare::compare(&args[1..]),
         Some("__measure") => scale::measure(&args[1..]),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH]"
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR"
                 .to_owned(),
         ),
     };
@@ -52,10 +55,7 @@ fn generated() -> [(&'static str, String); 4] {
             "docs/formats/mapping.md",
             ace_model::mapping::markdown_doc(),
         ),
-        (
-            "schemas/ace-canonical.schema.json",
-            ace_model::json::json_schema(),
-        ),
+        ("schemas/ace-canonical.schema.json", ace_json::json_schema()),
         ("schemas/ace-toml.schema.json", ace_config::json_schema()),
     ]
 }
@@ -82,8 +82,8 @@ fn docs(check: bool) -> Result<(), String> {
 /// behind the byte that selects that format (`fuzz/src/lib.rs`).
 fn fuzz_seed() -> Result<(), String> {
     use ace_io::Format;
-    // fuzz/src/lib.rs: the round trip's first byte indexes `Format::ALL`.
-    const ROUND_TRIP_ORDER: [Format; 7] = Format::ALL;
+    // fuzz/src/lib.rs: the round trip's first byte indexes the registry.
+    let round_trip_order = Format::all();
     let corpus = root().join("fuzz/corpus");
     let mut files = Vec::new();
     let mut stack = vec![root().join("tests/fixtures")];
@@ -104,21 +104,22 @@ fn fuzz_seed() -> Result<(), String> {
             continue;
         };
         let format = ace_io::detect(Some(&path), &text);
-        let target = match format {
-            Format::Markdown => "read_markdown",
-            Format::AgentsMd => "read_agents_md",
-            Format::PlaybookYaml => "read_playbook_yaml",
-            Format::SkillJson => "read_skill_json",
-            Format::VagendaJson => "read_vagenda_json",
-            Format::VagendaTron => "read_vagenda_tron",
-            _ => continue,
-        };
+        // Each format's reader target is `read_NAME`; the canonical JSON
+        // has none, being serde's.
+        let target = format!("read_{}", format.name().replace('-', "_"));
+        if !root()
+            .join("fuzz/fuzz_targets")
+            .join(format!("{target}.rs"))
+            .is_file()
+        {
+            continue;
+        }
         let rel = path
             .strip_prefix(root().join("tests/fixtures"))
             .unwrap_or(&path)
             .to_string_lossy()
             .replace(['/', '\\'], "__");
-        let pick = ROUND_TRIP_ORDER
+        let pick = round_trip_order
             .iter()
             .position(|f| *f == format)
             .unwrap_or(0) as u8;
@@ -126,10 +127,10 @@ fn fuzz_seed() -> Result<(), String> {
         tagged.extend_from_slice(text.as_bytes());
         // Two TRON fixtures are too few: every vAgenda JSON fixture also
         // seeds the TRON reader in TRON.
-        let tron = (format == Format::VagendaJson)
+        let tron = (format == Format::VAGENDA_JSON)
             .then(|| ace_io::read(format, &text).ok())
             .flatten()
-            .and_then(|p| ace_io::write(Format::VagendaTron, &p.playbook).ok())
+            .map(|p| ace_io::write(Format::VAGENDA_TRON, &p.playbook))
             .map(|w| w.text);
         if let Some(tron) = &tron {
             let dir = corpus.join("read_vagenda_tron");
@@ -137,7 +138,10 @@ fn fuzz_seed() -> Result<(), String> {
             std::fs::write(dir.join(format!("{rel}.tron")), tron).map_err(|e| e.to_string())?;
             written += 1;
         }
-        for (t, bytes) in [(target, text.as_bytes()), ("round_trip", &tagged[..])] {
+        for (t, bytes) in [
+            (target.as_str(), text.as_bytes()),
+            ("round_trip", &tagged[..]),
+        ] {
             let dir = corpus.join(t);
             std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
             std::fs::write(dir.join(&rel), bytes).map_err(|e| e.to_string())?;
@@ -174,7 +178,7 @@ fn gen(args: &[String]) -> Result<(), String> {
             "--format" => {
                 let v = value()?;
                 format = Some(ace_io::Format::from_name(&v).ok_or_else(|| {
-                    let names: Vec<&str> = ace_io::Format::ALL.iter().map(|f| f.name()).collect();
+                    let names: Vec<&str> = ace_io::Format::all().iter().map(|f| f.name()).collect();
                     format!("--format {v}: expected one of {}", names.join(", "))
                 })?);
             }
@@ -186,7 +190,7 @@ fn gen(args: &[String]) -> Result<(), String> {
         return Err(usage.to_owned());
     };
     let pb = gen_playbook(n);
-    if format == ace_io::Format::AgentsMd {
+    if format == ace_io::Format::AGENTS_MD {
         let dir =
             output.ok_or("agents-md is two files (AGENTS.md and playbook.yaml); pass -o DIR")?;
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -200,7 +204,7 @@ fn gen(args: &[String]) -> Result<(), String> {
         }
         return Ok(());
     }
-    let text = ace_io::write(format, &pb).map_err(|e| e.to_string())?.text;
+    let text = ace_io::write(format, &pb).text;
     match output {
         Some(path) => ace_io::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display())),
@@ -451,8 +455,8 @@ fn markdown_bench(big: &str, pb: &ace_model::Playbook) {
     let write = time(7, || ace_markdown::write(pb));
     let out = ace_markdown::write(pb).text;
     assert_eq!(out, big, "the generated playbook is canonical");
-    let json = ace_model::json::write(pb);
-    let json_read = time(7, || ace_model::json::read(&json));
+    let json = ace_json::write(pb);
+    let json_read = time(7, || ace_json::read(&json));
     println!("| operation | time | throughput | vs. baseline |");
     println!("|---|---|---|---|");
     println!(

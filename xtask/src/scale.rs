@@ -17,17 +17,19 @@ use std::time::{Duration, Instant};
 use ace_io::Format;
 
 const VARIANTS: [Format; 5] = [
-    Format::Markdown,
-    Format::AgentsMd,
-    Format::SkillJson,
-    Format::VagendaJson,
-    Format::VagendaTron,
+    Format::MARKDOWN,
+    Format::AGENTS_MD,
+    Format::SKILL_JSON,
+    Format::VAGENDA_JSON,
+    Format::VAGENDA_TRON,
 ];
 
 /// Formats whose reader and writer are timed in-process: the five variants,
 /// the curator's playbook.yaml on its own (in the pair it holds only the
 /// sections) and the canonical JSON.
-const TIMED: [Format; 7] = Format::ALL;
+fn timed() -> &'static [Format] {
+    Format::all()
+}
 
 /// Sizes up to `max` entries.
 fn sizes(max: usize) -> Vec<usize> {
@@ -39,40 +41,38 @@ fn sizes(max: usize) -> Vec<usize> {
 
 /// Where a variant's file goes; AGENTS.md is a directory with both files.
 fn path_of(dir: &Path, f: Format) -> PathBuf {
-    match f {
-        Format::AgentsMd => dir.join("agents"),
-        _ => dir.join(format!("playbook.{}", f.name())),
+    if f == Format::AGENTS_MD {
+        dir.join("agents")
+    } else {
+        dir.join(format!("playbook.{}", f.name()))
     }
 }
 
 /// The bytes a variant is made of (AGENTS.md and its playbook.yaml).
 fn size_of(dir: &Path, f: Format) -> u64 {
     let p = path_of(dir, f);
-    match f {
-        Format::AgentsMd => ["AGENTS.md", "playbook.yaml"]
+    if f == Format::AGENTS_MD {
+        ["AGENTS.md", "playbook.yaml"]
             .iter()
             .filter_map(|n| std::fs::metadata(p.join(n)).ok())
             .map(|m| m.len())
-            .sum(),
-        _ => std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0),
+            .sum()
+    } else {
+        std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0)
     }
 }
 
 fn write(dir: &Path, f: Format, pb: &ace_model::Playbook) -> Result<(Duration, usize), String> {
     let p = path_of(dir, f);
     let t = Instant::now();
-    let texts: Vec<(PathBuf, String)> = match f {
-        Format::AgentsMd => {
-            let pair = ace_io::write_curator_pair(pb);
-            vec![
-                (p.join("AGENTS.md"), pair.agents_md),
-                (p.join("playbook.yaml"), pair.playbook_yaml),
-            ]
-        }
-        _ => vec![(
-            p.clone(),
-            ace_io::write(f, pb).map_err(|e| e.to_string())?.text,
-        )],
+    let texts: Vec<(PathBuf, String)> = if f == Format::AGENTS_MD {
+        let pair = ace_io::write_curator_pair(pb);
+        vec![
+            (p.join("AGENTS.md"), pair.agents_md),
+            (p.join("playbook.yaml"), pair.playbook_yaml),
+        ]
+    } else {
+        vec![(p.clone(), ace_io::write(f, pb).text)]
     };
     let took = t.elapsed();
     let mut bytes = 0;
@@ -88,19 +88,16 @@ fn write(dir: &Path, f: Format, pb: &ace_model::Playbook) -> Result<(Duration, u
 
 fn read(dir: &Path, f: Format) -> Result<(Duration, usize), String> {
     let p = path_of(dir, f);
-    let main = match f {
-        Format::AgentsMd => p.join("AGENTS.md"),
-        _ => p.clone(),
-    };
+    let pair = f == Format::AGENTS_MD;
+    let main = if pair { p.join("AGENTS.md") } else { p.clone() };
     let text = std::fs::read_to_string(&main).map_err(|e| e.to_string())?;
-    let yaml = match f {
-        Format::AgentsMd => {
-            Some(std::fs::read_to_string(p.join("playbook.yaml")).map_err(|e| e.to_string())?)
-        }
-        _ => None,
+    let yaml = if pair {
+        Some(std::fs::read_to_string(p.join("playbook.yaml")).map_err(|e| e.to_string())?)
+    } else {
+        None
     };
     let t = Instant::now();
-    let mut parsed = ace_io::read(f, &text).map_err(|e| e.to_string())?;
+    let mut parsed = ace_io::read(f, &text).map_err(|d| d.message)?;
     if let Some(y) = &yaml {
         ace_io::attach_sections(&mut parsed, y).map_err(|d| d.message)?;
     }
@@ -181,18 +178,15 @@ fn convert(
     let src = path_of(dir, from);
     let out = dir.join(format!("out-{}-{}", from.name(), to.name()));
     let mut cmd = Command::new(exe);
-    match from {
-        Format::AgentsMd => {
-            cmd.arg(src.join("AGENTS.md"))
-                .arg("--sections")
-                .arg(src.join("playbook.yaml"));
-        }
-        _ => {
-            cmd.arg(&src);
-        }
+    if from == Format::AGENTS_MD {
+        cmd.arg(src.join("AGENTS.md"))
+            .arg("--sections")
+            .arg(src.join("playbook.yaml"));
+    } else {
+        cmd.arg(&src);
     }
     cmd.args(["--from", from.name(), "--to", to.name(), "-q", "-o"]);
-    if to == Format::AgentsMd {
+    if to == Format::AGENTS_MD {
         cmd.arg(format!("{}/", out.display()));
     } else {
         cmd.arg(&out);
@@ -226,7 +220,7 @@ pub fn scale_bench(max: usize) -> Result<(), String> {
         println!("\n## {n} entries");
         println!("| format | file | write | read |");
         println!("|---|---|---|---|");
-        for f in TIMED {
+        for &f in timed() {
             let (wt, bytes) = write(&dir, f, &pb)?;
             let (rt, entries) = read(&dir, f)?;
             if entries != n {
@@ -243,10 +237,10 @@ pub fn scale_bench(max: usize) -> Result<(), String> {
         }
         drop(pb);
         // Baselines: the floor of touching the bytes, and a plain parse.
-        let md = path_of(&dir, Format::Markdown);
-        let md_bytes = size_of(&dir, Format::Markdown);
+        let md = path_of(&dir, Format::MARKDOWN);
+        let md_bytes = size_of(&dir, Format::MARKDOWN);
         let (cat, _, _) = run_measured(Command::new("cat").arg(&md))?;
-        let json = std::fs::read(path_of(&dir, Format::Json)).map_err(|e| e.to_string())?;
+        let json = std::fs::read(path_of(&dir, Format::JSON)).map_err(|e| e.to_string())?;
         let t = Instant::now();
         let v: serde_json::Value = serde_json::from_slice(&json).map_err(|e| e.to_string())?;
         let sj = t.elapsed();
@@ -320,7 +314,7 @@ pub fn scale_bench(max: usize) -> Result<(), String> {
             println!("\n## Linearity: cost per entry at {large} over cost per entry at {small} (1.0 is linear)");
             println!("| operation | ratio |");
             println!("|---|---|");
-            for f in TIMED {
+            for f in timed() {
                 let (a, b) = (read_cost[&(f.name(), small)], read_cost[&(f.name(), large)]);
                 println!("| read {} | {:.2} |", f.name(), b / a);
             }

@@ -15,11 +15,13 @@
 //! Without a layout the writer produces the seed's layout.
 
 mod bullet;
+mod format;
 mod layout;
 mod reader;
 mod writer;
 
 pub use ace_model::ReadOutput;
+pub use format::{AgentsMd, FILE_NAMES, FORMAT};
 pub use reader::read;
 pub use writer::{write, write_into, WriteOutput};
 

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ace_io::{Format, Source};
+use ace_io::{CheckCtx, Format, ReadCtx, Source};
 use ace_model::{rules, Diagnostic, Playbook, Severity};
 
 mod suppress;
@@ -137,7 +137,7 @@ pub struct Outcome {
 /// binary uses it too, so that a companion found by walking a directory is
 /// not checked a second time on its own.
 pub fn companion_of(format: Format, path: Option<&Path>, companion: &Companion) -> Option<PathBuf> {
-    if format != Format::AgentsMd {
+    if format != Format::AGENTS_MD {
         return None;
     }
     match companion {
@@ -161,14 +161,13 @@ pub fn load_target(path: &Path) -> Result<Target, String> {
 fn read_playbook(format: Format, source: &Source, what: &str) -> Result<Playbook, String> {
     match ace_io::read(format, &source.text) {
         Ok(parsed) => Ok(parsed.playbook),
-        Err(ace_io::ReadError::Syntax(d)) => {
+        Err(d) => {
             let pos = ace_model::LineIndex::new(&source.text).line_col(&source.text, d.span.start);
             Err(format!(
                 "{what} {}:{}:{}: {}",
                 source.name, pos.line, pos.col, d.message
             ))
         }
-        Err(e) => Err(format!("{what} {}: {e}", source.name)),
     }
 }
 
@@ -232,53 +231,44 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         .from
         .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
     let target = settings.target.as_ref();
+    let suppressions = format.imp().lint_profile().suppression_comments;
     let finish = |source: Source, mut diags: Vec<Diagnostic>, outcome: &mut Outcome| {
-        if matches!(format, Format::Markdown | Format::AgentsMd) {
+        if suppressions {
             Suppressions::parse(&source.text).apply(&source.text, &mut diags);
         }
         settings.filter.apply(&mut diags);
         outcome.reports.push((source, diags));
     };
-    if ace_io::curator_document(format, &source.text).is_some() {
-        let diags =
-            ace_io::validate_curator(&source.text, target.map(|t| &t.playbook), &settings.curator);
+    let ctx = CheckCtx {
+        playbook: target.map(|t| &t.playbook),
+        sequence: target.and_then(|t| t.sequence),
+        min_confidence: settings.curator.confidence,
+        min_evidence: settings.curator.evidence_length,
+    };
+    if let Some(check) = ace_io::Registry::builtin().claimed_check(format, &source.text) {
+        let diags = check.check(&source.text, &ctx);
         finish(source, diags, &mut outcome);
         return outcome;
     }
-    let (mut parsed, patch) = match ace_io::read_document(format, &source.text, Severity::Info) {
-        Ok(p) => p,
-        Err(ace_io::ReadError::Syntax(d)) => {
+    let read = match format.read(&source.text, &ReadCtx::default()) {
+        Ok(r) => r,
+        Err(d) => {
             finish(source, vec![d], &mut outcome);
             return outcome;
         }
-        Err(e) => {
-            outcome.errors.push(format!("{}: {e}", source.name));
-            return outcome;
-        }
     };
-    if let Some(ace_io::OtherDocument::Skill(_)) = patch {
-        // Read as a playbook only to learn it is not one.
-        let diags = ace_io::validate_skill_delta(&source.text, target.map(|t| &t.playbook));
-        finish(source, diags, &mut outcome);
-        return outcome;
-    }
-    if let Some(ace_io::OtherDocument::Vagenda(kind)) = patch {
-        let mut diags = parsed.diagnostics;
-        if matches!(
-            kind,
-            ace_vagenda::DocKind::Patch | ace_vagenda::DocKind::PatchOp
-        ) {
-            let syntax = if format == Format::VagendaTron {
-                ace_vagenda::Syntax::Tron
-            } else {
-                ace_vagenda::Syntax::Json
-            };
-            let t = target.map(|t| ace_vagenda::Target {
-                playbook: &t.playbook,
-                sequence: t.sequence,
-            });
-            diags.extend(ace_vagenda::check_patch(&source.text, syntax, t));
-            diags.sort_by_key(|d| (d.span.start, d.code));
+    let mut parsed = read.parsed;
+    if let Some(other) = read.other {
+        let mut diags = if other.keeps_read_findings {
+            parsed.diagnostics
+        } else {
+            Vec::new()
+        };
+        if let Some(check) = other.check {
+            diags.extend(check.check(&source.text, &ctx));
+            if other.keeps_read_findings {
+                diags.sort_by_key(|d| (d.span.start, d.code));
+            }
         }
         finish(source, diags, &mut outcome);
         return outcome;

@@ -6,6 +6,10 @@
 //! which reason code (`duplicate`, `low-evidence`, `low-confidence`,
 //! `invalid`) the curator would give, plus seed 001's write scope.
 
+mod format;
+
+pub use format::{CuratorJson, CHECK};
+
 use std::collections::HashMap;
 use std::path::{Component, Path};
 

@@ -9,10 +9,12 @@
 //! deviation as a diagnostic; the writer produces the canonical layout and
 //! reports whatever the format cannot hold.
 
+mod format;
 mod line;
 mod reader;
 mod writer;
 
 pub use ace_model::ReadOutput;
+pub use format::{Markdown, FORMAT};
 pub use reader::read;
 pub use writer::{write, write_into, WriteOutput};

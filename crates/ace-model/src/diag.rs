@@ -79,6 +79,14 @@ pub struct Related {
     pub message: String,
 }
 
+/// The message alone: where a diagnostic is shown with its position and
+/// code, the report renders it (`ace-report`).
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 impl Diagnostic {
     /// A diagnostic of `rule` at its default severity.
     pub fn new(rule: &Rule, span: Span, message: impl Into<String>) -> Self {

@@ -8,7 +8,6 @@
 
 pub mod diag;
 pub mod ids;
-pub mod json;
 pub mod keys;
 pub mod loss;
 pub mod mapping;

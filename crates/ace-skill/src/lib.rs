@@ -12,6 +12,7 @@
 mod checks;
 pub mod delta;
 mod fields;
+mod format;
 mod keep;
 mod layout;
 mod reader;
@@ -22,6 +23,7 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use ace_schema::Generation;
 pub use delta::{check as check_delta, kind_of, sniff, DocumentKind};
+pub use format::{Deltas, SkillJson, DELTAS, FORMAT, GENERATION};
 pub use reader::{read, read_classified, read_whole, read_with};
 pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 

@@ -16,9 +16,11 @@
 //! curator's style (`id: "..."` quoted, numbers as read).
 
 mod emit;
+mod format;
 mod reader;
 
 pub use ace_model::ReadOutput;
+pub use format::{PlaybookYaml, FORMAT};
 pub use reader::read;
 
 use ace_model::{LossEntry, Playbook};

@@ -1,11 +1,12 @@
 //! The canonical JSON form of the model (`--to json`), like pandoc's `native`:
 //! every field the model holds, nothing else, in a fixed order.
 
-use serde::{Deserialize, Serialize};
+mod format;
 
-use crate::diag::{Diagnostic, Span};
-use crate::model::Playbook;
-use crate::rules;
+pub use format::{Canonical, FORMAT};
+
+use ace_model::{rules, Diagnostic, Playbook, Span};
+use serde::{Deserialize, Serialize};
 
 pub const FORMAT_TAG: &str = "ace-canonical";
 pub const VERSION: u64 = 1;
@@ -57,13 +58,13 @@ pub fn json_schema() -> String {
 
 /// Pretty-printed with two-space indent and a final newline.
 pub fn write(playbook: &Playbook) -> String {
-    let mut out = crate::Out::new();
+    let mut out = ace_model::Out::new();
     write_into(playbook, &mut out);
     out.into_string()
 }
 
 /// [`write`] into `out`, which may send the text on as it is printed.
-pub fn write_into(playbook: &Playbook, out: &mut crate::Out<'_>) {
+pub fn write_into(playbook: &Playbook, out: &mut ace_model::Out<'_>) {
     let doc = DocOut {
         format: FORMAT_TAG,
         version: VERSION,
@@ -126,8 +127,7 @@ fn offset_of(src: &str, line: usize, column: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::LineIndex;
-    use crate::model::*;
+    use ace_model::*;
 
     #[test]
     fn round_trip_keeps_absent_distinct_from_zero() {
@@ -156,7 +156,7 @@ mod tests {
             ..Playbook::default()
         };
         let mut e = Entry::new("a-1", "x");
-        e.scope = Some(crate::Scope::Detail(Box::new(crate::ScopeDetail {
+        e.scope = Some(Scope::Detail(Box::new(ScopeDetail {
             inputs: Some(serde_json::Value::Null),
             ..Default::default()
         })));

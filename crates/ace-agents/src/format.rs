@@ -1,0 +1,57 @@
+//! AGENTS.md in the format registry.
+
+use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
+use ace_model::out::{Out, WriteReport};
+use ace_model::{Diagnostic, Playbook};
+
+pub struct AgentsMd;
+
+/// The format as the registry lists it.
+pub static FORMAT: AgentsMd = AgentsMd;
+
+/// The file names the curator reads and writes.
+pub const FILE_NAMES: [&str; 3] = ["agents.md", "agent.md", "agents.archive.md"];
+
+impl PlaybookFormat for AgentsMd {
+    fn name(&self) -> &'static str {
+        "agents-md"
+    }
+
+    fn describe(&self) -> &'static str {
+        "AGENTS.md bullets `[Bullet #id, helpful:N, harmful:M]` (seed 001)"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        if input
+            .file_name()
+            .is_some_and(|n| FILE_NAMES.contains(&n.as_str()))
+        {
+            return Some(Confidence::Name);
+        }
+        (input.syntax() == Syntax::Text && input.text.contains("[Bullet #"))
+            .then_some(Confidence::Marker)
+    }
+
+    fn read(&self, text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
+        Ok(crate::read(text).into())
+    }
+
+    fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        crate::write_into(pb, out)
+    }
+
+    /// Curator bullet IDs are hashes (`#88f22305`) without sections'
+    /// prefixes, and seed 001's deprecation rule is the curator's own.
+    fn lint_profile(&self) -> LintProfile {
+        LintProfile {
+            id_shape: false,
+            prefixes: false,
+            deprecation: true,
+            suppression_comments: true,
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! The contract between a format crate and the tools: [`PlaybookFormat`]
+//! for a file that holds a playbook, [`DocumentCheck`] for one that holds
+//! something else (a delta, a patch, curator JSON). Each format crate
+//! exports its implementation as a `static`; `ace-io` lists them, and every
+//! tool, test and benchmark iterates that list instead of naming formats.
+
+use std::cell::OnceCell;
+use std::path::Path;
+
+use ace_model::out::{Out, WriteReport};
+use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
+
+/// How sure a format is that a file is one of its own. Detection takes the
+/// highest; a tie goes to the format listed first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Confidence {
+    /// The syntax fits and nothing more is known: any JSON may be a skill
+    /// playbook, any text a markdown playbook.
+    Likely,
+    /// The content has what this format's files have (a key, a line shape).
+    Content,
+    /// The content has what only this format's files have (vAgenda's
+    /// `vAgendaInfo`, a patch operation name).
+    Marker,
+    /// The file names its own format (the canonical JSON's format tag).
+    Declared,
+    /// The file name alone says it (`AGENTS.md`, `*.tron`).
+    Name,
+}
+
+/// The broad syntax of an input: from its extension when that settles it,
+/// else from how its content starts. Formats claim inputs of their syntax
+/// only, so that a JSON string holding `[Bullet #` is no AGENTS.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Syntax {
+    Json,
+    Tron,
+    Yaml,
+    Text,
+}
+
+/// What detection looks at: the file name (none for standard input) and
+/// the text, or its head when a directory walk only peeks.
+pub struct Sniff<'a> {
+    pub path: Option<&'a Path>,
+    pub text: &'a str,
+    syntax: OnceCell<Syntax>,
+}
+
+impl<'a> Sniff<'a> {
+    pub fn new(path: Option<&'a Path>, text: &'a str) -> Self {
+        Sniff {
+            path,
+            text,
+            syntax: OnceCell::new(),
+        }
+    }
+
+    /// The file name, lower-cased.
+    pub fn file_name(&self) -> Option<String> {
+        Some(self.path?.file_name()?.to_str()?.to_ascii_lowercase())
+    }
+
+    /// The extension, lower-cased.
+    pub fn extension(&self) -> Option<String> {
+        Some(self.path?.extension()?.to_str()?.to_ascii_lowercase())
+    }
+
+    /// The syntax the extension says, when it says one.
+    pub fn syntax_of_name(&self) -> Option<Syntax> {
+        match self.extension()?.as_str() {
+            "json" => Some(Syntax::Json),
+            "tron" => Some(Syntax::Tron),
+            "yaml" | "yml" => Some(Syntax::Yaml),
+            "md" | "markdown" | "txt" => Some(Syntax::Text),
+            _ => None,
+        }
+    }
+
+    pub fn syntax(&self) -> Syntax {
+        *self.syntax.get_or_init(|| {
+            if let Some(syntax) = self.syntax_of_name() {
+                return syntax;
+            }
+            let trimmed = self.text.trim_start_matches('\u{feff}').trim_start();
+            if (trimmed.starts_with('{') || trimmed.starts_with('['))
+                && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
+            {
+                Syntax::Json
+            } else if trimmed.starts_with("class ") {
+                Syntax::Tron
+            } else {
+                Syntax::Text
+            }
+        })
+    }
+
+    /// Whether the text holds any of `needles`.
+    pub fn contains_any(&self, needles: &[&str]) -> bool {
+        needles.iter().any(|n| self.text.contains(n))
+    }
+}
+
+/// What a reader is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadCtx {
+    /// Findings below this severity are not wanted: a reader may leave out
+    /// checks that can only find less, where they cost. The playbook read
+    /// is the same whatever this is.
+    pub min: Severity,
+}
+
+impl Default for ReadCtx {
+    fn default() -> Self {
+        ReadCtx {
+            min: Severity::Info,
+        }
+    }
+}
+
+/// A choice a writer offers, such as the skill's schema generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteOption {
+    pub name: &'static str,
+    /// The values it takes; unset, the writer does what `help` says.
+    pub values: &'static [&'static str],
+    pub help: &'static str,
+}
+
+/// What a writer is asked for: the values of the options writers offer
+/// (each writer reads its own, and ignores the others), and the time for
+/// timestamps a target requires and the playbook lacks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteCtx {
+    options: Vec<(&'static str, String)>,
+    /// RFC 3339; `None` lets the writer derive one from the playbook.
+    pub now: Option<String>,
+}
+
+impl WriteCtx {
+    pub fn with_option(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.options.retain(|(n, _)| *n != name);
+        self.options.push((name, value.into()));
+        self
+    }
+
+    pub fn with_now(mut self, now: Option<String>) -> Self {
+        self.now = now;
+        self
+    }
+
+    /// The value given for option `name`, if any.
+    pub fn option(&self, name: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Which generic lint rules mean something for a format's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LintProfile {
+    /// Seed 000's ID shape (`xxx-NNNNN`).
+    pub id_shape: bool,
+    /// IDs use their section's prefix (seed 000).
+    pub prefixes: bool,
+    /// Seed 001's deprecation rule, `harmful > helpful`.
+    pub deprecation: bool,
+    /// `<!-- ace-validate: ignore … -->` comments suppress findings.
+    pub suppression_comments: bool,
+}
+
+impl Default for LintProfile {
+    fn default() -> Self {
+        LintProfile {
+            id_shape: true,
+            prefixes: true,
+            deprecation: false,
+            suppression_comments: false,
+        }
+    }
+}
+
+/// A file read as a playbook format that holds something else.
+#[derive(Clone, Copy)]
+pub struct Other {
+    /// What it is, for messages ("skill delta", "vAgenda PlaybookPatch").
+    pub what: &'static str,
+    /// What applying it would be called ("deltas", "patches").
+    pub applying: &'static str,
+    /// How it is checked; `None` when the read's findings are all there is.
+    pub check: Option<&'static dyn DocumentCheck>,
+    /// Whether the read's findings are findings about the document too
+    /// (a vAgenda patch is read in the document's own syntax), or only
+    /// said what it is not (a skill delta read as a playbook).
+    pub keeps_read_findings: bool,
+}
+
+impl std::fmt::Debug for Other {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Other")
+            .field("what", &self.what)
+            .field("check", &self.check.map(|c| c.name()))
+            .finish()
+    }
+}
+
+/// A reader's result: the playbook and findings, and, when the file holds
+/// something else, what it holds.
+#[derive(Debug, Default)]
+pub struct Read {
+    pub parsed: ReadOutput,
+    pub other: Option<Other>,
+}
+
+impl From<ReadOutput> for Read {
+    fn from(parsed: ReadOutput) -> Self {
+        Read {
+            parsed,
+            other: None,
+        }
+    }
+}
+
+/// One playbook format: how to recognise, read and write its files.
+pub trait PlaybookFormat: Sync {
+    /// The name used in every command and document (`skill-json`).
+    fn name(&self) -> &'static str;
+
+    /// One line for help texts and format lists.
+    fn describe(&self) -> &'static str;
+
+    /// Extensions that make a new file of this format (`-o plan.tron`);
+    /// the first is the one ace-tools gives the files it creates. Formats
+    /// that share one (`.json`) are told apart by content when read, and
+    /// need `--to` when written.
+    fn extensions(&self) -> &'static [&'static str];
+
+    /// How sure this format is that the input is one of its files.
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence>;
+
+    /// Reads a playbook. A syntax error that stops the read is the error;
+    /// everything else is a diagnostic in the result.
+    fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic>;
+
+    /// Prints `pb` into `out` and reports what the format could not hold.
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport;
+
+    /// Which generic lint rules apply to this format's files.
+    fn lint_profile(&self) -> LintProfile {
+        LintProfile::default()
+    }
+
+    /// The choices this format's writer offers.
+    fn write_options(&self) -> &'static [WriteOption] {
+        &[]
+    }
+}
+
+/// What a [`DocumentCheck`] checks against.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckCtx<'a> {
+    /// The playbook the document applies to (`--playbook`).
+    pub playbook: Option<&'a Playbook>,
+    /// That playbook's vAgenda document sequence, if it has one.
+    pub sequence: Option<i64>,
+    /// Seed 001's thresholds: the lowest confidence and the shortest
+    /// evidence a curator accepts.
+    pub min_confidence: f64,
+    pub min_evidence: usize,
+}
+
+/// A file that is not a playbook but goes with one: a delta, a patch,
+/// curator input or output.
+pub trait DocumentCheck: Sync {
+    fn name(&self) -> &'static str;
+
+    fn describe(&self) -> &'static str;
+
+    /// Whether a file of playbook format `format` is this kind of document,
+    /// before it is read as a playbook. Checks that a format's reader finds
+    /// on its own ([`Other::check`]) say `false`.
+    fn claims(&self, format: &str, text: &str) -> bool;
+
+    /// Every finding for `text`.
+    fn check(&self, text: &str, ctx: &CheckCtx<'_>) -> Vec<Diagnostic>;
+}

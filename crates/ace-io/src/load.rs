@@ -1,0 +1,246 @@
+//! Input read safely: UTF-8 text without NUL bytes, large files mapped.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use ace_model::LineIndex;
+
+/// Input that could not be turned into text.
+#[derive(Debug)]
+pub enum LoadError {
+    NotFound(String),
+    IsDirectory(String),
+    Binary(String),
+    InvalidUtf8 {
+        name: String,
+        line: usize,
+        col: usize,
+        byte: u8,
+    },
+    Io(String, std::io::Error),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound(n) => write!(f, "{n}: no such file"),
+            LoadError::IsDirectory(n) => write!(f, "{n}: is a directory; expected a playbook file"),
+            LoadError::Binary(n) => write!(
+                f,
+                "{n}: binary file (contains NUL bytes); expected UTF-8 text"
+            ),
+            LoadError::InvalidUtf8 {
+                name,
+                line,
+                col,
+                byte,
+            } => {
+                write!(
+                    f,
+                    "{name}:{line}:{col}: invalid UTF-8 (byte 0x{byte:02x}); expected UTF-8 text"
+                )
+            }
+            LoadError::Io(n, e) => write!(f, "{n}: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A loaded input: its display name, path (none for stdin) and text.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub name: String,
+    pub path: Option<PathBuf>,
+    pub text: Text,
+}
+
+/// The text of an input, checked to be UTF-8 without NUL bytes. A large
+/// regular file is mapped instead of read: reading it means zeroing fresh
+/// pages for a buffer and copying the page cache into them, a tenth of a
+/// conversion's time at 100k entries (docs/decisions.md).
+#[derive(Debug, Default)]
+pub struct Text(Repr);
+
+#[derive(Debug)]
+enum Repr {
+    Owned(String),
+    Mapped(memmap2::Mmap),
+}
+
+impl Default for Repr {
+    fn default() -> Self {
+        Repr::Owned(String::new())
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Self {
+        Text(Repr::Owned(s))
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match &self.0 {
+            Repr::Owned(s) => s,
+            // SAFETY: `map_text` checked these bytes as UTF-8 and the map is
+            // read-only. Another process truncating or rewriting the file
+            // while it is mapped is the accepted risk of mapping it
+            // (docs/decisions.md); files below MAP_AT are read instead.
+            Repr::Mapped(m) => unsafe { std::str::from_utf8_unchecked(m) },
+        }
+    }
+}
+
+/// A copy is owned text: it outlives the map.
+impl Clone for Text {
+    fn clone(&self) -> Self {
+        String::from(&**self).into()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self
+    }
+}
+
+/// Files smaller than this are read: mapping them saves nothing measurable.
+const MAP_AT: u64 = 1 << 20;
+
+pub fn load(path: &Path) -> Result<Source, LoadError> {
+    let name = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => LoadError::NotFound(name.clone()),
+        _ => LoadError::Io(name.clone(), e),
+    })?;
+    if meta.is_dir() {
+        return Err(LoadError::IsDirectory(name));
+    }
+    let text = if meta.is_file() && meta.len() >= MAP_AT {
+        map_text(path, &name)?
+    } else {
+        let bytes = std::fs::read(path).map_err(|e| LoadError::Io(name.clone(), e))?;
+        decode(bytes, &name)?.into()
+    };
+    Ok(Source {
+        text,
+        name,
+        path: Some(path.to_owned()),
+    })
+}
+
+fn map_text(path: &Path, name: &str) -> Result<Text, LoadError> {
+    let file = std::fs::File::open(path).map_err(|e| LoadError::Io(name.to_owned(), e))?;
+    // SAFETY: the map is only read, and only through `Text`, after the
+    // check below. See `Text`'s `deref` for the risk of a concurrent writer.
+    let map =
+        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| LoadError::Io(name.to_owned(), e))?;
+    check_text(&map, name)?;
+    Ok(Text(Repr::Mapped(map)))
+}
+
+pub fn load_stdin(name: &str) -> Result<Source, LoadError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut bytes)
+        .map_err(|e| LoadError::Io(name.to_owned(), e))?;
+    Ok(Source {
+        text: decode(bytes, name)?.into(),
+        name: name.to_owned(),
+        path: None,
+    })
+}
+
+fn decode(bytes: Vec<u8>, name: &str) -> Result<String, LoadError> {
+    check_no_nul(&bytes, name)?;
+    String::from_utf8(bytes).map_err(|e| utf8_error(e.as_bytes(), e.utf8_error(), name))
+}
+
+fn check_no_nul(bytes: &[u8], name: &str) -> Result<(), LoadError> {
+    match memchr::memchr(0, bytes) {
+        Some(_) => Err(LoadError::Binary(name.to_owned())),
+        None => Ok(()),
+    }
+}
+
+/// Accepts UTF-8 text without NUL bytes, as [`decode`] does.
+fn check_text(bytes: &[u8], name: &str) -> Result<(), LoadError> {
+    check_no_nul(bytes, name)?;
+    // The SIMD check passes valid text at memory speed; only a failure
+    // asks std's check for where the bad byte is.
+    if simdutf8::basic::from_utf8(bytes).is_ok() {
+        return Ok(());
+    }
+    std::str::from_utf8(bytes)
+        .map(|_| ())
+        .map_err(|e| utf8_error(bytes, e, name))
+}
+
+fn utf8_error(bytes: &[u8], e: std::str::Utf8Error, name: &str) -> LoadError {
+    let valid = e.valid_up_to();
+    let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+    let pos = LineIndex::new(prefix).line_col(prefix, valid);
+    LoadError::InvalidUtf8 {
+        name: name.to_owned(),
+        line: pos.line,
+        col: pos.col,
+        byte: bytes[valid],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_errors_name_the_position() {
+        assert!(matches!(
+            decode(b"a\0b".to_vec(), "f"),
+            Err(LoadError::Binary(_))
+        ));
+        let err = decode(b"ok\nab\xffc".to_vec(), "f").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "f:2:3: invalid UTF-8 (byte 0xff); expected UTF-8 text"
+        );
+    }
+
+    #[test]
+    fn large_files_are_mapped_and_checked_like_read_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = "[str-00001] helpful=1 harmful=0 :: x\n".repeat(40_000);
+        let cases: [(&str, Vec<u8>); 4] = [
+            ("small", b"## A\n".to_vec()),
+            ("big", big.clone().into_bytes()),
+            ("nul", [big.as_bytes(), b"a\0"].concat()),
+            ("bad", [big.as_bytes(), b"ab\xffc"].concat()),
+        ];
+        for (name, bytes) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, &bytes).unwrap();
+            let mapped = bytes.len() as u64 >= MAP_AT;
+            assert_eq!(mapped, name != "small");
+            match (name, load(&path)) {
+                ("small" | "big", Ok(s)) => {
+                    assert_eq!(s.text.as_bytes(), &bytes[..]);
+                    assert!(matches!(s.text.0, Repr::Mapped(_)) == mapped, "{name}");
+                    assert_eq!(&*s.text.clone(), &*s.text);
+                }
+                ("nul", Err(LoadError::Binary(_))) => {}
+                ("bad", Err(e)) => assert_eq!(
+                    e.to_string(),
+                    format!(
+                        "{}:40001:3: invalid UTF-8 (byte 0xff); expected UTF-8 text",
+                        path.display()
+                    )
+                ),
+                (name, other) => panic!("{name}: {other:?}"),
+            }
+        }
+    }
+}

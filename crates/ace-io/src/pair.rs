@@ -1,0 +1,159 @@
+//! The curator's two files: AGENTS.md with the playbook.yaml beside it.
+
+use std::path::{Path, PathBuf};
+
+use ace_model::{Diagnostic, LossEntry, Out, Playbook};
+
+use crate::{Format, Parsed};
+
+/// The curator's `playbook.yaml` beside an AGENTS.md, if there is one.
+pub fn sections_beside(format: Format, input: &Path) -> Option<PathBuf> {
+    if format != Format::AGENTS_MD {
+        return None;
+    }
+    let dir = input
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    ["playbook.yaml", "playbook.yml"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+}
+
+/// Reads the curator's playbook.yaml into a playbook read from AGENTS.md:
+/// weights reach the sections whose key is the YAML `id`, YAML sections with
+/// no heading are added, and `version` and unknown keys are kept. Findings
+/// about AGENTS.md go into `parsed.diagnostics`; the ones about the YAML file
+/// are returned. A YAML file that does not parse is the error.
+pub fn attach_sections(
+    parsed: &mut Parsed,
+    yaml_text: &str,
+) -> Result<Vec<Diagnostic>, Diagnostic> {
+    use ace_model::rules;
+    let yaml = ace_yaml::read(yaml_text)?;
+    let mut yaml_diags = yaml.diagnostics;
+    let y = yaml.playbook;
+    let pb = &mut parsed.playbook;
+    let listed: std::collections::HashSet<&str> =
+        y.sections.iter().map(|s| s.key.as_str()).collect();
+    for s in &pb.sections {
+        if !listed.contains(s.key.as_str()) {
+            parsed.diagnostics.push(
+                Diagnostic::new(
+                    &rules::SECTION_NOT_IN_YAML,
+                    s.origin.0.unwrap_or_default(),
+                    format!(
+                        "section `{}` is not listed in playbook.yaml",
+                        s.display_title()
+                    ),
+                )
+                .with_help(format!(
+                    "add `- id: {:?}` with a weight to playbook.yaml",
+                    s.key
+                )),
+            );
+        }
+    }
+    for ys in y.sections {
+        match pb.sections.iter_mut().find(|s| s.key == ys.key) {
+            Some(s) => {
+                s.weight = ys.weight;
+                s.extra.extend(ys.extra);
+                if s.description.is_none() {
+                    s.description = ys.description;
+                }
+                if s.prefix.is_none() {
+                    s.prefix = ys.prefix;
+                }
+            }
+            None => {
+                yaml_diags.push(Diagnostic::new(
+                    &rules::YAML_SECTION_UNUSED,
+                    ys.origin.0.unwrap_or_default(),
+                    format!("section `{}` has no heading in AGENTS.md", ys.key),
+                ));
+                pb.sections.push(ace_model::Section {
+                    origin: ace_model::Origin(None),
+                    ..ys
+                });
+            }
+        }
+    }
+    if y.version.is_some() {
+        pb.version = y.version;
+    }
+    pb.extra.extend(y.extra);
+    yaml_diags.sort_by_key(|d| (d.span.start, d.code));
+    Ok(yaml_diags)
+}
+
+/// AGENTS.md and playbook.yaml written together, and what neither holds.
+#[derive(Debug, Clone, Default)]
+pub struct CuratorPair {
+    pub agents_md: String,
+    pub playbook_yaml: String,
+    pub losses: Vec<LossEntry>,
+}
+
+/// The curator variant as the two files it lives in. A loss that AGENTS.md
+/// reports for something playbook.yaml keeps (the version, section weights,
+/// extra fields) is not a loss of the pair.
+pub fn write_curator_pair(pb: &Playbook) -> CuratorPair {
+    let mut out = Out::new();
+    let (playbook_yaml, losses) = write_curator_pair_into(pb, &mut out);
+    CuratorPair {
+        agents_md: out.into_string(),
+        playbook_yaml,
+        losses,
+    }
+}
+
+/// [`write_curator_pair`] with AGENTS.md printed into `agents_md`, which
+/// may send the text on as it is printed; returns playbook.yaml (a few
+/// lines) and the losses.
+pub fn write_curator_pair_into(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, Vec<LossEntry>) {
+    let agents = ace_agents::write_into(pb, agents_md);
+    // The curator's file holds the version, the sections and the extra
+    // fields only: a copy of those, not of a playbook of a million entries.
+    let mut for_yaml = Playbook {
+        version: pb.version.clone(),
+        sections: pb.sections.clone(),
+        extra: pb
+            .extra
+            .iter()
+            .filter(|(k, _)| k.as_str() != ace_agents::LAYOUT_KEY)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        ..Playbook::default()
+    };
+    for s in &mut for_yaml.sections {
+        s.extra.shift_remove(ace_model::keys::HEADING_LEVEL);
+    }
+    let yaml = ace_yaml::write_sections(&for_yaml);
+    let listed: std::collections::HashSet<String> = ace_yaml::listed_sections(&for_yaml)
+        .iter()
+        .map(|s| format!("sections[{}]", s.key))
+        .collect();
+    let kept_by_yaml = |l: &LossEntry| {
+        let in_listed = |rest: &str| {
+            listed.iter().any(|p| {
+                l.field
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|r| r.is_empty() || r.starts_with(rest))
+            })
+        };
+        l.entry_id.is_none()
+            && (l.field == "version"
+                || l.field.starts_with("extra.")
+                || in_listed(".weight")
+                || in_listed(".extra."))
+    };
+    let mut losses: Vec<LossEntry> = agents
+        .losses
+        .into_iter()
+        .filter(|l| !kept_by_yaml(l))
+        .collect();
+    losses.extend(yaml.losses);
+    (yaml.text, losses)
+}

@@ -1,0 +1,329 @@
+//! The formats and document checks ace-tools knows, and detection over
+//! them. Adding a format is one line in [`BUILTIN`]; every tool, test and
+//! benchmark iterates the registry.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::io::Read as _;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use ace_format::{Confidence, DocumentCheck, PlaybookFormat, Sniff};
+
+/// A playbook format: a handle on its [`PlaybookFormat`] implementation,
+/// compared by name.
+#[derive(Clone, Copy)]
+pub struct Format(&'static dyn PlaybookFormat);
+
+impl Format {
+    pub const MARKDOWN: Format = Format(&ace_markdown::FORMAT);
+    pub const AGENTS_MD: Format = Format(&ace_agents::FORMAT);
+    pub const PLAYBOOK_YAML: Format = Format(&ace_yaml::FORMAT);
+    pub const SKILL_JSON: Format = Format(&ace_skill::FORMAT);
+    pub const VAGENDA_JSON: Format = Format(&ace_vagenda::JSON);
+    pub const VAGENDA_TRON: Format = Format(&ace_vagenda::TRON);
+    pub const JSON: Format = Format(&ace_json::FORMAT);
+
+    pub const fn new(imp: &'static dyn PlaybookFormat) -> Format {
+        Format(imp)
+    }
+
+    /// The implementation, for what this handle does not forward.
+    pub fn imp(self) -> &'static dyn PlaybookFormat {
+        self.0
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    pub fn describe(self) -> &'static str {
+        self.0.describe()
+    }
+
+    /// The built-in format of this name.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Registry::builtin().by_name(name)
+    }
+
+    /// Every built-in format.
+    pub fn all() -> &'static [Format] {
+        Registry::builtin().formats()
+    }
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Format {}
+
+impl Hash for Format {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+impl fmt::Debug for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Format({})", self.name())
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The registry: every format in the order help texts list them (which
+/// also breaks ties in detection), then the checks for documents that are
+/// not playbooks.
+const BUILTIN: [Format; 7] = [
+    Format::MARKDOWN,
+    Format::AGENTS_MD,
+    Format::PLAYBOOK_YAML,
+    Format::SKILL_JSON,
+    Format::VAGENDA_JSON,
+    Format::VAGENDA_TRON,
+    Format::JSON,
+];
+
+const CHECKS: [&dyn DocumentCheck; 4] = [
+    &ace_curator::CHECK,
+    &ace_skill::DELTAS,
+    &ace_vagenda::JSON_PATCHES,
+    &ace_vagenda::TRON_PATCHES,
+];
+
+/// Bytes of a file a directory walk reads to recognise it.
+const PEEK: u64 = 1 << 16;
+
+/// A set of formats and checks. The tools use [`Registry::builtin`];
+/// tests add formats of their own with [`Registry::with`].
+#[derive(Clone)]
+pub struct Registry {
+    formats: Vec<Format>,
+    checks: Vec<&'static dyn DocumentCheck>,
+}
+
+impl Registry {
+    pub fn builtin() -> &'static Registry {
+        static REGISTRY: OnceLock<Registry> = OnceLock::new();
+        REGISTRY.get_or_init(|| Registry {
+            formats: BUILTIN.to_vec(),
+            checks: CHECKS.to_vec(),
+        })
+    }
+
+    /// This registry with `format` listed last.
+    pub fn with(mut self, format: Format) -> Registry {
+        self.formats.push(format);
+        self
+    }
+
+    pub fn formats(&self) -> &[Format] {
+        &self.formats
+    }
+
+    pub fn checks(&self) -> &[&'static dyn DocumentCheck] {
+        &self.checks
+    }
+
+    pub fn by_name(&self, name: &str) -> Option<Format> {
+        self.formats.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// The format that claims the input most surely, with that confidence;
+    /// a tie goes to the format listed first.
+    pub fn sniff(&self, input: &Sniff<'_>) -> Option<(Format, Confidence)> {
+        let mut best: Option<(Format, Confidence)> = None;
+        for f in &self.formats {
+            if let Some(c) = f.imp().sniff(input) {
+                if best.is_none_or(|(_, b)| c > b) {
+                    best = Some((*f, c));
+                }
+            }
+        }
+        best
+    }
+
+    /// The format of an input, from its file name and content. Text that
+    /// no format claims is read as the first format's (the markdown
+    /// playbook, which reports what it finds).
+    pub fn detect(&self, path: Option<&Path>, text: &str) -> Format {
+        self.sniff(&Sniff::new(path, text))
+            .map_or(self.formats[0], |(f, _)| f)
+    }
+
+    /// The format a new file of this name is written in: the format whose
+    /// file name it is, or the one format whose extension it has. `None`
+    /// when that takes the content (`.json` is three formats').
+    pub fn for_output(&self, path: &Path) -> Option<Format> {
+        let input = Sniff::new(Some(path), "");
+        if let Some((f, Confidence::Name)) = self.sniff(&input) {
+            return Some(f);
+        }
+        let ext = input.extension()?;
+        let mut of_ext = self
+            .formats
+            .iter()
+            .filter(|f| f.imp().extensions().contains(&ext.as_str()));
+        match (of_ext.next(), of_ext.next()) {
+            (Some(f), None) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// Whether a file found by walking a directory is an ACE file: by its
+    /// name, or by what its first 64 KiB hold when its extension is one of
+    /// the syntaxes formats are written in. Unreadable files are not ACE
+    /// files; named on the command line, they are still read and their
+    /// error reported.
+    pub fn recognise(&self, path: &Path) -> bool {
+        let mut head = Vec::new();
+        let Ok(file) = std::fs::File::open(path) else {
+            return false;
+        };
+        if file.take(PEEK).read_to_end(&mut head).is_err() {
+            return false;
+        }
+        let text = String::from_utf8_lossy(&head);
+        let input = Sniff::new(Some(path), &text);
+        match self.sniff(&input) {
+            Some((_, Confidence::Name)) => true,
+            _ if input.syntax_of_name().is_none() => false,
+            Some((_, c)) if c >= Confidence::Content => true,
+            Some((f, _)) => self.claimed_check(f, &text).is_some(),
+            None => false,
+        }
+    }
+
+    /// The check for a document that a file detected as `format` holds
+    /// instead of a playbook, when that shows before it is read.
+    pub fn claimed_check(&self, format: Format, text: &str) -> Option<&'static dyn DocumentCheck> {
+        self.checks
+            .iter()
+            .copied()
+            .find(|c| c.claims(format.name(), text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect;
+    use ace_model::Playbook;
+
+    #[test]
+    fn names_round_trip() {
+        for f in Format::all() {
+            assert_eq!(Format::from_name(f.name()), Some(*f));
+        }
+        assert_eq!(Format::from_name("md"), None);
+    }
+
+    #[test]
+    fn output_names() {
+        let r = Registry::builtin();
+        let of = |p: &str| r.for_output(Path::new(p));
+        assert_eq!(of("x/AGENTS.md"), Some(Format::AGENTS_MD));
+        assert_eq!(of("p.md"), Some(Format::MARKDOWN));
+        assert_eq!(of("p.txt"), Some(Format::MARKDOWN));
+        assert_eq!(of("p.tron"), Some(Format::VAGENDA_TRON));
+        assert_eq!(of("p.yml"), Some(Format::PLAYBOOK_YAML));
+        assert_eq!(of("p.json"), None);
+        assert_eq!(of("p"), None);
+    }
+
+    #[test]
+    fn detection() {
+        let p = |s: &str| Some(Path::new(s).to_owned());
+        assert_eq!(
+            detect(p("knowledge/AGENTS.md").as_deref(), ""),
+            Format::AGENTS_MD
+        );
+        assert_eq!(
+            detect(p("x/AGENTS.archive.md").as_deref(), ""),
+            Format::AGENTS_MD
+        );
+        assert_eq!(
+            detect(p("playbook.txt").as_deref(), "## A\n[a-1] x"),
+            Format::MARKDOWN
+        );
+        assert_eq!(
+            detect(
+                p("notes.md").as_deref(),
+                "[Bullet #1, helpful:0, harmful:0] x"
+            ),
+            Format::AGENTS_MD
+        );
+        assert_eq!(detect(p("p.yaml").as_deref(), ""), Format::PLAYBOOK_YAML);
+        assert_eq!(detect(p("p.tron").as_deref(), ""), Format::VAGENDA_TRON);
+        assert_eq!(
+            detect(p("p.json").as_deref(), "{\"bullets\": []}"),
+            Format::SKILL_JSON
+        );
+        assert_eq!(
+            detect(p("p.json").as_deref(), "{\"vAgendaInfo\": {}}"),
+            Format::VAGENDA_JSON
+        );
+        let canonical = ace_json::write(&Playbook::default());
+        assert_eq!(detect(None, &canonical), Format::JSON);
+        assert_eq!(
+            detect(None, "[str-00001] helpful=1 harmful=0 :: x"),
+            Format::MARKDOWN
+        );
+        assert_eq!(detect(None, "class A: x\nA(1)"), Format::VAGENDA_TRON);
+        assert_eq!(detect(None, "[{\"id\": \"b-1\"}]"), Format::SKILL_JSON);
+        assert_eq!(
+            detect(
+                p("patch.json").as_deref(),
+                "{\"op\": \"incrementCounter\", \"entryId\": \"e1\"}"
+            ),
+            Format::VAGENDA_JSON
+        );
+        // A JSON string that holds a bullet is no AGENTS.md.
+        assert_eq!(
+            detect(None, "{\"bullets\": [\"[Bullet #1] x\"]}"),
+            Format::SKILL_JSON
+        );
+    }
+
+    #[test]
+    fn directory_walks_recognise_by_name_and_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            ("AGENTS.md", "# prose only\n", true),
+            ("notes.md", "# prose only\n", false),
+            (
+                "play.md",
+                "## A\n[str-00001] helpful=1 harmful=0 :: x\n",
+                true,
+            ),
+            (
+                "Cargo.toml",
+                "[str-00001] helpful=1 harmful=0 :: x\n",
+                false,
+            ),
+            ("data.json", "{\"a\": 1}", false),
+            ("skill.json", "{\"bullets\": []}", true),
+            (
+                "curator.json",
+                "{\"op\": \"add\", \"section\": \"s\"}",
+                true,
+            ),
+            ("plan.tron", "vAgendaInfo: {version: \"0.2\"}\n", true),
+            ("other.tron", "a: 1\n", false),
+            ("x.yaml", "sections:\n  - id: a\n", true),
+            ("y.yaml", "name: x\n", false),
+        ];
+        for (name, text, want) in cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(Registry::builtin().recognise(&path), want, "{name}");
+        }
+    }
+}

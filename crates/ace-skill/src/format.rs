@@ -1,0 +1,125 @@
+//! The skill's playbook.json, and its deltas, in the format registry.
+
+use ace_format::{
+    CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
+    Syntax, WriteCtx, WriteOption,
+};
+use ace_model::out::{Out, WriteReport};
+use ace_model::{Diagnostic, Playbook};
+
+use crate::{DocumentKind, Generation};
+
+pub struct SkillJson;
+
+/// The format as the registry lists it.
+pub static FORMAT: SkillJson = SkillJson;
+
+/// The skill's delta, reflector output and curator output, which the
+/// reader recognises in a file read as a playbook.
+pub struct Deltas;
+
+pub static DELTAS: Deltas = Deltas;
+
+/// `--skill-generation`: the bullet schema generation to write.
+pub const GENERATION: WriteOption = WriteOption {
+    name: "skill-generation",
+    values: &["1", "2"],
+    help: "write `confidence` and `scope` as schema generation 1 (levels and names) or 2 (numbers and objects); unset, each value keeps the form it was read in",
+};
+
+/// Keys of the skill's playbooks and of its delta documents.
+const KEYS: [&str; 5] = [
+    "\"helpful_count\"",
+    "\"bullets\"",
+    "\"new_bullets\"",
+    "\"proposed_deltas\"",
+    "\"clean_delta\"",
+];
+
+/// JSON that ace-tools reads as the skill's when nothing else claims it:
+/// curator JSON (`deltas`) and the paper's curator operations
+/// (`operations`) are checked by what they hold, from this reading.
+const READ_AS_SKILL: [&str; 2] = ["\"deltas\"", "\"operations\""];
+
+impl PlaybookFormat for SkillJson {
+    fn name(&self) -> &'static str {
+        "skill-json"
+    }
+
+    fn describe(&self) -> &'static str {
+        "skill playbook.json bullets (seed 003)"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["json"]
+    }
+
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        // The skill's file name, but vAgenda documents are saved under it
+        // too: their markers decide.
+        let named = input.file_name().as_deref() == Some("playbook.json");
+        if input.syntax() != Syntax::Json {
+            return None;
+        }
+        if named || input.contains_any(&KEYS) || input.contains_any(&READ_AS_SKILL) {
+            Some(Confidence::Content)
+        } else {
+            Some(Confidence::Likely)
+        }
+    }
+
+    fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
+        let (parsed, kind) = crate::read_classified(text, ctx.min)?;
+        let other = (kind != DocumentKind::Playbook).then(|| Other {
+            what: kind.name(),
+            applying: "deltas",
+            check: Some(&DELTAS as &dyn DocumentCheck),
+            keeps_read_findings: false,
+        });
+        Ok(Read { parsed, other })
+    }
+
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        let generation = ctx
+            .option(GENERATION.name)
+            .and_then(|v| v.parse().ok())
+            .and_then(Generation::from_number);
+        let losses = crate::write_into(pb, &crate::WriteOptions { generation }, out);
+        WriteReport {
+            losses,
+            id_changes: Vec::new(),
+        }
+    }
+
+    /// Skill IDs are `bullet-YYYY-MM-DD-NNN` or free-form and bullets have
+    /// no sections; the bullet schema checks the ID shape instead.
+    fn lint_profile(&self) -> LintProfile {
+        LintProfile {
+            id_shape: false,
+            prefixes: false,
+            ..LintProfile::default()
+        }
+    }
+
+    fn write_options(&self) -> &'static [WriteOption] {
+        &[GENERATION]
+    }
+}
+
+impl DocumentCheck for Deltas {
+    fn name(&self) -> &'static str {
+        "skill-delta"
+    }
+
+    fn describe(&self) -> &'static str {
+        "the skill's delta, reflector output and curator output (seed 003)"
+    }
+
+    fn claims(&self, _: &str, _: &str) -> bool {
+        false
+    }
+
+    fn check(&self, text: &str, ctx: &CheckCtx<'_>) -> Vec<Diagnostic> {
+        crate::check_delta(text, ctx.playbook).unwrap_or_else(|d| vec![d])
+    }
+}

@@ -1,0 +1,199 @@
+//! vAgenda documents, in JSON and in TRON, and their patches, in the format
+//! registry.
+
+use ace_format::{
+    CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
+    WriteCtx, WriteOption,
+};
+use ace_model::out::{Out, WriteReport};
+use ace_model::{Diagnostic, Playbook};
+
+use crate::{Container, DocKind, RootStyle, Syntax};
+
+/// vAgenda in one syntax.
+pub struct Vagenda {
+    syntax: Syntax,
+}
+
+/// The formats as the registry lists them.
+pub static JSON: Vagenda = Vagenda {
+    syntax: Syntax::Json,
+};
+pub static TRON: Vagenda = Vagenda {
+    syntax: Syntax::Tron,
+};
+
+/// A PlaybookPatch or one patch operation, in one syntax.
+pub struct Patches {
+    syntax: Syntax,
+}
+
+pub static JSON_PATCHES: Patches = Patches {
+    syntax: Syntax::Json,
+};
+pub static TRON_PATCHES: Patches = Patches {
+    syntax: Syntax::Tron,
+};
+
+/// `--container`: what holds the playbook in a new document.
+pub const CONTAINER: WriteOption = WriteOption {
+    name: "container",
+    values: &["plan", "todoList"],
+    help:
+        "the container of a new document (default plan); a playbook read from vAgenda keeps its own",
+};
+
+/// `--tron-root`: how the TRON document's root is written.
+pub const TRON_ROOT: WriteOption = WriteOption {
+    name: "tron-root",
+    values: &["implicit", "braced"],
+    help: "`implicit` (default) is vAgenda's house style with `key: value` lines at the top; `braced` writes one braced root that @tron-format/tron reads",
+};
+
+/// The info keys of vAgenda's versions and of its successor's.
+const INFO_KEYS: [&str; 3] = ["\"vAgendaInfo\"", "\"vContextInfo\"", "\"vBRIEFInfo\""];
+
+/// What only a vAgenda patch has: the skill has no `baseDocumentSequence`
+/// and no camel-case entry operations (seed 002).
+const PATCH_KEYS: [&str; 5] = [
+    "\"baseDocumentSequence\"",
+    "\"appendEntry\"",
+    "\"updateEntry\"",
+    "\"incrementCounter\"",
+    "\"deprecateEntry\"",
+];
+
+/// Words a TRON file of vAgenda's has somewhere.
+const TRON_WORDS: [&str; 5] = [
+    "vAgendaInfo",
+    "vContextInfo",
+    "playbook",
+    "operations",
+    "entries",
+];
+
+impl PlaybookFormat for Vagenda {
+    fn name(&self) -> &'static str {
+        match self.syntax {
+            Syntax::Json => "vagenda-json",
+            Syntax::Tron => "vagenda-tron",
+        }
+    }
+
+    fn describe(&self) -> &'static str {
+        match self.syntax {
+            Syntax::Json => "vAgenda document with the ACE extension, JSON (seed 002)",
+            Syntax::Tron => "vAgenda document with the ACE extension, TRON (seed 002)",
+        }
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        match self.syntax {
+            Syntax::Json => &["json"],
+            Syntax::Tron => &["tron"],
+        }
+    }
+
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        match (self.syntax, input.syntax()) {
+            (Syntax::Json, ace_format::Syntax::Json) => (input.contains_any(&INFO_KEYS)
+                || input.contains_any(&PATCH_KEYS))
+            .then_some(Confidence::Marker),
+            (Syntax::Tron, ace_format::Syntax::Tron) => {
+                if input.extension().as_deref() != Some("tron") {
+                    // `class ` opening a file without the extension.
+                    Some(Confidence::Content)
+                } else if input.contains_any(&TRON_WORDS) {
+                    Some(Confidence::Name)
+                } else {
+                    Some(Confidence::Likely)
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn read(&self, text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
+        let (parsed, kind) = crate::read_classified(text, self.syntax)?;
+        let other = kind.and_then(|kind| {
+            let check: &'static Patches = match self.syntax {
+                Syntax::Json => &JSON_PATCHES,
+                Syntax::Tron => &TRON_PATCHES,
+            };
+            match kind {
+                DocKind::Document { .. } | DocKind::Playbook => None,
+                DocKind::Patch | DocKind::PatchOp => Some(Other {
+                    what: kind.describe(),
+                    applying: "patches",
+                    check: Some(check as &dyn DocumentCheck),
+                    keeps_read_findings: true,
+                }),
+                DocKind::Entry => Some(Other {
+                    what: kind.describe(),
+                    applying: "patches",
+                    check: None,
+                    keeps_read_findings: true,
+                }),
+            }
+        });
+        Ok(Read { parsed, other })
+    }
+
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        let opts = crate::WriteOptions {
+            syntax: self.syntax,
+            container: match ctx.option(CONTAINER.name) {
+                Some("todoList") => Container::TodoList,
+                _ => Container::Plan,
+            },
+            tron_root: match ctx.option(TRON_ROOT.name) {
+                Some("braced") => RootStyle::Braced,
+                _ => RootStyle::Implicit,
+            },
+            now: ctx.now.clone(),
+        };
+        crate::write_into(pb, &opts, out)
+    }
+
+    /// vAgenda ids are free-form (`entry-task-first`) and kinds are not
+    /// sections: the ACE schema and invariants check what it defines.
+    fn lint_profile(&self) -> LintProfile {
+        LintProfile {
+            id_shape: false,
+            prefixes: false,
+            ..LintProfile::default()
+        }
+    }
+
+    fn write_options(&self) -> &'static [WriteOption] {
+        match self.syntax {
+            Syntax::Json => &[CONTAINER],
+            Syntax::Tron => &[CONTAINER, TRON_ROOT],
+        }
+    }
+}
+
+impl DocumentCheck for Patches {
+    fn name(&self) -> &'static str {
+        match self.syntax {
+            Syntax::Json => "vagenda-patch-json",
+            Syntax::Tron => "vagenda-patch-tron",
+        }
+    }
+
+    fn describe(&self) -> &'static str {
+        "a vAgenda PlaybookPatch or one patch operation (seed 002)"
+    }
+
+    fn claims(&self, _: &str, _: &str) -> bool {
+        false
+    }
+
+    fn check(&self, text: &str, ctx: &CheckCtx<'_>) -> Vec<Diagnostic> {
+        let target = ctx.playbook.map(|playbook| crate::Target {
+            playbook,
+            sequence: ctx.sequence,
+        });
+        crate::check_patch(text, self.syntax, target)
+    }
+}
