@@ -287,7 +287,9 @@ fn a_whole_playbook_in_yaml_is_lossless() {
 fn the_pair_reads_and_writes_together() {
     let mut parsed = ace_io::read(Format::AGENTS_MD, &fixture("agents-md/seed-layout.md")).unwrap();
     let yaml = fixture("playbook-yaml/curator.yaml");
-    let yaml_diags = ace_io::attach_sections(&mut parsed, &yaml).unwrap();
+    let yaml_diags = Format::AGENTS_MD
+        .attach_companion(&mut parsed, &yaml)
+        .unwrap();
     let pb = &parsed.playbook;
     assert_eq!(
         pb.section("build/patterns")
@@ -303,10 +305,10 @@ fn the_pair_reads_and_writes_together() {
         ["ACE031", "ACE032"],
         "legacy/notes: no heading, weight 1.5"
     );
-    let pair = ace_io::write_curator_pair(pb);
+    let pair = ace_io::write_files(Format::AGENTS_MD, pb, &Default::default());
     assert!(pair.losses.is_empty(), "{:?}", pair.losses);
-    assert_eq!(pair.agents_md, fixture("agents-md/seed-layout.md"));
-    assert_eq!(pair.playbook_yaml, yaml);
+    assert_eq!(pair.main, fixture("agents-md/seed-layout.md"));
+    assert_eq!(pair.companion.clone().unwrap_or_default(), yaml);
 }
 
 fn corpus_files_in(variant: &str) -> Vec<PathBuf> {
@@ -426,7 +428,9 @@ fn corpus_playbook_yaml() {
     let agents = corpus_dir("agents-md").join("sjarmak__ace_beads__knowledge__AGENTS.md");
     let mut parsed =
         ace_io::read(Format::AGENTS_MD, &std::fs::read_to_string(agents).unwrap()).unwrap();
-    let yaml_diags = ace_io::attach_sections(&mut parsed, &src).unwrap();
+    let yaml_diags = Format::AGENTS_MD
+        .attach_companion(&mut parsed, &src)
+        .unwrap();
     assert_eq!(yaml_diags.iter().filter(|d| d.code == "ACE031").count(), 5);
     assert_eq!(
         parsed
@@ -436,6 +440,10 @@ fn corpus_playbook_yaml() {
             .count(),
         3
     );
-    let pair = ace_io::write_curator_pair(&parsed.playbook);
-    assert_eq!(pair.playbook_yaml, src, "the pair's no-op keeps the YAML");
+    let pair = ace_io::write_files(Format::AGENTS_MD, &parsed.playbook, &Default::default());
+    assert_eq!(
+        pair.companion.clone().unwrap_or_default(),
+        src,
+        "the pair's no-op keeps the YAML"
+    );
 }

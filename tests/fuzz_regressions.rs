@@ -10,16 +10,12 @@ use std::path::Path;
 
 use ace_io::Format;
 
+/// The format whose reader target is `read_NAME` (`read_skill_json`).
 fn reader_format(target: &str) -> Option<Format> {
-    Some(match target {
-        "read_markdown" => Format::MARKDOWN,
-        "read_agents_md" => Format::AGENTS_MD,
-        "read_playbook_yaml" => Format::PLAYBOOK_YAML,
-        "read_skill_json" => Format::SKILL_JSON,
-        "read_vagenda_json" => Format::VAGENDA_JSON,
-        "read_vagenda_tron" => Format::VAGENDA_TRON,
-        _ => return None,
-    })
+    Format::all()
+        .iter()
+        .copied()
+        .find(|f| target == format!("read_{}", f.name().replace('-', "_")))
 }
 
 #[test]

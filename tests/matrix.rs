@@ -1,5 +1,5 @@
 //! The conversion matrix on the corpus: every playbook of every source
-//! variant is converted to each of the five variants, and each output must
+//! variant is converted to every format in the registry, and each output must
 //! read back in its format. When a conversion reports that nothing was lost,
 //! reading the output back must give the same model (the target's own
 //! layout bookkeeping aside, on both sides: a file's own layout is checked
@@ -9,18 +9,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ace_io::{Format, Parsed};
+use ace_io::{Format, Parsed, Registry};
 use ace_model::Playbook;
+use ace_tests::matrix::converts_to_every_format;
 use ace_tests::{corpus_dir, corpus_files};
-
-/// The five variants a user migrates between.
-const TARGETS: [Format; 5] = [
-    Format::MARKDOWN,
-    Format::AGENTS_MD,
-    Format::SKILL_JSON,
-    Format::VAGENDA_JSON,
-    Format::VAGENDA_TRON,
-];
 
 /// Corpus folders holding playbooks of the five variants.
 const SOURCES: [&str; 5] = [
@@ -31,25 +23,14 @@ const SOURCES: [&str; 5] = [
     "tron",
 ];
 
-/// The `extra` key a format keeps its own layout under, if any.
-fn layout_key(format: Format) -> Option<&'static str> {
-    if format == Format::AGENTS_MD {
-        Some(ace_agents::LAYOUT_KEY)
-    } else if format == Format::SKILL_JSON {
-        Some(ace_skill::LAYOUT_KEY)
-    } else if format == Format::VAGENDA_JSON || format == Format::VAGENDA_TRON {
-        Some(ace_vagenda::LAYOUT_KEY)
-    } else {
-        None
-    }
-}
-
 /// A playbook a file holds, or why the file is not one to convert.
 fn playbook_of(path: &Path) -> Result<(Format, Parsed), String> {
     let bytes = std::fs::read(path).unwrap();
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
     let format = ace_io::detect(Some(path), &text);
-    if !TARGETS.contains(&format) {
+    // The five variants a user migrates between, not the curator's YAML
+    // alone or the canonical JSON.
+    if [Format::PLAYBOOK_YAML, Format::JSON].contains(&format) {
         return Err(format!("a {format} file"));
     }
     if let Some(check) = ace_io::Registry::builtin().claimed_check(format, &text) {
@@ -60,29 +41,6 @@ fn playbook_of(path: &Path) -> Result<(Format, Parsed), String> {
     }
     let parsed = ace_io::read(format, &text).map_err(|e| format!("does not parse: {e}"))?;
     Ok((format, parsed))
-}
-
-/// Writes `pb` as `to` and reads it back; AGENTS.md goes with its
-/// playbook.yaml, as the curator keeps them.
-fn convert(pb: &Playbook, to: Format) -> (bool, Playbook) {
-    if to == Format::AGENTS_MD {
-        let pair = ace_io::write_curator_pair(pb);
-        let mut back = ace_io::read(to, &pair.agents_md).expect("AGENTS.md reads back");
-        ace_io::attach_sections(&mut back, &pair.playbook_yaml).expect("playbook.yaml reads back");
-        return (pair.losses.is_empty(), back.playbook);
-    }
-    let written = ace_io::write(to, pb);
-    let back = ace_io::read(to, &written.text)
-        .unwrap_or_else(|e| panic!("{to} does not read its own output: {e}\n{}", written.text));
-    (written.losses.is_empty(), back.playbook)
-}
-
-fn canonical(pb: &Playbook, drop: Option<&str>) -> String {
-    let mut pb = pb.clone();
-    if let Some(k) = drop {
-        pb.extra.shift_remove(k);
-    }
-    ace_json::write(&pb)
 }
 
 #[test]
@@ -105,18 +63,11 @@ fn every_corpus_playbook_converts_to_every_variant() {
                     continue;
                 }
             };
-            for to in TARGETS {
-                let (no_loss, back) = convert(&parsed.playbook, to);
-                if no_loss {
-                    lossless += 1;
-                    assert_eq!(
-                        canonical(&back, layout_key(to)),
-                        canonical(&parsed.playbook, layout_key(to)),
-                        "{} ({from}) -> {to} reports nothing lost, but reading it back differs",
-                        path.display()
-                    );
-                }
-            }
+            lossless += converts_to_every_format(
+                Registry::builtin(),
+                &format!("{} ({from})", path.display()),
+                &parsed.playbook,
+            );
             *converted.entry(variant).or_default() += 1;
         }
     }
@@ -127,7 +78,7 @@ fn every_corpus_playbook_converts_to_every_variant() {
         );
     }
     eprintln!(
-        "converted {converted:?} to all 5 variants; {lossless} conversions reported no loss and read back equal; skipped {}: {skipped:#?}",
+        "converted {converted:?} to every format; {lossless} conversions reported no loss and read back equal; skipped {}: {skipped:#?}",
         skipped.len()
     );
 }

@@ -221,10 +221,10 @@ fn run(args: Args) -> i32 {
         None => source
             .path
             .as_deref()
-            .and_then(|p| ace_io::sections_beside(from, p)),
+            .and_then(|p| from.companion_beside(p)),
     };
     let companion = match companion {
-        Some(path) if from == Format::AGENTS_MD => {
+        Some(path) if from.companion().is_some() => {
             let yaml = match ace_io::load(&path) {
                 Ok(y) => y,
                 Err(e) => {
@@ -232,7 +232,7 @@ fn run(args: Args) -> i32 {
                     return EXIT_USAGE;
                 }
             };
-            match ace_io::attach_sections(&mut parsed, &yaml.text) {
+            match from.attach_companion(&mut parsed, &yaml.text) {
                 Ok(diags) => {
                     print_errors(&yaml.name, &yaml.text, diags, args.quiet);
                     Some(yaml)
@@ -263,16 +263,44 @@ fn run(args: Args) -> i32 {
         y.text = Default::default();
         y
     });
+    let now = match ace_tools::source_date_epoch() {
+        Ok(now) => now,
+        Err(e) => {
+            error(PROG, e);
+            return EXIT_USAGE;
+        }
+    };
+    let mut ctx = ace_io::WriteCtx::default().with_now(now);
+    if let Some(n) = args.skill_generation {
+        ctx = ctx.with_option("skill-generation", n.to_string());
+    }
+    ctx = ctx.with_option(
+        "container",
+        match args.container {
+            ContainerArg::Plan => "plan",
+            ContainerArg::TodoList => "todoList",
+        },
+    );
+    ctx = ctx.with_option(
+        "tron-root",
+        match args.tron_root {
+            TronRootArg::Implicit => "implicit",
+            TronRootArg::Braced => "braced",
+        },
+    );
     let pair_dir = match args.output.as_deref() {
-        Some(out) if to == Format::AGENTS_MD && (out.ends_with('/') || Path::new(out).is_dir()) => {
+        Some(out)
+            if to.companion().is_some() && (out.ends_with('/') || Path::new(out).is_dir()) =>
+        {
             Some(PathBuf::from(out))
         }
         _ => None,
     };
-    let pair_in_place = args.in_place && to == Format::AGENTS_MD && companion.is_some();
-    if pair_dir.is_some() || pair_in_place {
+    let pair_in_place = args.in_place && to.companion().is_some() && companion.is_some();
+    if let (Some(c), true) = (to.companion(), pair_dir.is_some() || pair_in_place) {
+        let pair_name = format!("{to} + {}", c.name());
         let (agents_path, yaml_path) = match (&pair_dir, &source.path, &companion) {
-            (Some(dir), _, _) => (dir.join("AGENTS.md"), dir.join("playbook.yaml")),
+            (Some(dir), _, _) => (dir.join(c.main_file()), dir.join(c.file_names()[0])),
             (None, Some(p), Some(y)) => (p.clone(), y.path.clone().unwrap_or_default()),
             _ => unreachable!("in-place pairs have an input file and a companion"),
         };
@@ -281,8 +309,8 @@ fn run(args: Args) -> i32 {
         if args.strict {
             let mut sink = std::io::sink();
             let mut dry = ace_io::Out::to(&mut sink);
-            let (_, losses) = ace_io::write_curator_pair_into(&parsed.playbook, &mut dry);
-            if let Some(code) = report_losses(&args, &losses, "agents-md + playbook-yaml") {
+            let (_, report) = to.write_with_companion(&parsed.playbook, &ctx, &mut dry);
+            if let Some(code) = report_losses(&args, &report.losses, &pair_name) {
                 return code;
             }
         }
@@ -317,10 +345,11 @@ fn run(args: Args) -> i32 {
             }
         };
         let mut out = ace_io::Out::to(&mut agents_file);
-        let (yaml, losses) = ace_io::write_curator_pair_into(&parsed.playbook, &mut out);
+        let (yaml, report) = to.write_with_companion(&parsed.playbook, &ctx, &mut out);
+        let yaml = yaml.unwrap_or_default();
         let sent = out.finish();
         if !args.strict {
-            report_losses(&args, &losses, "agents-md + playbook-yaml");
+            report_losses(&args, &report.losses, &pair_name);
         }
         let result = sent
             .and_then(|_| agents_file.commit())
@@ -338,31 +367,6 @@ fn run(args: Args) -> i32 {
         }
         return 0;
     }
-    let now = match ace_tools::source_date_epoch() {
-        Ok(now) => now,
-        Err(e) => {
-            error(PROG, e);
-            return EXIT_USAGE;
-        }
-    };
-    let mut ctx = ace_io::WriteCtx::default().with_now(now);
-    if let Some(n) = args.skill_generation {
-        ctx = ctx.with_option("skill-generation", n.to_string());
-    }
-    ctx = ctx.with_option(
-        "container",
-        match args.container {
-            ContainerArg::Plan => "plan",
-            ContainerArg::TodoList => "todoList",
-        },
-    );
-    ctx = ctx.with_option(
-        "tron-root",
-        match args.tron_root {
-            TronRootArg::Implicit => "implicit",
-            TronRootArg::Braced => "braced",
-        },
-    );
     let target: Option<PathBuf> = if args.in_place {
         match &source.path {
             Some(p) => Some(p.clone()),

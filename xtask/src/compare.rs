@@ -137,21 +137,27 @@ pub fn compare(args: &[String]) -> Result<(), String> {
                 writes: false,
             });
         }
-        // The AGENTS.md + playbook.yaml pair goes to a directory.
-        cases.push(Case {
-            label: format!("{shown} -o DIR/ (agents-md pair)"),
-            tool: "ace-convert",
-            args: vec![
-                path.clone(),
-                "--to".into(),
-                "agents-md".into(),
-                "--report".into(),
-                "json".into(),
-                "-o".into(),
-                "{out}/".into(),
-            ],
-            writes: true,
-        });
+        // A format with a companion (AGENTS.md with its playbook.yaml) is
+        // also written as the pair, into a directory.
+        for to in ace_io::Format::all()
+            .iter()
+            .filter(|f| f.companion().is_some())
+        {
+            cases.push(Case {
+                label: format!("{shown} -o DIR/ ({to} with its companion)"),
+                tool: "ace-convert",
+                args: vec![
+                    path.clone(),
+                    "--to".into(),
+                    to.name().into(),
+                    "--report".into(),
+                    "json".into(),
+                    "-o".into(),
+                    "{out}/".into(),
+                ],
+                writes: true,
+            });
+        }
         if validate {
             cases.push(Case {
                 label: format!("ace-validate {shown}"),
@@ -228,28 +234,19 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-/// The generated playbook in every format; AGENTS.md with its playbook.yaml.
+/// The generated playbook in every format; one with a companion (AGENTS.md
+/// and its playbook.yaml) in a folder of its own.
 fn generate_inputs(dir: &Path, entries: usize) -> Result<Vec<PathBuf>, String> {
     let pb = crate::gen_playbook(entries);
     let mut paths = Vec::new();
     for &f in ace_io::Format::all() {
-        let path = if f == ace_io::Format::AGENTS_MD {
-            let d = dir.join("agents");
-            std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
-            let pair = ace_io::write_curator_pair(&pb);
-            ace_io::write_atomic(&d.join("playbook.yaml"), pair.playbook_yaml.as_bytes())
-                .map_err(|e| e.to_string())?;
-            let p = d.join("AGENTS.md");
-            ace_io::write_atomic(&p, pair.agents_md.as_bytes()).map_err(|e| e.to_string())?;
-            p
-        } else {
-            let ext = f.imp().extensions().first().copied().unwrap_or("txt");
-            let p = dir.join(format!("generated-{}.{ext}", f.name()));
-            let text = ace_io::write(f, &pb).text;
-            ace_io::write_atomic(&p, text.as_bytes()).map_err(|e| e.to_string())?;
-            p
+        let files = ace_io::write_files(f, &pb, &Default::default());
+        let to = match f.companion() {
+            Some(_) => dir.join(f.name()),
+            None => dir.to_owned(),
         };
-        paths.push(path);
+        let stem = format!("generated-{}", f.name());
+        paths.push(files.save_in(f, &to, &stem).map_err(|e| e.to_string())?);
     }
     Ok(paths)
 }

@@ -153,8 +153,8 @@ fn fuzz_seed() -> Result<(), String> {
 }
 
 /// `cargo xtask gen --entries N --format F [-o PATH]`: a generated playbook
-/// ([`gen_playbook`]) in any format, on stdout or in PATH. AGENTS.md is
-/// written with its playbook.yaml, so it needs `-o DIR`.
+/// ([`gen_playbook`]) in any format, on stdout or in PATH. A format with a
+/// companion (AGENTS.md with its playbook.yaml) needs `-o DIR`.
 fn gen(args: &[String]) -> Result<(), String> {
     let usage = "usage: cargo xtask gen --entries N --format FORMAT [-o PATH]";
     let mut entries = None;
@@ -190,18 +190,15 @@ fn gen(args: &[String]) -> Result<(), String> {
         return Err(usage.to_owned());
     };
     let pb = gen_playbook(n);
-    if format == ace_io::Format::AGENTS_MD {
-        let dir =
-            output.ok_or("agents-md is two files (AGENTS.md and playbook.yaml); pass -o DIR")?;
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let pair = ace_io::write_curator_pair(&pb);
-        for (name, text) in [
-            ("AGENTS.md", &pair.agents_md),
-            ("playbook.yaml", &pair.playbook_yaml),
-        ] {
-            ace_io::write_atomic(&dir.join(name), text.as_bytes())
-                .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
-        }
+    if let Some(c) = format.companion() {
+        let dir = output.ok_or(format!(
+            "{format} is two files ({} and {}); pass -o DIR",
+            c.main_file(),
+            c.file_names()[0]
+        ))?;
+        ace_io::write_files(format, &pb, &Default::default())
+            .save_in(format, &dir, "playbook")
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
         return Ok(());
     }
     let text = ace_io::write(format, &pb).text;

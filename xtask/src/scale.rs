@@ -39,44 +39,45 @@ fn sizes(max: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Where a variant's file goes; AGENTS.md is a directory with both files.
+/// Where a variant's files go: one file, or a directory with the format's
+/// file and its companion (AGENTS.md and playbook.yaml).
 fn path_of(dir: &Path, f: Format) -> PathBuf {
-    if f == Format::AGENTS_MD {
-        dir.join("agents")
-    } else {
-        dir.join(format!("playbook.{}", f.name()))
+    match f.companion() {
+        Some(_) => dir.join(f.name()),
+        None => dir.join(format!("playbook.{}", f.name())),
     }
 }
 
-/// The bytes a variant is made of (AGENTS.md and its playbook.yaml).
-fn size_of(dir: &Path, f: Format) -> u64 {
+/// The main file and the companion file of a variant, if it has one.
+fn files_of(dir: &Path, f: Format) -> (PathBuf, Option<PathBuf>) {
     let p = path_of(dir, f);
-    if f == Format::AGENTS_MD {
-        ["AGENTS.md", "playbook.yaml"]
-            .iter()
-            .filter_map(|n| std::fs::metadata(p.join(n)).ok())
-            .map(|m| m.len())
-            .sum()
-    } else {
-        std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0)
+    match f.companion() {
+        Some(c) => (p.join(c.main_file()), Some(p.join(c.file_names()[0]))),
+        None => (p, None),
     }
+}
+
+/// The bytes a variant is made of (its file and its companion's).
+fn size_of(dir: &Path, f: Format) -> u64 {
+    let (main, companion) = files_of(dir, f);
+    [Some(main), companion]
+        .iter()
+        .flatten()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
 }
 
 fn write(dir: &Path, f: Format, pb: &ace_model::Playbook) -> Result<(Duration, usize), String> {
-    let p = path_of(dir, f);
+    let (main, companion) = files_of(dir, f);
     let t = Instant::now();
-    let texts: Vec<(PathBuf, String)> = if f == Format::AGENTS_MD {
-        let pair = ace_io::write_curator_pair(pb);
-        vec![
-            (p.join("AGENTS.md"), pair.agents_md),
-            (p.join("playbook.yaml"), pair.playbook_yaml),
-        ]
-    } else {
-        vec![(p.clone(), ace_io::write(f, pb).text)]
-    };
+    let files = ace_io::write_files(f, pb, &Default::default());
     let took = t.elapsed();
     let mut bytes = 0;
-    for (path, text) in texts {
+    for (path, text) in [(Some(main), Some(files.main)), (companion, files.companion)] {
+        let (Some(path), Some(text)) = (path, text) else {
+            continue;
+        };
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
@@ -87,20 +88,13 @@ fn write(dir: &Path, f: Format, pb: &ace_model::Playbook) -> Result<(Duration, u
 }
 
 fn read(dir: &Path, f: Format) -> Result<(Duration, usize), String> {
-    let p = path_of(dir, f);
-    let pair = f == Format::AGENTS_MD;
-    let main = if pair { p.join("AGENTS.md") } else { p.clone() };
+    let (main, companion) = files_of(dir, f);
     let text = std::fs::read_to_string(&main).map_err(|e| e.to_string())?;
-    let yaml = if pair {
-        Some(std::fs::read_to_string(p.join("playbook.yaml")).map_err(|e| e.to_string())?)
-    } else {
-        None
-    };
+    let companion = companion
+        .map(|p| std::fs::read_to_string(p).map_err(|e| e.to_string()))
+        .transpose()?;
     let t = Instant::now();
-    let mut parsed = ace_io::read(f, &text).map_err(|d| d.message)?;
-    if let Some(y) = &yaml {
-        ace_io::attach_sections(&mut parsed, y).map_err(|d| d.message)?;
-    }
+    let parsed = ace_io::read_files(f, &text, companion.as_deref()).map_err(|d| d.message)?;
     let took = t.elapsed();
     let n = parsed.playbook.entries.len();
     drop(parsed);
@@ -175,18 +169,16 @@ fn convert(
     from: Format,
     to: Format,
 ) -> Result<(Duration, u64, bool), String> {
-    let src = path_of(dir, from);
+    let (main, companion) = files_of(dir, from);
     let out = dir.join(format!("out-{}-{}", from.name(), to.name()));
     let mut cmd = Command::new(exe);
-    if from == Format::AGENTS_MD {
-        cmd.arg(src.join("AGENTS.md"))
-            .arg("--sections")
-            .arg(src.join("playbook.yaml"));
-    } else {
-        cmd.arg(&src);
+    cmd.arg(main);
+    if let Some(companion) = companion {
+        cmd.arg("--sections").arg(companion);
     }
     cmd.args(["--from", from.name(), "--to", to.name(), "-q", "-o"]);
-    if to == Format::AGENTS_MD {
+    // A format with a companion is written as the pair, into a directory.
+    if to.companion().is_some() {
         cmd.arg(format!("{}/", out.display()));
     } else {
         cmd.arg(&out);

@@ -137,13 +137,11 @@ pub struct Outcome {
 /// binary uses it too, so that a companion found by walking a directory is
 /// not checked a second time on its own.
 pub fn companion_of(format: Format, path: Option<&Path>, companion: &Companion) -> Option<PathBuf> {
-    if format != Format::AGENTS_MD {
-        return None;
-    }
+    format.companion()?;
     match companion {
         Companion::Never => None,
         Companion::File(p) => Some(p.clone()),
-        Companion::Beside => path.and_then(|p| ace_io::sections_beside(format, p)),
+        Companion::Beside => path.and_then(|p| format.companion_beside(p)),
     }
 }
 
@@ -277,8 +275,9 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     if let Some(path) = companion_of(format, source.path.as_deref(), &settings.companion) {
         match ace_io::load(&path) {
             Ok(yaml) => {
-                let diags =
-                    ace_io::attach_sections(&mut parsed, &yaml.text).unwrap_or_else(|d| vec![d]);
+                let diags = format
+                    .attach_companion(&mut parsed, &yaml.text)
+                    .unwrap_or_else(|d| vec![d]);
                 companion_result = Some((yaml, diags));
             }
             Err(e) => outcome.errors.push(e.to_string()),

@@ -256,6 +256,38 @@ pub trait PlaybookFormat: Sync {
     fn write_options(&self) -> &'static [WriteOption] {
         &[]
     }
+
+    /// The file kept beside this format's file, if it has one: the
+    /// curator's playbook.yaml beside AGENTS.md.
+    fn companion(&self) -> Option<&'static dyn Companion> {
+        None
+    }
+}
+
+/// A second file that holds part of a playbook, beside the format's own
+/// file: read with it when it is there, written with it into a directory.
+pub trait Companion: Sync {
+    /// The companion's format, for loss reports (`playbook-yaml`).
+    fn name(&self) -> &'static str;
+
+    /// The name of the format's own file when the two are written into a
+    /// directory (`AGENTS.md`).
+    fn main_file(&self) -> &'static str;
+
+    /// The companion's names beside it, in order of preference; the first
+    /// is the one written.
+    fn file_names(&self) -> &'static [&'static str];
+
+    /// Reads the companion's text into the playbook read from the main
+    /// file. Findings about the main file go into `read.diagnostics`; the
+    /// ones about the companion are returned. A companion that does not
+    /// parse is the error.
+    fn attach(&self, read: &mut ReadOutput, text: &str) -> Result<Vec<Diagnostic>, Diagnostic>;
+
+    /// Prints the main file into `out` and returns the companion's text.
+    /// The report is of the pair: what one file holds is not a loss of
+    /// the other.
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> (String, WriteReport);
 }
 
 /// What a [`DocumentCheck`] checks against.

@@ -10,18 +10,15 @@ mod pair;
 mod registry;
 
 pub use ace_format::{
-    CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
-    WriteCtx, WriteOption,
+    CheckCtx, Companion, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read,
+    ReadCtx, Sniff, WriteCtx, WriteOption,
 };
 pub use ace_model::out::{Out, WriteReport};
 pub use atomic::{write_atomic, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
-pub use pair::{
-    attach_sections, sections_beside, write_curator_pair, write_curator_pair_into, CuratorPair,
-};
 pub use registry::{Format, Registry};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ace_model::{Diagnostic, LossEntry, Playbook};
 
@@ -63,6 +60,57 @@ impl Format {
         self.imp().write(pb, ctx, out)
     }
 
+    /// The file kept beside this format's file, if it has one.
+    pub fn companion(self) -> Option<&'static dyn Companion> {
+        self.imp().companion()
+    }
+
+    /// The companion of `input` beside it, when the format has one and it
+    /// is there.
+    pub fn companion_beside(self, input: &Path) -> Option<PathBuf> {
+        let companion = self.companion()?;
+        let dir = input
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        companion
+            .file_names()
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.is_file())
+    }
+
+    /// Reads a companion's text into `parsed` ([`Companion::attach`]); a
+    /// format without one takes nothing from it.
+    pub fn attach_companion(
+        self,
+        parsed: &mut Parsed,
+        text: &str,
+    ) -> Result<Vec<Diagnostic>, Diagnostic> {
+        match self.companion() {
+            Some(c) => c.attach(parsed, text),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Prints `pb` into `out` as this format's file and returns its
+    /// companion's text with the pair's report; without a companion, the
+    /// text is `None` and the report is [`Format::write`]'s.
+    pub fn write_with_companion(
+        self,
+        pb: &Playbook,
+        ctx: &WriteCtx,
+        out: &mut Out<'_>,
+    ) -> (Option<String>, WriteReport) {
+        match self.companion() {
+            Some(c) => {
+                let (text, report) = c.write(pb, ctx, out);
+                (Some(text), report)
+            }
+            None => (None, self.write(pb, ctx, out)),
+        }
+    }
+
     /// The lint options for this format's files: `base` less the rules
     /// that mean nothing to them.
     pub fn lint_options(self, base: &ace_lint::Options) -> ace_lint::Options {
@@ -97,6 +145,63 @@ pub struct Written {
     pub losses: Vec<LossEntry>,
     /// Entries given new IDs because the target could not hold theirs.
     pub id_changes: Vec<ace_model::ids::IdChange>,
+}
+
+/// A playbook written as a format's files: its own, and its companion's
+/// when it has one ([`Format::write_with_companion`]).
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    pub main: String,
+    pub companion: Option<String>,
+    pub losses: Vec<LossEntry>,
+    pub id_changes: Vec<ace_model::ids::IdChange>,
+}
+
+impl Files {
+    /// Writes the files into `dir` (made if missing) and returns the main
+    /// file's path: with a companion, under the names the pair has
+    /// (`AGENTS.md`, `playbook.yaml`), else as `STEM.EXT` with the format's
+    /// first extension.
+    pub fn save_in(&self, format: Format, dir: &Path, stem: &str) -> std::io::Result<PathBuf> {
+        std::fs::create_dir_all(dir)?;
+        let main = match format.companion() {
+            Some(c) => {
+                let text = self.companion.as_deref().unwrap_or_default();
+                write_atomic(&dir.join(c.file_names()[0]), text.as_bytes())?;
+                dir.join(c.main_file())
+            }
+            None => {
+                let ext = format.imp().extensions().first().copied().unwrap_or("txt");
+                dir.join(format!("{stem}.{ext}"))
+            }
+        };
+        write_atomic(&main, self.main.as_bytes())?;
+        Ok(main)
+    }
+}
+
+pub fn write_files(format: Format, pb: &Playbook, ctx: &WriteCtx) -> Files {
+    let mut out = Out::new();
+    let (companion, report) = format.write_with_companion(pb, ctx, &mut out);
+    Files {
+        main: out.into_string(),
+        companion,
+        losses: report.losses,
+        id_changes: report.id_changes,
+    }
+}
+
+/// Reads a format's files back: its own text, and its companion's.
+pub fn read_files(
+    format: Format,
+    main: &str,
+    companion: Option<&str>,
+) -> Result<Parsed, Diagnostic> {
+    let mut parsed = read(format, main)?;
+    if let Some(text) = companion {
+        format.attach_companion(&mut parsed, text)?;
+    }
+    Ok(parsed)
 }
 
 pub fn write(format: Format, pb: &Playbook) -> Written {

@@ -1,24 +1,84 @@
-//! The curator's two files: AGENTS.md with the playbook.yaml beside it.
+//! The curator's variant as the registry lists it: AGENTS.md, read and
+//! written with the playbook.yaml beside it when there is one. Only this
+//! crate knows both formats, so the pair is put together here.
 
-use std::path::{Path, PathBuf};
+use ace_format::{
+    Companion, Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx, WriteOption,
+};
+use ace_model::out::WriteReport;
+use ace_model::{Diagnostic, LossEntry, Out, Playbook, ReadOutput};
 
-use ace_model::{Diagnostic, LossEntry, Out, Playbook};
+/// `agents-md`: ace-agents' format, with [`CuratorYaml`] as its companion.
+pub struct AgentsMd;
 
-use crate::{Format, Parsed};
+pub static AGENTS_MD: AgentsMd = AgentsMd;
 
-/// The curator's `playbook.yaml` beside an AGENTS.md, if there is one.
-pub fn sections_beside(format: Format, input: &Path) -> Option<PathBuf> {
-    if format != Format::AGENTS_MD {
-        return None;
+/// The curator's knowledge/playbook.yaml beside an AGENTS.md: the version,
+/// the sections' weights and unknown keys.
+pub struct CuratorYaml;
+
+pub static CURATOR_YAML: CuratorYaml = CuratorYaml;
+
+impl PlaybookFormat for AgentsMd {
+    fn name(&self) -> &'static str {
+        ace_agents::FORMAT.name()
     }
-    let dir = input
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    ["playbook.yaml", "playbook.yml"]
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.is_file())
+
+    fn describe(&self) -> &'static str {
+        ace_agents::FORMAT.describe()
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        ace_agents::FORMAT.extensions()
+    }
+
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        ace_agents::FORMAT.sniff(input)
+    }
+
+    fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
+        ace_agents::FORMAT.read(text, ctx)
+    }
+
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        ace_agents::FORMAT.write(pb, ctx, out)
+    }
+
+    fn lint_profile(&self) -> LintProfile {
+        ace_agents::FORMAT.lint_profile()
+    }
+
+    fn write_options(&self) -> &'static [WriteOption] {
+        ace_agents::FORMAT.write_options()
+    }
+
+    fn companion(&self) -> Option<&'static dyn Companion> {
+        Some(&CURATOR_YAML)
+    }
+}
+
+impl Companion for CuratorYaml {
+    fn name(&self) -> &'static str {
+        "playbook-yaml"
+    }
+
+    fn main_file(&self) -> &'static str {
+        "AGENTS.md"
+    }
+
+    fn file_names(&self) -> &'static [&'static str] {
+        &["playbook.yaml", "playbook.yml"]
+    }
+
+    fn attach(&self, read: &mut ReadOutput, text: &str) -> Result<Vec<Diagnostic>, Diagnostic> {
+        attach_sections(read, text)
+    }
+
+    /// A loss that AGENTS.md reports for something playbook.yaml keeps (the
+    /// version, section weights, extra fields) is not a loss of the pair.
+    fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> (String, WriteReport) {
+        write_pair(pb, out)
+    }
 }
 
 /// Reads the curator's playbook.yaml into a playbook read from AGENTS.md:
@@ -26,8 +86,8 @@ pub fn sections_beside(format: Format, input: &Path) -> Option<PathBuf> {
 /// no heading are added, and `version` and unknown keys are kept. Findings
 /// about AGENTS.md go into `parsed.diagnostics`; the ones about the YAML file
 /// are returned. A YAML file that does not parse is the error.
-pub fn attach_sections(
-    parsed: &mut Parsed,
+fn attach_sections(
+    parsed: &mut ReadOutput,
     yaml_text: &str,
 ) -> Result<Vec<Diagnostic>, Diagnostic> {
     use ace_model::rules;
@@ -88,31 +148,9 @@ pub fn attach_sections(
     Ok(yaml_diags)
 }
 
-/// AGENTS.md and playbook.yaml written together, and what neither holds.
-#[derive(Debug, Clone, Default)]
-pub struct CuratorPair {
-    pub agents_md: String,
-    pub playbook_yaml: String,
-    pub losses: Vec<LossEntry>,
-}
-
-/// The curator variant as the two files it lives in. A loss that AGENTS.md
-/// reports for something playbook.yaml keeps (the version, section weights,
-/// extra fields) is not a loss of the pair.
-pub fn write_curator_pair(pb: &Playbook) -> CuratorPair {
-    let mut out = Out::new();
-    let (playbook_yaml, losses) = write_curator_pair_into(pb, &mut out);
-    CuratorPair {
-        agents_md: out.into_string(),
-        playbook_yaml,
-        losses,
-    }
-}
-
-/// [`write_curator_pair`] with AGENTS.md printed into `agents_md`, which
-/// may send the text on as it is printed; returns playbook.yaml (a few
-/// lines) and the losses.
-pub fn write_curator_pair_into(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, Vec<LossEntry>) {
+/// AGENTS.md printed into `agents_md`, which may send the text on as it
+/// is printed; returns playbook.yaml (a few lines) and the pair's report.
+fn write_pair(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, WriteReport) {
     let agents = ace_agents::write_into(pb, agents_md);
     // The curator's file holds the version, the sections and the extra
     // fields only: a copy of those, not of a playbook of a million entries.
@@ -155,5 +193,11 @@ pub fn write_curator_pair_into(pb: &Playbook, agents_md: &mut Out<'_>) -> (Strin
         .filter(|l| !kept_by_yaml(l))
         .collect();
     losses.extend(yaml.losses);
-    (yaml.text, losses)
+    (
+        yaml.text,
+        WriteReport {
+            losses,
+            id_changes: agents.id_changes,
+        },
+    )
 }

@@ -17,7 +17,7 @@ pub struct Format(&'static dyn PlaybookFormat);
 
 impl Format {
     pub const MARKDOWN: Format = Format(&ace_markdown::FORMAT);
-    pub const AGENTS_MD: Format = Format(&ace_agents::FORMAT);
+    pub const AGENTS_MD: Format = Format(&crate::pair::AGENTS_MD);
     pub const PLAYBOOK_YAML: Format = Format(&ace_yaml::FORMAT);
     pub const SKILL_JSON: Format = Format(&ace_skill::FORMAT);
     pub const VAGENDA_JSON: Format = Format(&ace_vagenda::JSON);

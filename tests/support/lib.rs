@@ -44,3 +44,5 @@ pub fn fixture(rel: &str) -> String {
     let path = fixture_path(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+pub mod matrix;
+pub mod props;
