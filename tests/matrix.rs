@@ -89,7 +89,7 @@ fn every_corpus_playbook_converts_to_every_variant() {
 #[test]
 fn every_writer_writes_a_long_playbook_as_one_thread_writes_it() {
     use ace_model::{Entry, Section};
-    let entries = (0..3 * ace_model::par::MIN_ITEMS)
+    let entries = (0..3 * ace_exec::par::MIN_ITEMS)
         .map(|i| {
             let mut e = Entry::new(format!("str-{i:05}"), format!("advice {}", i % 97));
             e.section = match i % 3 {
@@ -129,7 +129,7 @@ fn every_writer_writes_a_long_playbook_as_one_thread_writes_it() {
             (w.text, w.losses, w.id_changes)
         };
         let spread = write();
-        let one = ace_model::par::on_one_thread(write);
+        let one = ace_exec::par::on_one_thread(write);
         assert!(spread.0.len() > 500_000, "{format:?}");
         if format == Format::MARKDOWN || format == Format::AGENTS_MD {
             assert!(spread.1.len() > 50, "{format:?}: {}", spread.1.len());

@@ -13,9 +13,10 @@ mod fuzz_checks;
 
 use std::path::Path;
 
+use ace_exec::Out;
 use ace_format::{Confidence, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx};
 use ace_io::{Format, Registry};
-use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 use ace_model::{rules, Diagnostic, Entry, LossEntry, Playbook, ReadOutput, Section, Span};
 use ace_tests::{fixture, matrix, props};
 use proptest::prelude::*;

@@ -425,7 +425,7 @@ fn corpus_markdown_playbooks_survive_a_trip_through_vagenda() {
 /// syntaxes, and reads back to the same entries.
 #[test]
 fn a_long_playbook_is_written_as_one_thread_writes_it() {
-    let entries = (0..3 * ace_model::par::MIN_ITEMS)
+    let entries = (0..3 * ace_exec::par::MIN_ITEMS)
         .map(|i| {
             let mut e = ace_model::Entry::new(format!("str-{i:05}"), format!("advice {i}"));
             e.section = Some(["str", "mis", "dom"][i % 3].into());
@@ -450,7 +450,7 @@ fn a_long_playbook_is_written_as_one_thread_writes_it() {
             ..Default::default()
         };
         let spread = ace_vagenda::write(&pb, &opts);
-        let one = ace_model::par::on_one_thread(|| ace_vagenda::write(&pb, &opts));
+        let one = ace_exec::par::on_one_thread(|| ace_vagenda::write(&pb, &opts));
         assert_eq!(spread.text, one.text, "{syntax:?}");
         assert_eq!(spread.losses, one.losses, "{syntax:?}");
         let back = ace_vagenda::read(&spread.text, syntax).unwrap().playbook;

@@ -1,7 +1,8 @@
 //! AGENTS.md in the format registry.
 
+use ace_exec::Out;
 use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
-use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
 pub struct AgentsMd;

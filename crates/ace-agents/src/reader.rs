@@ -170,7 +170,7 @@ pub fn read(src: &str) -> ReadOutput {
     let bullet_lines: Vec<usize> = (0..n).filter(|&i| kinds[i] == Kind::Bullet).collect();
     let mut built: Vec<Option<Box<Built>>> = Vec::new();
     let sections = &pb.sections;
-    ace_model::par::unzip_into(
+    ace_exec::par::unzip_into(
         bullet_lines.len(),
         |k| {
             let i = bullet_lines[k];
@@ -484,7 +484,7 @@ mod tests {
     /// which their entries are built on several threads.
     fn long_document() -> String {
         let mut doc = String::from("# Playbook\n\n[Bullet #early, helpful:1, harmful:0] before any section\n\n## build/patterns\n\n");
-        for i in 0..3 * ace_model::par::MIN_ITEMS + 5 {
+        for i in 0..3 * ace_exec::par::MIN_ITEMS + 5 {
             match i % 7 {
                 0 => doc.push_str(&format!("[Bullet #b{i}, helpful:{i}, harmful:0] plain {i}\n")),
                 1 => doc.push_str(&format!("- [Bullet #b{i}, helpful:1, harmful:2] listed\n")),
@@ -506,8 +506,8 @@ mod tests {
     fn a_long_document_reads_as_one_thread_reads_it() {
         let doc = long_document();
         let spread = read(&doc);
-        let one = ace_model::par::on_one_thread(|| read(&doc));
-        assert!(spread.playbook.entries.len() > 2 * ace_model::par::MIN_ITEMS);
+        let one = ace_exec::par::on_one_thread(|| read(&doc));
+        assert!(spread.playbook.entries.len() > 2 * ace_exec::par::MIN_ITEMS);
         assert_eq!(
             serde_json::to_value(&spread.playbook).unwrap(),
             serde_json::to_value(&one.playbook).unwrap()

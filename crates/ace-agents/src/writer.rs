@@ -1,7 +1,8 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use ace_model::out::{Out, WriteReport};
+use ace_exec::Out;
+use ace_model::WriteReport;
 use ace_model::{keys, rules, Entry, LossEntry, Playbook, Section};
 
 use crate::bullet;
@@ -93,7 +94,7 @@ impl<'p> Groups<'p> {
             g.entry(e.section.as_deref()).or_default().push(e);
         }
         let mut lists: Vec<&mut Vec<&Entry>> = g.values_mut().collect();
-        ace_model::par::each_heavy_mut(&mut lists, pb.entries.len(), |list| {
+        ace_exec::par::each_heavy_mut(&mut lists, pb.entries.len(), |list| {
             **list = seed_sorted(list)
         });
         Groups(g)
@@ -119,11 +120,11 @@ fn seed_sorted<'p>(entries: &[&'p Entry]) -> Vec<&'p Entry> {
     // On every core: a source without sections (a skill file) is one list
     // of a million entries, and taking each key's first chunk misses the
     // cache once per entry.
-    let mut keys: Vec<(u64, Chunk, usize)> = ace_model::par::map_index(entries.len(), |i| {
+    let mut keys: Vec<(u64, Chunk, usize)> = ace_exec::par::map_index(entries.len(), |i| {
         let e = entries[i];
         (helpful_key(e), Chunk::of(&e.content, 0), i)
     });
-    ace_model::par::sort_unstable(&mut keys);
+    ace_exec::par::sort_unstable(&mut keys);
     let mut order: Vec<usize> = keys.iter().map(|k| k.2).collect();
     // The runs that tie on the first chunk are disjoint slices of `order`,
     // each refined on its own: entries written from a few words tie on
@@ -144,7 +145,7 @@ fn seed_sorted<'p>(entries: &[&'p Entry]) -> Vec<&'p Entry> {
             }
         },
     );
-    ace_model::par::each_heavy_mut(&mut ties, entries.len(), |slots| refine(slots, entries));
+    ace_exec::par::each_heavy_mut(&mut ties, entries.len(), |slots| refine(slots, entries));
     order.into_iter().map(|i| entries[i]).collect()
 }
 
@@ -346,7 +347,7 @@ impl Writer<'_, '_> {
             );
             e.to_mut().id = fixed;
         }
-        if !ace_model::scan::all_bytes(e.content.as_bytes(), |b| (b != b'\n') & (b != b'\r')) {
+        if !ace_exec::scan::all_bytes(e.content.as_bytes(), |b| (b != b'\n') & (b != b'\r')) {
             self.lose(
                 &rules::ALTERED_TEXT,
                 Some(id),
@@ -390,7 +391,7 @@ impl Writer<'_, '_> {
     /// [`Writer::bullet`] of each entry, runs of a long list printed on
     /// several threads.
     fn bullets(&mut self, entries: &[&Entry]) {
-        ace_model::par::print_runs_reporting(
+        ace_exec::par::print_runs_reporting(
             entries.len(),
             self.out,
             &mut self.losses,
@@ -400,7 +401,7 @@ impl Writer<'_, '_> {
                     losses: std::mem::take(losses),
                     taken: HashSet::new(),
                 };
-                ace_model::prefetch::each_ahead(&entries[range], |e| w.bullet(e));
+                ace_exec::prefetch::each_ahead(&entries[range], |e| w.bullet(e));
                 *losses = w.losses;
             },
         );
@@ -784,7 +785,7 @@ mod tests {
             state ^= state << 17;
             (state % n) as usize
         };
-        let entries: Vec<Entry> = (0..ace_model::par::MIN_ITEMS * 3 + 11)
+        let entries: Vec<Entry> = (0..ace_exec::par::MIN_ITEMS * 3 + 11)
             .map(|i| {
                 let content: String = (0..next(9)).map(|_| words[next(6)]).collect();
                 let mut e = Entry::new(format!("e{i}"), content);

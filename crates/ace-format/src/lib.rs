@@ -7,7 +7,8 @@
 use std::cell::OnceCell;
 use std::path::Path;
 
-use ace_model::out::{Out, WriteReport};
+use ace_exec::Out;
+use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
 
 /// How sure a format is that a file is one of its own. Detection takes the

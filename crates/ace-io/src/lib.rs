@@ -9,11 +9,12 @@ mod load;
 mod pair;
 mod registry;
 
+pub use ace_exec::Out;
 pub use ace_format::{
     CheckCtx, Companion, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read,
     ReadCtx, Sniff, WriteCtx, WriteOption,
 };
-pub use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 pub use atomic::{write_atomic, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use registry::{Format, Registry};

@@ -2,11 +2,12 @@
 //! written with the playbook.yaml beside it when there is one. Only this
 //! crate knows both formats, so the pair is put together here.
 
+use ace_exec::Out;
 use ace_format::{
     Companion, Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx, WriteOption,
 };
-use ace_model::out::WriteReport;
-use ace_model::{Diagnostic, LossEntry, Out, Playbook, ReadOutput};
+use ace_model::WriteReport;
+use ace_model::{Diagnostic, LossEntry, Playbook, ReadOutput};
 
 /// `agents-md`: ace-agents' format, with [`CuratorYaml`] as its companion.
 pub struct AgentsMd;

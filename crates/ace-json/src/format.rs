@@ -1,7 +1,8 @@
 //! The canonical JSON in the format registry.
 
+use ace_exec::Out;
 use ace_format::{Confidence, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
-use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook, ReadOutput};
 
 pub struct Canonical;

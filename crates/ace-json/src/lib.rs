@@ -58,13 +58,13 @@ pub fn json_schema() -> String {
 
 /// Pretty-printed with two-space indent and a final newline.
 pub fn write(playbook: &Playbook) -> String {
-    let mut out = ace_model::Out::new();
+    let mut out = ace_exec::Out::new();
     write_into(playbook, &mut out);
     out.into_string()
 }
 
 /// [`write`] into `out`, which may send the text on as it is printed.
-pub fn write_into(playbook: &Playbook, out: &mut ace_model::Out<'_>) {
+pub fn write_into(playbook: &Playbook, out: &mut ace_exec::Out<'_>) {
     let doc = DocOut {
         format: FORMAT_TAG,
         version: VERSION,

@@ -1,9 +1,10 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use ace_exec::Out;
 use ace_model::ids::{self, IdChange};
 use ace_model::normalize::section_key;
-use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 
 use crate::line::{
@@ -109,7 +110,7 @@ fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
         }
         // Entries print the same wherever a run starts: runs of them are
         // printed on every core, and their losses kept in entry order.
-        ace_model::par::print_runs_reporting(
+        ace_exec::par::print_runs_reporting(
             g.entries.len(),
             w.out,
             &mut w.losses,

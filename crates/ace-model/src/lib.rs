@@ -13,13 +13,8 @@ pub mod loss;
 pub mod mapping;
 mod model;
 pub mod normalize;
-pub mod out;
-pub mod par;
-pub mod prefetch;
 pub mod rules;
-pub mod scan;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
-pub use loss::LossEntry;
+pub use loss::{LossEntry, WriteReport};
 pub use model::*;
-pub use out::Out;

@@ -38,3 +38,12 @@ impl LossEntry {
         }
     }
 }
+
+/// What a writer reports besides its text.
+#[derive(Debug, Clone, Default)]
+pub struct WriteReport {
+    /// What the target could not hold.
+    pub losses: Vec<LossEntry>,
+    /// Entries whose IDs the target cannot hold, with the IDs they got.
+    pub id_changes: Vec<crate::ids::IdChange>,
+}

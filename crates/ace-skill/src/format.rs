@@ -1,10 +1,11 @@
 //! The skill's playbook.json, and its deltas, in the format registry.
 
+use ace_exec::Out;
 use ace_format::{
     CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
     Syntax, WriteCtx, WriteOption,
 };
-use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
 use crate::{DocumentKind, Generation};

@@ -144,7 +144,7 @@ impl Walk<'_> {
         };
         let max = if self.style.ascii { 0x7e } else { 0xff };
         let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b <= max);
-        if ace_model::scan::all_bytes(inner, plain) {
+        if ace_exec::scan::all_bytes(inner, plain) {
             return true;
         }
         canonical_escapes(inner, self.style.ascii, plain)

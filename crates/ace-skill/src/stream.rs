@@ -236,7 +236,7 @@ impl<'t> Bullets<'t> {
             return;
         }
         if self.entries.is_empty() {
-            let room = ace_model::par::room_for_rest(run.reads.len(), run.spanned, self.text.len());
+            let room = ace_exec::par::room_for_rest(run.reads.len(), run.spanned, self.text.len());
             self.entries.reserve(room);
             self.id_hashes.reserve(room);
         }
@@ -635,7 +635,7 @@ impl ReadBullets<'_> {
     }
 }
 
-impl ace_model::par::RunWork for ReadBullets<'_> {
+impl ace_exec::par::RunWork for ReadBullets<'_> {
     type Item = (usize, Taken);
     type Out = RunRead;
 
@@ -683,7 +683,7 @@ impl ace_model::par::RunWork for ReadBullets<'_> {
     }
 }
 
-impl ace_model::par::TakeRuns<RunRead> for Bullets<'_> {
+impl ace_exec::par::TakeRuns<RunRead> for Bullets<'_> {
     fn take(&mut self, run: RunRead) {
         self.take_run(run);
     }
@@ -701,7 +701,7 @@ struct Streamed<'s, 'e> {
     parser: Option<Arc<dyn ItemParser>>,
     /// The state, until the first bullet.
     waiting: Option<Bullets<'e>>,
-    reads: Option<ace_model::par::Ordered<'s, 'e, ReadBullets<'e>, Bullets<'e>>>,
+    reads: Option<ace_exec::par::Ordered<'s, 'e, ReadBullets<'e>, Bullets<'e>>>,
 }
 
 impl<'s, 'e> Streamed<'s, 'e> {
@@ -746,7 +746,7 @@ impl<'s, 'e> Streamed<'s, 'e> {
             parser: self.parser.clone(),
             told: Arc::clone(&bullets.told),
         };
-        let mut reads = ace_model::par::Ordered::new(self.scope, work, bullets);
+        let mut reads = ace_exec::par::Ordered::new(self.scope, work, bullets);
         reads.push((index, item));
         self.reads = Some(reads);
     }
@@ -1004,14 +1004,14 @@ mod tests {
         // late, a duplicate key, a bullet without `content` and one in
         // another key order, each in a different run, must give the whole
         // read's findings in order.
-        let n = 3 * ace_model::par::MIN_ITEMS + 11;
+        let n = 3 * ace_exec::par::MIN_ITEMS + 11;
         let bullet = |i: usize| match i {
-            i if i == ace_model::par::MIN_ITEMS + 5 => {
+            i if i == ace_exec::par::MIN_ITEMS + 5 => {
                 format!(
                     r#"{{"id": "b-{i}", "content": "c", "content": "d", "confidence": "high"}}"#
                 )
             }
-            i if i == 2 * ace_model::par::MIN_ITEMS + 1 => format!(r#"{{"id": "b-{i}"}}"#),
+            i if i == 2 * ace_exec::par::MIN_ITEMS + 1 => format!(r#"{{"id": "b-{i}"}}"#),
             i if i % 5000 == 7 => format!(r#"{{"content": "late {i}", "id": "b-{i}"}}"#),
             i => format!(
                 r#"{{"id": "b-{i}", "content": "c\u00e9 {i}", "tags": ["t"], "confidence": 0.5}}"#
@@ -1037,7 +1037,7 @@ mod tests {
     /// agree, read whole when they do not.
     #[test]
     fn a_late_first_list_settles_the_layout_of_runs_read_before_it() {
-        use ace_model::par::{MIN_ITEMS, ORDERED_RUN};
+        use ace_exec::par::{MIN_ITEMS, ORDERED_RUN};
         let n = MIN_ITEMS + 6 * ORDERED_RUN;
         let first = MIN_ITEMS + 2 * ORDERED_RUN + 7;
         let later = MIN_ITEMS + 4 * ORDERED_RUN + 1;

@@ -258,7 +258,7 @@ fn push_spaces<O: Text>(out: &mut O, n: usize) {
 }
 
 /// Where the printer's text goes: a string, the writers' block-wise
-/// [`ace_model::Out`], or a comparison with the text read.
+/// [`ace_exec::Out`], or a comparison with the text read.
 pub trait Text {
     fn push_str(&mut self, s: &str);
     fn push(&mut self, c: char) {
@@ -275,12 +275,12 @@ impl Text for String {
     }
 }
 
-impl Text for ace_model::Out<'_> {
+impl Text for ace_exec::Out<'_> {
     fn push_str(&mut self, s: &str) {
-        ace_model::Out::push_str(self, s);
+        ace_exec::Out::push_str(self, s);
     }
     fn push(&mut self, c: char) {
-        ace_model::Out::push(self, c);
+        ace_exec::Out::push(self, c);
     }
 }
 
@@ -601,7 +601,7 @@ fn push_u_escape<O: Text>(out: &mut O, unit: u16) {
 pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
     let max = if ascii { 0x7e } else { 0xff };
     let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b <= max);
-    if ace_model::scan::all_bytes(s.as_bytes(), plain) {
+    if ace_exec::scan::all_bytes(s.as_bytes(), plain) {
         out.push('"');
         out.push_str(s);
         out.push('"');

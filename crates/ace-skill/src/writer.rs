@@ -43,7 +43,7 @@ pub fn write(pb: &Playbook) -> WriteOutput {
 }
 
 pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
-    let mut out = ace_model::Out::new();
+    let mut out = ace_exec::Out::new();
     let losses = write_into(pb, opts, &mut out);
     WriteOutput {
         text: out.into_string(),
@@ -55,7 +55,7 @@ pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
 /// JSON value longer than it takes to print it. A long playbook's bullets
 /// are printed on every core, in runs appended in order. Gives what the
 /// file could not hold.
-pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) -> Vec<LossEntry> {
+pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Vec<LossEntry> {
     let stored = pb.extra.get(LAYOUT_KEY);
     let layout = stored.map(Layout::from_value).unwrap_or_default();
     let mut w = Writer {
@@ -85,7 +85,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) 
     let print_run = |range: std::ops::Range<usize>,
                      level: usize,
                      one_line: bool,
-                     out: &mut ace_model::Out<'_>,
+                     out: &mut ace_exec::Out<'_>,
                      losses: &mut Vec<LossEntry>| {
         let mut w = Writer {
             losses: std::mem::take(losses),
@@ -109,14 +109,14 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_model::Out) 
         );
         *losses = w.losses;
     };
-    let mut print_bullets = |level: usize, out: &mut ace_model::Out<'_>| {
+    let mut print_bullets = |level: usize, out: &mut ace_exec::Out<'_>| {
         style.write_array_by(
             bullets.len(),
             bullets.all_scalar(),
             level,
             out,
             &mut |one_line, out| {
-                ace_model::par::print_runs_reporting(
+                ace_exec::par::print_runs_reporting(
                     bullets.len(),
                     out,
                     &mut w.losses,
@@ -762,7 +762,7 @@ mod bullets_tests {
     /// taken in turn across runs.
     #[test]
     fn a_long_playbook_is_written_as_one_thread_writes_it() {
-        let n = 3 * ace_model::par::MIN_ITEMS + 5;
+        let n = 3 * ace_exec::par::MIN_ITEMS + 5;
         let bullet = |i: usize| match i {
             // Not bullets: kept where they were.
             i if i % 4099 == 3 => format!("{i}"),
@@ -790,12 +790,12 @@ mod bullets_tests {
             }
         }
         let write = |pb: &Playbook| {
-            let mut out = ace_model::Out::new();
+            let mut out = ace_exec::Out::new();
             let losses = write_into(pb, &WriteOptions::default(), &mut out);
             (out.into_string(), losses)
         };
         let spread = write(&pb);
-        let one = ace_model::par::on_one_thread(|| write(&pb));
+        let one = ace_exec::par::on_one_thread(|| write(&pb));
         assert!(spread.1.len() > 3_000, "{}", spread.1.len());
         assert!(spread.0 == one.0, "the text differs from one thread's");
         assert_eq!(spread.1, one.1);

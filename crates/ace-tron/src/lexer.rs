@@ -362,7 +362,7 @@ fn string(text: &str, start: usize) -> Result<(String, usize), (usize, String)> 
                 // strings are most of a file.
                 let run = i;
                 let end = memchr::memchr2(b'"', b'\\', &b[run..]).map_or(b.len(), |n| run + n);
-                i = match ace_model::scan::all_bytes(&b[run..end], |x| x >= 0x20) {
+                i = match ace_exec::scan::all_bytes(&b[run..end], |x| x >= 0x20) {
                     true => end,
                     // Up to the control character, which the loop reports.
                     false => {

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use ace_model::Out;
+use ace_exec::Out;
 
 use serde_json::Value;
 
@@ -213,8 +213,8 @@ fn visit(item: &Item<'_>, f: &mut dyn FnMut(&str, &[&str]), spread: bool) {
     match item {
         Item::Value(_) | Item::Str(_) => {}
         Item::Array(items) => items.iter().for_each(|i| visit(i, f, spread)),
-        Item::Lazy(items) if spread && ace_model::par::worth_it(items.len()) => {
-            ace_model::par::map_runs(
+        Item::Lazy(items) if spread && ace_exec::par::worth_it(items.len()) => {
+            ace_exec::par::map_runs(
                 items.len(),
                 |range| {
                     let mut shapes = Shapes::default();
@@ -431,12 +431,12 @@ impl Writer<'_, '_, '_> {
                     w.value(&items[i], level + 1, 0)
                 });
             }
-            Item::Lazy(items) if ace_model::par::worth_it(items.len()) => {
+            Item::Lazy(items) if ace_exec::par::worth_it(items.len()) => {
                 // `block`, its runs of items printed on several threads.
                 let n = items.len();
                 let (classes, index, width) = (self.classes, self.index, self.width);
                 self.out.push_str("[\n");
-                ace_model::par::print_runs(n, self.out, |range, out| {
+                ace_exec::par::print_runs(n, self.out, |range, out| {
                     let mut w = Writer {
                         classes,
                         index,

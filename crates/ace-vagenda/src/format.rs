@@ -1,11 +1,12 @@
 //! vAgenda documents, in JSON and in TRON, and their patches, in the format
 //! registry.
 
+use ace_exec::Out;
 use ace_format::{
     CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
     WriteCtx, WriteOption,
 };
-use ace_model::out::{Out, WriteReport};
+use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
 use crate::{Container, DocKind, RootStyle, Syntax};

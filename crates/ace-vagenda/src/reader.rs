@@ -149,7 +149,7 @@ struct RunRead {
     spanned: usize,
 }
 
-impl ace_model::par::RunWork for ReadRuns<'_> {
+impl ace_exec::par::RunWork for ReadRuns<'_> {
     type Item = (usize, Taken);
     type Out = RunRead;
 
@@ -181,10 +181,10 @@ struct TakeEntries {
     text_len: usize,
 }
 
-impl ace_model::par::TakeRuns<RunRead> for TakeEntries {
+impl ace_exec::par::TakeRuns<RunRead> for TakeEntries {
     fn take(&mut self, run: RunRead) {
         if self.sink.entries.is_empty() {
-            let room = ace_model::par::room_for_rest(run.reads.len(), run.spanned, self.text_len);
+            let room = ace_exec::par::room_for_rest(run.reads.len(), run.spanned, self.text_len);
             self.sink.entries.reserve(room);
             self.sink.derive_from.reserve(room);
         }
@@ -194,13 +194,13 @@ impl ace_model::par::TakeRuns<RunRead> for TakeEntries {
 
 /// The parser's sink: items are read in runs, and once a document has
 /// enough of them, on the pool's threads and the parser's own while
-/// parsing goes on ([`ace_model::par::Ordered`]).
+/// parsing goes on ([`ace_exec::par::Ordered`]).
 struct Streamed<'s, 'e> {
     syntax: Syntax,
     taken: Vec<Vec<String>>,
     scope: &'s std::thread::Scope<'s, 'e>,
     /// Started at the first item, when the array's path is known.
-    reads: Option<ace_model::par::Ordered<'s, 'e, ReadRuns<'e>, TakeEntries>>,
+    reads: Option<ace_exec::par::Ordered<'s, 'e, ReadRuns<'e>, TakeEntries>>,
     text: &'e str,
     /// Items may come as text, parsed on the threads that read them: the
     /// TRON parser's own thread had been the bound of a TRON read.
@@ -329,7 +329,7 @@ impl Streamed<'_, '_> {
         let base = || pointer(&self.taken[0]);
         self.reads
             .get_or_insert_with(|| {
-                ace_model::par::Ordered::new(
+                ace_exec::par::Ordered::new(
                     scope,
                     ReadRuns {
                         syntax,
@@ -1225,9 +1225,9 @@ mod tests {
     /// what the whole read gives.
     #[test]
     fn entries_of_many_runs_read_as_the_whole_tree_does() {
-        let n = 2 * ace_model::par::MIN_ITEMS + 9;
+        let n = 2 * ace_exec::par::MIN_ITEMS + 9;
         let entry = |i: usize| match i {
-            i if i == ace_model::par::MIN_ITEMS + 3 => {
+            i if i == ace_exec::par::MIN_ITEMS + 3 => {
                 format!(r#"{{"id": "e{i}", "kind": 3, "text": "t", "text": "u"}}"#)
             }
             i if i % 4099 == 1 => {
@@ -1243,7 +1243,7 @@ mod tests {
         );
         streamed_equals_whole("many", &text, Syntax::Json);
         let mut events = entries.clone();
-        events[ace_model::par::MIN_ITEMS + 100] =
+        events[ace_exec::par::MIN_ITEMS + 100] =
             r#"{"eventId": "v1", "op": "add", "entry": {"id": "x", "kind": "rule", "text": "t"}}"#
                 .to_owned();
         let text = format!(
@@ -1255,10 +1255,7 @@ mod tests {
         // right after the entries: the error of a parse in one piece.
         for (at, bad) in [
             (3, r#"{"id": "a" "kind": "rule"}"#),
-            (
-                ace_model::par::MIN_ITEMS + 7,
-                r#"{"id": "a", "text": "\q"}"#,
-            ),
+            (ace_exec::par::MIN_ITEMS + 7, r#"{"id": "a", "text": "\q"}"#),
             (n - 1, r#"{"id": "a", "tags": [1,]}"#),
         ] {
             let mut broken = entries.clone();
@@ -1284,7 +1281,7 @@ mod tests {
     /// so do errors after the entries, and one right after an item.
     #[test]
     fn tron_entries_parsed_apart_read_as_the_whole_tree_does() {
-        let n = 2 * ace_model::par::MIN_ITEMS + 9;
+        let n = 2 * ace_exec::par::MIN_ITEMS + 9;
         let tricky = [
             r##"E("t(", "rule", "x ) ] } \" # \\", null)"##,
             "E(\n    # a comment ) ] \" (\n    \"c\", \"rule\",\n    \"y\", 0.5 # ]\n  )",
@@ -1306,7 +1303,7 @@ mod tests {
         streamed_equals_whole("tron, many", &doc(&entries, ""), Syntax::Tron);
         for (at, bad) in [
             (1, r#"E("a", "rule" "t", null)"#),
-            (ace_model::par::MIN_ITEMS + 5, r#"E("a", "rule", @, null)"#),
+            (ace_exec::par::MIN_ITEMS + 5, r#"E("a", "rule", @, null)"#),
             (n - 2, r#"E("a", "rule", "t")"#),
             (7, "E(\"a\", \"rule\", \"unterminated, null)"),
             (9, "E\n(\"a\", \"rule\", \"t\", null)"),

@@ -7,7 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ace_model::out::{Out, WriteReport};
+use ace_exec::Out;
+use ace_model::WriteReport;
 use ace_model::{mapping, rules, Confidence, Entry, LossEntry, Playbook, Section};
 use ace_tron::RootStyle;
 use serde_json::{Map, Number, Value};
@@ -637,7 +638,7 @@ impl Printer<'_, '_> {
         // `block`, runs of entries printed on several threads.
         let n = pb.entries.len();
         self.out.push_str("[\n");
-        ace_model::par::print_runs(n, self.out, |range, out| {
+        ace_exec::par::print_runs(n, self.out, |range, out| {
             let mut p = Printer {
                 slot: None,
                 pb,
@@ -783,7 +784,7 @@ fn scalar_into(v: &Value, out: &mut Out<'_>) {
 /// A quoted JSON string; serde_json escapes only quotes, backslashes and
 /// control characters, so text without them is copied as it is.
 fn push_json_str(out: &mut Out<'_>, s: &str) {
-    if !ace_model::scan::all_bytes(s.as_bytes(), |b| (b >= 0x20) & (b != b'"') & (b != b'\\')) {
+    if !ace_exec::scan::all_bytes(s.as_bytes(), |b| (b >= 0x20) & (b != b'"') & (b != b'\\')) {
         out.push_str(&Value::String(s.to_owned()).to_string());
     } else {
         out.push('"');

@@ -8,18 +8,6 @@
 use std::fmt;
 use std::io;
 
-use crate::ids::IdChange;
-use crate::LossEntry;
-
-/// What a writer reports besides its text.
-#[derive(Debug, Clone, Default)]
-pub struct WriteReport {
-    /// What the target could not hold.
-    pub losses: Vec<LossEntry>,
-    /// Entries whose IDs the target cannot hold, with the IDs they got.
-    pub id_changes: Vec<IdChange>,
-}
-
 /// Bytes gathered before they are handed to the sink.
 const BLOCK: usize = 1 << 16;
 /// Bytes kept back when a block is handed on: writers look back at the

@@ -6,7 +6,7 @@
 //! stall for longer than printing takes. Asking for the entries a few
 //! places ahead overlaps those misses with the work on the current one.
 
-use crate::Entry;
+use ace_model::Entry;
 
 /// Asks for the cache line holding `p`. Only a hint: it reads nothing the
 /// program sees, and a dangling or null address is allowed (the processor
