@@ -5,7 +5,7 @@
 use std::path::Path;
 
 fn grammar() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../grammars/tron.ebnf");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../grammars/tron.ebnf");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -1152,7 +1152,7 @@ mod tests {
 
     #[test]
     fn streamed_entries_read_as_the_whole_tree_does_for_every_fixture() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures");
         let mut files = Vec::new();
         files_under(&root, &mut files);
         streamed_equals_whole_for_files(files);

@@ -847,7 +847,7 @@ mod tests {
     }
 
     fn fixture_files(under: &str) -> Vec<std::path::PathBuf> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures");
         let mut files = Vec::new();
         json_files(&root.join(under), &mut files);
         files
