@@ -4,7 +4,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ace_check::{Baseline, Companion, Filter, Settings};
 use ace_config::{Input, Level, Loaded, Selector};
@@ -342,37 +341,11 @@ fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checke
 /// passes hundreds of files in one call, and each is independent. Results
 /// come back in input order, so the output does not depend on scheduling.
 fn check_all(inputs: &[Input], stdin_filename: &str, settings: &Settings) -> Vec<Checked> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(inputs.len());
-    if threads <= 1 {
-        return inputs
-            .iter()
-            .map(|i| check_one(i, stdin_filename, settings))
-            .collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut slots: Vec<Option<Checked>> = inputs.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = inputs.get(i) else { break };
-                        done.push((i, check_one(input, stdin_filename, settings)));
-                    }
-                    done
-                })
-            })
-            .collect();
-        for w in workers {
-            let done = w.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            for (i, c) in done {
-                slots[i] = Some(c);
-            }
-        }
-    });
-    slots.into_iter().flatten().collect()
+    let mut checked = Vec::with_capacity(inputs.len());
+    ace_exec::par::map_each(
+        inputs.len(),
+        |i| check_one(&inputs[i], stdin_filename, settings),
+        |c| checked.push(c),
+    );
+    checked
 }

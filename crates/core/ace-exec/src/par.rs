@@ -36,17 +36,39 @@ pub fn worth_it(n: usize) -> bool {
 /// a run itself only when it would otherwise wait: a writer's thread that
 /// is slower to write than the others print leaves them the printing. At
 /// most a few runs per thread are computed ahead of the one taken.
-pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, mut take: impl FnMut(T)) {
+pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, take: impl FnMut(T)) {
     if !worth_it(n) {
         if n > 0 {
+            let mut take = take;
             take(f(0..n));
         }
         return;
     }
-    let runs = n.div_ceil(RUN);
+    spread(n, RUN, f, take);
+}
+
+/// `f` of each of `0..n`, handed to `take` in order on the calling thread,
+/// for items each worth a thread on its own (the files of an ace-validate
+/// run): [`map_runs`] with runs of one item and no minimum.
+pub fn map_each<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync, take: impl FnMut(T)) {
+    if n < 2 || rayon::current_num_threads() < 2 {
+        (0..n).map(f).for_each(take);
+        return;
+    }
+    spread(n, 1, |r: Range<usize>| f(r.start), take);
+}
+
+/// [`map_runs`]' queue over runs of `run_len` items of `0..n`.
+fn spread<T: Send>(
+    n: usize,
+    run_len: usize,
+    f: impl Fn(Range<usize>) -> T + Sync,
+    mut take: impl FnMut(T),
+) {
+    let runs = n.div_ceil(run_len);
     let threads = rayon::current_num_threads();
     let window = threads * 4;
-    let work = RangeWork { f, n };
+    let work = RangeWork { f, n, run_len };
     std::thread::scope(|scope| {
         let queue = Arc::new(RunQueue::new());
         let closer = Closer(Arc::clone(&queue));
@@ -102,6 +124,7 @@ pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, mut tak
 struct RangeWork<F> {
     f: F,
     n: usize,
+    run_len: usize,
 }
 
 impl<T: Send, F: Fn(Range<usize>) -> T + Sync> RunWork for RangeWork<F> {
@@ -109,7 +132,7 @@ impl<T: Send, F: Fn(Range<usize>) -> T + Sync> RunWork for RangeWork<F> {
     type Out = T;
     fn work(&self, run: Vec<usize>) -> T {
         let r = run.first().copied().unwrap_or(0);
-        (self.f)(r * RUN..((r + 1) * RUN).min(self.n))
+        (self.f)(r * self.run_len..((r + 1) * self.run_len).min(self.n))
     }
 }
 
@@ -564,6 +587,30 @@ mod tests {
             let mut seen = Vec::new();
             map_runs(n, |r| r.collect::<Vec<_>>(), |v| seen.extend(v));
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{n}");
+        }
+    }
+
+    /// Heavy items one at a time: every one taken once, in order, however
+    /// long each takes, and on more than one thread when there is more
+    /// than one.
+    #[test]
+    fn each_item_is_taken_in_order() {
+        for n in [0, 1, 2, 37] {
+            let threads = std::sync::Mutex::new(std::collections::HashSet::new());
+            let mut seen = Vec::new();
+            map_each(
+                n,
+                |i| {
+                    std::thread::sleep(std::time::Duration::from_micros((37 - i as u64) * 50));
+                    threads.lock().unwrap().insert(std::thread::current().id());
+                    i
+                },
+                |i| seen.push(i),
+            );
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{n}");
+            if n > 2 && rayon::current_num_threads() > 1 {
+                assert!(threads.lock().unwrap().len() > 1, "{n}: one thread");
+            }
         }
     }
 
