@@ -360,9 +360,7 @@ fn deltas_are_recognised_by_content() {
 /// ace-convert and ace-validate go by); `None` if the read fails.
 fn read_kind(text: &str) -> Option<ace_skill::DocumentKind> {
     use ace_skill::DocumentKind as K;
-    let ctx = ace_io::ReadCtx {
-        min: Severity::Error,
-    };
+    let ctx = ace_io::ReadCtx::min(Severity::Error);
     let read = Format::SKILL_JSON.read(text, &ctx).ok()?;
     Some(match read.other {
         None => K::Playbook,

@@ -150,15 +150,21 @@ fn run(args: Args) -> i32 {
     if args.list_formats {
         return list_formats();
     }
-    if let Some(path) = &args.section_map {
-        let loaded = std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| ace_model::mapping::load_user_table(&text));
-        if let Err(e) = loaded {
-            error(PROG, format!("{}:{e}", path.display()));
-            return EXIT_USAGE;
+    let sections = match &args.section_map {
+        None => std::sync::Arc::default(),
+        Some(path) => {
+            let loaded = std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|text| ace_model::mapping::SectionMap::from_json(&text));
+            match loaded {
+                Ok(map) => std::sync::Arc::new(map),
+                Err(e) => {
+                    error(PROG, format!("{}:{e}", path.display()));
+                    return EXIT_USAGE;
+                }
+            }
         }
-    }
+    };
     let input = args.input.as_deref().unwrap_or("-");
     let mut source = match load_input(input, &args.stdin_filename) {
         Ok(s) => s,
@@ -194,7 +200,8 @@ fn run(args: Args) -> i32 {
     // Only errors are shown (print_errors), so checks that find less are
     // not run.
     let ctx = ace_io::ReadCtx {
-        min: Severity::Error,
+        sections: sections.clone(),
+        ..ace_io::ReadCtx::min(Severity::Error)
     };
     let parsed = match from.read(&source.text, &ctx) {
         Ok(ace_io::Read {
@@ -270,7 +277,9 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let mut ctx = ace_io::WriteCtx::default().with_now(now);
+    let mut ctx = ace_io::WriteCtx::default()
+        .with_now(now)
+        .with_sections(sections);
     if let Some(n) = args.skill_generation {
         ctx = ctx.with_option("skill-generation", n.to_string());
     }

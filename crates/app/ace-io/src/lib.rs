@@ -133,9 +133,7 @@ pub fn read(format: Format, text: &str) -> Result<Parsed, Diagnostic> {
 /// What a file read as `format` holds instead of a playbook, if anything
 /// ([`Read::other`]); a file that does not parse holds nothing else.
 pub fn other_document(format: Format, text: &str) -> Option<Other> {
-    let ctx = ReadCtx {
-        min: ace_model::Severity::Error,
-    };
+    let ctx = ReadCtx::min(ace_model::Severity::Error);
     format.read(text, &ctx).ok()?.other
 }
 

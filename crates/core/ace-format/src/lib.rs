@@ -6,8 +6,10 @@
 
 use std::cell::OnceCell;
 use std::path::Path;
+use std::sync::Arc;
 
 use ace_exec::Out;
+use ace_model::mapping::SectionMap;
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
 
@@ -103,18 +105,31 @@ impl<'a> Sniff<'a> {
 }
 
 /// What a reader is asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadCtx {
     /// Findings below this severity are not wanted: a reader may leave out
     /// checks that can only find less, where they cost. The playbook read
     /// is the same whatever this is.
     pub min: Severity,
+    /// The kinds' sections, for a reader that derives sections from kinds.
+    pub sections: Arc<SectionMap>,
 }
 
 impl Default for ReadCtx {
     fn default() -> Self {
         ReadCtx {
             min: Severity::Info,
+            sections: Arc::default(),
+        }
+    }
+}
+
+impl ReadCtx {
+    /// Findings of severity `min` and above only.
+    pub fn min(min: Severity) -> Self {
+        ReadCtx {
+            min,
+            ..ReadCtx::default()
         }
     }
 }
@@ -129,13 +144,15 @@ pub struct WriteOption {
 }
 
 /// What a writer is asked for: the values of the options writers offer
-/// (each writer reads its own, and ignores the others), and the time for
-/// timestamps a target requires and the playbook lacks.
+/// (each writer reads its own, and ignores the others), the time for
+/// timestamps a target requires and the playbook lacks, and the table of
+/// sections, prefixes and kinds.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteCtx {
     options: Vec<(&'static str, String)>,
     /// RFC 3339; `None` lets the writer derive one from the playbook.
     pub now: Option<String>,
+    pub sections: Arc<SectionMap>,
 }
 
 impl WriteCtx {
@@ -147,6 +164,11 @@ impl WriteCtx {
 
     pub fn with_now(mut self, now: Option<String>) -> Self {
         self.now = now;
+        self
+    }
+
+    pub fn with_sections(mut self, sections: Arc<SectionMap>) -> Self {
+        self.sections = sections;
         self
     }
 

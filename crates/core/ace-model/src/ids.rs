@@ -107,7 +107,7 @@ pub struct IdChange {
 /// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
 /// first three letters, or the table's prefix for the entry's kind; `oth`
 /// when none of these says anything.
-pub fn prefix_for(pb: &Playbook, e: &Entry) -> String {
+pub fn prefix_for(pb: &Playbook, e: &Entry, sections: &mapping::SectionMap) -> String {
     let section = e
         .section
         .as_deref()
@@ -119,7 +119,7 @@ pub fn prefix_for(pb: &Playbook, e: &Entry) -> String {
         return p.to_owned();
     }
     if let Some(key) = e.section.as_deref() {
-        if let Some(row) = mapping::row_for_section(key, None, None) {
+        if let Some(row) = sections.row_for_section(key, None, None) {
             return row.prefix.to_owned();
         }
         let letters: String = key
@@ -134,7 +134,7 @@ pub fn prefix_for(pb: &Playbook, e: &Entry) -> String {
     }
     e.kind
         .as_deref()
-        .and_then(mapping::section_for_kind)
+        .and_then(|k| sections.section_for_kind(k))
         .map_or("oth", |row| row.prefix)
         .to_owned()
 }
@@ -152,6 +152,7 @@ fn is_prefix(p: &str) -> bool {
 pub fn reallocate(
     pb: &Playbook,
     valid: impl Fn(&str) -> bool,
+    sections: &mapping::SectionMap,
 ) -> Option<(Playbook, Vec<IdChange>)> {
     if pb.entries.iter().all(|e| valid(&e.id)) {
         return None;
@@ -170,7 +171,7 @@ pub fn reallocate(
         if valid(&e.id) {
             continue;
         }
-        let prefix = prefix_for(pb, e);
+        let prefix = prefix_for(pb, e, sections);
         let n = highest.entry(prefix.clone()).or_default();
         *n = n.saturating_add(1);
         let new = format!("{prefix}-{:05}", *n);
@@ -226,7 +227,7 @@ mod tests {
         entries[3].links = Some(vec!["str-00007".into(), "a".into()]);
         pb.entries = entries;
         let valid = |id: &str| id.bytes().any(|b| b.is_ascii_digit());
-        let (out, changes) = reallocate(&pb, valid).expect("some IDs change");
+        let (out, changes) = reallocate(&pb, valid, &mapping::BUILT_IN).expect("some IDs change");
         let ids: Vec<&str> = out.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -260,7 +261,10 @@ mod tests {
                 ("a", "oth-00001")
             ]
         );
-        assert!(reallocate(&out, valid).is_none(), "nothing left to change");
+        assert!(
+            reallocate(&out, valid, &mapping::BUILT_IN).is_none(),
+            "nothing left to change"
+        );
     }
 
     #[test]

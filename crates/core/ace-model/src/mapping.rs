@@ -3,8 +3,6 @@
 //! formats with sections and no kinds, both go through this table, so the
 //! two directions agree (docs/formats/vagenda.md, "Kinds and sections").
 
-use std::sync::OnceLock;
-
 use serde::Deserialize;
 
 /// vAgenda's entry kinds, in the order of the ACE extension's schema.
@@ -142,18 +140,16 @@ const fn row(
     }
 }
 
-/// Rows from `--section-map`, tried before the defaults.
-static USER: OnceLock<Vec<KindSection>> = OnceLock::new();
-
-/// Every row in the order they are tried: the user's, the kinds' own
-/// sections, then the sections known from the wild.
-fn rows() -> impl Iterator<Item = &'static KindSection> {
-    USER.get()
-        .into_iter()
-        .flatten()
-        .chain(TABLE.iter())
-        .chain(KNOWN.iter())
+/// The table a conversion goes by: the user's rows (`--section-map`),
+/// tried before the built-in ones. Readers and writers get it from their
+/// context, so two conversions in one process may use different tables.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SectionMap {
+    user: Vec<KindSection>,
 }
+
+/// The built-in rows alone.
+pub static BUILT_IN: SectionMap = SectionMap { user: Vec::new() };
 
 /// One row of a `--section-map` file.
 #[derive(Debug, Deserialize)]
@@ -166,115 +162,128 @@ struct UserRow {
     key: Option<String>,
 }
 
-/// Reads a `--section-map` file (a JSON array of `{kind, title, prefix,
-/// key?}`) and makes its rows the first ones tried, for the rest of the
-/// process. `Err` says what is wrong and where (`line:col`).
-pub fn load_user_table(text: &str) -> Result<(), String> {
-    let parsed: Vec<UserRow> = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{}:{}: {}; expected a JSON array of {{\"kind\", \"title\", \"prefix\", \"key\"?}}",
-            e.line(),
-            e.column(),
-            e
-        )
-    })?;
-    let mut rows = Vec::with_capacity(parsed.len());
-    for (i, r) in parsed.into_iter().enumerate() {
-        if !KINDS.contains(&r.kind.as_str()) {
-            return Err(format!(
-                "row {}: kind `{}` is not a vAgenda kind; expected one of {}",
-                i + 1,
-                r.kind,
-                KINDS.join(", ")
-            ));
+impl SectionMap {
+    /// Reads a `--section-map` file (a JSON array of `{kind, title, prefix,
+    /// key?}`), whose rows are tried before the built-in ones. `Err` says what
+    /// is wrong and where (`line:col`).
+    pub fn from_json(text: &str) -> Result<SectionMap, String> {
+        let parsed: Vec<UserRow> = serde_json::from_str(text).map_err(|e| {
+            format!(
+                "{}:{}: {}; expected a JSON array of {{\"kind\", \"title\", \"prefix\", \"key\"?}}",
+                e.line(),
+                e.column(),
+                e
+            )
+        })?;
+        let mut rows = Vec::with_capacity(parsed.len());
+        for (i, r) in parsed.into_iter().enumerate() {
+            if !KINDS.contains(&r.kind.as_str()) {
+                return Err(format!(
+                    "row {}: kind `{}` is not a vAgenda kind; expected one of {}",
+                    i + 1,
+                    r.kind,
+                    KINDS.join(", ")
+                ));
+            }
+            let prefix_ok = r
+                .prefix
+                .as_bytes()
+                .first()
+                .is_some_and(u8::is_ascii_alphabetic)
+                && r.prefix
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !prefix_ok {
+                return Err(format!(
+                    "row {}: prefix `{}` must be letters, digits and `_`, starting with a letter",
+                    i + 1,
+                    r.prefix
+                ));
+            }
+            let key = r
+                .key
+                .unwrap_or_else(|| crate::normalize::section_key(&r.title));
+            if key.is_empty() {
+                return Err(format!(
+                    "row {}: the title gives an empty section key; give `key`",
+                    i + 1
+                ));
+            }
+            // Rows hold `&'static str`s like the built-in table's; a map is read
+            // once per run, so what it holds is kept for the life of the process.
+            let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+            rows.push(KindSection {
+                kind: KINDS.iter().find(|k| **k == r.kind).expect("checked"),
+                key: leak(key),
+                title: leak(r.title),
+                prefix: leak(r.prefix),
+            });
         }
-        let prefix_ok = r
-            .prefix
-            .as_bytes()
-            .first()
-            .is_some_and(u8::is_ascii_alphabetic)
-            && r.prefix
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !prefix_ok {
-            return Err(format!(
-                "row {}: prefix `{}` must be letters, digits and `_`, starting with a letter",
-                i + 1,
-                r.prefix
-            ));
-        }
-        let key = r
-            .key
-            .unwrap_or_else(|| crate::normalize::section_key(&r.title));
-        if key.is_empty() {
-            return Err(format!(
-                "row {}: the title gives an empty section key; give `key`",
-                i + 1
-            ));
-        }
-        // Kept for the life of the process, like the built-in table.
-        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        rows.push(KindSection {
-            kind: KINDS.iter().find(|k| **k == r.kind).expect("checked"),
-            key: leak(key),
-            title: leak(r.title),
-            prefix: leak(r.prefix),
-        });
+        Ok(SectionMap { user: rows })
     }
-    USER.set(rows)
-        .map_err(|_| "a section map is already loaded".to_owned())
-}
 
-/// The section of a kind; `None` for a kind vAgenda does not define.
-pub fn section_for_kind(kind: &str) -> Option<&'static KindSection> {
-    USER.get()
-        .into_iter()
-        .flatten()
-        .chain(TABLE.iter())
-        .find(|r| r.kind == kind)
-}
-
-/// The row of a section, by key, prefix or title (case-insensitive).
-pub fn row_for_section(
-    key: &str,
-    title: Option<&str>,
-    prefix: Option<&str>,
-) -> Option<&'static KindSection> {
-    // Compared without allocating: this runs for every entry converted.
-    rows().find(|r| {
-        prefix.is_some_and(|p| p.eq_ignore_ascii_case(r.prefix))
-            || key.eq_ignore_ascii_case(r.key)
-            || title.is_some_and(|t| t.eq_ignore_ascii_case(r.title))
-    })
-}
-
-/// The kind for a section: its row (see [`row_for_section`]), then words
-/// in the key and title; `note` when nothing matches, since a note claims
-/// the least about how advice should be used.
-pub fn kind_for_section(key: &str, title: Option<&str>, prefix: Option<&str>) -> &'static str {
-    if let Some(row) = row_for_section(key, title, prefix) {
-        return row.kind;
+    /// Every row in the order they are tried: the user's, the kinds' own
+    /// sections, then the sections known from the wild.
+    fn rows(&self) -> impl Iterator<Item = &KindSection> {
+        self.user.iter().chain(TABLE.iter()).chain(KNOWN.iter())
     }
-    let lower = |s: &str| s.to_ascii_lowercase();
-    let words = lower(&format!("{key} {}", title.unwrap_or("")));
-    let has = |w: &[&str]| w.iter().any(|w| words.contains(w));
-    if has(&["mistake", "pitfall", "avoid", "warning", "error", "harm"]) {
-        "warning"
-    } else if has(&[
-        "strateg",
-        "insight",
-        "tip",
-        "practice",
-        "pattern",
-        "heuristic",
-    ]) {
-        "strategy"
-    } else if has(&["rule", "policy", "guideline", "must", "checklist"]) {
-        "rule"
-    } else if has(&["learn", "lesson", "reflection"]) {
-        "learning"
-    } else {
-        "note"
+
+    /// The section of a kind; `None` for a kind vAgenda does not define.
+    pub fn section_for_kind(&self, kind: &str) -> Option<&KindSection> {
+        self.user
+            .iter()
+            .chain(TABLE.iter())
+            .find(|r| r.kind == kind)
+    }
+
+    /// The row of a section, by key, prefix or title (case-insensitive).
+    pub fn row_for_section(
+        &self,
+        key: &str,
+        title: Option<&str>,
+        prefix: Option<&str>,
+    ) -> Option<&KindSection> {
+        // Compared without allocating: this runs for every entry converted.
+        self.rows().find(|r| {
+            prefix.is_some_and(|p| p.eq_ignore_ascii_case(r.prefix))
+                || key.eq_ignore_ascii_case(r.key)
+                || title.is_some_and(|t| t.eq_ignore_ascii_case(r.title))
+        })
+    }
+
+    /// The kind for a section: its row (see [`row_for_section`]), then words
+    /// in the key and title; `note` when nothing matches, since a note claims
+    /// the least about how advice should be used.
+    pub fn kind_for_section(
+        &self,
+        key: &str,
+        title: Option<&str>,
+        prefix: Option<&str>,
+    ) -> &'static str {
+        if let Some(row) = self.row_for_section(key, title, prefix) {
+            return row.kind;
+        }
+        let lower = |s: &str| s.to_ascii_lowercase();
+        let words = lower(&format!("{key} {}", title.unwrap_or("")));
+        let has = |w: &[&str]| w.iter().any(|w| words.contains(w));
+        if has(&["mistake", "pitfall", "avoid", "warning", "error", "harm"]) {
+            "warning"
+        } else if has(&[
+            "strateg",
+            "insight",
+            "tip",
+            "practice",
+            "pattern",
+            "heuristic",
+        ]) {
+            "strategy"
+        } else if has(&["rule", "policy", "guideline", "must", "checklist"]) {
+            "rule"
+        } else if has(&["learn", "lesson", "reflection"]) {
+            "learning"
+        } else {
+            "note"
+        }
     }
 }
 
@@ -343,10 +352,10 @@ mod tests {
     #[test]
     fn every_kind_maps_to_a_section_that_maps_back() {
         for kind in KINDS {
-            let row = section_for_kind(kind).unwrap();
-            assert_eq!(kind_for_section(row.key, None, None), kind);
-            assert_eq!(kind_for_section("x", Some(row.title), None), kind);
-            assert_eq!(kind_for_section("x", None, Some(row.prefix)), kind);
+            let row = BUILT_IN.section_for_kind(kind).unwrap();
+            assert_eq!(BUILT_IN.kind_for_section(row.key, None, None), kind);
+            assert_eq!(BUILT_IN.kind_for_section("x", Some(row.title), None), kind);
+            assert_eq!(BUILT_IN.kind_for_section("x", None, Some(row.prefix)), kind);
         }
     }
 
@@ -359,13 +368,14 @@ mod tests {
 
     #[test]
     fn paper_sections_are_known() {
-        assert_eq!(kind_for_section("x", None, Some("ts")), "warning");
+        assert_eq!(BUILT_IN.kind_for_section("x", None, Some("ts")), "warning");
         assert_eq!(
-            kind_for_section("verification_checklist", None, None),
+            BUILT_IN.kind_for_section("verification_checklist", None, None),
             "rule"
         );
         assert_eq!(
-            row_for_section("x", Some("apis to use for specific information"), None)
+            BUILT_IN
+                .row_for_section("x", Some("apis to use for specific information"), None)
                 .map(|r| r.prefix),
             Some("api")
         );
@@ -373,30 +383,48 @@ mod tests {
 
     #[test]
     fn a_user_table_is_checked_and_says_where() {
-        // Rejected tables never load, so this test does not change the
-        // table other tests see.
-        let e = load_user_table("[{\"kind\": \"opinion\", \"title\": \"X\", \"prefix\": \"x\"}]")
-            .unwrap_err();
+        let e =
+            SectionMap::from_json("[{\"kind\": \"opinion\", \"title\": \"X\", \"prefix\": \"x\"}]")
+                .unwrap_err();
         assert!(e.contains("not a vAgenda kind"), "{e}");
-        let e = load_user_table("[{\"kind\": \"note\",\n \"title\": 3}]").unwrap_err();
+        let e = SectionMap::from_json("[{\"kind\": \"note\",\n \"title\": 3}]").unwrap_err();
         assert!(e.starts_with("2:"), "{e}");
-        let e = load_user_table("[{\"kind\": \"note\", \"title\": \"X\", \"prefix\": \"-x\"}]")
-            .unwrap_err();
+        let e =
+            SectionMap::from_json("[{\"kind\": \"note\", \"title\": \"X\", \"prefix\": \"-x\"}]")
+                .unwrap_err();
         assert!(e.contains("prefix"), "{e}");
+    }
+
+    /// A user's rows come first, and only in the map that holds them.
+    #[test]
+    fn a_user_table_is_tried_first() {
+        let map = SectionMap::from_json(
+            "[{\"kind\": \"rule\", \"title\": \"House Rules\", \"prefix\": \"hr\"}]",
+        )
+        .unwrap();
+        assert_eq!(
+            map.section_for_kind("rule").map(|r| r.key),
+            Some("house_rules")
+        );
+        assert_eq!(map.kind_for_section("x", None, Some("hr")), "rule");
+        assert_ne!(
+            BUILT_IN.section_for_kind("rule").map(|r| r.key),
+            Some("house_rules")
+        );
     }
 
     #[test]
     fn unknown_sections_go_by_their_words_then_default_to_note() {
         assert_eq!(
-            kind_for_section("x", Some("Common pitfalls"), Some("pit")),
+            BUILT_IN.kind_for_section("x", Some("Common pitfalls"), Some("pit")),
             "warning"
         );
         assert_eq!(
-            kind_for_section("code", Some("CODE SNIPPETS"), Some("code")),
+            BUILT_IN.kind_for_section("code", Some("CODE SNIPPETS"), Some("code")),
             "note"
         );
         assert_eq!(
-            kind_for_section("shr", Some("STRATEGIES AND HARD RULES"), Some("shr")),
+            BUILT_IN.kind_for_section("shr", Some("STRATEGIES AND HARD RULES"), Some("shr")),
             "strategy"
         );
     }

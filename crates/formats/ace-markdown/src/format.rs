@@ -47,8 +47,8 @@ impl PlaybookFormat for Markdown {
         Ok(crate::read(text).into())
     }
 
-    fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
-        crate::write_into(pb, out)
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        crate::write_mapped(pb, &ctx.sections, out)
     }
 
     fn lint_profile(&self) -> LintProfile {

@@ -17,4 +17,4 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use format::{Markdown, FORMAT};
 pub use reader::read;
-pub use writer::{write, write_into, WriteOutput};
+pub use writer::{write, write_into, write_mapped, WriteOutput};

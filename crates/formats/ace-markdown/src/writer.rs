@@ -39,9 +39,18 @@ pub fn write(pb: &Playbook) -> WriteOutput {
 
 /// [`write`] into `out`, which may send the text on as it is printed.
 pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
+    write_mapped(pb, &ace_model::mapping::BUILT_IN, out)
+}
+
+/// [`write_into`] with new IDs' prefixes from `sections`' rows.
+pub fn write_mapped(
+    pb: &Playbook,
+    sections: &ace_model::mapping::SectionMap,
+    out: &mut Out<'_>,
+) -> WriteReport {
     // An ID without a digit reads back as text (line::is_valid_id), so such
     // entries get seed 000 IDs first.
-    let Some((renumbered, id_changes)) = ids::reallocate(pb, is_valid_id) else {
+    let Some((renumbered, id_changes)) = ids::reallocate(pb, is_valid_id, sections) else {
         return write_valid(pb, out);
     };
     let mut report = write_valid(&renumbered, out);

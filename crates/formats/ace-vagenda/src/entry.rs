@@ -129,17 +129,21 @@ pub(crate) fn derivation<'v>(kind: Option<&'v Value>, metadata: Option<&Value>) 
 /// building the entry: the writer needs it for every entry before it
 /// writes any. An entry whose own metadata already holds an `aceTools` is
 /// built, so the answer is the same by construction.
-pub fn derivation_kind(e: &Entry, section_kind: &'static str) -> Option<String> {
+pub fn derivation_kind(
+    e: &Entry,
+    section_kind: &'static str,
+    sections: &mapping::SectionMap,
+) -> Option<String> {
     let own_tools = e
         .extra
         .get("metadata")
         .and_then(|m| m.get(ACE_TOOLS_KEY))
         .is_some();
     if own_tools {
-        return kind_for_derivation(&write(e, section_kind)).map(str::to_owned);
+        return kind_for_derivation(&write(e, section_kind, sections)).map(str::to_owned);
     }
     let (kind, _) = kind_of(e, section_kind);
-    let derived = mapping::section_for_kind(kind).map(|r| r.key);
+    let derived = sections.section_for_kind(kind).map(|r| r.key);
     match &e.section {
         Some(s) if derived == Some(s.as_str()) => Some(kind.to_owned()),
         _ => None,
@@ -264,15 +268,23 @@ pub type Fields<'e> = Vec<(&'e str, Field<'e>)>;
 
 /// An ACE entry object for `e`; `section_kind` is the kind its section maps
 /// to, written when the entry has no vAgenda kind of its own.
-pub fn write(e: &Entry, section_kind: &'static str) -> Map<String, Value> {
-    fields(e, section_kind)
+pub fn write(
+    e: &Entry,
+    section_kind: &'static str,
+    sections: &mapping::SectionMap,
+) -> Map<String, Value> {
+    fields(e, section_kind, sections)
         .into_iter()
         .map(|(k, f)| (k.to_owned(), f.into_value()))
         .collect()
 }
 
 /// The fields [`write`] gives `e`, borrowed where they can be.
-pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
+pub fn fields<'e>(
+    e: &'e Entry,
+    section_kind: &'static str,
+    sections: &mapping::SectionMap,
+) -> Fields<'e> {
     use Field::{Str, Strs};
     let built = |v: Value| Field::Val(Cow::Owned(v));
     let borrowed = |v: &'e Value| Field::Val(Cow::Borrowed(v));
@@ -359,7 +371,7 @@ pub fn fields<'e>(e: &'e Entry, section_kind: &'static str) -> Fields<'e> {
     }
     // A reader derives the section from the kind (docs/formats/vagenda.md),
     // so the section is kept only where that would not give it back.
-    let derived = mapping::section_for_kind(kind).map(|r| r.key);
+    let derived = sections.section_for_kind(kind).map(|r| r.key);
     match &e.section {
         Some(s) if derived == Some(s.as_str()) => {}
         Some(s) => tools.push(("section", Str(s))),
@@ -465,7 +477,10 @@ mod tests {
         e.extra.insert("zeta".into(), Value::from(1));
         e.extra.insert("feedbackType".into(), Value::from("f"));
         e.extra.insert("alpha".into(), Value::from(2));
-        let keys: Vec<String> = write(&e, "note").keys().cloned().collect();
+        let keys: Vec<String> = write(&e, "note", &mapping::BUILT_IN)
+            .keys()
+            .cloned()
+            .collect();
         let mut expected: Vec<String> = own_fields().iter().map(|k| k.to_string()).collect();
         expected.extend(["zeta".to_owned(), "alpha".to_owned()]);
         assert_eq!(keys, expected);
@@ -488,8 +503,8 @@ mod tests {
         for e in &cases {
             for section_kind in ["strategy", "note"] {
                 assert_eq!(
-                    derivation_kind(e, section_kind).as_deref(),
-                    kind_for_derivation(&write(e, section_kind)),
+                    derivation_kind(e, section_kind, &mapping::BUILT_IN).as_deref(),
+                    kind_for_derivation(&write(e, section_kind, &mapping::BUILT_IN)),
                     "{e:?} in a {section_kind} section"
                 );
             }

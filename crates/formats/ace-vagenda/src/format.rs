@@ -114,8 +114,8 @@ impl PlaybookFormat for Vagenda {
         }
     }
 
-    fn read(&self, text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
-        let (parsed, kind) = crate::read_classified(text, self.syntax)?;
+    fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
+        let (parsed, kind) = crate::read_mapped(text, self.syntax, &ctx.sections)?;
         let other = kind.and_then(|kind| {
             let check: &'static Patches = match self.syntax {
                 Syntax::Json => &JSON_PATCHES,
@@ -152,6 +152,7 @@ impl PlaybookFormat for Vagenda {
                 _ => RootStyle::Implicit,
             },
             now: ctx.now.clone(),
+            sections: ctx.sections.clone(),
         };
         crate::write_into(pb, &opts, out)
     }

@@ -5,7 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use ace_jsonspan::{ItemParser, Node, Taken};
-use ace_model::{mapping, rules, Diagnostic, Playbook, ReadOutput, Section, Span};
+use ace_model::mapping::{self, SectionMap};
+use ace_model::{rules, Diagnostic, Playbook, ReadOutput, Section, Span};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
 use serde_json::{Map, Value};
 
@@ -544,7 +545,17 @@ pub fn read_classified(
     text: &str,
     syntax: Syntax,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    read_split(text, syntax, true)
+    read_mapped(text, syntax, &mapping::BUILT_IN)
+}
+
+/// [`read_classified`] with entries' sections derived from their kinds by
+/// `sections`' rows.
+pub fn read_mapped(
+    text: &str,
+    syntax: Syntax,
+    sections: &SectionMap,
+) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
+    read_split(text, syntax, true, sections)
 }
 
 /// [`read`] with every item of the entries array parsed where it stands,
@@ -552,7 +563,7 @@ pub fn read_classified(
 /// check it).
 #[doc(hidden)]
 pub fn read_in_one_piece(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
-    read_split(text, syntax, false).map(|(out, _)| out)
+    read_split(text, syntax, false, &mapping::BUILT_IN).map(|(out, _)| out)
 }
 
 /// [`read_classified`], with the items of the entries array parsed on the
@@ -561,6 +572,7 @@ fn read_split(
     text: &str,
     syntax: Syntax,
     split: bool,
+    sections: &SectionMap,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
     let (doc, sink, handed_text) = std::thread::scope(|scope| {
         let mut sink = Streamed {
@@ -590,25 +602,32 @@ fn read_split(
         // An item handed over as text, before the place of this error,
         // may not parse either, and its error is the one to report: a
         // parse in one piece finds the first.
-        Err(_) if handed_text => return read_whole(text, syntax),
+        Err(_) if handed_text => return read_whole(text, syntax, sections),
         Err(e) => return Err(e),
     };
     // `classify` looks at the top-level keys and the `…Info` objects, which
     // the sink leaves alone.
     let kind = classify(&doc.root.to_value_within(2)).ok();
-    if let Some(out) = read_tree(doc, syntax, Some(sink)) {
+    if let Some(out) = read_tree(doc, syntax, Some(sink), sections) {
         return Ok((out, kind));
     }
-    read_whole(text, syntax)
+    read_whole(text, syntax, sections)
 }
 
 /// [`read_classified`] from a parse in one piece, with no sink: what the
 /// streamed read falls back on.
-fn read_whole(text: &str, syntax: Syntax) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
+fn read_whole(
+    text: &str,
+    syntax: Syntax,
+    sections: &SectionMap,
+) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
     let doc = parse(text, syntax)?;
     let kind = classify(&doc.root.to_value_within(2)).ok();
     // With no sink there is nothing to parse again for.
-    Ok((read_tree(doc, syntax, None).unwrap_or_default(), kind))
+    Ok((
+        read_tree(doc, syntax, None, sections).unwrap_or_default(),
+        kind,
+    ))
 }
 
 /// [`read`] of a parsed document whose playbook entries `sink` took, if it
@@ -618,6 +637,7 @@ fn read_tree(
     doc: ace_jsonspan::Document,
     syntax: Syntax,
     sink: Option<EntrySink>,
+    sections: &SectionMap,
 ) -> Option<ReadOutput> {
     let sink = sink.filter(|s| !s.taken.is_empty());
     let mut diags = doc.diagnostics;
@@ -814,7 +834,7 @@ fn read_tree(
     }
     read_playbook_fields(playbook_value, &mut pb);
     read_container(value, container.as_deref(), &mut pb);
-    derive_sections(&mut pb, &derive_from);
+    derive_sections(&mut pb, &derive_from, sections);
     let filled = filled_fields(value, &path, container.as_deref());
     let mut skeleton = copy.unwrap_or(raw);
     if let (Shape::Ace, Some(Value::Object(p))) = (shape, get_path_mut(&mut skeleton, &path)) {
@@ -947,7 +967,11 @@ fn read_container(doc: &Value, container: Option<&str>, pb: &mut Playbook) {
 /// The entries an event log reads as, sections derived as `read` derives
 /// them against `sections`: the writer compares the model with these to
 /// find the entries that changed since the log was read.
-pub(crate) fn event_entries(items: &[Value], sections: &[Section]) -> Vec<ace_model::Entry> {
+pub(crate) fn event_entries(
+    items: &[Value],
+    sections: &[Section],
+    map: &SectionMap,
+) -> Vec<ace_model::Entry> {
     let (view, _) = events::view(items);
     let mut pb = Playbook {
         sections: sections.to_vec(),
@@ -959,18 +983,18 @@ pub(crate) fn event_entries(items: &[Value], sections: &[Section]) -> Vec<ace_mo
         derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
         pb.entries.push(entry::read(m, None));
     }
-    derive_sections(&mut pb, &derive_from);
+    derive_sections(&mut pb, &derive_from, map);
     pb.entries
 }
 
-fn derive_sections(pb: &mut Playbook, derive_from: &[Option<String>]) {
+fn derive_sections(pb: &mut Playbook, derive_from: &[Option<String>], map: &SectionMap) {
     let mut listed: HashSet<String> = pb.sections.iter().map(|s| s.key.clone()).collect();
     let mut added = Vec::new();
     for (e, kind) in pb.entries.iter_mut().zip(derive_from) {
         if e.section.is_some() {
             continue;
         }
-        if let Some(row) = kind.as_deref().and_then(mapping::section_for_kind) {
+        if let Some(row) = kind.as_deref().and_then(|k| map.section_for_kind(k)) {
             e.section = Some(row.key.to_owned());
             if listed.insert(row.key.to_owned()) {
                 added.push(Section {
@@ -1119,7 +1143,7 @@ mod tests {
                 return;
             }
         };
-        let whole = read_tree(doc, syntax, None).expect("no sink, no retry");
+        let whole = read_tree(doc, syntax, None, &mapping::BUILT_IN).expect("no sink, no retry");
         let streamed = read(text, syntax).expect("parsed once already");
         assert_eq!(outcome(streamed), outcome(whole), "{name}");
     }

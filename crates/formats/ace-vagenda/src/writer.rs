@@ -8,8 +8,9 @@
 use std::collections::{HashMap, HashSet};
 
 use ace_exec::Out;
+use ace_model::mapping::SectionMap;
 use ace_model::WriteReport;
-use ace_model::{mapping, rules, Confidence, Entry, LossEntry, Playbook, Section};
+use ace_model::{rules, Confidence, Entry, LossEntry, Playbook, Section};
 use ace_tron::RootStyle;
 use serde_json::{Map, Number, Value};
 
@@ -36,6 +37,8 @@ pub struct WriteOptions {
     /// Without it the latest timestamp of the playbook is used, so the same
     /// input always gives the same output.
     pub now: Option<String>,
+    /// The kinds' sections and the sections' kinds.
+    pub sections: std::sync::Arc<SectionMap>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -88,16 +91,17 @@ struct SectionKinds<'p> {
     pb: &'p Playbook,
     /// Beside `pb.sections`.
     kinds: Vec<&'static str>,
+    map: &'p SectionMap,
 }
 
 impl<'p> SectionKinds<'p> {
-    fn new(pb: &'p Playbook) -> Self {
+    fn new(pb: &'p Playbook, map: &'p SectionMap) -> Self {
         let kinds = pb
             .sections
             .iter()
-            .map(|s| mapping::kind_for_section(&s.key, s.title.as_deref(), s.prefix.as_deref()))
+            .map(|s| map.kind_for_section(&s.key, s.title.as_deref(), s.prefix.as_deref()))
             .collect();
-        SectionKinds { pb, kinds }
+        SectionKinds { pb, kinds, map }
     }
 
     /// The kind `e`'s section maps to; `note` without a section.
@@ -106,7 +110,7 @@ impl<'p> SectionKinds<'p> {
             // The first section with the key, as `Playbook::section` finds.
             Some(key) => match self.pb.sections.iter().position(|s| s.key == key) {
                 Some(i) => self.kinds[i],
-                None => mapping::kind_for_section(key, None, None),
+                None => self.map.kind_for_section(key, None, None),
             },
             None => "note",
         }
@@ -115,13 +119,12 @@ impl<'p> SectionKinds<'p> {
 
 /// The sections a reader derives from the written entries' kinds; the
 /// writer keeps the playbook's own list only when it differs.
-fn derived_sections(pb: &Playbook) -> Vec<Section> {
-    let kinds = SectionKinds::new(pb);
+fn derived_sections(kinds: &SectionKinds) -> Vec<Section> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for e in &pb.entries {
-        let kind = entry::derivation_kind(e, kinds.of(e));
-        let Some(row) = kind.as_deref().and_then(mapping::section_for_kind) else {
+    for e in &kinds.pb.entries {
+        let kind = entry::derivation_kind(e, kinds.of(e), kinds.map);
+        let Some(row) = kind.as_deref().and_then(|k| kinds.map.section_for_kind(k)) else {
             continue;
         };
         if seen.insert(row.key) {
@@ -177,19 +180,19 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     let stream = kept.as_ref().is_none_or(|d| {
         playbook_object(d).is_none_or(|p| crate::reader::shape_of(p) == Shape::Ace)
     });
-    let kinds = SectionKinds::new(pb);
+    let kinds = SectionKinds::new(pb, &opts.sections);
     let entries: Vec<Map<String, Value>> = if stream {
         Vec::new()
     } else {
         pb.entries
             .iter()
-            .map(|e| entry::write(e, kinds.of(e)))
+            .map(|e| entry::write(e, kinds.of(e), kinds.map))
             .collect()
     };
     let (doc, info_key) = match kept {
         Some(doc) => {
             let mut doc = doc;
-            update_kept(&mut doc, pb, entries, &now, &mut losses);
+            update_kept(&mut doc, &kinds, entries, &now, &mut losses);
             let info = ["vAgendaInfo", "vContextInfo"]
                 .into_iter()
                 .find(|k| doc.get(*k).is_some())
@@ -197,7 +200,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             (doc, info)
         }
         None => (
-            new_document(pb, entries, opts.container, &now, &mut losses),
+            new_document(&kinds, entries, opts.container, &now, &mut losses),
             "vAgendaInfo",
         ),
     };
@@ -259,7 +262,8 @@ fn container_tools(pb: &Playbook, title_filled: bool) -> Map<String, Value> {
 
 /// The playbook-level `aceTools`: what the model has beyond vAgenda's
 /// Playbook fields.
-fn playbook_tools(pb: &Playbook, version_kept: bool) -> Map<String, Value> {
+fn playbook_tools(kinds: &SectionKinds, version_kept: bool) -> Map<String, Value> {
+    let pb = kinds.pb;
     let mut t = Map::new();
     if !version_kept {
         t.insert("version".into(), pb.version.clone().unwrap_or(Value::Null));
@@ -273,7 +277,7 @@ fn playbook_tools(pb: &Playbook, version_kept: bool) -> Map<String, Value> {
     if let Some(p) = &pb.project_id {
         t.insert("projectId".into(), Value::String(p.clone()));
     }
-    if pb.sections != derived_sections(pb) {
+    if pb.sections != derived_sections(kinds) {
         t.insert(
             "sections".into(),
             serde_json::to_value(&pb.sections).unwrap_or(Value::Null),
@@ -300,12 +304,13 @@ fn int_version(pb: &Playbook) -> Option<Value> {
 }
 
 fn new_document(
-    pb: &Playbook,
+    kinds: &SectionKinds,
     entries: Vec<Map<String, Value>>,
     container: Container,
     now: &str,
     losses: &mut Vec<LossEntry>,
 ) -> Value {
+    let pb = kinds.pb;
     let created = pb.created_at.clone().unwrap_or_else(|| now.to_owned());
     let updated = pb.updated_at.clone().unwrap_or_else(|| now.to_owned());
     if pb.created_at.is_none() || pb.updated_at.is_none() {
@@ -323,7 +328,7 @@ fn new_document(
     playbook.insert("version".into(), version.clone().unwrap_or(Value::from(1)));
     playbook.insert("created".into(), Value::String(created));
     playbook.insert("updated".into(), Value::String(updated.clone()));
-    let tools = playbook_tools(pb, version.is_some());
+    let tools = playbook_tools(kinds, version.is_some());
     playbook.insert(
         "entries".into(),
         Value::Array(entries.into_iter().map(Value::Object).collect()),
@@ -395,11 +400,12 @@ fn playbook_object(doc: &Value) -> Option<&Map<String, Value>> {
 /// The kept document with the model's entries and playbook fields in place.
 fn update_kept(
     doc: &mut Value,
-    pb: &Playbook,
+    kinds: &SectionKinds,
     entries: Vec<Map<String, Value>>,
     now: &str,
     losses: &mut Vec<LossEntry>,
 ) {
+    let pb = kinds.pb;
     let container = ["todoList", "plan", "playbook"]
         .into_iter()
         .find(|k| doc.get(*k).is_some());
@@ -449,7 +455,7 @@ fn update_kept(
     // aceTools is worked out before the entries move into the document.
     let version_kept =
         int_version(pb).is_some() || (pb.version.is_none() && !p.contains_key("version"));
-    let tools = playbook_tools(pb, version_kept);
+    let tools = playbook_tools(kinds, version_kept);
     match shape {
         Shape::Events(key) => {
             let old: Vec<Value> = p
@@ -461,7 +467,7 @@ fn update_kept(
             // encoding of the same entry can differ (a status the model
             // keeps in `aceTools`), and an entry that did not change must
             // get no event, or every write would add one.
-            let as_model = crate::reader::event_entries(&old, &pb.sections);
+            let as_model = crate::reader::event_entries(&old, &pb.sections, kinds.map);
             let mut by_id: HashMap<&str, Vec<&Entry>> = HashMap::new();
             for e in &pb.entries {
                 by_id.entry(e.id.as_str()).or_default().push(e);
@@ -648,7 +654,7 @@ impl Printer<'_, '_> {
             for i in range {
                 let e = &pb.entries[i];
                 p.pad(level + 1);
-                p.fields(&entry::fields(e, kinds.of(e)), level + 1);
+                p.fields(&entry::fields(e, kinds.of(e), kinds.map), level + 1);
                 if i + 1 < n {
                     p.out.push(',');
                 }
@@ -723,7 +729,7 @@ impl ace_tron::Items for TronEntries<'_> {
     fn with(&self, i: usize, f: &mut dyn FnMut(&ace_tron::Item<'_>)) {
         use ace_tron::Item;
         let e = &self.pb.entries[i];
-        let fields = entry::fields(e, self.kinds.of(e));
+        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map);
         f(&Item::Object(ace_tron::Obj {
             class: Ty::PlaybookEntry.class(self.info_key),
             null_is_absent: Ty::PlaybookEntry.typed(),
@@ -738,7 +744,7 @@ impl ace_tron::Items for TronEntries<'_> {
             return;
         };
         let e = &self.pb.entries[i];
-        let fields = entry::fields(e, self.kinds.of(e));
+        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map);
         let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         f(class, &keys);
     }
@@ -834,7 +840,7 @@ mod tests {
     #[test]
     fn entry_fields_print_as_the_entry_object_prints() {
         let pb = varied();
-        let kinds = SectionKinds::new(&pb);
+        let kinds = SectionKinds::new(&pb, &ace_model::mapping::BUILT_IN);
         for e in &pb.entries {
             let (mut a, mut b) = (Out::new(), Out::new());
             for (out, by_fields) in [(&mut a, true), (&mut b, false)] {
@@ -845,8 +851,8 @@ mod tests {
                     out,
                 };
                 match by_fields {
-                    true => p.fields(&entry::fields(e, kinds.of(e)), 2),
-                    false => p.object(&entry::write(e, kinds.of(e)), 2),
+                    true => p.fields(&entry::fields(e, kinds.of(e), kinds.map), 2),
+                    false => p.object(&entry::write(e, kinds.of(e), kinds.map), 2),
                 }
             }
             assert_eq!(a.into_string(), b.into_string(), "{}", e.id);
@@ -856,7 +862,7 @@ mod tests {
     /// [`varied`] entries as the TRON writer is handed them.
     fn with_varied_tron(test: impl FnOnce(&Playbook, &SectionKinds, &TronEntries)) {
         let pb = varied();
-        let kinds = SectionKinds::new(&pb);
+        let kinds = SectionKinds::new(&pb, &ace_model::mapping::BUILT_IN);
         let items = TronEntries {
             pb: &pb,
             kinds: &kinds,
@@ -877,7 +883,7 @@ mod tests {
                 ace_tron::Items::with(items, i, &mut |item| {
                     by_fields = ace_tron::write(item, &opts);
                 });
-                let object = Value::Object(entry::write(e, kinds.of(e)));
+                let object = Value::Object(entry::write(e, kinds.of(e), kinds.map));
                 let by_object = ace_tron::write(
                     &item_with(&object, Ty::PlaybookEntry, "vAgendaInfo", None),
                     &opts,
