@@ -148,6 +148,40 @@ pub fn capabilities(format: Format) -> Vec<(&'static str, Holds)> {
         .collect()
 }
 
+/// `ace-convert --list-formats`: each format of `registry` with its
+/// description, then the table of what each holds.
+pub fn format_table(registry: &crate::Registry) -> String {
+    use std::fmt::Write as _;
+    let formats = registry.formats();
+    let mut out = String::new();
+    for f in formats {
+        let _ = writeln!(
+            out,
+            "{:<14} {:<18} {}",
+            f.name(),
+            "read, write",
+            f.describe()
+        );
+    }
+    let columns: Vec<Vec<(&str, Holds)>> = formats.iter().map(|f| capabilities(*f)).collect();
+    let _ = write!(out, "\n{:<28}", "what each holds");
+    for f in formats {
+        let _ = write!(out, " {:>13}", f.name());
+    }
+    out.push('\n');
+    for (row, (label, _)) in ROWS.iter().map(|r| (r.0, ())).enumerate() {
+        let _ = write!(out, "{label:<28}");
+        for col in &columns {
+            let _ = write!(out, " {:>13}", col[row].1.mark());
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "\nyes: kept as is; changed: written in another form (an ID reassigned, a value defaulted or\nconverted, text escaped); -: no place for it. Either is reported when converting.\n",
+    );
+    out
+}
+
 /// The losses of the probe written as `format` that no row of the table
 /// names: a format whose writer reports one needs a row for it.
 pub fn unlisted_losses(format: Format) -> Vec<LossEntry> {

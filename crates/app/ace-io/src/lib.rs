@@ -5,6 +5,7 @@
 
 mod atomic;
 pub mod capabilities;
+pub mod convert;
 mod load;
 mod pair;
 mod registry;

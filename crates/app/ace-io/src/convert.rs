@@ -1,0 +1,301 @@
+//! A conversion as named steps: the table of sections, the target format,
+//! reading the input with its companion, where the output goes, and
+//! writing it. `ace-convert` parses its arguments and prints; what it
+//! decides is here, for any program that converts.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ace_exec::Out;
+use ace_model::mapping::SectionMap;
+use ace_model::{Diagnostic, LossEntry, Playbook, WriteReport};
+
+use crate::{load, AtomicFile, Format, Parsed, Read, ReadCtx, Source, WriteCtx};
+
+/// Why a conversion stops.
+#[derive(Debug)]
+pub enum Stop {
+    /// A usage or I/O error, said in one line: exit 2.
+    Usage(String),
+    /// The input, or its companion, cannot be read: exit 1, with what the
+    /// reader found.
+    Findings {
+        /// The companion, when it is the file at fault; else the input.
+        companion: Option<Source>,
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// `strict` and something would be lost: exit 1, nothing written.
+    Lossy { lost: usize, target: String },
+}
+
+/// The `--section-map` file's rows before the built-in ones; none, the
+/// built-in table.
+pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
+    let Some(path) = path else {
+        return Ok(Arc::default());
+    };
+    std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| SectionMap::from_json(&text))
+        .map(Arc::new)
+        .map_err(|e| Stop::Usage(format!("{}:{e}", path.display())))
+}
+
+/// The format to write: `to`, else the input's own with `in_place`, else
+/// the one the output file's name says.
+pub fn target_format(
+    from: Format,
+    to: Option<Format>,
+    output: Option<&str>,
+    in_place: bool,
+) -> Result<Format, Stop> {
+    match (to, output, in_place) {
+        (Some(to), _, _) => Ok(to),
+        (None, _, true) => Ok(from),
+        (None, Some(out), false) if out != "-" => {
+            crate::format_of_name(Path::new(out)).ok_or_else(|| {
+                Stop::Usage(format!(
+                    "cannot tell the output format from `{out}`; pass --to FORMAT"
+                ))
+            })
+        }
+        _ => Err(Stop::Usage(
+            "no output format; pass --to FORMAT (for example --to json)".into(),
+        )),
+    }
+}
+
+/// A playbook read from the input, with its companion when it has one.
+pub struct Input {
+    pub parsed: Parsed,
+    /// The companion file read with it (AGENTS.md's playbook.yaml).
+    pub companion: Option<Source>,
+    /// What the companion's reader found, about the companion.
+    pub companion_findings: Vec<Diagnostic>,
+}
+
+/// Reads `source` as `from`, and its companion: `sections` when given,
+/// else the one beside the input. A file that holds something else than a
+/// playbook (a delta, a patch) is refused.
+pub fn read_input(
+    source: &Source,
+    from: Format,
+    sections: Option<&Path>,
+    ctx: &ReadCtx,
+) -> Result<Input, Stop> {
+    let mut parsed = match from.read(&source.text, ctx) {
+        Ok(Read {
+            other: Some(other), ..
+        }) => {
+            return Err(Stop::Usage(format!(
+                "{}: this is a {}, not a playbook; check it with ace-validate (applying {} is not supported yet)",
+                source.name, other.what, other.applying,
+            )))
+        }
+        Ok(read) => read.parsed,
+        Err(d) => {
+            return Err(Stop::Findings {
+                companion: None,
+                diagnostics: vec![d],
+            })
+        }
+    };
+    let path = match sections {
+        Some(p) => Some(p.to_owned()),
+        None => source
+            .path
+            .as_deref()
+            .and_then(|p| from.companion_beside(p)),
+    };
+    let Some(path) = path else {
+        return Ok(Input {
+            parsed,
+            companion: None,
+            companion_findings: Vec::new(),
+        });
+    };
+    if from.companion().is_none() {
+        return Err(Stop::Usage(format!(
+            "--sections {}: only an AGENTS.md input reads a playbook.yaml",
+            path.display()
+        )));
+    }
+    let companion = load(&path).map_err(|e| Stop::Usage(e.to_string()))?;
+    match from.attach_companion(&mut parsed, &companion.text) {
+        Ok(findings) => Ok(Input {
+            parsed,
+            companion: Some(companion),
+            companion_findings: findings,
+        }),
+        Err(d) => Err(Stop::Findings {
+            companion: Some(companion),
+            diagnostics: vec![d],
+        }),
+    }
+}
+
+/// Where the output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    Stdout,
+    File(PathBuf),
+    /// A format with a companion written as both files: into `dir` (made
+    /// if missing), or over the input and its companion.
+    Pair {
+        dir: Option<PathBuf>,
+        main: PathBuf,
+        companion: PathBuf,
+    },
+}
+
+/// Where `-o OUTPUT` or `--in-place` sends a conversion to `to`: a
+/// directory (existing, or ending in `/`) takes a format with a companion
+/// as both files, and so does `--in-place` on an input read with one. The
+/// input is never overwritten without `in_place`.
+pub fn destination(
+    to: Format,
+    output: Option<&str>,
+    in_place: bool,
+    input: &Source,
+    companion: Option<&Source>,
+) -> Result<Destination, Stop> {
+    let refuse_input = |path: &Path| {
+        if !in_place && input.path.as_deref().is_some_and(|p| same_file(p, path)) {
+            return Err(Stop::Usage(format!(
+                "{}: refusing to overwrite the input; use --in-place",
+                path.display()
+            )));
+        }
+        Ok(())
+    };
+    if let Some(c) = to.companion() {
+        let dir = output
+            .filter(|out| out.ends_with('/') || Path::new(out).is_dir())
+            .map(PathBuf::from);
+        let pair = match (&dir, in_place, &input.path, companion) {
+            (Some(dir), _, _, _) => Some((dir.join(c.main_file()), dir.join(c.file_names()[0]))),
+            (None, true, Some(p), Some(y)) => Some((p.clone(), y.path.clone().unwrap_or_default())),
+            _ => None,
+        };
+        if let Some((main, companion)) = pair {
+            refuse_input(&main)?;
+            refuse_input(&companion)?;
+            return Ok(Destination::Pair {
+                dir,
+                main,
+                companion,
+            });
+        }
+    }
+    if in_place {
+        return match &input.path {
+            Some(p) => Ok(Destination::File(p.clone())),
+            None => Err(Stop::Usage(
+                "--in-place needs an input file, not standard input".into(),
+            )),
+        };
+    }
+    match output {
+        None | Some("-") => Ok(Destination::Stdout),
+        Some(out) => {
+            let out = PathBuf::from(out);
+            refuse_input(&out)?;
+            Ok(Destination::File(out))
+        }
+    }
+}
+
+/// An I/O error on `path`, as a usage error naming it.
+fn io(path: &Path) -> impl Fn(std::io::Error) -> Stop + '_ {
+    move |e| Stop::Usage(format!("{}: {e}", path.display()))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Writes `pb` as `to` to `dest`. The text goes out as it is printed, so
+/// no copy of the whole output is held; a file is renamed into place only
+/// once the losses are known. `report` gets the losses and the target's
+/// name once: under `strict`, before anything is written (from a dry run
+/// where the output cannot be held back), and any loss stops the write.
+pub fn write_output(
+    pb: &Playbook,
+    to: Format,
+    ctx: &WriteCtx,
+    dest: &Destination,
+    strict: bool,
+    report: &mut dyn FnMut(&[LossEntry], &str),
+) -> Result<WriteReport, Stop> {
+    let target = match (dest, to.companion()) {
+        (Destination::Pair { .. }, Some(c)) => format!("{to} + {}", c.name()),
+        _ => to.name().to_owned(),
+    };
+    let mut check = |losses: &[LossEntry]| {
+        report(losses, &target);
+        match strict && !losses.is_empty() {
+            true => Err(Stop::Lossy {
+                lost: losses.len(),
+                target: target.clone(),
+            }),
+            false => Ok(()),
+        }
+    };
+    // A dry run finds the losses first wherever the output cannot wait
+    // for them: standard output, and a pair, which must not even leave
+    // its directory behind.
+    if strict && !matches!(dest, Destination::File(_)) {
+        let mut sink = std::io::sink();
+        let (_, dry) = to.write_with_companion(pb, ctx, &mut Out::to(&mut sink));
+        check(&dry.losses)?;
+    }
+    match dest {
+        Destination::Stdout => {
+            let mut stdout = std::io::stdout().lock();
+            let mut out = Out::to(&mut stdout);
+            let written = to.write(pb, ctx, &mut out);
+            let sent = out.finish();
+            if !strict {
+                check(&written.losses)?;
+            }
+            sent.map_err(|e| Stop::Usage(format!("<stdout>: {e}")))?;
+            Ok(written)
+        }
+        Destination::File(path) => {
+            let mut file = AtomicFile::create(path).map_err(io(path))?;
+            let mut out = Out::to(&mut file);
+            let written = to.write(pb, ctx, &mut out);
+            let sent = out.finish();
+            check(&written.losses)?;
+            sent.and_then(|_| file.commit()).map_err(io(path))?;
+            Ok(written)
+        }
+        Destination::Pair {
+            dir,
+            main,
+            companion,
+        } => {
+            if let Some(dir) = dir {
+                std::fs::create_dir_all(dir).map_err(io(dir))?;
+            }
+            let mut main_file = AtomicFile::create(main).map_err(io(main))?;
+            let mut companion_file = AtomicFile::create(companion).map_err(io(companion))?;
+            let mut out = Out::to(&mut main_file);
+            let (text, written) = to.write_with_companion(pb, ctx, &mut out);
+            let sent = out.finish();
+            if !strict {
+                check(&written.losses)?;
+            }
+            sent.and_then(|_| main_file.commit()).map_err(io(main))?;
+            companion_file
+                .write_all(text.unwrap_or_default().as_bytes())
+                .and_then(|()| companion_file.commit())
+                .map_err(io(companion))?;
+            Ok(written)
+        }
+    }
+}
