@@ -5,12 +5,12 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ace_check::{Baseline, Companion, Filter, Settings};
-use ace_config::{Input, Level, Loaded, Selector};
+use ace_check::run::{self as steps, Overrides};
+use ace_check::Companion;
 use ace_io::Format;
 use ace_model::Severity;
 use ace_report::{FileReport, OutputFormat};
-use ace_tools::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
 
 const PROG: &str = "ace-validate";
@@ -110,86 +110,6 @@ fn use_color(choice: Color) -> bool {
     }
 }
 
-fn config(args: &Args) -> Result<Loaded, String> {
-    if args.isolated {
-        return Ok(Loaded::default());
-    }
-    let path = match &args.config {
-        Some(p) => Some(p.clone()),
-        None => std::env::current_dir()
-            .ok()
-            .and_then(|d| ace_config::find(&d)),
-    };
-    match path {
-        Some(p) => ace_config::load(&p).map_err(|e| e.to_string()),
-        None => Ok(Loaded {
-            root: PathBuf::from("."),
-            ..Loaded::default()
-        }),
-    }
-}
-
-fn settings(args: &Args, loaded: &Loaded) -> Result<Settings, String> {
-    let c = &loaded.config;
-    let t = &c.thresholds;
-    let mut lint = ace_lint::Options::default();
-    lint.threshold = args.threshold.or(t.curation).unwrap_or(lint.threshold);
-    lint.vague_words = t.vague_words.unwrap_or(lint.vague_words);
-    lint.similarity = t.similarity.unwrap_or(lint.similarity);
-    lint.tag_overlap = t.tag_overlap.unwrap_or(lint.tag_overlap);
-    lint.self_report_confidence = t
-        .self_report_confidence
-        .unwrap_or(lint.self_report_confidence);
-    let mut curator = ace_curator::Options::default();
-    curator.confidence = t.confidence.unwrap_or(curator.confidence);
-    curator.evidence_length = t.evidence_length.unwrap_or(curator.evidence_length);
-    let at = |e: String| match &loaded.path {
-        Some(p) => format!("{}: {e}", p.display()),
-        None => e,
-    };
-    let select = match &args.select {
-        Some(s) => Filter::codes(s)?,
-        None => Filter::codes(&c.select).map_err(at)?,
-    };
-    let mut ignore = Filter::codes(&c.ignore).map_err(at)?;
-    ignore.extend(Filter::codes(&args.ignore)?);
-    let mut severity = std::collections::HashMap::new();
-    for (code, level) in &c.severity {
-        let code = Filter::codes(&[code]).map_err(at)?[0];
-        let sev = match level {
-            Level::Error => Some(Severity::Error),
-            Level::Warning => Some(Severity::Warning),
-            Level::Info => Some(Severity::Info),
-            Level::Off => None,
-        };
-        severity.insert(code, sev);
-    }
-    let companion = match (&args.sections, args.no_sections) {
-        (_, true) => Companion::Never,
-        (Some(p), _) => Companion::File(p.clone()),
-        (None, false) => Companion::Beside,
-    };
-    let target = args
-        .playbook
-        .as_deref()
-        .map(ace_check::load_target)
-        .transpose()?;
-    let baseline = args.baseline.as_deref().map(Baseline::parse).transpose()?;
-    Ok(Settings {
-        from: args.from,
-        lint,
-        curator,
-        companion,
-        target,
-        baseline,
-        filter: Filter {
-            select,
-            ignore,
-            severity,
-        },
-    })
-}
-
 fn run(args: Args) -> i32 {
     if args.paths.is_empty() {
         error(
@@ -198,57 +118,43 @@ fn run(args: Args) -> i32 {
         );
         return EXIT_USAGE;
     }
-    let loaded = match config(&args) {
+    let loaded = match steps::configuration(args.config.as_deref(), args.isolated) {
         Ok(l) => l,
         Err(e) => {
             error(PROG, e);
             return EXIT_USAGE;
         }
     };
-    let settings = match settings(&args, &loaded) {
+    let overrides = Overrides {
+        from: args.from,
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        threshold: args.threshold,
+        companion: match (&args.sections, args.no_sections) {
+            (_, true) => Companion::Never,
+            (Some(p), _) => Companion::File(p.clone()),
+            (None, false) => Companion::Beside,
+        },
+        playbook: args.playbook.clone(),
+        baseline: args.baseline.clone(),
+    };
+    let settings = match steps::settings(&loaded, &overrides) {
         Ok(s) => s,
         Err(e) => {
             error(PROG, e);
             return EXIT_USAGE;
         }
     };
-    let selector = match Selector::new(&loaded) {
-        Ok(s) => s,
-        Err(e) => {
-            error(PROG, e);
-            return EXIT_USAGE;
-        }
-    };
-    let inputs = match ace_config::select(
-        &args.paths,
-        &selector,
-        args.force_exclude,
-        &ace_io::recognise,
-    ) {
+    let inputs = match steps::inputs(&args.paths, &loaded, args.force_exclude, &settings) {
         Ok(i) => i,
         Err(e) => {
             error(PROG, e);
             return EXIT_USAGE;
         }
     };
-    // A playbook.yaml read as an AGENTS.md's companion is reported with it;
-    // checking it again on its own (a directory walk finds both) would
-    // report its findings twice.
-    let companions: Vec<PathBuf> = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::File(p) => ace_io::format_of_name(p)
-                .and_then(|f| ace_check::companion_of(f, Some(p), &settings.companion)),
-            Input::Stdin => None,
-        })
-        .collect();
-    let inputs: Vec<Input> = inputs
-        .into_iter()
-        .filter(|i| !matches!(i, Input::File(p) if companions.contains(p)))
-        .collect();
     let mut failed_io = false;
     let mut results: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
-    for checked in check_all(&inputs, &args.stdin_filename, &settings) {
+    for checked in steps::check_all(&inputs, &args.stdin_filename, &settings) {
         for e in &checked.errors {
             error(PROG, e);
         }
@@ -302,50 +208,4 @@ fn run(args: Args) -> i32 {
     } else {
         EXIT_OK
     }
-}
-
-/// What checking one input gave: its reports, and the I/O or usage errors
-/// to print (held back so that they come out in argument order).
-struct Checked {
-    errors: Vec<String>,
-    reports: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)>,
-}
-
-fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checked {
-    let arg = match input {
-        Input::Stdin => "-".to_owned(),
-        Input::File(p) => p.display().to_string(),
-    };
-    let mut source = match load_input(&arg, stdin_filename) {
-        Ok(s) => s,
-        Err(e) => {
-            return Checked {
-                errors: vec![e.to_string()],
-                reports: Vec::new(),
-            }
-        }
-    };
-    if *input == Input::Stdin && stdin_filename != "<stdin>" {
-        // The name stands in for the path: format detection and
-        // `--baseline REV` use it.
-        source.path = Some(PathBuf::from(stdin_filename));
-    }
-    let outcome = ace_check::check(source, settings);
-    Checked {
-        errors: outcome.errors.iter().map(ToString::to_string).collect(),
-        reports: outcome.reports,
-    }
-}
-
-/// Checks every input, on as many threads as there are cores: pre-commit
-/// passes hundreds of files in one call, and each is independent. Results
-/// come back in input order, so the output does not depend on scheduling.
-fn check_all(inputs: &[Input], stdin_filename: &str, settings: &Settings) -> Vec<Checked> {
-    let mut checked = Vec::with_capacity(inputs.len());
-    ace_exec::par::map_each(
-        inputs.len(),
-        |i| check_one(&inputs[i], stdin_filename, settings),
-        |c| checked.push(c),
-    );
-    checked
 }

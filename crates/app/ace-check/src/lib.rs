@@ -11,6 +11,7 @@ use std::process::Command;
 use ace_io::{CheckCtx, Format, ReadCtx, Source};
 use ace_model::{rules, Diagnostic, Playbook, Severity};
 
+pub mod run;
 mod suppress;
 
 pub use suppress::Suppressions;

@@ -1,0 +1,176 @@
+//! An `ace-validate` run as named steps: the configuration, the settings
+//! it and the flags give, the files to check, and checking them all. The
+//! binary parses arguments and renders; what it decides is here.
+
+use std::path::{Path, PathBuf};
+
+use ace_config::{Input, Level, Loaded, Selector};
+use ace_io::{Format, Source};
+use ace_model::{Diagnostic, Severity};
+
+use crate::{load_target, Baseline, Companion, Filter, Settings};
+
+/// What the command line sets over `ace.toml`.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub from: Option<Format>,
+    /// `--select`: replaces ace.toml's `select`.
+    pub select: Option<Vec<String>>,
+    /// `--ignore`: added to ace.toml's `ignore`.
+    pub ignore: Vec<String>,
+    pub threshold: Option<i64>,
+    pub companion: Companion,
+    /// `--playbook`: the playbook deltas and patches apply to.
+    pub playbook: Option<PathBuf>,
+    /// `--baseline`: a file or a git revision.
+    pub baseline: Option<String>,
+}
+
+/// The configuration in force: none with `isolated`, else `config`, else
+/// the nearest `ace.toml` in the working directory or above.
+pub fn configuration(config: Option<&Path>, isolated: bool) -> Result<Loaded, String> {
+    if isolated {
+        return Ok(Loaded::default());
+    }
+    let path = match config {
+        Some(p) => Some(p.to_owned()),
+        None => std::env::current_dir()
+            .ok()
+            .and_then(|d| ace_config::find(&d)),
+    };
+    match path {
+        Some(p) => ace_config::load(&p).map_err(|e| e.to_string()),
+        None => Ok(Loaded {
+            root: PathBuf::from("."),
+            ..Loaded::default()
+        }),
+    }
+}
+
+/// The settings of a run: ace.toml's thresholds and rule selection with
+/// the command line's over them. An unknown rule code, an unreadable
+/// `--playbook` or an unknown `--baseline` revision is the error.
+pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
+    let c = &loaded.config;
+    let t = &c.thresholds;
+    let mut lint = ace_lint::Options::default();
+    lint.threshold = over.threshold.or(t.curation).unwrap_or(lint.threshold);
+    lint.vague_words = t.vague_words.unwrap_or(lint.vague_words);
+    lint.similarity = t.similarity.unwrap_or(lint.similarity);
+    lint.tag_overlap = t.tag_overlap.unwrap_or(lint.tag_overlap);
+    lint.self_report_confidence = t
+        .self_report_confidence
+        .unwrap_or(lint.self_report_confidence);
+    let mut curator = ace_curator::Options::default();
+    curator.confidence = t.confidence.unwrap_or(curator.confidence);
+    curator.evidence_length = t.evidence_length.unwrap_or(curator.evidence_length);
+    let at = |e: String| match &loaded.path {
+        Some(p) => format!("{}: {e}", p.display()),
+        None => e,
+    };
+    let select = match &over.select {
+        Some(s) => Filter::codes(s)?,
+        None => Filter::codes(&c.select).map_err(at)?,
+    };
+    let mut ignore = Filter::codes(&c.ignore).map_err(at)?;
+    ignore.extend(Filter::codes(&over.ignore)?);
+    let mut severity = std::collections::HashMap::new();
+    for (code, level) in &c.severity {
+        let code = Filter::codes(&[code]).map_err(at)?[0];
+        let sev = match level {
+            Level::Error => Some(Severity::Error),
+            Level::Warning => Some(Severity::Warning),
+            Level::Info => Some(Severity::Info),
+            Level::Off => None,
+        };
+        severity.insert(code, sev);
+    }
+    let target = over.playbook.as_deref().map(load_target).transpose()?;
+    let baseline = over.baseline.as_deref().map(Baseline::parse).transpose()?;
+    Ok(Settings {
+        from: over.from,
+        lint,
+        curator,
+        companion: over.companion.clone(),
+        target,
+        baseline,
+        filter: Filter {
+            select,
+            ignore,
+            severity,
+        },
+    })
+}
+
+/// The files the arguments name, walked and filtered by ace.toml, less
+/// the companions read with another input: a playbook.yaml read with its
+/// AGENTS.md is reported with it, and checking it again on its own (a
+/// directory walk finds both) would report its findings twice.
+pub fn inputs(
+    paths: &[String],
+    loaded: &Loaded,
+    force_exclude: bool,
+    settings: &Settings,
+) -> Result<Vec<Input>, String> {
+    let selector = Selector::new(loaded).map_err(|e| e.to_string())?;
+    let inputs = ace_config::select(paths, &selector, force_exclude, &ace_io::recognise)
+        .map_err(|e| e.to_string())?;
+    let companions: Vec<PathBuf> = inputs
+        .iter()
+        .filter_map(|i| match i {
+            Input::File(p) => ace_io::format_of_name(p)
+                .and_then(|f| crate::companion_of(f, Some(p), &settings.companion)),
+            Input::Stdin => None,
+        })
+        .collect();
+    Ok(inputs
+        .into_iter()
+        .filter(|i| !matches!(i, Input::File(p) if companions.contains(p)))
+        .collect())
+}
+
+/// What checking one input gave: its reports, and the I/O or usage errors
+/// to print (held back so that they come out in argument order).
+pub struct Checked {
+    pub errors: Vec<String>,
+    pub reports: Vec<(Source, Vec<Diagnostic>)>,
+}
+
+fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checked {
+    let loaded = match input {
+        Input::Stdin => ace_io::load_stdin(stdin_filename),
+        Input::File(p) => ace_io::load(p),
+    };
+    let mut source = match loaded {
+        Ok(s) => s,
+        Err(e) => {
+            return Checked {
+                errors: vec![e.to_string()],
+                reports: Vec::new(),
+            }
+        }
+    };
+    if *input == Input::Stdin && stdin_filename != "<stdin>" {
+        // The name stands in for the path: format detection and
+        // `--baseline REV` use it.
+        source.path = Some(PathBuf::from(stdin_filename));
+    }
+    let outcome = crate::check(source, settings);
+    Checked {
+        errors: outcome.errors.iter().map(ToString::to_string).collect(),
+        reports: outcome.reports,
+    }
+}
+
+/// Checks every input, on as many threads as there are cores: pre-commit
+/// passes hundreds of files in one call, and each is independent. Results
+/// come back in input order, so the output does not depend on scheduling.
+pub fn check_all(inputs: &[Input], stdin_filename: &str, settings: &Settings) -> Vec<Checked> {
+    let mut checked = Vec::with_capacity(inputs.len());
+    ace_exec::par::map_each(
+        inputs.len(),
+        |i| check_one(&inputs[i], stdin_filename, settings),
+        |c| checked.push(c),
+    );
+    checked
+}
