@@ -14,6 +14,7 @@ pub mod mapping;
 mod model;
 pub mod normalize;
 pub mod rules;
+mod severity;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
 pub use loss::{LossEntry, WriteReport};

@@ -4,7 +4,7 @@
 //! is generated from this table (`cargo xtask docs`) and a test fails when the
 //! two disagree.
 
-use crate::diag::Severity;
+use crate::severity::Severity;
 
 /// Whether a code reports a finding in an input or a loss in a conversion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,6 +10,7 @@
 mod entry;
 mod events;
 mod format;
+mod metrics;
 mod patch;
 mod plain;
 mod reader;

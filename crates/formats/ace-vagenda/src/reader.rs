@@ -766,7 +766,7 @@ fn read_tree(
             pb.entries = sink.entries;
             derive_from = sink.derive_from;
             check_invariants(playbook_value, pb_node, &pb, &mut diags);
-            metrics_basis = Some(crate::writer::metrics_basis(&pb.entries));
+            metrics_basis = Some(crate::metrics::metrics_basis(&pb.entries));
         }
         Shape::Ace => {
             let items = playbook_value
@@ -795,7 +795,7 @@ fn read_tree(
                 }
             }
             check_invariants(playbook_value, pb_node, &pb, &mut diags);
-            metrics_basis = Some(crate::writer::metrics_basis(&pb.entries));
+            metrics_basis = Some(crate::metrics::metrics_basis(&pb.entries));
         }
         Shape::Events(key) => {
             let items = playbook_value

@@ -10,11 +10,12 @@ use std::collections::{HashMap, HashSet};
 use ace_exec::Out;
 use ace_model::mapping::SectionMap;
 use ace_model::WriteReport;
-use ace_model::{rules, Confidence, Entry, LossEntry, Playbook, Section};
+use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 use ace_tron::RootStyle;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use crate::entry::Field;
+use crate::metrics::{metrics_basis, metrics_numbers};
 use crate::reader::{as_ace_entry, Shape};
 use crate::types::{item_with, Ty};
 use crate::{entry, events, Syntax, ACE_TOOLS_KEY, LAYOUT_KEY};
@@ -48,31 +49,6 @@ pub struct WriteOutput {
 }
 
 const EPOCH: &str = "1970-01-01T00:00:00Z";
-
-/// What the metrics were computed from, to tell whether the entries changed.
-pub(crate) fn metrics_basis(entries: &[Entry]) -> Value {
-    let (total, avg) = metrics_numbers(entries);
-    let mut m = Map::new();
-    m.insert("totalEntries".into(), Value::from(total));
-    m.insert(
-        "averageConfidence".into(),
-        avg.map_or(Value::Null, Value::Number),
-    );
-    Value::Object(m)
-}
-
-/// The entry count and the mean confidence rounded to two places (as the
-/// ACE extension's example computes it), `None` without any confidence.
-fn metrics_numbers(entries: &[Entry]) -> (u64, Option<Number>) {
-    let scores: Vec<f64> = entries
-        .iter()
-        .filter_map(|e| e.confidence.as_ref().and_then(Confidence::score))
-        .collect();
-    let avg = (!scores.is_empty())
-        .then(|| (scores.iter().sum::<f64>() / scores.len() as f64 * 100.0).round() / 100.0)
-        .and_then(Number::from_f64);
-    (entries.len() as u64, avg)
-}
 
 fn metrics(entries: &[Entry], last_updated: &str) -> Value {
     let (total, avg) = metrics_numbers(entries);
