@@ -17,5 +17,5 @@ pub mod rules;
 mod severity;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
-pub use loss::{LossEntry, WriteReport};
+pub use loss::{LossEntry, Losses, WriteReport};
 pub use model::*;

@@ -39,6 +39,30 @@ impl LossEntry {
     }
 }
 
+/// How a writer records what it could not carry: `losses.lose(rule,
+/// entry, field, why)` on the list it reports.
+pub trait Losses {
+    fn lose(
+        &mut self,
+        rule: &crate::rules::Rule,
+        entry_id: Option<&str>,
+        field: impl Into<Cow<'static, str>>,
+        reason: impl Into<Cow<'static, str>>,
+    );
+}
+
+impl Losses for Vec<LossEntry> {
+    fn lose(
+        &mut self,
+        rule: &crate::rules::Rule,
+        entry_id: Option<&str>,
+        field: impl Into<Cow<'static, str>>,
+        reason: impl Into<Cow<'static, str>>,
+    ) {
+        self.push(LossEntry::new(rule, entry_id, field, reason));
+    }
+}
+
 /// What a writer reports besides its text.
 #[derive(Debug, Clone, Default)]
 pub struct WriteReport {

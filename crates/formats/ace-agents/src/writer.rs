@@ -2,6 +2,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use ace_exec::Out;
+use ace_model::Losses;
 use ace_model::WriteReport;
 use ace_model::{keys, rules, Entry, LossEntry, Playbook, Section};
 
@@ -48,7 +49,7 @@ pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
     match pb.extra.get(crate::LAYOUT_KEY).map(layout::from_value) {
         Some(Some(items)) => w.with_layout(pb, &items),
         Some(None) => {
-            w.lose(
+            w.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("extra.{}", crate::LAYOUT_KEY),
@@ -231,16 +232,6 @@ fn is_id_char(c: char) -> bool {
 }
 
 impl Writer<'_, '_> {
-    fn lose(
-        &mut self,
-        rule: &rules::Rule,
-        entry: Option<&str>,
-        field: impl Into<std::borrow::Cow<'static, str>>,
-        reason: impl Into<std::borrow::Cow<'static, str>>,
-    ) {
-        self.losses.push(LossEntry::new(rule, entry, field, reason));
-    }
-
     fn playbook_losses(&mut self, pb: &Playbook) {
         for (name, present) in [
             ("version", pb.version.is_some()),
@@ -249,11 +240,11 @@ impl Writer<'_, '_> {
             ("updated_at", pb.updated_at.is_some()),
         ] {
             if present {
-                self.lose(&rules::DROPPED_FIELD, None, name, "AGENTS.md has no place for this playbook field (playbook.yaml keeps `version`)");
+                self.losses.lose(&rules::DROPPED_FIELD, None, name, "AGENTS.md has no place for this playbook field (playbook.yaml keeps `version`)");
             }
         }
         for key in pb.extra.keys().filter(|k| *k != crate::LAYOUT_KEY) {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("extra.{key}"),
@@ -263,7 +254,7 @@ impl Writer<'_, '_> {
         for s in &pb.sections {
             let field = |f: &str| format!("sections[{}].{f}", s.key);
             if s.weight.is_some() {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     field("weight"),
@@ -271,7 +262,7 @@ impl Writer<'_, '_> {
                 );
             }
             if s.prefix.is_some() {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     field("prefix"),
@@ -279,7 +270,7 @@ impl Writer<'_, '_> {
                 );
             }
             for k in s.extra.keys().filter(|k| *k != keys::HEADING_LEVEL) {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     field(&format!("extra.{k}")),
@@ -293,7 +284,7 @@ impl Writer<'_, '_> {
     fn prepare<'e>(&mut self, e: &'e Entry) -> Cow<'e, Entry> {
         let id = e.id.as_str();
         if e.neutral.is_some() {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 Some(id),
                 "neutral",
@@ -302,7 +293,7 @@ impl Writer<'_, '_> {
         }
         for (name, present) in e.optional_fields() {
             if present && name != "provenance" {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     Some(id),
                     name,
@@ -312,7 +303,7 @@ impl Writer<'_, '_> {
         }
         for key in e.extra.keys() {
             if key != keys::AGGREGATED_FROM && key != crate::BULLET_FIELDS_KEY {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     Some(id),
                     format!("extra.{key}"),
@@ -321,7 +312,7 @@ impl Writer<'_, '_> {
             }
         }
         if e.helpful.is_none() || e.harmful.is_none() {
-            self.lose(
+            self.losses.lose(
                 &rules::VALUE_DEFAULTED,
                 Some(id),
                 "helpful/harmful",
@@ -339,7 +330,7 @@ impl Writer<'_, '_> {
             } else {
                 fixed
             };
-            self.lose(
+            self.losses.lose(
                 &rules::ALTERED_TEXT,
                 Some(id),
                 "id",
@@ -348,7 +339,7 @@ impl Writer<'_, '_> {
             e.to_mut().id = fixed;
         }
         if !ace_exec::scan::all_bytes(e.content.as_bytes(), |b| (b != b'\n') & (b != b'\r')) {
-            self.lose(
+            self.losses.lose(
                 &rules::ALTERED_TEXT,
                 Some(id),
                 "content",
@@ -364,7 +355,7 @@ impl Writer<'_, '_> {
                     .is_some_and(|v| v.contains(['\n', '\r']) || v.contains("-->"))
             });
             if bad {
-                self.lose(&rules::ALTERED_TEXT, Some(id), "provenance", "a provenance value with a line break or `-->` would end the comment; they became spaces");
+                self.losses.lose(&rules::ALTERED_TEXT, Some(id), "provenance", "a provenance value with a line break or `-->` would end the comment; they became spaces");
                 let mut p = p.clone();
                 for v in [
                     &mut p.delta_id,
@@ -430,7 +421,7 @@ impl Writer<'_, '_> {
         }
         self.taken.insert(read_as.clone());
         if read_as != s.key {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("sections[{}].key", s.key),
@@ -452,7 +443,7 @@ impl Writer<'_, '_> {
         let line = text.replace(['\n', '\r'], " ");
         let line = line.trim();
         if line != text {
-            self.lose(
+            self.losses.lose(
                 &rules::ALTERED_TEXT,
                 None,
                 field,
@@ -471,7 +462,7 @@ impl Writer<'_, '_> {
                 || t.starts_with("- [Bullet")
                 || ace_mdtext::heading(t).is_some();
             if structural {
-                self.lose(
+                self.losses.lose(
                     &rules::ALTERED_TEXT,
                     None,
                     field.clone(),
@@ -532,13 +523,13 @@ impl Writer<'_, '_> {
             .zip(&pb.entries)
             .any(|(a, b)| !std::ptr::eq(*a, b));
         if moved || section_order != model_order {
-            self.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in seed 001's order: section, then helpful descending, then content");
+            self.losses.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in seed 001's order: section, then helpful descending, then content");
         }
     }
 
     fn with_layout(&mut self, pb: &Playbook, items: &[Item]) {
         if pb.description.is_some() {
-            self.lose(&rules::DROPPED_FIELD, None, "description", "the AGENTS.md layout keeps its own prose; the model's description is not written into it");
+            self.losses.lose(&rules::DROPPED_FIELD, None, "description", "the AGENTS.md layout keeps its own prose; the model's description is not written into it");
         }
         let (slots, placed) = place(&pb.entries, items);
         let mut slot_no = 0;
@@ -568,7 +559,7 @@ impl Writer<'_, '_> {
                     if let (Some(key), Some(title)) = (section, title) {
                         if let Some(s) = pb.section(key) {
                             if s.title.as_deref().is_some_and(|t| t != *title) {
-                                self.lose(
+                                self.losses.lose(
                                     &rules::ALTERED_TEXT,
                                     None,
                                     format!("sections[{key}].title"),
@@ -607,7 +598,7 @@ impl Writer<'_, '_> {
         for s in empty {
             // A heading of its own would change the document for a section
             // that holds nothing; playbook.yaml lists it when written beside.
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("sections[{}]", s.key),

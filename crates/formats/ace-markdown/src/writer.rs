@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use ace_exec::Out;
 use ace_model::ids::{self, IdChange};
 use ace_model::normalize::section_key;
+use ace_model::Losses;
 use ace_model::WriteReport;
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 
@@ -89,7 +90,7 @@ fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
         .collect();
     if order.iter().enumerate().any(|(i, &e)| i != e) {
         let moved = order.iter().enumerate().filter(|(i, e)| i != *e).count();
-        w.losses.push(LossEntry::new(
+        w.losses.lose(
             &rules::ORDER_CHANGED,
             None,
             "entries",
@@ -97,23 +98,23 @@ fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
                 "entries are grouped by section; {moved} of {} change position",
                 order.len()
             ),
-        ));
+        );
     }
     if let Some(title) = &pb.title {
-        w.block();
+        w.part_from_previous();
         let t = w.one_line(title, None, "title");
         w.out.push_str("# ");
         w.out.push_str(&t);
         w.out.push('\n');
     }
     if let Some(d) = &pb.description {
-        w.block();
+        w.part_from_previous();
         w.description(d, "description");
     }
     let expected_keys = expected_section_keys(&groups);
     for (g, expected_key) in groups.iter().zip(expected_keys) {
         let starts_file = !w.started;
-        w.block();
+        w.part_from_previous();
         if let Some(sec) = &g.section {
             w.heading(pb, sec, &g.entries, starts_file, &expected_key);
         }
@@ -284,20 +285,11 @@ impl Closers {
 }
 
 impl Writer<'_, '_> {
-    fn block(&mut self) {
+    /// The blank line that parts a block from the one before it.
+    fn part_from_previous(&mut self) {
         if std::mem::replace(&mut self.started, true) {
             self.out.push('\n');
         }
-    }
-
-    fn lose(
-        &mut self,
-        rule: &rules::Rule,
-        entry: Option<&str>,
-        field: impl Into<std::borrow::Cow<'static, str>>,
-        reason: impl Into<std::borrow::Cow<'static, str>>,
-    ) {
-        self.losses.push(LossEntry::new(rule, entry, field, reason));
     }
 
     fn one_line<'s>(
@@ -308,7 +300,7 @@ impl Writer<'_, '_> {
     ) -> Cow<'s, str> {
         let fixed = single_line(text);
         if fixed != text {
-            self.lose(&rules::ALTERED_TEXT, entry, field, "a heading holds one line without surrounding white space; line breaks became spaces and the ends were trimmed");
+            self.losses.lose(&rules::ALTERED_TEXT, entry, field, "a heading holds one line without surrounding white space; line breaks became spaces and the ends were trimmed");
         }
         fixed
     }
@@ -322,7 +314,7 @@ impl Writer<'_, '_> {
         ];
         for (name, present) in fields {
             if present {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     name,
@@ -331,7 +323,7 @@ impl Writer<'_, '_> {
             }
         }
         for key in pb.extra.keys() {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("extra.{key}"),
@@ -370,7 +362,7 @@ impl Writer<'_, '_> {
             self.out.push('\n');
             return;
         }
-        self.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings, entries, comments, code fences or a byte-order mark, runs of blank lines or carriage returns at line ends; those lines are escaped with `\\`, blank runs collapse and the carriage returns are removed");
+        self.losses.lose(&rules::ALTERED_TEXT, None, field, "the text holds lines that read as headings, entries, comments, code fences or a byte-order mark, runs of blank lines or carriage returns at line ends; those lines are escaped with `\\`, blank runs collapse and the carriage returns are removed");
         let mut blank = true;
         for line in text.lines() {
             let line = line.trim_end_matches('\r');
@@ -413,12 +405,12 @@ impl Writer<'_, '_> {
         for (k, v) in &s.extra {
             if k == HEADING_LEVEL_KEY {
                 match v.as_u64() {
-                    Some(1) if starts_file => self.lose(&rules::DROPPED_FIELD, None, field(k), "a level-1 heading on the first line reads as the playbook title; written at level 2"),
+                    Some(1) if starts_file => self.losses.lose(&rules::DROPPED_FIELD, None, field(k), "a level-1 heading on the first line reads as the playbook title; written at level 2"),
                     Some(n @ 1..=6) => level = n as usize,
-                    _ => self.lose(&rules::DROPPED_FIELD, None, field(k), "heading level must be a whole number from 1 to 6; written at level 2"),
+                    _ => self.losses.lose(&rules::DROPPED_FIELD, None, field(k), "heading level must be a whole number from 1 to 6; written at level 2"),
                 }
             } else {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     field(&format!("extra.{k}")),
@@ -427,7 +419,7 @@ impl Writer<'_, '_> {
             }
         }
         if s.weight.is_some() {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 field("weight"),
@@ -435,7 +427,7 @@ impl Writer<'_, '_> {
             );
         }
         if s.key != expected_key {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 field("key"),
@@ -449,7 +441,7 @@ impl Writer<'_, '_> {
             let mut shared = SharedPrefix::default();
             entries.iter().for_each(|&e| shared.push(&pb.entries[e].id));
             if shared.get() != Some(p.as_str()) {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     field("prefix"),
@@ -504,7 +496,7 @@ impl Writer<'_, '_> {
             }
         }
         if first.starts_with([' ', '\t']) {
-            self.lose(
+            self.losses.lose(
                 &rules::ALTERED_TEXT,
                 Some(id),
                 "content",
@@ -524,7 +516,7 @@ impl Writer<'_, '_> {
         self.line_end(first, id);
         for line in lines {
             if is_blank(line) {
-                self.lose(
+                self.losses.lose(
                     &rules::ALTERED_TEXT,
                     Some(id),
                     "content",
@@ -536,7 +528,7 @@ impl Writer<'_, '_> {
                 || comment_open(line)
                 || matches!(heading(line), Some((level, _)) if level >= 2)
             {
-                self.lose(&rules::ALTERED_TEXT, Some(id), "content", "a content line that reads as a heading, an entry or a comment was escaped with `\\`");
+                self.losses.lose(&rules::ALTERED_TEXT, Some(id), "content", "a content line that reads as a heading, an entry or a comment was escaped with `\\`");
                 self.out.push('\\');
             }
             self.out.push_str(line);
@@ -546,7 +538,7 @@ impl Writer<'_, '_> {
 
     fn line_end(&mut self, line: &str, id: &str) {
         if line.ends_with('\r') {
-            self.lose(
+            self.losses.lose(
                 &rules::ALTERED_TEXT,
                 Some(id),
                 "content",
@@ -566,7 +558,7 @@ impl Writer<'_, '_> {
         let present = e.optional_fields();
         for (name, is_present) in present {
             if is_present {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     Some(&e.id),
                     name,
@@ -575,7 +567,7 @@ impl Writer<'_, '_> {
             }
         }
         for key in e.extra.keys() {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 Some(&e.id),
                 format!("extra.{key}"),

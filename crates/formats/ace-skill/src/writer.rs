@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use ace_model::Losses;
 use ace_model::{
     rules, Confidence, ConfidenceLevel, Entry, Evidence, LossEntry, Playbook, Scope, ScopeDetail,
 };
@@ -325,16 +326,6 @@ struct Writer {
 }
 
 impl Writer {
-    fn lose(
-        &mut self,
-        rule: &rules::Rule,
-        entry: Option<&str>,
-        field: impl Into<std::borrow::Cow<'static, str>>,
-        why: impl Into<std::borrow::Cow<'static, str>>,
-    ) {
-        self.losses.push(LossEntry::new(rule, entry, field, why));
-    }
-
     fn playbook_losses(&mut self, pb: &Playbook, array: bool) {
         for (name, present) in [
             ("title", pb.title.is_some()),
@@ -343,7 +334,7 @@ impl Writer {
             ("created_at", pb.created_at.is_some()),
         ] {
             if present {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     name,
@@ -357,7 +348,7 @@ impl Writer {
                 ("updated_at", pb.updated_at.is_some()),
             ] {
                 if present {
-                    self.lose(
+                    self.losses.lose(
                         &rules::DROPPED_FIELD,
                         None,
                         name,
@@ -366,7 +357,7 @@ impl Writer {
                 }
             }
             for key in pb.extra.keys().filter(|k| *k != LAYOUT_KEY) {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,
                     format!("extra.{key}"),
@@ -375,7 +366,7 @@ impl Writer {
             }
         }
         for s in &pb.sections {
-            self.lose(
+            self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("sections[{}]", s.key),
@@ -454,7 +445,7 @@ impl Writer {
             ("project_id", e.project_id.is_some()),
         ] {
             if present {
-                self.lose(
+                self.losses.lose(
                     &rules::DROPPED_FIELD,
                     Some(id),
                     name,
@@ -523,7 +514,7 @@ impl Writer {
                 let score = n.as_f64().unwrap_or(0.0);
                 let level = ConfidenceLevel::from_score(score);
                 if level.score() != score {
-                    self.lose(
+                    self.losses.lose(
                         &rules::VALUE_CONVERTED,
                         Some(id),
                         "confidence",
@@ -553,7 +544,7 @@ impl Writer {
                         Value::from(n)
                     }
                     _ => {
-                        self.lose(
+                        self.losses.lose(
                             &rules::VALUE_CONVERTED,
                             Some(id),
                             "scope",

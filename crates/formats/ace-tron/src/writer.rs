@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use ace_exec::block::{block, lines, spread_block, Blocks};
 use ace_exec::Out;
 
 use serde_json::Value;
@@ -380,6 +381,18 @@ struct Writer<'a, 'o, 'w> {
     scratch: String,
 }
 
+impl<'w> Blocks<'w> for Writer<'_, '_, 'w> {
+    fn out(&mut self) -> &mut Out<'w> {
+        self.out
+    }
+
+    fn indent(&mut self, level: usize) {
+        for _ in 0..level {
+            self.out.push_str("  ");
+        }
+    }
+}
+
 impl Writer<'_, '_, '_> {
     /// The class `o` is written as, if it can be: every property of the
     /// class that `o` lacks must read back as absent from `null`.
@@ -414,7 +427,7 @@ impl Writer<'_, '_, '_> {
         }
         match item {
             Item::Value(Value::Array(a)) => {
-                self.block("[", "]", a.len(), level, |w, i| {
+                block(self, "[", "]", a.len(), level, |w, i| {
                     w.value(&Item::Value(&a[i]), level + 1, 0)
                 });
             }
@@ -427,16 +440,14 @@ impl Writer<'_, '_, '_> {
             Item::Value(v) => self.scalar(v),
             Item::Str(v) => push_string(self.out, v),
             Item::Array(items) => {
-                self.block("[", "]", items.len(), level, |w, i| {
+                block(self, "[", "]", items.len(), level, |w, i| {
                     w.value(&items[i], level + 1, 0)
                 });
             }
-            Item::Lazy(items) if ace_exec::par::worth_it(items.len()) => {
-                // `block`, its runs of items printed on several threads.
+            Item::Lazy(items) => {
                 let n = items.len();
                 let (classes, index, width) = (self.classes, self.index, self.width);
-                self.out.push_str("[\n");
-                ace_exec::par::print_runs(n, self.out, |range, out| {
+                spread_block(self, "[", "]", n, level, |range, out| {
                     let mut w = Writer {
                         classes,
                         index,
@@ -444,21 +455,9 @@ impl Writer<'_, '_, '_> {
                         out,
                         scratch: String::new(),
                     };
-                    for i in range {
-                        w.indent(level + 1);
-                        items.with(i, &mut |item| w.value(item, level + 1, 0));
-                        if i + 1 < n {
-                            w.out.push(',');
-                        }
-                        w.out.push('\n');
-                    }
-                });
-                self.indent(level);
-                self.out.push_str("]");
-            }
-            Item::Lazy(items) => {
-                self.block("[", "]", items.len(), level, |w, i| {
-                    items.with(i, &mut |item| w.value(item, level + 1, 0))
+                    lines(&mut w, range, n, level, |w, i| {
+                        items.with(i, &mut |item| w.value(item, level + 1, 0))
+                    });
                 });
             }
             Item::Object(o) => match self.class_of(o) {
@@ -467,7 +466,7 @@ impl Writer<'_, '_, '_> {
                     let props = &classes[c].props;
                     self.out.push_str(&classes[c].name);
                     let mut cursor = 0;
-                    self.block("(", ")", props.len(), level, |w, i| {
+                    block(self, "(", ")", props.len(), level, |w, i| {
                         match o.arg_from(&props[i], &mut cursor) {
                             Some(v) => w.value(v, level + 1, 0),
                             None => w.out.push_str("null"),
@@ -493,41 +492,7 @@ impl Writer<'_, '_, '_> {
 
     /// A `{}` object of `n` members, one a line.
     fn braced(&mut self, n: usize, level: usize, member: impl FnMut(&mut Self, usize)) {
-        self.block("{", "}", n, level, member)
-    }
-
-    /// `n` items between `open` and `close`, one a line, each printed by
-    /// `item` after its indentation.
-    fn block(
-        &mut self,
-        open: &str,
-        close: &str,
-        n: usize,
-        level: usize,
-        mut item: impl FnMut(&mut Self, usize),
-    ) {
-        self.out.push_str(open);
-        if n == 0 {
-            self.out.push_str(close);
-            return;
-        }
-        self.out.push('\n');
-        for i in 0..n {
-            self.indent(level + 1);
-            item(self, i);
-            if i + 1 < n {
-                self.out.push(',');
-            }
-            self.out.push('\n');
-        }
-        self.indent(level);
-        self.out.push_str(close);
-    }
-
-    fn indent(&mut self, level: usize) {
-        for _ in 0..level {
-            self.out.push_str("  ");
-        }
+        block(self, "{", "}", n, level, member)
     }
 
     fn scalar(&mut self, v: &Value) {

@@ -7,8 +7,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use ace_exec::block::{block, lines, spread_block, Blocks};
 use ace_exec::Out;
 use ace_model::mapping::SectionMap;
+use ace_model::Losses;
 use ace_model::WriteReport;
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 use ace_tron::RootStyle;
@@ -290,14 +292,14 @@ fn new_document(
     let created = pb.created_at.clone().unwrap_or_else(|| now.to_owned());
     let updated = pb.updated_at.clone().unwrap_or_else(|| now.to_owned());
     if pb.created_at.is_none() || pb.updated_at.is_none() {
-        losses.push(LossEntry::new(
+        losses.lose(
             &rules::VALUE_DEFAULTED,
             None,
             "created_at",
             format!(
                 "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp, so {now} is written (kept as absent in metadata.aceTools for ace-tools; set SOURCE_DATE_EPOCH to choose the time)"
             ),
-        ));
+        );
     }
     let version = int_version(pb);
     let mut playbook = Map::new();
@@ -489,12 +491,12 @@ fn update_kept(
                     unlinked,
                 } = events::diff(&old_ace, &changed, &kept_ids, &ids, now, narrative);
                 for id in unlinked {
-                    losses.push(LossEntry::new(
+                    losses.lose(
                         &rules::DROPPED_FIELD,
                         Some(&id),
                         "entries",
                         "the entry changed, but its last event in the log has no `eventId`, so no event can record the change",
-                    ));
+                    );
                 }
                 if let Some(Value::Array(list)) = p.get_mut(key) {
                     list.extend(added);
@@ -551,13 +553,19 @@ struct Printer<'a, 'w> {
     out: &'a mut Out<'w>,
 }
 
-impl Printer<'_, '_> {
-    fn pad(&mut self, level: usize) {
+impl<'w> Blocks<'w> for Printer<'_, 'w> {
+    fn out(&mut self) -> &mut Out<'w> {
+        self.out
+    }
+
+    fn indent(&mut self, level: usize) {
         for _ in 0..level {
             self.out.push_str("  ");
         }
     }
+}
 
+impl Printer<'_, '_> {
     fn value(&mut self, v: &Value, level: usize) {
         if self.slot.is_some_and(|s| std::ptr::eq(s, v)) {
             return self.entries(level);
@@ -575,7 +583,9 @@ impl Printer<'_, '_> {
                 }
                 self.out.push(']');
             }
-            Value::Array(a) => self.block(level, a.len(), |p, i| p.value(&a[i], level + 1)),
+            Value::Array(a) => block(self, "[", "]", a.len(), level, |p, i| {
+                p.value(&a[i], level + 1)
+            }),
             other => scalar_into(other, self.out),
         }
     }
@@ -593,52 +603,33 @@ impl Printer<'_, '_> {
         mut value: impl FnMut(&mut Self, V),
     ) {
         let n = members.len();
-        if n == 0 {
-            return self.out.push_str("{}");
-        }
-        self.out.push_str("{\n");
-        for (i, (k, v)) in members.enumerate() {
-            self.pad(level + 1);
-            push_json_str(self.out, k.as_ref());
-            self.out.push_str(": ");
-            value(self, v);
-            if i + 1 < n {
-                self.out.push(',');
+        let mut members = members;
+        block(self, "{", "}", n, level, |p, _| {
+            if let Some((k, v)) = members.next() {
+                push_json_str(p.out, k.as_ref());
+                p.out.push_str(": ");
+                value(p, v);
             }
-            self.out.push('\n');
-        }
-        self.pad(level);
-        self.out.push('}');
+        });
     }
 
-    /// The entries as an array of objects would print.
+    /// The entries as an array of objects would print, runs of them
+    /// printed on several threads.
     fn entries(&mut self, level: usize) {
         let (pb, kinds) = (self.pb, self.kinds);
-        if pb.entries.is_empty() {
-            return self.out.push_str("[]");
-        }
-        // `block`, runs of entries printed on several threads.
         let n = pb.entries.len();
-        self.out.push_str("[\n");
-        ace_exec::par::print_runs(n, self.out, |range, out| {
+        spread_block(self, "[", "]", n, level, |range, out| {
             let mut p = Printer {
                 slot: None,
                 pb,
                 kinds,
                 out,
             };
-            for i in range {
+            lines(&mut p, range, n, level, |p, i| {
                 let e = &pb.entries[i];
-                p.pad(level + 1);
                 p.fields(&entry::fields(e, kinds.of(e), kinds.map), level + 1);
-                if i + 1 < n {
-                    p.out.push(',');
-                }
-                p.out.push('\n');
-            }
+            });
         });
-        self.pad(level);
-        self.out.push(']');
     }
 
     /// An entry's fields as [`Printer::object`] prints them as a map.
@@ -663,21 +654,6 @@ impl Printer<'_, '_> {
                 Field::Obj(fields) => p.fields(fields, level + 1),
             },
         );
-    }
-
-    /// An array of `n` items, one a line, each printed by `item`.
-    fn block(&mut self, level: usize, n: usize, mut item: impl FnMut(&mut Self, usize)) {
-        self.out.push_str("[\n");
-        for i in 0..n {
-            self.pad(level + 1);
-            item(self, i);
-            if i + 1 < n {
-                self.out.push(',');
-            }
-            self.out.push('\n');
-        }
-        self.pad(level);
-        self.out.push(']');
     }
 }
 

@@ -2,6 +2,7 @@
 //! double-quoted with JSON escapes (a subset of YAML's), so no string can be
 //! misread as a number, a boolean or a date; numbers are written as read.
 
+use ace_model::Losses;
 use ace_model::{rules, LossEntry, Playbook, Section};
 use serde_json::{Map, Number, Value};
 
@@ -207,12 +208,12 @@ fn section_value(s: &Section, scope: Scope, losses: &mut Vec<LossEntry>) -> Valu
             m.insert("weight".into(), Value::Number(w.clone()));
         }
         (None, Scope::CuratorSections) => {
-            losses.push(LossEntry::new(
+            losses.lose(
                 &rules::VALUE_DEFAULTED,
                 None,
                 format!("sections[{}].weight", s.key),
                 "playbook.yaml gives every section a weight; seed 001's default 0.5 was written",
-            ));
+            );
             m.insert(
                 "weight".into(),
                 Value::Number(Number::from_f64(DEFAULT_WEIGHT).unwrap_or_else(|| 0.into())),
@@ -278,12 +279,12 @@ pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
     extras.retain(|(k, _)| {
         let reserved = RESERVED.contains(k);
         if reserved {
-            losses.push(LossEntry::new(
+            losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
                 format!("extra.{k}"),
                 format!("playbook.yaml reads a top-level `{k}` as its own field, so this extra field cannot be kept"),
-            ));
+            );
         }
         !reserved
     });
