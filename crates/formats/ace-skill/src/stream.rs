@@ -24,7 +24,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
-use ace_jsonspan::{ItemParser, ItemSink, Kind, Node, Taken};
+use ace_jsonspan::stream::{read_items, Plan, ReadItems, TakeItems};
+use ace_jsonspan::{Kind, Node, Taken};
 use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
 use ace_schema::Generation;
 
@@ -49,32 +50,26 @@ pub(crate) fn read(
     let Some(bullets) = Bullets::new(text, schema) else {
         return Ok(None);
     };
-    std::thread::scope(|scope| {
-        let mut sink = Streamed {
-            array_root: bullets.array_root,
-            taken: 0,
-            text,
-            scope,
-            parser: None,
-            waiting: Some(bullets),
-            reads: None,
-        };
-        let doc = ace_jsonspan::parse_with(text, &mut sink);
-        let (taken, handed_text) = (sink.taken, sink.parser.is_some());
-        let mut bullets = sink.finish();
-        bullets.taken = taken;
-        let doc = match doc {
-            Ok(doc) => doc,
-            // A bullet handed over as text, before the place of this
-            // error, may not parse either, and its error is the one to
-            // report: the whole read's parse finds the first.
-            Err(_) if handed_text => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        // The taken bullets leave the root's keys, all the kind looks at.
-        let kind = crate::kind_of(&doc.root);
-        Ok(bullets.finish(doc).map(|out| (out, kind)))
-    })
+    let plan = BulletArray {
+        array_root: bullets.array_root,
+        text,
+    };
+    let (doc, streamed) = read_items(text, true, plan, bullets, |sink| {
+        ace_jsonspan::parse_with(text, sink)
+    });
+    let mut bullets = streamed.take;
+    bullets.taken = streamed.arrays;
+    let doc = match doc {
+        Ok(doc) => doc,
+        // A bullet handed over as text, before the place of this error,
+        // may not parse either, and its error is the one to report: the
+        // whole read's parse finds the first.
+        Err(_) if streamed.handed_text => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    // The taken bullets leave the root's keys, all the kind looks at.
+    let kind = crate::kind_of(&doc.root);
+    Ok(bullets.finish(doc).map(|out| (out, kind)))
 }
 
 fn gen_index(g: Generation) -> usize {
@@ -227,7 +222,7 @@ impl<'t> Bullets<'t> {
 
     /// Takes a run of bullets read on their own: what depends on the
     /// bullets before, in order.
-    fn take_run(&mut self, run: RunRead) {
+    fn take_run(&mut self, run: RunRead, spanned: usize) {
         if self.odd {
             return;
         }
@@ -236,7 +231,7 @@ impl<'t> Bullets<'t> {
             return;
         }
         if self.entries.is_empty() {
-            let room = ace_exec::par::room_for_rest(run.reads.len(), run.spanned, self.text.len());
+            let room = ace_exec::par::room_for_rest(run.reads.len(), spanned, self.text.len());
             self.entries.reserve(room);
             self.id_hashes.reserve(room);
         }
@@ -549,16 +544,19 @@ struct BulletRead {
     hint: HintRead,
 }
 
-/// A run of bullets read, and the bytes it spans.
+/// A run of bullets read.
 struct RunRead {
     reads: Vec<BulletRead>,
-    spanned: usize,
     /// A bullet handed over as text did not parse.
     unparsed: bool,
+    /// Whether lists of scalars stay on one line, as far as this run
+    /// knows: until a bullet before it settles that, the run's own first
+    /// list of scalars is the guess, and its bullets are taken only if the
+    /// guess was right.
+    inline: Option<bool>,
 }
 
-/// Reads runs of bullets, parsing those that come as text, on whichever
-/// thread takes the run.
+/// Reads runs of bullets on whichever thread takes the run.
 struct ReadBullets<'t> {
     text: &'t str,
     /// The file's style, but for whether lists of scalars stay on one line.
@@ -568,7 +566,6 @@ struct ReadBullets<'t> {
     array_root: bool,
     /// The first bullet's key order, which the others are compared with.
     template: KeyOrder<'static>,
-    parser: Option<Arc<dyn ItemParser>>,
     told: Arc<Told>,
 }
 
@@ -635,93 +632,83 @@ impl ReadBullets<'_> {
     }
 }
 
-impl ace_exec::par::RunWork for ReadBullets<'_> {
-    type Item = (usize, Taken);
-    type Out = RunRead;
+impl ReadItems for ReadBullets<'_> {
+    type Run = RunRead;
 
-    fn work(&self, run: Vec<(usize, Taken)>) -> RunRead {
-        let spanned = ace_jsonspan::bytes_spanned(&run);
-        let mut out = RunRead {
-            reads: Vec::with_capacity(run.len()),
-            spanned,
+    fn run(&self, len: usize) -> RunRead {
+        RunRead {
+            reads: Vec::with_capacity(len),
             unparsed: false,
-        };
-        if self.told.odd.load(Ordering::Relaxed) {
-            return out;
+            inline: self.told.inline(),
         }
-        let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
-        // Until a bullet before this run settles it, the run's own first
-        // list of scalars is the guess; the bullets are taken only if the
-        // guess was right.
+    }
+
+    fn item(&self, run: &mut RunRead, index: usize, node: Option<&mut Node>) -> bool {
+        if run.reads.is_empty() && self.told.odd.load(Ordering::Relaxed) {
+            return false;
+        }
+        let Some(node) = node else {
+            run.unparsed = true;
+            return false;
+        };
+        let scalar_array = first_scalar_array(node).map(|a| a.span);
+        if let (None, Some(array)) = (run.inline, scalar_array) {
+            run.inline = self
+                .text
+                .get(array.start..array.end)
+                .map(|t| !t.contains('\n'));
+        }
         let mut style = self.style;
-        let mut inline = self.told.inline();
-        for (index, mut item) in run {
-            let Some(node) = item.resolve(parse.as_deref_mut()) else {
-                out.unparsed = true;
-                return out;
-            };
-            let scalar_array = first_scalar_array(node).map(|a| a.span);
-            if let (None, Some(array)) = (inline, scalar_array) {
-                inline = self
-                    .text
-                    .get(array.start..array.end)
-                    .map(|t| !t.contains('\n'));
-            }
-            style.inline_scalar_arrays = inline.unwrap_or(false);
-            let prepared = self.prepare(index, node, &style);
-            out.reads.push(BulletRead {
-                index,
-                span: node.span,
-                scalar_array,
-                inline_used: style.inline_scalar_arrays,
-                id_hash: prepared.as_ref().map_or(0, |p| id_hash(&p.entry.id)),
-                prepared,
-                hint: self.hint(index, node),
-            });
-        }
-        out
+        style.inline_scalar_arrays = run.inline.unwrap_or(false);
+        let prepared = self.prepare(index, node, &style);
+        run.reads.push(BulletRead {
+            index,
+            span: node.span,
+            scalar_array,
+            inline_used: style.inline_scalar_arrays,
+            id_hash: prepared.as_ref().map_or(0, |p| id_hash(&p.entry.id)),
+            prepared,
+            hint: self.hint(index, node),
+        });
+        true
     }
 }
 
-impl ace_exec::par::TakeRuns<RunRead> for Bullets<'_> {
-    fn take(&mut self, run: RunRead) {
-        self.take_run(run);
+impl TakeItems<RunRead> for Bullets<'_> {
+    fn take(&mut self, run: RunRead, spanned: usize) {
+        self.take_run(run, spanned);
     }
 }
 
-/// The parser's sink: bullets are read in runs, parsed from their text on
-/// the pool's threads and the parser's own, and taken in order.
-struct Streamed<'s, 'e> {
+/// The bullets' array, taken from the parser: its first bullet, parsed
+/// here, gives the key order the others are compared with, and may settle
+/// the guess of whether lists of scalars stay on one line, before any
+/// other is read.
+struct BulletArray<'t> {
     array_root: bool,
-    /// `bullets` arrays taken; more than one means reading the whole tree.
-    taken: usize,
-    text: &'e str,
-    scope: &'s std::thread::Scope<'s, 'e>,
-    /// What parses the bullets that come as text.
-    parser: Option<Arc<dyn ItemParser>>,
-    /// The state, until the first bullet.
-    waiting: Option<Bullets<'e>>,
-    reads: Option<ace_exec::par::Ordered<'s, 'e, ReadBullets<'e>, Bullets<'e>>>,
+    text: &'t str,
 }
 
-impl<'s, 'e> Streamed<'s, 'e> {
-    fn push(&mut self, index: usize, mut item: Taken) {
-        if self.taken != 1 {
-            return;
+impl<'t> Plan<'t> for BulletArray<'t> {
+    type Read = ReadBullets<'t>;
+    type Take = Bullets<'t>;
+
+    fn wants(&mut self, path: &[&str]) -> bool {
+        if self.array_root {
+            path.is_empty()
+        } else {
+            path == ["bullets"]
         }
-        if let Some(reads) = &mut self.reads {
-            reads.push((index, item));
-            return;
-        }
-        let Some(mut bullets) = self.waiting.take() else {
-            return;
-        };
-        // The first bullet, parsed here: its key order is the template,
-        // and its lists of scalars may settle the guess, before any other
-        // is read.
-        let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
+    }
+
+    fn begin(
+        &mut self,
+        bullets: &mut Bullets<'t>,
+        first: &mut Taken,
+        parse: Option<&mut (dyn FnMut(Span) -> Option<Node> + '_)>,
+    ) -> ReadBullets<'t> {
         let mut template = KeyOrder::new(Vec::new());
-        if let Some(node) = item.resolve(parse.as_deref_mut()) {
+        if let Some(node) = first.resolve(parse) {
             let keys: Vec<String> = key_order_refs(node)
                 .into_iter()
                 .map(str::to_owned)
@@ -735,60 +722,15 @@ impl<'s, 'e> Streamed<'s, 'e> {
                 }
             }
         }
-        drop(parse);
-        let work = ReadBullets {
+        ReadBullets {
             text: self.text,
             style: bullets.style,
             level: bullets.level,
             schema: bullets.schema,
             array_root: bullets.array_root,
             template,
-            parser: self.parser.clone(),
             told: Arc::clone(&bullets.told),
-        };
-        let mut reads = ace_exec::par::Ordered::new(self.scope, work, bullets);
-        reads.push((index, item));
-        self.reads = Some(reads);
-    }
-
-    /// Every bullet taken, read.
-    fn finish(self) -> Bullets<'e> {
-        match (self.reads, self.waiting) {
-            (Some(reads), _) => reads.finish(),
-            (None, Some(bullets)) => bullets,
-            (None, None) => unreachable!("the state is waiting or reading"),
         }
-    }
-}
-
-impl<'s, 'e> ItemSink for Streamed<'s, 'e> {
-    fn wants(&mut self, path: &[&str]) -> bool {
-        let wanted = if self.array_root {
-            path.is_empty()
-        } else {
-            path == ["bullets"]
-        };
-        if wanted {
-            self.taken += 1;
-        }
-        wanted
-    }
-
-    fn text_items(&mut self, parser: Arc<dyn ItemParser>) -> bool {
-        // Only the first array taken is read here.
-        let first = self.taken == 1 && self.parser.is_none();
-        if first {
-            self.parser = Some(parser);
-        }
-        first
-    }
-
-    fn item(&mut self, index: usize, node: Node) {
-        self.push(index, Taken::Node(node));
-    }
-
-    fn item_text(&mut self, index: usize, span: Span) {
-        self.push(index, Taken::Text(span));
     }
 }
 

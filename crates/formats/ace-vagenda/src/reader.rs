@@ -2,9 +2,9 @@
 //! checks of seed 002.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
-use ace_jsonspan::{ItemParser, Node, Taken};
+use ace_jsonspan::stream::{read_items, Plan, ReadItems, TakeItems};
+use ace_jsonspan::{Node, Taken};
 use ace_model::mapping::{self, SectionMap};
 use ace_model::{rules, Diagnostic, Playbook, ReadOutput, Section, Span};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
@@ -133,45 +133,34 @@ impl EntrySink {
     }
 }
 
-/// Reads runs of items of the array at `base`, parsing those that come
-/// as text, on whichever thread takes the run.
-struct ReadRuns<'e> {
+/// Reads the items of the entries array at JSON pointer `base`, on
+/// whichever thread takes their run.
+struct ReadEntries {
     syntax: Syntax,
     base: String,
-    /// The document, and what parses the items that come as its text.
-    text: &'e str,
-    parser: Option<Arc<dyn ItemParser>>,
 }
 
-/// What reading a run gives: its items' reads, and how many bytes of the
-/// text the run spans.
-struct RunRead {
-    reads: Vec<ItemRead>,
-    spanned: usize,
-}
+impl ReadItems for ReadEntries {
+    type Run = Vec<ItemRead>;
 
-impl ace_exec::par::RunWork for ReadRuns<'_> {
-    type Item = (usize, Taken);
-    type Out = RunRead;
+    fn run(&self, len: usize) -> Vec<ItemRead> {
+        Vec::with_capacity(len)
+    }
 
-    fn work(&self, run: Vec<(usize, Taken)>) -> RunRead {
-        let spanned = ace_jsonspan::bytes_spanned(&run);
-        let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
-        // Each item is dropped once read, here: the thread that parsed it
-        // frees it, while it is still in the cache.
-        let reads = run
-            .into_iter()
-            .map(
-                |(index, mut item)| match item.resolve(parse.as_deref_mut()) {
-                    Some(node) => read_item(self.syntax, &self.base, index, node),
-                    None => ItemRead {
-                        unparsed: true,
-                        ..ItemRead::default()
-                    },
-                },
-            )
-            .collect();
-        RunRead { reads, spanned }
+    fn item(&self, run: &mut Vec<ItemRead>, index: usize, node: Option<&mut Node>) -> bool {
+        match node {
+            Some(node) => {
+                run.push(read_item(self.syntax, &self.base, index, node));
+                true
+            }
+            None => {
+                run.push(ItemRead {
+                    unparsed: true,
+                    ..ItemRead::default()
+                });
+                false
+            }
+        }
     }
 }
 
@@ -182,44 +171,50 @@ struct TakeEntries {
     text_len: usize,
 }
 
-impl ace_exec::par::TakeRuns<RunRead> for TakeEntries {
-    fn take(&mut self, run: RunRead) {
+impl TakeItems<Vec<ItemRead>> for TakeEntries {
+    fn take(&mut self, reads: Vec<ItemRead>, spanned: usize) {
         if self.sink.entries.is_empty() {
-            let room = ace_exec::par::room_for_rest(run.reads.len(), run.spanned, self.text_len);
+            let room = ace_exec::par::room_for_rest(reads.len(), spanned, self.text_len);
             self.sink.entries.reserve(room);
             self.sink.derive_from.reserve(room);
         }
-        self.sink.take(run.reads);
+        self.sink.take(reads);
     }
 }
 
-/// The parser's sink: items are read in runs, and once a document has
-/// enough of them, on the pool's threads and the parser's own while
-/// parsing goes on ([`ace_exec::par::Ordered`]).
-struct Streamed<'s, 'e> {
+/// Takes every array where a playbook's entries may stand; what it took
+/// is settled once the document is classified.
+struct EntryArrays {
     syntax: Syntax,
     taken: Vec<Vec<String>>,
-    scope: &'s std::thread::Scope<'s, 'e>,
-    /// Started at the first item, when the array's path is known.
-    reads: Option<ace_exec::par::Ordered<'s, 'e, ReadRuns<'e>, TakeEntries>>,
-    text: &'e str,
-    /// Items may come as text, parsed on the threads that read them: the
-    /// TRON parser's own thread had been the bound of a TRON read.
-    split: bool,
-    parser: Option<Arc<dyn ItemParser>>,
-    /// Some item came as text.
-    handed_text: bool,
 }
 
-impl Streamed<'_, '_> {
-    /// Everything taken, read.
-    fn finish(self) -> EntrySink {
-        let mut sink = match self.reads {
-            Some(reads) => reads.finish().sink,
-            None => EntrySink::new(),
-        };
-        sink.taken = self.taken;
-        sink
+impl<'e> Plan<'e> for EntryArrays {
+    type Read = ReadEntries;
+    type Take = TakeEntries;
+
+    fn wants(&mut self, path: &[&str]) -> bool {
+        let fits = matches!(
+            path,
+            ["entries"] | ["playbook", "entries"] | [_, "playbook", "entries"]
+        );
+        if fits {
+            self.taken
+                .push(path.iter().map(|k| (*k).to_owned()).collect());
+        }
+        fits
+    }
+
+    fn begin(
+        &mut self,
+        _: &mut TakeEntries,
+        _: &mut Taken,
+        _: Option<&mut (dyn FnMut(Span) -> Option<Node> + '_)>,
+    ) -> ReadEntries {
+        ReadEntries {
+            syntax: self.syntax,
+            base: pointer(&self.taken[0]),
+        }
     }
 }
 
@@ -285,67 +280,6 @@ fn read_item_checked(
             .push(not_an_entry(index, node.span, node.type_name())),
     }
     read
-}
-
-impl ace_jsonspan::ItemSink for Streamed<'_, '_> {
-    fn wants(&mut self, path: &[&str]) -> bool {
-        let fits = matches!(
-            path,
-            ["entries"] | ["playbook", "entries"] | [_, "playbook", "entries"]
-        );
-        if fits {
-            self.taken
-                .push(path.iter().map(|k| (*k).to_owned()).collect());
-        }
-        fits
-    }
-
-    fn item(&mut self, index: usize, node: Node) {
-        self.push(index, Taken::Node(node));
-    }
-
-    fn text_items(&mut self, parser: Arc<dyn ItemParser>) -> bool {
-        // Only the first array taken is read here.
-        let first = self.split && self.taken.len() == 1 && self.parser.is_none();
-        if first {
-            self.parser = Some(parser);
-        }
-        first
-    }
-
-    fn item_text(&mut self, index: usize, span: Span) {
-        self.handed_text = true;
-        self.push(index, Taken::Text(span));
-    }
-}
-
-impl Streamed<'_, '_> {
-    fn push(&mut self, index: usize, item: Taken) {
-        // Whatever comes now is read again from the whole tree.
-        if self.taken.len() > 1 {
-            return;
-        }
-        let (syntax, scope, text) = (self.syntax, self.scope, self.text);
-        let parser = self.parser.clone();
-        let base = || pointer(&self.taken[0]);
-        self.reads
-            .get_or_insert_with(|| {
-                ace_exec::par::Ordered::new(
-                    scope,
-                    ReadRuns {
-                        syntax,
-                        base: base(),
-                        text,
-                        parser,
-                    },
-                    TakeEntries {
-                        sink: EntrySink::new(),
-                        text_len: text.len(),
-                    },
-                )
-            })
-            .push((index, item));
-    }
 }
 
 fn not_an_entry(index: usize, span: Span, what: &str) -> Diagnostic {
@@ -574,37 +508,28 @@ fn read_split(
     split: bool,
     sections: &SectionMap,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    let (doc, sink, handed_text) = std::thread::scope(|scope| {
-        let mut sink = Streamed {
-            syntax,
-            taken: Vec::new(),
-            scope,
-            reads: None,
-            text,
-            split,
-            parser: None,
-            handed_text: false,
-        };
-        let doc = match syntax {
-            Syntax::Json => ace_jsonspan::parse_with(text, &mut sink),
-            Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut sink),
-        };
-        let handed_text = sink.handed_text;
-        // Text that does not parse is an error whatever its items say.
-        let sink = match &doc {
-            Ok(_) => sink.finish(),
-            Err(_) => EntrySink::new(),
-        };
-        (doc, sink, handed_text)
+    let plan = EntryArrays {
+        syntax,
+        taken: Vec::new(),
+    };
+    let take = TakeEntries {
+        sink: EntrySink::new(),
+        text_len: text.len(),
+    };
+    let (doc, streamed) = read_items(text, split, plan, take, |sink| match syntax {
+        Syntax::Json => ace_jsonspan::parse_with(text, sink),
+        Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, sink),
     });
     let doc = match doc {
         Ok(doc) => doc,
         // An item handed over as text, before the place of this error,
         // may not parse either, and its error is the one to report: a
         // parse in one piece finds the first.
-        Err(_) if handed_text => return read_whole(text, syntax, sections),
+        Err(_) if streamed.handed_text => return read_whole(text, syntax, sections),
         Err(e) => return Err(e),
     };
+    let mut sink = streamed.take.sink;
+    sink.taken = streamed.plan.taken;
     // `classify` looks at the top-level keys and the `…Info` objects, which
     // the sink leaves alone.
     let kind = classify(&doc.root.to_value_within(2)).ok();
