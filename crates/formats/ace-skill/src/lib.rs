@@ -15,16 +15,19 @@ mod fields;
 mod format;
 mod keep;
 mod layout;
-mod reader;
+mod parts;
+mod read;
 mod stream;
 mod style;
+mod whole;
 mod writer;
 
 pub use ace_model::ReadOutput;
 pub use ace_schema::Generation;
 pub use delta::{check as check_delta, kind_of, sniff, DocumentKind};
 pub use format::{Deltas, SkillJson, DELTAS, FORMAT, GENERATION};
-pub use reader::{read, read_classified, read_whole, read_with};
+pub use read::{read, read_classified, read_with};
+pub use whole::read as read_whole;
 pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the file's layout.

@@ -17,7 +17,7 @@
 //! Anything this does not settle exactly (a bullet that is not an object,
 //! a layout that differs, two `bullets` arrays, a style the first bullets
 //! guessed wrong) makes [`read`] return `None`, and the caller reads the
-//! whole tree ([`crate::reader::read_whole`]), whose findings are the
+//! whole tree ([`crate::whole`]), whose findings are the
 //! reference: a unit test requires the same output from both on every
 //! fixture and corpus file.
 
@@ -33,7 +33,7 @@ use crate::checks::{self, Hint};
 use crate::delta::DocumentKind;
 use crate::fields::KeyOrder;
 use crate::layout::Layout;
-use crate::reader::{
+use crate::parts::{
     finish, generation_note, key_order_refs, mixed_generation, other_generation, read_bullet,
     read_wrapper, schema_diagnostics, schema_diagnostics_of, wrapper_checks,
 };
@@ -759,7 +759,7 @@ mod tests {
     }
 
     fn same_as_whole_with(name: &str, text: &str, schema: bool) -> bool {
-        let whole = crate::reader::read_whole_classified(text, schema);
+        let whole = crate::whole::read_classified(text, schema);
         let streamed = read(text, schema);
         match (whole, streamed) {
             (Err(a), Err(b)) => {
@@ -964,7 +964,7 @@ mod tests {
             "{{\n  \"bullets\": [\n    {}\n  ]\n}}",
             items.join(",\n    ")
         );
-        let pb = crate::reader::read_whole(&text, true).unwrap().playbook;
+        let pb = crate::whole::read(&text, true).unwrap().playbook;
         assert_eq!(pb.entries.len(), n);
         let written = crate::write(&pb).text;
         assert!(
@@ -1044,7 +1044,7 @@ mod tests {
             r#"[{"id": "b-1", "content": "x", "confidence": "high", "scope": "global"}]"#,
         ];
         for text in playbooks {
-            let pb = crate::reader::read_whole(text, true).unwrap().playbook;
+            let pb = crate::whole::read(text, true).unwrap().playbook;
             let written = crate::write(&pb).text;
             assert!(same_as_whole(&written, &written), "fell back on\n{written}");
         }

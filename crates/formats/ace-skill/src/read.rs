@@ -1,0 +1,37 @@
+//! Reading a skill playbook: the bullets are read as they are parsed
+//! ([`crate::stream`]), and the whole span tree ([`crate::whole`]) only
+//! where that read cannot settle the file exactly.
+
+use ace_model::{rules, Diagnostic, ReadOutput, Severity};
+
+use crate::delta::DocumentKind;
+
+/// Reads a skill playbook: `{version, schema_version, last_updated,
+/// bullets: [...], metadata?}` or a bare array of bullets. Only JSON that
+/// does not parse is an error.
+pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
+    read_with(text, Severity::Info)
+}
+
+/// [`read`] for a caller that wants findings of severity `min` and above
+/// only: the bullet schema checks (warnings, and most of a read's time on a
+/// file that breaks its schema) are left out below `Warning`. The
+/// playbook read is the same.
+pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
+    read_classified(text, min).map(|(out, _)| out)
+}
+
+/// [`read_with`], and what [`crate::sniff`] says the text is, found from
+/// the same parse: a caller that refuses deltas need not parse a large
+/// playbook twice to learn it is not one. A delta read this way is read as
+/// a playbook; only the kind is of use then.
+pub fn read_classified(
+    text: &str,
+    min: Severity,
+) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
+    let schema = rules::PLAYBOOK_SCHEMA.severity >= min;
+    match crate::stream::read(text, schema)? {
+        Some(read) => Ok(read),
+        None => crate::whole::read_classified(text, schema),
+    }
+}
