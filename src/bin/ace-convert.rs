@@ -8,25 +8,14 @@ use std::process::ExitCode;
 use ace_io::convert::{self, Destination, Stop};
 use ace_io::Format;
 use ace_io::Source;
+use ace_io::WriteOption;
 use ace_model::LossEntry;
 use ace_model::Severity;
 use ace_tools::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use clap::{Parser, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Arg, CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 const PROG: &str = "ace-convert";
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum ContainerArg {
-    Plan,
-    #[value(name = "todoList", alias = "todolist")]
-    TodoList,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum TronRootArg {
-    Implicit,
-    Braced,
-}
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Report {
@@ -74,19 +63,6 @@ struct Args {
     /// Name to use for standard input in messages.
     #[arg(long, value_name = "NAME", default_value = "<stdin>")]
     stdin_filename: String,
-    /// With `--to skill-json`: write `confidence` and `scope` as schema
-    /// generation 1 (levels and names) or 2 (numbers and objects).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
-    skill_generation: Option<u8>,
-    /// With `--to vagenda-json|vagenda-tron`: the container of a new
-    /// document (a playbook read from vAgenda keeps its own).
-    #[arg(long, value_enum, default_value = "plan")]
-    container: ContainerArg,
-    /// With `--to vagenda-tron`: `implicit` writes vAgenda's house style
-    /// (`key: value` lines at the top); `braced` writes one braced root that
-    /// the official `@tron-format/tron` parser reads.
-    #[arg(long, value_enum, default_value = "implicit")]
-    tron_root: TronRootArg,
     /// Write the IDs the target could not hold, and the IDs they became,
     /// to FILE as a JSON array of `{"old", "new"}` (empty when none changed).
     #[arg(long, value_name = "FILE")]
@@ -98,10 +74,41 @@ struct Args {
     /// List the formats and what each can hold, then exit.
     #[arg(long)]
     list_formats: bool,
+    /// The writers' options that were given: one flag each, made from the
+    /// registry ([`writer_flags`]).
+    #[arg(skip)]
+    options: Vec<(&'static str, String)>,
 }
 
 fn main() -> ExitCode {
-    ExitCode::from(run(Args::parse()) as u8)
+    let options = convert::writer_options(ace_io::Registry::builtin());
+    let matches = Args::command()
+        .args(options.iter().map(writer_flag))
+        .get_matches();
+    let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    for (option, _) in &options {
+        if let Some(value) = matches.get_one::<String>(option.name) {
+            args.options.push((option.name, value.clone()));
+        }
+    }
+    ExitCode::from(run(args) as u8)
+}
+
+/// The flag of an option some writers offer: `--NAME VALUE`.
+fn writer_flag((option, formats): &(WriteOption, Vec<&'static str>)) -> Arg {
+    Arg::new(option.name)
+        .long(option.name)
+        .value_name("VALUE")
+        .value_parser(PossibleValuesParser::new(option.values).map(|typed| {
+            // Matched ignoring case; the writer is given the value it names.
+            let named = option
+                .values
+                .iter()
+                .find(|v| v.eq_ignore_ascii_case(&typed));
+            named.map_or(typed, |v| (*v).to_owned())
+        }))
+        .ignore_case(true)
+        .help(format!("With --to {}: {}", formats.join("|"), option.help))
 }
 
 fn list_formats() -> i32 {
@@ -190,19 +197,10 @@ fn write_ctx(
     let mut ctx = ace_io::WriteCtx::default()
         .with_now(now)
         .with_sections(sections);
-    if let Some(n) = args.skill_generation {
-        ctx = ctx.with_option("skill-generation", n.to_string());
+    for (name, value) in &args.options {
+        ctx = ctx.with_option(name, value.clone());
     }
-    let container = match args.container {
-        ContainerArg::Plan => "plan",
-        ContainerArg::TodoList => "todoList",
-    };
-    let root = match args.tron_root {
-        TronRootArg::Implicit => "implicit",
-        TronRootArg::Braced => "braced",
-    };
-    ctx.with_option("container", container)
-        .with_option("tron-root", root)
+    ctx
 }
 
 /// Says why the conversion stopped; the exit status.

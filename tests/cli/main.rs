@@ -740,6 +740,26 @@ fn skill_playbooks_convert_in_place_byte_identically() {
         .code(2);
 }
 
+/// The writers' options are flags made from the registry: each listed with
+/// the formats that offer it, and its value matched ignoring case but
+/// handed to the writer as the writer names it.
+#[test]
+fn writer_options_are_flags_of_the_registry() {
+    let help = convert().arg("--help").assert().success();
+    let help = String::from_utf8_lossy(&help.get_output().stdout).into_owned();
+    for (option, formats) in ace_io::convert::writer_options(ace_io::Registry::builtin()) {
+        let line = format!("--{} <VALUE>", option.name);
+        assert!(help.contains(&line), "{line} missing from --help");
+        assert!(help.contains(&format!("With --to {}:", formats.join("|"))));
+    }
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "vagenda-tron", "--container", "todolist", "-q"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("class TodoList:"));
+}
+
 #[test]
 fn validate_checks_deltas_against_a_playbook() {
     validate()

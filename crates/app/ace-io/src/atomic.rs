@@ -54,8 +54,8 @@ impl AtomicFile {
 
     /// Asks the system to start writing what was written so far to disk,
     /// without waiting. [`AtomicFile::commit`]'s sync then waits for the
-    /// last few megabytes only, not for all of a large output at once (a
-    /// fifth of a second for 500 MB here). Advisory: a failure is ignored,
+    /// last few megabytes only, not for all of a large output at once.
+    /// Advisory: a failure is ignored,
     /// and the sync in `commit` is what makes the file durable.
     #[cfg(target_os = "linux")]
     fn start_writeback(&mut self) {

@@ -11,7 +11,9 @@ use ace_exec::Out;
 use ace_model::mapping::SectionMap;
 use ace_model::{Diagnostic, LossEntry, Playbook, WriteReport};
 
-use crate::{load, AtomicFile, Format, Parsed, Read, ReadCtx, Source, WriteCtx};
+use crate::{
+    load, AtomicFile, Format, Parsed, Read, ReadCtx, Registry, Source, WriteCtx, WriteOption,
+};
 
 /// Why a conversion stops.
 #[derive(Debug)]
@@ -31,6 +33,22 @@ pub enum Stop {
 
 /// The `--section-map` file's rows before the built-in ones; none, the
 /// built-in table.
+/// Every option some writer of `registry` offers, once, with the names
+/// of the formats that offer it, in registry order: what a command line
+/// makes flags of.
+pub fn writer_options(registry: &Registry) -> Vec<(WriteOption, Vec<&'static str>)> {
+    let mut options: Vec<(WriteOption, Vec<&'static str>)> = Vec::new();
+    for format in registry.formats() {
+        for option in format.imp().write_options() {
+            match options.iter_mut().find(|(o, _)| o.name == option.name) {
+                Some((_, names)) => names.push(format.name()),
+                None => options.push((*option, vec![format.name()])),
+            }
+        }
+    }
+    options
+}
+
 pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
     let Some(path) = path else {
         return Ok(Arc::default());

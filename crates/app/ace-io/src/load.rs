@@ -58,8 +58,8 @@ pub struct Source {
 
 /// The text of an input, checked to be UTF-8 without NUL bytes. A large
 /// regular file is mapped instead of read: reading it means zeroing fresh
-/// pages for a buffer and copying the page cache into them, a tenth of a
-/// conversion's time at 100k entries (docs/decisions.md).
+/// pages for a buffer and copying the page cache into them
+/// (docs/performance.md, "Choices the figures rest on").
 #[derive(Debug, Default)]
 pub struct Text(Repr);
 

@@ -249,8 +249,8 @@ pub fn print_runs_reporting<R: Send>(
             let mut buf = Out::new();
             let mut reported = Vec::new();
             print(range, &mut buf, &mut reported);
-            // Bytes: the text is UTF-8 as it was printed, and checking each
-            // run again cost a twentieth of a TRON write.
+            // Bytes: the text is UTF-8 as it was printed, so it is not
+            // checked again.
             (buf.into_bytes(), reported)
         },
         |(text, reported)| {
@@ -300,8 +300,8 @@ const MAX_UNTAKEN: usize = 16;
 /// producing the items) works on the oldest waiting run whenever more
 /// wait than the workers are about to take, instead of handing every run
 /// to as many threads as there are cores and sleeping: with more threads
-/// than cores, the scheduler often left a core idle while two threads
-/// took turns on the other, a quarter of a TRON read's time.
+/// than cores, the scheduler often leaves a core idle while two threads
+/// take turns on the other.
 ///
 /// Up to [`MIN_ITEMS`] items everything stays on the calling thread.
 pub struct Ordered<'s, 'e, W: RunWork, T: TakeRuns<W::Out>> {

@@ -18,7 +18,7 @@ pub struct LossEntry {
     /// Dotted path of the field (`title`, `sections[str].weight`, ...).
     /// Borrowed where it is a fixed name, as the reason nearly always is:
     /// a conversion of a large playbook reports a loss or two per entry,
-    /// and allocating both strings for each was a tenth of the write.
+    /// and neither string is allocated for it.
     pub field: Cow<'static, str>,
     pub reason: Cow<'static, str>,
 }

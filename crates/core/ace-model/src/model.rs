@@ -101,7 +101,7 @@ impl Section {
 /// Only the fields nearly every entry has are stored inline; the others live
 /// in [`Rare`] behind one box that exists only once one of them is set.
 /// A million-entry playbook is read into one vector, and with every field
-/// inline an entry took 576 bytes before its strings. The rare fields read
+/// inline an entry would take 576 bytes before its strings. The rare fields read
 /// through `Deref` (`entry.title`) and writing one (`entry.title = ...`)
 /// allocates the box, so code reads as if every field were inline.
 #[derive(Debug, Clone, Default)]

@@ -9,7 +9,7 @@ pub fn normalize(content: &str) -> String {
         }
         if word.is_ascii() {
             // Most content is ASCII; lowering it in place avoids the
-            // per-char Unicode tables that made this a quarter of a lint run.
+            // per-char Unicode tables.
             let start = out.len();
             out.push_str(word);
             out[start..].make_ascii_lowercase();

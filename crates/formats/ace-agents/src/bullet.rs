@@ -133,8 +133,8 @@ pub(crate) fn parse(line: &str) -> Parsed<'_> {
 }
 
 /// The seed's form of a bullet line (no line ending), appended to `out`:
-/// the reader renders every bullet it reads, and `format!` was a fifth of
-/// an AGENTS.md read.
+/// the reader renders every bullet it reads, so this appends in place
+/// rather than formatting a new string.
 fn render_into(
     out: &mut String,
     id: &str,

@@ -13,9 +13,9 @@
 //! - `{"end": key, "title": ...}` is where a section's bullets end, the
 //!   place new bullets of that section go.
 //!
-//! A run costs a large file about one ID's bytes per bullet. An object per
-//! bullet (a map, two keys and the section again, the form before runs and
-//! still read) was most of what an AGENTS.md read held beyond its entries.
+//! A run costs a large file about one ID's bytes per bullet, where an
+//! object per bullet (a map, two keys and the section again: an older
+//! form, still read) costs several times the bullet's entry.
 
 use serde_json::{Map, Value};
 

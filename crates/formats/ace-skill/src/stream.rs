@@ -473,11 +473,10 @@ fn id_hash(id: &str) -> u64 {
     foldhash::fast::FixedState::with_seed(0).hash_one(id)
 }
 
-/// Which entries share their ID with another, by index. At a million
-/// bullets a map of every ID cost a quarter of a second after the last
-/// bullet was read, on one core, nearly all of it cache misses; sorting
-/// the IDs' hashes (taken as the bullets were read) finds the few that may
-/// repeat, and only those IDs are compared.
+/// Which entries share their ID with another, by index. A map of every ID,
+/// built after the last bullet is read, is on one core and nearly all
+/// cache misses; sorting the IDs' hashes (taken as the bullets were read)
+/// finds the few that may repeat, and only those IDs are compared.
 fn repeated_ids<'e>(entries: &'e [Entry], hashes: &[u64]) -> impl Fn(usize) -> bool + 'e {
     let mut sorted = hashes.to_vec();
     sorted.sort_unstable();

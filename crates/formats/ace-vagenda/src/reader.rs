@@ -473,8 +473,7 @@ pub fn read(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
 }
 
 /// [`read`], and what [`kind_of`] says of the text, from the same parse:
-/// a caller that turns patches away need not parse the file twice (for
-/// TRON, that parse was a fifth of a conversion).
+/// a caller that turns patches away need not parse the file twice.
 pub fn read_classified(
     text: &str,
     syntax: Syntax,

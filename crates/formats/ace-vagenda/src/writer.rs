@@ -63,8 +63,8 @@ fn metrics(entries: &[Entry], last_updated: &str) -> Value {
     Value::Object(m)
 }
 
-/// The kind each section maps to, worked out once per write: looked up in
-/// the mapping's table for every entry, it was a fortieth of a TRON write.
+/// The kind each section maps to, worked out once per write rather than
+/// looked up in the mapping's table for every entry.
 struct SectionKinds<'p> {
     pb: &'p Playbook,
     /// Beside `pb.sections`.

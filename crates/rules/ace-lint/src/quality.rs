@@ -51,8 +51,8 @@ pub(crate) fn vague(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) {
     if e.content.trim().is_empty() {
         return; // ACE021
     }
-    // Counting first: only short content can be generic or too short, and
-    // lowering every word of every entry was a tenth of a lint run.
+    // Counting first: only short content can be generic or too short, so
+    // only short content is lowered word by word.
     let count = word_iter(&e.content).count();
     let generic =
         count <= GENERIC_MAX_WORDS && GENERIC.contains(&words(&e.content).join(" ").as_str());
@@ -86,10 +86,10 @@ struct SecretPatterns {
 }
 
 /// Compiling these patterns is paid by every ace-validate run, and with
-/// `regex`'s defaults it was 3 ms, more than validating a 30 KB playbook. So
+/// `regex`'s defaults it costs more than validating a small playbook. So
 /// they are ASCII-only (`(?-u)`: credentials and the one-off values are
 /// ASCII; Unicode `\b`, `\d` and case folding blow up the automata) and
-/// built without a literal prefilter, whose construction was most of the
+/// built without a literal prefilter, whose construction is most of the
 /// rest. Entries are short, so the lazy DFA alone scans them fast enough.
 fn compile(patterns: &[&str], kind: MatchKind) -> Regex {
     let ascii: Vec<String> = patterns.iter().map(|p| format!("(?-u){p}")).collect();

@@ -33,7 +33,7 @@ pub enum Kind {
     Bool(bool),
     /// The number exactly as written (`0.80`, `1e-05`, `-0`). Inline up
     /// to 23 bytes, as nearly every number is: a playbook entry has three,
-    /// and allocating each was a parser's cost.
+    /// and none of them allocates.
     Number(SmolStr),
     String(String),
     Array(Vec<Node>),
@@ -433,8 +433,7 @@ const PAIRWISE: usize = 32;
 
 /// A key's length and its first eight bytes: two different keys of one
 /// object rarely share them, so comparing these settles almost every pair
-/// without reading the keys again (every entry of a playbook is checked,
-/// and this check was a tenth of a vAgenda read).
+/// without reading the keys again (every entry of a playbook is checked).
 fn fingerprint(key: &str) -> u64 {
     let b = key.as_bytes();
     let mut head = [0u8; 8];

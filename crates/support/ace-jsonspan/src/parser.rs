@@ -1,10 +1,9 @@
 //! Strict JSON straight into [`Node`]s, in one pass over the bytes.
 //!
-//! It replaced dprint's `jsonc-parser`, whose syntax tree was then copied
-//! into ours: two trees per document, and a third of a 50 MB vAgenda read
-//! spent in malloc and free. What it accepts and the messages it gives are
-//! those of the parser it replaced (JSONC extensions off), so diagnostics
-//! did not change with it.
+//! One tree per document, built as the bytes are read, rather than a
+//! general parser's syntax tree copied into ours. What it accepts and the
+//! messages it gives are those of dprint's `jsonc-parser` with its JSONC
+//! extensions off (docs/decisions.md).
 
 use ace_model::{rules, Diagnostic, Span};
 
