@@ -138,10 +138,6 @@ impl LineIndex {
         let s = text.get(start..end).unwrap_or("");
         s.strip_suffix('\r').unwrap_or(s)
     }
-
-    pub fn line_count(&self) -> usize {
-        self.starts.len()
-    }
 }
 
 #[cfg(test)]

@@ -575,13 +575,6 @@ impl Playbook {
     pub fn section(&self, key: &str) -> Option<&Section> {
         self.sections.iter().find(|s| s.key == key)
     }
-
-    /// Entries of one section (`None`: the entries before any section), in order.
-    pub fn entries_in<'a>(&'a self, key: Option<&'a str>) -> impl Iterator<Item = &'a Entry> + 'a {
-        self.entries
-            .iter()
-            .filter(move |e| e.section.as_deref() == key)
-    }
 }
 
 /// A playbook and everything its reader noticed, in source order.
