@@ -9,6 +9,7 @@
 //! is documented in docs/formats/skill-json.md. Deltas are recognised and
 //! checked ([`delta`]), not applied.
 
+mod bullets;
 mod checks;
 pub mod delta;
 mod fields;
@@ -17,17 +18,14 @@ mod keep;
 mod layout;
 mod parts;
 mod read;
-mod stream;
 mod style;
-mod whole;
 mod writer;
 
 pub use ace_model::ReadOutput;
 pub use ace_schema::Generation;
 pub use delta::{check as check_delta, kind_of, sniff, DocumentKind};
 pub use format::{Deltas, SkillJson, DELTAS, FORMAT, GENERATION};
-pub use read::{read, read_classified, read_with};
-pub use whole::read as read_whole;
+pub use read::{read, read_classified, read_whole, read_with};
 pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the file's layout.

@@ -262,14 +262,6 @@ pub(crate) fn read_bullet(
 }
 
 /// A bullet's keys in file order, each once.
-pub(crate) fn key_order(node: &Node) -> Vec<String> {
-    key_order_refs(node)
-        .into_iter()
-        .map(str::to_owned)
-        .collect()
-}
-
-/// [`key_order`] without copying the keys.
 pub(crate) fn key_order_refs(node: &Node) -> Vec<&str> {
     let mut keys: Vec<&str> = Vec::new();
     for m in node.members().unwrap_or(&[]) {
@@ -401,4 +393,54 @@ fn check_metadata(meta: &Node, entries: &[Entry], diags: &mut Vec<Diagnostic>) {
             ));
         }
     }
+}
+
+/// An item of the bullets array that is not an object.
+pub(crate) fn not_a_bullet(index: usize, item: &Node) -> Diagnostic {
+    Diagnostic::new(
+        &rules::SKILL_SHAPE,
+        item.span,
+        format!(
+            "bullet #{} is {}, expected an object; it is kept in place but is not an entry",
+            index + 1,
+            item.type_name()
+        ),
+    )
+}
+
+/// ACE046 when the detected style does not give back the file's bytes.
+pub(crate) fn check_layout(
+    root: &Node,
+    text: &str,
+    layout: &layout::Layout,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // The check on the bytes settles nearly every file; only where it
+    // cannot is the printing compared, which also finds the place.
+    if root.span.start == text.len() - body.len()
+        && text[root.span.end..] == *if layout.style.final_newline { "\n" } else { "" }
+        && layout.style.keeps(root, text, 0)
+    {
+        return;
+    }
+    // Compared as it is printed: a copy of a large file would be most of
+    // the read's memory.
+    let mut compare = crate::style::Compare::new(body);
+    layout.style.render_into(root, &mut compare);
+    let Some((offset, line_start, want)) = compare.finish() else {
+        return;
+    };
+    let shift = text.len() - body.len();
+    let line_end = body[line_start.min(body.len())..]
+        .find('\n')
+        .map_or(body.len(), |i| line_start + i);
+    diags.push(Diagnostic::new(
+        &rules::LAYOUT_NOT_KEPT,
+        Span::new(shift + offset.max(line_start), shift + line_end.max(offset)),
+        format!(
+            "a rewrite would change this file's layout from here on (the data stays the same); this line would read `{}`",
+            want.trim()
+        ),
+    ));
 }

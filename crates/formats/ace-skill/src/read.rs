@@ -1,6 +1,6 @@
-//! Reading a skill playbook: the bullets are read as they are parsed
-//! ([`crate::stream`]), and the whole span tree ([`crate::whole`]) only
-//! where that read cannot settle the file exactly.
+//! Reading a skill playbook: the bullets are read as they are parsed, or
+//! from the whole span tree where that read cannot settle the file
+//! exactly; both by [`crate::bullets`].
 
 use ace_model::{rules, Diagnostic, ReadOutput, Severity};
 
@@ -30,8 +30,15 @@ pub fn read_classified(
     min: Severity,
 ) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
     let schema = rules::PLAYBOOK_SCHEMA.severity >= min;
-    match crate::stream::read(text, schema)? {
+    match crate::bullets::read(text, schema)? {
         Some(read) => Ok(read),
-        None => crate::whole::read_classified(text, schema),
+        None => crate::bullets::read_tree(text, schema),
     }
+}
+
+/// [`read`] from the whole span tree, which the streamed read must equal
+/// (the fuzz targets check it). `schema`: run the bullet schema checks.
+#[doc(hidden)]
+pub fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnostic> {
+    crate::bullets::read_tree(text, schema).map(|(out, _)| out)
 }

@@ -1,41 +1,44 @@
-//! A skill playbook read bullet by bullet as it is parsed.
-//!
-//! The span tree of a bullet is several times its text, so a large file
-//! read whole holds several times its size. Here the parser hands each
-//! bullet to [`Bullets`], which reads it into an entry, runs its checks and
-//! drops it. What needs every bullet is kept small and settled at the end:
+//! The bullets of a skill playbook, read one by one: as the parser meets
+//! them ([`read`]), or in order from the whole span tree ([`read_tree`]).
+//! Both feed the same [`Bullets`], which reads each bullet into an entry,
+//! runs its checks and keeps what needs every bullet small, settled at the
+//! end:
 //! - the file's generation is the majority of the bullets' hints, so a
 //!   bullet without a hint has its schema errors kept under both
 //!   generations (usually none), and a hinted one its label, for the note
 //!   on a bullet whose generation is not the file's;
 //! - the first bullet's key order is the template, and only the bullets it
 //!   does not give are recorded (repeated IDs are filled in at the end);
-//! - the layout check compares each bullet's printing with its own bytes,
-//!   the separators between bullets with theirs, then the document with
-//!   the bullets' array read as `[]`.
+//! - streamed, the layout check compares each bullet's printing with its
+//!   own bytes, the separators between bullets with theirs, then the
+//!   document with the bullets' array read as `[]`; from the tree, the
+//!   whole document is compared once.
 //!
-//! Anything this does not settle exactly (a bullet that is not an object,
-//! a layout that differs, two `bullets` arrays, a style the first bullets
-//! guessed wrong) makes [`read`] return `None`, and the caller reads the
-//! whole tree ([`crate::whole`]), whose findings are the
-//! reference: a unit test requires the same output from both on every
-//! fixture and corpus file.
+//! The span tree of a bullet is several times its text, so a large file
+//! is read streamed, and each bullet's tree dropped once read. What that
+//! cannot settle exactly (a bullet that is not an object, a layout that
+//! differs, two `bullets` arrays, a style the first bullets guessed wrong)
+//! makes [`read`] return `None`, and the caller reads the tree: a unit
+//! test requires the same output both ways on every fixture and corpus
+//! file.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 
 use ace_jsonspan::stream::{read_items, Plan, ReadItems, TakeItems};
 use ace_jsonspan::{Kind, Node, Taken};
-use ace_model::{Diagnostic, Entry, Playbook, ReadOutput, Span};
+use ace_model::{rules, Diagnostic, Entry, Playbook, ReadOutput, Span};
 use ace_schema::Generation;
+use serde_json::Value;
 
 use crate::checks::{self, Hint};
 use crate::delta::DocumentKind;
 use crate::fields::KeyOrder;
 use crate::layout::Layout;
 use crate::parts::{
-    finish, generation_note, key_order_refs, mixed_generation, other_generation, read_bullet,
-    read_wrapper, schema_diagnostics, schema_diagnostics_of, wrapper_checks,
+    check_layout, finish, generation_note, key_order_refs, mixed_generation, not_a_bullet,
+    other_generation, read_bullet, read_wrapper, schema_diagnostics, schema_diagnostics_of,
+    wrapper_checks,
 };
 use crate::style::{first_scalar_array, indent_at, indent_of, Compare, Style};
 
@@ -70,6 +73,41 @@ pub(crate) fn read(
     // The taken bullets leave the root's keys, all the kind looks at.
     let kind = crate::kind_of(&doc.root);
     Ok(bullets.finish(doc).map(|out| (out, kind)))
+}
+
+/// [`crate::read`] from the whole span tree: what reads the files the
+/// streamed read cannot settle, and the reference it is checked against
+/// (here and by the fuzz targets). The bullets are read by the same code,
+/// in order, from the tree. `schema`: run the bullet schema checks.
+pub(crate) fn read_tree(
+    text: &str,
+    schema: bool,
+) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
+    let doc = ace_jsonspan::parse(text)?;
+    let kind = crate::kind_of(&doc.root);
+    let root = &doc.root;
+    let items: &[Node] = match &root.kind {
+        Kind::Array(items) => items,
+        Kind::Object(_) => root.get("bullets").and_then(Node::as_array).unwrap_or(&[]),
+        _ => return Err(not_a_playbook(root)),
+    };
+    let Some(bullets) = Bullets::new(text, schema) else {
+        return Err(not_a_playbook(root));
+    };
+    let style = Style::detect(root, text);
+    let bullets = bullets.read_tree(items, style);
+    Ok((bullets.assemble(doc, style), kind))
+}
+
+fn not_a_playbook(root: &Node) -> Diagnostic {
+    Diagnostic::new(
+        &rules::SKILL_SHAPE,
+        root.span,
+        format!(
+            "expected an object with `bullets` or an array of bullets, found {}",
+            root.type_name()
+        ),
+    )
 }
 
 fn gen_index(g: Generation) -> usize {
@@ -131,6 +169,12 @@ struct Bullets<'t> {
     first_scalar_array: Option<Span>,
     /// What the threads reading bullets learn from here.
     told: Arc<Told>,
+    /// Fed from the whole tree: the style is known, the layout is checked
+    /// on the whole document at the end, and items that are not objects
+    /// are kept in place.
+    tree: bool,
+    /// Items that are not objects, with their index (read from the tree).
+    non_bullets: Vec<(usize, Value)>,
 }
 
 /// What the bullets' readers are told as the bullets are taken in order.
@@ -217,6 +261,8 @@ impl<'t> Bullets<'t> {
             id_hashes: Vec::new(),
             first_scalar_array: None,
             told: Arc::default(),
+            tree: false,
+            non_bullets: Vec::new(),
         })
     }
 
@@ -254,7 +300,7 @@ impl<'t> Bullets<'t> {
             span: node_span,
             scalar_array,
             inline_used,
-            prepared,
+            item,
             id_hash,
             hint,
         } = read;
@@ -274,12 +320,15 @@ impl<'t> Bullets<'t> {
                 return None;
             }
         }
-        // The layout first: a file that will not keep it is read whole.
-        match index {
-            0 => self.first_start = Some(node_span.start),
-            _ => {
-                if self.text.get(self.prev_end..node_span.start)? != self.between {
-                    return None;
+        // The layout first: a streamed file that will not keep it is read
+        // whole.
+        if !self.tree {
+            match index {
+                0 => self.first_start = Some(node_span.start),
+                _ => {
+                    if self.text.get(self.prev_end..node_span.start)? != self.between {
+                        return None;
+                    }
                 }
             }
         }
@@ -287,7 +336,16 @@ impl<'t> Bullets<'t> {
             diags,
             entry: e,
             order,
-        } = prepared?;
+        } = match item {
+            ItemRead::Entry(prepared) => prepared,
+            ItemRead::NotObject(value, diag) => {
+                self.item_diags.push(diag);
+                self.non_bullets.push((index, value));
+                return Some(());
+            }
+            ItemRead::Unsettled => return None,
+        };
+        self.first_start.get_or_insert(node_span.start);
         self.prev_end = node_span.end;
 
         self.item_diags.extend(diags);
@@ -349,12 +407,11 @@ impl<'t> Bullets<'t> {
         }
     }
 
-    fn finish(mut self, doc: ace_jsonspan::Document) -> Option<ReadOutput> {
+    fn finish(self, doc: ace_jsonspan::Document) -> Option<ReadOutput> {
         if self.odd || self.taken != 1 {
             return None;
         }
         let text = self.text;
-        let file_gen = self.majority();
         let root = &doc.root;
         let bullets = if self.array_root {
             root
@@ -367,7 +424,6 @@ impl<'t> Bullets<'t> {
             return None;
         }
         let arr = bullets.span;
-        let count = self.entries.len();
 
         // The style the whole read detects, from the whole document.
         let mut style = self.style;
@@ -416,10 +472,53 @@ impl<'t> Bullets<'t> {
             return None;
         }
 
+        Some(self.assemble(doc, style))
+    }
+
+    /// Reads the items of the tree's bullets array (`items`) in order: the
+    /// style is the whole document's, and the layout is checked on the
+    /// whole document when the read is assembled.
+    fn read_tree(mut self, items: &[Node], style: Style) -> Self {
+        self.tree = true;
+        self.style = style;
+        self.inline_guessed = true;
+        let told = 1 + u8::from(style.inline_scalar_arrays);
+        self.told.inline.store(told, Ordering::Relaxed);
+        let keys: Vec<String> = items
+            .iter()
+            .find(|n| n.members().is_some())
+            .map(|n| key_order_refs(n).into_iter().map(str::to_owned).collect())
+            .unwrap_or_default();
+        self.template = KeyOrder::new(keys.clone());
+        let reader = ReadBullets {
+            text: self.text,
+            style,
+            level: self.level,
+            schema: self.schema,
+            array_root: self.array_root,
+            template: KeyOrder::new(keys),
+            told: Arc::clone(&self.told),
+            tree: true,
+        };
+        let mut run = reader.run(items.len());
+        for (index, node) in items.iter().enumerate() {
+            reader.read(&mut run, index, node);
+        }
+        self.take_run(run, 0);
+        self
+    }
+
+    /// The read, from what the bullets gave and the rest of the document.
+    fn assemble(mut self, doc: ace_jsonspan::Document, style: Style) -> ReadOutput {
+        let text = self.text;
+        let file_gen = self.majority();
+        let root = &doc.root;
+        let count = self.entries.len();
         let mut pb = Playbook::default();
         let mut layout = Layout {
             array: self.array_root,
             style,
+            non_bullets: std::mem::take(&mut self.non_bullets),
             ..Layout::default()
         };
         let mut diags = doc.diagnostics;
@@ -447,8 +546,7 @@ impl<'t> Bullets<'t> {
         drop(repeated);
         layout.bullet_keys = self.template.into_order();
 
-        if count > 0 {
-            let start = self.first_start.unwrap_or(arr.start);
+        if let (true, Some(start)) = (count > 0, self.first_start) {
             let first = self.first_hint[gen_index(file_gen)].unwrap_or(Span::new(start, start + 1));
             diags.push(generation_note(file_gen, self.all_none, first));
             diags.extend(self.gen_diags);
@@ -458,13 +556,18 @@ impl<'t> Bullets<'t> {
             }
             diags.append(&mut self.unhinted[gen_index(file_gen)]);
             for (index, span) in std::mem::take(&mut self.recheck[gen_index(file_gen)]) {
-                let node = ace_jsonspan::parse_at(text, span.start..span.end)?;
-                diags.extend(schema_diagnostics(&node, index, file_gen, self.array_root));
+                // It parsed as part of the document: the span is one value.
+                if let Some(node) = ace_jsonspan::parse_at(text, span.start..span.end) {
+                    diags.extend(schema_diagnostics(&node, index, file_gen, self.array_root));
+                }
             }
         }
         pb.entries = self.entries;
         wrapper_checks(root, &pb.entries, &mut diags);
-        Some(finish(pb, layout, diags))
+        if self.tree {
+            check_layout(root, text, &layout, &mut diags);
+        }
+        finish(pb, layout, diags)
     }
 }
 
@@ -507,6 +610,16 @@ struct Prepared {
     order: Option<Vec<String>>,
 }
 
+/// What an item of the bullets array is, read on its own.
+enum ItemRead {
+    Entry(Prepared),
+    /// Not an object (read from the tree): kept in place, with its note.
+    NotObject(Value, Diagnostic),
+    /// Not an object, or not in the layout, in a streamed read: the file
+    /// is read whole.
+    Unsettled,
+}
+
 /// What a bullet's generation hints give on their own.
 enum HintRead {
     /// No hint; the schema checks under either generation, when run.
@@ -537,8 +650,7 @@ struct BulletRead {
     /// stay on one line.
     scalar_array: Option<Span>,
     inline_used: bool,
-    /// `None` if it is not an object or does not keep the layout.
-    prepared: Option<Prepared>,
+    item: ItemRead,
     id_hash: u64,
     hint: HintRead,
 }
@@ -566,29 +678,39 @@ struct ReadBullets<'t> {
     /// The first bullet's key order, which the others are compared with.
     template: KeyOrder<'static>,
     told: Arc<Told>,
+    /// Items come from the whole tree ([`Bullets::read_tree`]).
+    tree: bool,
 }
 
 impl ReadBullets<'_> {
-    /// What a bullet gives that depends on no other: `None` if it is not
-    /// an object or does not keep the layout in `style`.
-    fn prepare(&self, index: usize, node: &Node, style: &Style) -> Option<Prepared> {
+    /// What a bullet gives that depends on no other.
+    fn prepare(&self, index: usize, node: &Node, style: &Style) -> ItemRead {
         let Kind::Object(members) = &node.kind else {
-            return None;
-        };
-        if !style.keeps(node, self.text, self.level) {
-            let mut compare = Compare::new(self.text.get(node.span.start..node.span.end)?);
-            style.write(node, self.level, &mut compare);
-            if compare.finish().is_some() {
-                return None;
+            if self.tree {
+                return ItemRead::NotObject(node.to_value(), not_a_bullet(index, node));
             }
-        }
+            return ItemRead::Unsettled;
+        };
         let mut diags = Vec::new();
-        ace_jsonspan::duplicate_keys(node, &mut diags);
+        if !self.tree {
+            if !style.keeps(node, self.text, self.level) {
+                let Some(own) = self.text.get(node.span.start..node.span.end) else {
+                    return ItemRead::Unsettled;
+                };
+                let mut compare = Compare::new(own);
+                style.write(node, self.level, &mut compare);
+                if compare.finish().is_some() {
+                    return ItemRead::Unsettled;
+                }
+            }
+            // The parser reports those of the items it keeps in the tree.
+            ace_jsonspan::duplicate_keys(node, &mut diags);
+        }
         let entry = read_bullet(node, members, index, &mut diags);
         let keys = key_order_refs(node);
         let order = (self.template.keys(&entry) != keys)
             .then(|| keys.into_iter().map(str::to_owned).collect());
-        Some(Prepared {
+        ItemRead::Entry(Prepared {
             diags,
             entry,
             order,
@@ -650,6 +772,14 @@ impl ReadItems for ReadBullets<'_> {
             run.unparsed = true;
             return false;
         };
+        self.read(run, index, node);
+        true
+    }
+}
+
+impl ReadBullets<'_> {
+    /// Reads item `index` into `run`.
+    fn read(&self, run: &mut RunRead, index: usize, node: &Node) {
         let scalar_array = first_scalar_array(node).map(|a| a.span);
         if let (None, Some(array)) = (run.inline, scalar_array) {
             run.inline = self
@@ -659,17 +789,20 @@ impl ReadItems for ReadBullets<'_> {
         }
         let mut style = self.style;
         style.inline_scalar_arrays = run.inline.unwrap_or(false);
-        let prepared = self.prepare(index, node, &style);
+        let item = self.prepare(index, node, &style);
+        let (id_hash, hint) = match &item {
+            ItemRead::Entry(p) => (id_hash(&p.entry.id), self.hint(index, node)),
+            _ => (0, HintRead::None { schema: None }),
+        };
         run.reads.push(BulletRead {
             index,
             span: node.span,
             scalar_array,
             inline_used: style.inline_scalar_arrays,
-            id_hash: prepared.as_ref().map_or(0, |p| id_hash(&p.entry.id)),
-            prepared,
-            hint: self.hint(index, node),
+            item,
+            id_hash,
+            hint,
         });
-        true
     }
 }
 
@@ -729,6 +862,7 @@ impl<'t> Plan<'t> for BulletArray<'t> {
             array_root: bullets.array_root,
             template,
             told: Arc::clone(&bullets.told),
+            tree: false,
         }
     }
 }
@@ -758,7 +892,7 @@ mod tests {
     }
 
     fn same_as_whole_with(name: &str, text: &str, schema: bool) -> bool {
-        let whole = crate::whole::read_classified(text, schema);
+        let whole = read_tree(text, schema);
         let streamed = read(text, schema);
         match (whole, streamed) {
             (Err(a), Err(b)) => {
@@ -963,7 +1097,7 @@ mod tests {
             "{{\n  \"bullets\": [\n    {}\n  ]\n}}",
             items.join(",\n    ")
         );
-        let pb = crate::whole::read(&text, true).unwrap().playbook;
+        let pb = crate::read_whole(&text, true).unwrap().playbook;
         assert_eq!(pb.entries.len(), n);
         let written = crate::write(&pb).text;
         assert!(
@@ -1043,7 +1177,7 @@ mod tests {
             r#"[{"id": "b-1", "content": "x", "confidence": "high", "scope": "global"}]"#,
         ];
         for text in playbooks {
-            let pb = crate::whole::read(text, true).unwrap().playbook;
+            let pb = crate::read_whole(text, true).unwrap().playbook;
             let written = crate::write(&pb).text;
             assert!(same_as_whole(&written, &written), "fell back on\n{written}");
         }
