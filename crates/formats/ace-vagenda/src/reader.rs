@@ -532,10 +532,11 @@ fn read_split(
     // `classify` looks at the top-level keys and the `…Info` objects, which
     // the sink leaves alone.
     let kind = classify(&doc.root.to_value_within(2)).ok();
-    if let Some(out) = read_tree(doc, syntax, Some(sink), sections) {
-        return Ok((out, kind));
+    let tree = Tree::new(doc, syntax);
+    match (!sink.taken.is_empty()).then_some(sink) {
+        Some(sink) if !tree.took_the_entries(&sink) => read_whole(text, syntax, sections),
+        sink => Ok((read_tree(tree, sink, sections), kind)),
     }
-    read_whole(text, syntax, sections)
 }
 
 /// [`read_classified`] from a parse in one piece, with no sink: what the
@@ -547,66 +548,99 @@ fn read_whole(
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
     let doc = parse(text, syntax)?;
     let kind = classify(&doc.root.to_value_within(2)).ok();
-    // With no sink there is nothing to parse again for.
-    Ok((
-        read_tree(doc, syntax, None, sections).unwrap_or_default(),
-        kind,
-    ))
+    Ok((read_tree(Tree::new(doc, syntax), None, sections), kind))
 }
 
-/// [`read`] of a parsed document whose playbook entries `sink` took, if it
-/// took any; `None` if what it took is not what the document's playbook
-/// holds, and the document must be parsed again without it.
-fn read_tree(
+/// A parsed document made ready to read: its value, what it is, and the
+/// copy the model is read from.
+struct Tree {
     doc: ace_jsonspan::Document,
-    syntax: Syntax,
-    sink: Option<EntrySink>,
-    sections: &SectionMap,
-) -> Option<ReadOutput> {
-    let sink = sink.filter(|s| !s.taken.is_empty());
+    /// The document as a value, with TRON's absent nulls dropped: what the
+    /// schemas check.
+    raw: Value,
+    /// JSON's value without its absent nulls, when it has any: what the
+    /// model is read from.
+    copy: Option<Value>,
+    kind: Result<DocKind, String>,
+}
+
+impl Tree {
+    fn new(doc: ace_jsonspan::Document, syntax: Syntax) -> Tree {
+        let mut raw = doc.root.to_value();
+        let kind = classify(&raw);
+        let mut copy = None;
+        if let Ok(kind) = &kind {
+            let root_ty = match kind {
+                DocKind::Document { .. } => Ty::Root,
+                DocKind::Patch => Ty::PlaybookPatch,
+                DocKind::PatchOp => Ty::PlaybookPatchOp,
+                DocKind::Playbook => Ty::Playbook,
+                DocKind::Entry => Ty::PlaybookEntry,
+            };
+            // TRON has no way to leave a class property out, so its nulls
+            // are checked as absent; in JSON a null is what the author
+            // wrote, and the model is read from a copy without them only if
+            // there are any (the copy of a large playbook is most of the
+            // read's memory).
+            match syntax {
+                Syntax::Json if has_absent_nulls(&raw, root_ty) => {
+                    let mut v = raw.clone();
+                    drop_absent_nulls(&mut v, root_ty);
+                    copy = Some(v);
+                }
+                Syntax::Json => {}
+                Syntax::Tron => drop_absent_nulls(&mut raw, root_ty),
+            }
+        }
+        Tree {
+            doc,
+            raw,
+            copy,
+            kind,
+        }
+    }
+
+    /// Whether what `sink` took is exactly the ACE entries of the
+    /// document's playbook, which the tree lacks. If not (an event log, two
+    /// candidate arrays, an array of a document that is not vAgenda), the
+    /// tree lacks what the sink took, and the document is parsed again
+    /// without a sink.
+    fn took_the_entries(&self, sink: &EntrySink) -> bool {
+        let Ok(kind) = &self.kind else {
+            return false;
+        };
+        let Some(path) = playbook_path(kind) else {
+            return false;
+        };
+        let value = self.copy.as_ref().unwrap_or(&self.raw);
+        get_path(value, &path).is_some_and(|p| shape(p) == Shape::Ace && sink.took_only(&path))
+    }
+}
+
+/// [`read`] of a parsed document, with the playbook's entries from `sink`
+/// when it took them ([`Tree::took_the_entries`]).
+fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> ReadOutput {
+    let Tree {
+        doc,
+        raw,
+        copy,
+        kind,
+    } = tree;
     let mut diags = doc.diagnostics;
     let root = &doc.root;
-    let raw = root.to_value();
-    let kind = match classify(&raw) {
+    let kind = match kind {
         Ok(k) => k,
         Err(msg) => {
-            if sink.is_some() {
-                return None;
-            }
             let msg = if root.members().is_none() {
                 format!("{msg}, found {}", root.type_name())
             } else {
                 msg
             };
             diags.push(Diagnostic::new(&rules::VAGENDA_DIALECT, root.span, msg));
-            return Some(ReadOutput {
+            return ReadOutput {
                 playbook: Playbook::default(),
                 diagnostics: diags,
-            });
-        }
-    };
-    let root_ty = match kind {
-        DocKind::Document { .. } => Ty::Root,
-        DocKind::Patch => Ty::PlaybookPatch,
-        DocKind::PatchOp => Ty::PlaybookPatchOp,
-        DocKind::Playbook => Ty::Playbook,
-        DocKind::Entry => Ty::PlaybookEntry,
-    };
-    // TRON has no way to leave a class property out, so its nulls are
-    // checked as absent; in JSON a null is what the author wrote, and the
-    // model is read from a copy without them only if there are any (the
-    // copy of a large playbook is most of the read's memory).
-    let mut raw = raw;
-    let copy = match syntax {
-        Syntax::Json if has_absent_nulls(&raw, root_ty) => {
-            let mut v = raw.clone();
-            drop_absent_nulls(&mut v, root_ty);
-            Some(v)
-        }
-        Syntax::Json => None,
-        Syntax::Tron => {
-            drop_absent_nulls(&mut raw, root_ty);
-            None
+            };
         }
     };
     let checked = &raw;
@@ -637,38 +671,27 @@ fn read_tree(
     }
     let mut pb = Playbook::default();
     let Some(path) = playbook_path(&kind) else {
-        if sink.is_some() {
-            return None;
-        }
-        return Some(ReadOutput {
+        return ReadOutput {
             playbook: pb,
             diagnostics: diags,
-        });
+        };
     };
     let container = path.first().filter(|_| path.len() == 2).cloned();
     // Borrowed, not copied: a playbook of a million entries is most of the
     // document.
     let Some(playbook_value) = get_path(value, &path) else {
-        if sink.is_some() {
-            return None;
-        }
         // A todo list or plan without a playbook is valid vAgenda; it
         // simply holds no advice.
         read_container(value, container.as_deref(), &mut pb);
         let mut skeleton = copy.unwrap_or(raw);
         drop_layout_fields(&mut skeleton, container.as_deref());
         pb.extra.insert(LAYOUT_KEY.into(), layout(skeleton, None));
-        return Some(ReadOutput {
+        return ReadOutput {
             playbook: pb,
             diagnostics: diags,
-        });
+        };
     };
     let shape = shape(playbook_value);
-    if let Some(s) = &sink {
-        if shape != Shape::Ace || !s.took_only(&path) {
-            return None;
-        }
-    }
     match shape {
         Shape::Ace => check(VagendaSchema::AcePlaybook, &path, &rules::ACE_SCHEMA),
         Shape::Events(_) => check(VagendaSchema::EventPlaybook, &path, &rules::ACE_SCHEMA),
@@ -683,16 +706,15 @@ fn read_tree(
     let pb_node = node_at(root, &path);
     let mut metrics_basis = None;
     let mut derive_from: Vec<Option<String>> = Vec::new();
-    match shape {
-        Shape::Ace if sink.is_some() => {
-            let sink = sink?;
+    match (shape, sink) {
+        (Shape::Ace, Some(sink)) => {
             diags.extend(sink.diags);
             pb.entries = sink.entries;
             derive_from = sink.derive_from;
             check_invariants(playbook_value, pb_node, &pb, &mut diags);
             metrics_basis = Some(crate::metrics::metrics_basis(&pb.entries));
         }
-        Shape::Ace => {
+        (Shape::Ace, None) => {
             let items = playbook_value
                 .get("entries")
                 .and_then(Value::as_array)
@@ -721,7 +743,7 @@ fn read_tree(
             check_invariants(playbook_value, pb_node, &pb, &mut diags);
             metrics_basis = Some(crate::metrics::metrics_basis(&pb.entries));
         }
-        Shape::Events(key) => {
+        (Shape::Events(key), _) => {
             let items = playbook_value
                 .get(key)
                 .and_then(Value::as_array)
@@ -754,7 +776,7 @@ fn read_tree(
             ));
             check_invariants(playbook_value, pb_node, &pb, &mut diags);
         }
-        Shape::Other(_) => {}
+        (Shape::Other(_), _) => {}
     }
     read_playbook_fields(playbook_value, &mut pb);
     read_container(value, container.as_deref(), &mut pb);
@@ -771,10 +793,10 @@ fn read_tree(
         kept["filled"] = Value::from(filled);
     }
     pb.extra.insert(LAYOUT_KEY.into(), kept);
-    Some(ReadOutput {
+    ReadOutput {
         playbook: pb,
         diagnostics: diags,
-    })
+    }
 }
 
 /// The fields `aceTools` marks as filled in by the writer (`null`: the
@@ -1067,7 +1089,7 @@ mod tests {
                 return;
             }
         };
-        let whole = read_tree(doc, syntax, None, &mapping::BUILT_IN).expect("no sink, no retry");
+        let whole = read_tree(Tree::new(doc, syntax), None, &mapping::BUILT_IN);
         let streamed = read(text, syntax).expect("parsed once already");
         assert_eq!(outcome(streamed), outcome(whole), "{name}");
     }
