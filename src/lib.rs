@@ -3,12 +3,52 @@
 
 use std::path::Path;
 
-use ace_io::{Format, LoadError, Source};
+use ace_io::{Format, LoadError, Registry, Source};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Arg, ArgMatches, Command};
 
 /// Exit codes, as ruff and markdownlint-cli2 use them.
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FINDINGS: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
+
+/// `cmd` with a flag for each option some writer of `registry` offers
+/// (`--NAME VALUE`, its help naming the formats that offer it), so that a
+/// format's options need no change to the CLI. Values are matched ignoring
+/// case and given as the writer names them.
+pub fn with_writer_flags(cmd: Command, registry: &Registry) -> Command {
+    let flags = ace_io::convert::writer_options(registry)
+        .into_iter()
+        .map(|(option, formats)| {
+            Arg::new(option.name)
+                .long(option.name)
+                .value_name("VALUE")
+                .value_parser(PossibleValuesParser::new(option.values).map(move |typed| {
+                    let named = option
+                        .values
+                        .iter()
+                        .find(|v| v.eq_ignore_ascii_case(&typed));
+                    named.map_or(typed, |v| (*v).to_owned())
+                }))
+                .ignore_case(true)
+                .help(format!("With --to {}: {}", formats.join("|"), option.help))
+        });
+    cmd.args(flags)
+}
+
+/// The writers' options given to a command made by [`with_writer_flags`].
+pub fn writer_options_given(
+    matches: &ArgMatches,
+    registry: &Registry,
+) -> Vec<(&'static str, String)> {
+    ace_io::convert::writer_options(registry)
+        .into_iter()
+        .filter_map(|(option, _)| {
+            let value = matches.get_one::<String>(option.name)?;
+            Some((option.name, value.clone()))
+        })
+        .collect()
+}
 
 /// clap value parser for format names.
 pub fn parse_format(s: &str) -> Result<Format, String> {

@@ -2,18 +2,17 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ace_io::convert::{self, Destination, Stop};
 use ace_io::Format;
 use ace_io::Source;
-use ace_io::WriteOption;
 use ace_model::LossEntry;
 use ace_model::Severity;
 use ace_tools::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Arg, CommandFactory, FromArgMatches, Parser, ValueEnum};
+
+use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
 const PROG: &str = "ace-convert";
 
@@ -75,40 +74,17 @@ struct Args {
     #[arg(long)]
     list_formats: bool,
     /// The writers' options that were given: one flag each, made from the
-    /// registry ([`writer_flags`]).
+    /// registry ([`ace_tools::with_writer_flags`]).
     #[arg(skip)]
     options: Vec<(&'static str, String)>,
 }
 
 fn main() -> ExitCode {
-    let options = convert::writer_options(ace_io::Registry::builtin());
-    let matches = Args::command()
-        .args(options.iter().map(writer_flag))
-        .get_matches();
+    let registry = ace_io::Registry::builtin();
+    let matches = ace_tools::with_writer_flags(Args::command(), registry).get_matches();
     let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    for (option, _) in &options {
-        if let Some(value) = matches.get_one::<String>(option.name) {
-            args.options.push((option.name, value.clone()));
-        }
-    }
+    args.options = ace_tools::writer_options_given(&matches, registry);
     ExitCode::from(run(args) as u8)
-}
-
-/// The flag of an option some writers offer: `--NAME VALUE`.
-fn writer_flag((option, formats): &(WriteOption, Vec<&'static str>)) -> Arg {
-    Arg::new(option.name)
-        .long(option.name)
-        .value_name("VALUE")
-        .value_parser(PossibleValuesParser::new(option.values).map(|typed| {
-            // Matched ignoring case; the writer is given the value it names.
-            let named = option
-                .values
-                .iter()
-                .find(|v| v.eq_ignore_ascii_case(&typed));
-            named.map_or(typed, |v| (*v).to_owned())
-        }))
-        .ignore_case(true)
-        .help(format!("With --to {}: {}", formats.join("|"), option.help))
 }
 
 fn list_formats() -> i32 {
@@ -182,7 +158,7 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let written = written.map_err(at)?;
     match (&args.id_map, dest) {
         (Some(path), Destination::File(_) | Destination::Stdout) => {
-            write_id_map(path, &written.id_changes).map_err(|e| at(Stop::Usage(e)))
+            convert::write_id_map(path, &written.id_changes).map_err(|e| at(Stop::Usage(e)))
         }
         _ => Ok(()),
     }
@@ -232,12 +208,6 @@ fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
 /// once.
 fn release(pb: ace_model::Playbook) {
     std::mem::forget(pb);
-}
-
-fn write_id_map(path: &Path, changes: &[ace_model::ids::IdChange]) -> Result<(), String> {
-    let mut text = serde_json::to_string_pretty(changes).map_err(|e| e.to_string())?;
-    text.push('\n');
-    ace_io::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Prints the losses, unless `--quiet` (under `--strict` they are printed

@@ -49,6 +49,14 @@ pub fn writer_options(registry: &Registry) -> Vec<(WriteOption, Vec<&'static str
     options
 }
 
+/// Writes the IDs that changed, and what they became, to `path` as a JSON
+/// array of `{"old", "new"}` (empty when none changed).
+pub fn write_id_map(path: &Path, changes: &[ace_model::ids::IdChange]) -> Result<(), String> {
+    let mut text = serde_json::to_string_pretty(changes).map_err(|e| e.to_string())?;
+    text.push('\n');
+    crate::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
     let Some(path) = path else {
         return Ok(Arc::default());
