@@ -61,6 +61,22 @@ pub fn parse_format(s: &str) -> Result<Format, String> {
     })
 }
 
+/// Every format with its one-line description, one per line and indented:
+/// what a user who has to name a format needs to see.
+pub fn format_list(registry: &ace_io::Registry) -> String {
+    let width = registry
+        .formats()
+        .iter()
+        .map(|f| f.name().len())
+        .max()
+        .unwrap_or(0);
+    registry
+        .formats()
+        .iter()
+        .map(|f| format!("  {:width$}  {}\n", f.name(), f.imp().describe()))
+        .collect()
+}
+
 /// `-` reads standard input, anything else a file.
 pub fn load_input(arg: &str, stdin_name: &str) -> Result<Source, LoadError> {
     if arg == "-" {

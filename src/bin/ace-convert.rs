@@ -105,35 +105,50 @@ fn run(args: Args) -> i32 {
 
 /// The conversion, step by step (`ace_io::convert`); what it prints on
 /// the way is the readers' errors and the loss report.
-/// Why the conversion stopped, and the input when its text shows why.
-type Stopped = Box<(Stop, Option<Source>)>;
+/// Why the conversion stopped, the input when its text shows why, and a
+/// note to print after the findings.
+type Stopped = Box<(Stop, Option<Source>, Option<String>)>;
 
 fn convert(args: &Args) -> Result<(), Stopped> {
-    let at = |stop| Box::new((stop, None));
+    let at = |stop| Box::new((stop, None, None));
     let sections = convert::section_map(args.section_map.as_deref()).map_err(at)?;
     let input = args.input.as_deref().unwrap_or("-");
     let mut source =
         load_input(input, &args.stdin_filename).map_err(|e| at(Stop::Usage(e.to_string())))?;
-    let from = args
-        .from
-        .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
+    let registry = ace_io::Registry::builtin();
+    let sniffed = match args.from {
+        Some(from) => Some((from, ace_io::Confidence::Declared)),
+        None => registry.sniff(&ace_io::Sniff::new(source.path.as_deref(), &source.text)),
+    };
+    let from = sniffed.map_or(registry.formats()[0], |(f, _)| f);
+    // Nothing in the name or the content said the format: when the read
+    // then fails, the user is told which formats there are.
+    let guessed = sniffed.is_none_or(|(_, c)| c == ace_io::Confidence::Likely);
     let to =
         convert::target_format(from, args.to, args.output.as_deref(), args.in_place).map_err(at)?;
-    // Only errors are shown (print_errors), so checks that find less are
-    // not run.
+    // Only errors matter (they stop the conversion), so checks that find
+    // less are not run.
     let ctx = ace_io::ReadCtx {
         sections: sections.clone(),
         ..ace_io::ReadCtx::min(Severity::Error)
     };
     let input = match convert::read_input(&source, from, args.sections.as_deref(), &ctx) {
         Ok(input) => input,
-        Err(stop) => return Err(Box::new((stop, Some(source)))),
+        Err(stop) => {
+            let note = match &stop {
+                Stop::Findings {
+                    companion: None, ..
+                } if guessed => Some(format!(
+                    "cannot tell the format of {} from its name or content, and it does not read as {from}; pass --from FORMAT, one of:\n{}",
+                    source.name,
+                    ace_tools::format_list(registry)
+                )),
+                _ => None,
+            };
+            return Err(Box::new((stop, Some(source), note)));
+        }
     };
-    if let Some(yaml) = &input.companion {
-        print_errors(&yaml.name, &yaml.text, input.companion_findings, args.quiet);
-    }
     let parsed = input.parsed;
-    print_errors(&source.name, &source.text, parsed.diagnostics, args.quiet);
     // The model owns copies of what it needs; without the input texts the
     // peak while writing is the model and the output only.
     source.text = Default::default();
@@ -180,7 +195,7 @@ fn write_ctx(
 }
 
 /// Says why the conversion stopped; the exit status.
-fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
+fn stopped((stop, file, note): (Stop, Option<Source>, Option<String>)) -> i32 {
     match stop {
         Stop::Usage(message) => {
             error(PROG, message);
@@ -192,6 +207,9 @@ fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
         } => {
             if let Some(f) = companion.as_ref().or(file.as_ref()) {
                 print_diagnostics(&f.name, &f.text, &diagnostics);
+            }
+            if let Some(note) = note {
+                error(PROG, note.trim_end());
             }
             EXIT_FINDINGS
         }
@@ -219,18 +237,6 @@ fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
             Report::Text => ace_report::render_losses_text(losses, target, &mut err),
             Report::Json => ace_report::render_losses_json(losses, target, &mut err),
         };
-    }
-}
-
-/// Error-level findings are shown; a conversion goes on, since the reader
-/// kept everything it could not interpret.
-fn print_errors(name: &str, text: &str, diags: Vec<ace_model::Diagnostic>, quiet: bool) {
-    let errors: Vec<_> = diags
-        .into_iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    if !errors.is_empty() && !quiet {
-        print_diagnostics(name, text, &errors);
     }
 }
 

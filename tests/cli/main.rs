@@ -412,7 +412,59 @@ fn usage_errors_exit_2() {
         .arg("out.weird")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("cannot tell the output format"));
+        .stderr(predicate::str::contains("cannot tell the output format"))
+        .stderr(predicate::str::contains("skill-json, vagenda-json"));
+}
+
+/// Detection: a file's name, then its root object's keys, decide; a key
+/// nested anywhere else does not.
+#[test]
+fn the_format_comes_from_the_name_and_the_top_level_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = std::fs::read_to_string(curator_fixture("skill-json/gen1-python.json")).unwrap();
+    // A skill playbook with a vAgenda document under a stray key.
+    let mut v: serde_json::Value = serde_json::from_str(&skill).unwrap();
+    v["vagenda"] = serde_json::json!({"vAgendaInfo": {"version": "0.2"}, "plan": {}});
+    let stray = dir.path().join("stray.json");
+    std::fs::write(&stray, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = convert()
+        .arg(&stray)
+        .args(["--to", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let model: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert!(!model["playbook"]["entries"].as_array().unwrap().is_empty());
+    validate()
+        .arg(&stray)
+        .args(["--output-format", "concise"])
+        .assert()
+        .stdout(predicate::str::contains("ACE035"))
+        .stdout(predicate::str::contains("vagenda"));
+    // `-o playbook.json` is the skill's own file.
+    let named = dir.path().join("playbook.json");
+    convert()
+        .arg(fixture("canonical.md"))
+        .arg("-o")
+        .arg(&named)
+        .assert()
+        .success();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&named).unwrap()).unwrap();
+    assert!(written["bullets"].is_array(), "{written}");
+    // `*.vagenda.json` is vAgenda's.
+    let plan = dir.path().join("plan.vagenda.json");
+    convert()
+        .arg(fixture("canonical.md"))
+        .arg("-o")
+        .arg(&plan)
+        .assert()
+        .success();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    assert!(written["vAgendaInfo"].is_object(), "{written}");
 }
 
 #[test]
@@ -627,12 +679,64 @@ fn knowledge_dir() -> tempfile::TempDir {
         dir.path().join("AGENTS.md"),
     )
     .unwrap();
+    std::fs::write(dir.path().join("playbook.yaml"), valid_curator_yaml()).unwrap();
+    dir
+}
+
+/// The curator fixture without its out-of-range weight (an error that
+/// stops a conversion).
+fn valid_curator_yaml() -> String {
+    std::fs::read_to_string(curator_fixture("playbook-yaml/curator.yaml"))
+        .unwrap()
+        .replace("weight: 1.5", "weight: 0.9")
+}
+
+/// A read that finds an error stops the conversion, with or without
+/// `--strict`: exit 1, the error shown, no output file made.
+#[test]
+fn an_input_with_an_error_is_not_converted() {
+    let dir = tempfile::tempdir().unwrap();
+    let foo = dir.path().join("x.json");
+    std::fs::write(&foo, "{\"foo\": 1}\n").unwrap();
+    for to in [
+        "markdown",
+        "agents-md",
+        "skill-json",
+        "vagenda-json",
+        "json",
+    ] {
+        for strict in [false, true] {
+            let out = dir.path().join(format!("out-{to}"));
+            let mut cmd = convert();
+            cmd.arg(&foo).args(["--to", to, "-o"]).arg(&out);
+            if strict {
+                cmd.arg("--strict");
+            }
+            cmd.assert()
+                .code(1)
+                .stderr(predicate::str::contains("error[ACE047]"))
+                .stderr(predicate::str::contains("cannot tell the format"));
+            assert!(!out.exists(), "{to}: {} was written", out.display());
+        }
+    }
+    // An error in the companion stops it too.
+    let knowledge = knowledge_dir();
     std::fs::copy(
         curator_fixture("playbook-yaml/curator.yaml"),
-        dir.path().join("playbook.yaml"),
+        knowledge.path().join("playbook.yaml"),
     )
     .unwrap();
-    dir
+    let out = knowledge.path().join("out.md");
+    convert()
+        .arg(knowledge.path().join("AGENTS.md"))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "playbook.yaml:9:13: error[ACE032]",
+        ));
+    assert!(!out.exists());
 }
 
 #[test]
@@ -678,8 +782,8 @@ fn the_curator_pair_round_trips_in_place_and_to_a_directory() {
         std::fs::read(curator_fixture("agents-md/seed-layout.md")).unwrap()
     );
     assert_eq!(
-        std::fs::read(dir.path().join("playbook.yaml")).unwrap(),
-        std::fs::read(curator_fixture("playbook-yaml/curator.yaml")).unwrap()
+        std::fs::read_to_string(dir.path().join("playbook.yaml")).unwrap(),
+        valid_curator_yaml()
     );
     let out = dir.path().join("out/");
     convert()
@@ -698,6 +802,11 @@ fn the_curator_pair_round_trips_in_place_and_to_a_directory() {
 #[test]
 fn validate_reports_both_files_of_the_pair() {
     let dir = knowledge_dir();
+    std::fs::copy(
+        curator_fixture("playbook-yaml/curator.yaml"),
+        dir.path().join("playbook.yaml"),
+    )
+    .unwrap();
     validate()
         .arg(dir.path().join("AGENTS.md"))
         .args(["--output-format", "concise"])

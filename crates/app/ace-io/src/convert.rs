@@ -81,8 +81,10 @@ pub fn target_format(
         (None, _, true) => Ok(from),
         (None, Some(out), false) if out != "-" => {
             crate::format_of_name(Path::new(out)).ok_or_else(|| {
+                let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
                 Stop::Usage(format!(
-                    "cannot tell the output format from `{out}`; pass --to FORMAT"
+                    "cannot tell the output format from `{out}`; pass --to FORMAT, one of: {}",
+                    names.join(", ")
                 ))
             })
         }
@@ -103,7 +105,8 @@ pub struct Input {
 
 /// Reads `source` as `from`, and its companion: `sections` when given,
 /// else the one beside the input. A file that holds something else than a
-/// playbook (a delta, a patch) is refused.
+/// playbook (a delta, a patch) is refused, and so is one in which either
+/// reader found an error: [`Stop::Findings`] with the errors.
 pub fn read_input(
     source: &Source,
     from: Format,
@@ -127,6 +130,16 @@ pub fn read_input(
             })
         }
     };
+    // A reader keeps what it cannot interpret, but a file with an error in
+    // it is not the file its author meant: converting it would write a
+    // target that looks fine and is not (an empty AGENTS.md from a JSON
+    // that is no playbook).
+    if parsed.diagnostics.iter().any(is_error) {
+        return Err(Stop::Findings {
+            companion: None,
+            diagnostics: parsed.diagnostics.into_iter().filter(is_error).collect(),
+        });
+    }
     let path = match sections {
         Some(p) => Some(p.to_owned()),
         None => source
@@ -149,6 +162,14 @@ pub fn read_input(
     }
     let companion = load(&path).map_err(|e| Stop::Usage(e.to_string()))?;
     match from.attach_companion(&mut parsed, &companion.text) {
+        Ok(findings) if findings.iter().any(is_error) => Err(Stop::Findings {
+            companion: Some(companion),
+            diagnostics: findings.into_iter().filter(is_error).collect(),
+        }),
+        Ok(_) if parsed.diagnostics.iter().any(is_error) => Err(Stop::Findings {
+            companion: None,
+            diagnostics: parsed.diagnostics.into_iter().filter(is_error).collect(),
+        }),
         Ok(findings) => Ok(Input {
             parsed,
             companion: Some(companion),
@@ -159,6 +180,10 @@ pub fn read_input(
             diagnostics: vec![d],
         }),
     }
+}
+
+fn is_error(d: &Diagnostic) -> bool {
+    d.severity == ace_model::Severity::Error
 }
 
 /// Where the output goes.
@@ -263,9 +288,10 @@ pub fn write_output(
     };
     let mut check = |losses: &[LossEntry]| {
         report(losses, &target);
-        match strict && !losses.is_empty() {
+        let lost = losses.iter().filter(|l| l.loses()).count();
+        match strict && lost > 0 {
             true => Err(Stop::Lossy {
-                lost: losses.len(),
+                lost,
                 target: target.clone(),
             }),
             false => Ok(()),

@@ -13,6 +13,9 @@ use ace_model::mapping::SectionMap;
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
 
+mod top;
+pub use top::{top_level, TopKey, TopLevel};
+
 /// How sure a format is that a file is one of its own. Detection takes the
 /// highest; a tie goes to the format listed first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -22,13 +25,14 @@ pub enum Confidence {
     Likely,
     /// The content has what this format's files have (a key, a line shape).
     Content,
-    /// The content has what only this format's files have (vAgenda's
-    /// `vAgendaInfo`, a patch operation name).
+    /// The content has what only this format's files have (a patch
+    /// operation name).
     Marker,
-    /// The file names its own format (the canonical JSON's format tag).
-    Declared,
-    /// The file name alone says it (`AGENTS.md`, `*.tron`).
+    /// The file name alone says it (`AGENTS.md`, `*.tron`, `playbook.json`).
     Name,
+    /// The file says what it is, which outweighs its name: the canonical
+    /// JSON's format tag, a root object with vAgenda's `vAgendaInfo`.
+    Declared,
 }
 
 /// The broad syntax of an input: from its extension when that settles it,
@@ -48,6 +52,7 @@ pub struct Sniff<'a> {
     pub path: Option<&'a Path>,
     pub text: &'a str,
     syntax: OnceCell<Syntax>,
+    top: OnceCell<TopLevel>,
 }
 
 impl<'a> Sniff<'a> {
@@ -56,6 +61,7 @@ impl<'a> Sniff<'a> {
             path,
             text,
             syntax: OnceCell::new(),
+            top: OnceCell::new(),
         }
     }
 
@@ -96,6 +102,18 @@ impl<'a> Sniff<'a> {
                 Syntax::Text
             }
         })
+    }
+
+    /// The root of a JSON text and its top-level keys ([`top_level`]):
+    /// what a JSON format's detection looks at.
+    pub fn top(&self) -> &TopLevel {
+        self.top.get_or_init(|| top_level(self.text))
+    }
+
+    /// Whether the file name ends with any of `suffixes` (lower case).
+    pub fn name_ends_with(&self, suffixes: &[&str]) -> bool {
+        self.file_name()
+            .is_some_and(|n| suffixes.iter().any(|s| n.ends_with(s)))
     }
 
     /// Whether the text holds any of `needles`.

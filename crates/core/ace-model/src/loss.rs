@@ -37,6 +37,12 @@ impl LossEntry {
             reason: reason.into(),
         }
     }
+
+    /// Whether something was lost: a value derived from the entry (ACE107)
+    /// is reported, but loses nothing, and `--strict` lets it pass.
+    pub fn loses(&self) -> bool {
+        self.code != crate::rules::VALUE_DERIVED.code
+    }
 }
 
 /// How a writer records what it could not carry: `losses.lose(rule,

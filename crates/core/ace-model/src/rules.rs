@@ -276,6 +276,9 @@ rules! {
     HISTORY_VERSION_BACKWARDS = "ACE076" "history-version-backwards" Diagnostic Error "seed 002"
         summary: "The playbook version or the document sequence is lower than in the baseline."
         doc: "Seed 002's playbook `version` is monotonic and the document `sequence` guards concurrent patches, so neither may go backwards. Reported with `--baseline` when either is lower than the baseline's (numbers compared as numbers, dotted versions part by part).";
+    UNKNOWN_KEY = "ACE077" "unknown-key" Diagnostic Warning "ace-tools"
+        summary: "A document has a top-level key its format does not define."
+        doc: "A skill playbook is `{version, schema_version, last_updated, bullets, metadata}` and a kayba skillbook `{skills, sections, next_id, similarity_decisions}` (or `bullets` before 0.7). Another key at the top of such a file is most often what some tool left behind, such as a whole document of another format stored under a key. The file is still read as its format, and the key is kept as an extra field: a rewrite keeps it, and a conversion reports it where the target has no place for it.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";
@@ -294,6 +297,9 @@ rules! {
     ID_REASSIGNED = "ACE106" "id-reassigned" Loss Warning "seed 000"
         summary: "An entry ID the target cannot hold was replaced by a new one."
         doc: "The markdown playbook reads `[id]` as an entry only when the ID has a digit (seed 000's IDs are `str-00001`), so an entry with an ID such as `a` or `t-migrate` would read back as text. It gets a new ID by seed 000's rule: the section's prefix, then the highest number among that prefix's IDs plus one, five digits wide. References to it (`supersedes`, `supersededBy`, `duplicateOf`, `links`) are rewritten to the new ID. `ace-convert --id-map FILE` writes every old-to-new pair as JSON; the target has no place for the old ID itself.";
+    VALUE_DERIVED = "ACE107" "value-derived" Loss Info "ace-tools"
+        summary: "A value the target requires was derived from what the entry holds."
+        doc: "Some targets require a value the source format does not have, and it can be worked out from the entry: a skill bullet's `title` is the content's first sentence, cut at a word boundary to at most 60 characters; a skill bullet's `tags` are the entry's section when it has no tags; a timestamp written without a zone (Python's `datetime.now().isoformat()`) is read as UTC and written with `Z`, because vAgenda's and the skill's schemas require a zone. Nothing is lost, so `--strict` does not fail on it; reading the output back gives the derived value.";
 }
 
 pub fn by_code(code: &str) -> Option<&'static Rule> {

@@ -28,19 +28,18 @@ pub const GENERATION: WriteOption = WriteOption {
     help: "write `confidence` and `scope` as schema generation 1 (levels and names) or 2 (numbers and objects); unset, each value keeps the form it was read in",
 };
 
-/// Keys of the skill's playbooks and of its delta documents.
-const KEYS: [&str; 5] = [
-    "\"helpful_count\"",
-    "\"bullets\"",
-    "\"new_bullets\"",
-    "\"proposed_deltas\"",
-    "\"clean_delta\"",
-];
-
-/// JSON that ace-tools reads as the skill's when nothing else claims it:
-/// curator JSON (`deltas`) and the paper's curator operations
+/// Top-level keys of the skill's playbooks and delta documents, and of
+/// the JSON that ace-tools reads as the skill's when nothing else claims
+/// it: curator JSON (`deltas`) and the paper's curator operations
 /// (`operations`) are checked by what they hold, from this reading.
-const READ_AS_SKILL: [&str; 2] = ["\"deltas\"", "\"operations\""];
+const TOP_KEYS: [&str; 6] = [
+    "new_bullets",
+    "proposed_deltas",
+    "clean_delta",
+    "helpful_count",
+    "deltas",
+    "operations",
+];
 
 impl PlaybookFormat for SkillJson {
     fn name(&self) -> &'static str {
@@ -56,17 +55,24 @@ impl PlaybookFormat for SkillJson {
     }
 
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
-        // The skill's file name, but vAgenda documents are saved under it
-        // too: their markers decide.
-        let named = input.file_name().as_deref() == Some("playbook.json");
         if input.syntax() != Syntax::Json {
             return None;
         }
-        if named || input.contains_any(&KEYS) || input.contains_any(&READ_AS_SKILL) {
-            Some(Confidence::Content)
-        } else {
-            Some(Confidence::Likely)
+        let named = input
+            .file_name()
+            .is_some_and(|n| n == "playbook.json" || n.ends_with(".playbook.json"));
+        if named {
+            return Some(Confidence::Name);
         }
+        let top = input.top();
+        let shaped = top.root == Some(b'[')
+            || top.opens("bullets") == Some(b'[')
+            || TOP_KEYS.iter().any(|k| top.has(k));
+        Some(if shaped {
+            Confidence::Content
+        } else {
+            Confidence::Likely
+        })
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {

@@ -46,6 +46,15 @@ pub(crate) fn finish(
     }
 }
 
+/// The keys of seed 003's playbook object.
+const WRAPPER_KEYS: [&str; 5] = [
+    "version",
+    "schema_version",
+    "last_updated",
+    "bullets",
+    "metadata",
+];
+
 pub(crate) fn read_wrapper(
     members: &[Member],
     pb: &mut Playbook,
@@ -69,7 +78,17 @@ pub(crate) fn read_wrapper(
                 ));
                 pb.extra.insert(m.key.to_string(), m.value.to_value());
             }
-            _ => {
+            (key, _) => {
+                if !WRAPPER_KEYS.contains(&key) {
+                    diags.push(Diagnostic::new(
+                        &rules::UNKNOWN_KEY,
+                        m.key_span,
+                        format!(
+                            "`{key}` is not a key of a skill playbook ({}); kept as an extra field",
+                            WRAPPER_KEYS.join(", ")
+                        ),
+                    ));
+                }
                 pb.extra.insert(m.key.to_string(), m.value.to_value());
             }
         }

@@ -51,8 +51,12 @@ pub const TRON_ROOT: WriteOption = WriteOption {
     help: "`implicit` (default) is vAgenda's house style with `key: value` lines at the top; `braced` writes one braced root that @tron-format/tron reads",
 };
 
-/// The info keys of vAgenda's versions and of its successor's.
-const INFO_KEYS: [&str; 3] = ["\"vAgendaInfo\"", "\"vContextInfo\"", "\"vBRIEFInfo\""];
+/// The info keys of vAgenda's versions and of its successor's, which a
+/// document has at its root.
+const INFO_KEYS: [&str; 3] = ["vAgendaInfo", "vContextInfo", "vBRIEFInfo"];
+
+/// The file names vAgenda and its successors give their JSON documents.
+const NAME_ENDINGS: [&str; 3] = [".vagenda.json", ".vcontext.json", ".vbrief.json"];
 
 /// What only a vAgenda patch has: the skill has no `baseDocumentSequence`
 /// and no camel-case entry operations (seed 002).
@@ -97,9 +101,17 @@ impl PlaybookFormat for Vagenda {
 
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
         match (self.syntax, input.syntax()) {
-            (Syntax::Json, ace_format::Syntax::Json) => (input.contains_any(&INFO_KEYS)
-                || input.contains_any(&PATCH_KEYS))
-            .then_some(Confidence::Marker),
+            (Syntax::Json, ace_format::Syntax::Json) => {
+                if INFO_KEYS.iter().any(|k| input.top().has(k)) {
+                    Some(Confidence::Declared)
+                } else if input.name_ends_with(&NAME_ENDINGS) {
+                    Some(Confidence::Name)
+                } else {
+                    input
+                        .contains_any(&PATCH_KEYS)
+                        .then_some(Confidence::Marker)
+                }
+            }
             (Syntax::Tron, ace_format::Syntax::Tron) => {
                 if input.extension().as_deref() != Some("tron") {
                     // `class ` opening a file without the extension.

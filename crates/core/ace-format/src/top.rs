@@ -1,0 +1,177 @@
+//! The top-level keys of a JSON object, for detection.
+//!
+//! What a JSON file is follows from the keys of its root object (a vAgenda
+//! document has `vAgendaInfo` there, a skill playbook `bullets`), not from
+//! a key met anywhere in the text: a skill playbook that carries a vAgenda
+//! document under a stray key is still a skill playbook. The scan reads no
+//! value, only skips it, and it tolerates a cut-off text, since a directory
+//! walk looks at the head of a file only.
+
+/// A key of the root object, and the first byte of its value (`[`, `{`,
+/// `"`, or the first byte of a number or literal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopKey {
+    pub name: String,
+    pub opens: u8,
+}
+
+/// How a JSON text starts: its root's first byte and, for an object, the
+/// keys of that object in order (a repeated key listed each time).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TopLevel {
+    /// `{`, `[`, or another byte; `None` for a text of white space only.
+    pub root: Option<u8>,
+    pub keys: Vec<TopKey>,
+}
+
+impl TopLevel {
+    pub fn has(&self, name: &str) -> bool {
+        self.keys.iter().any(|k| k.name == name)
+    }
+
+    /// The first byte of the value of `name`, if the root has that key.
+    pub fn opens(&self, name: &str) -> Option<u8> {
+        self.keys.iter().find(|k| k.name == name).map(|k| k.opens)
+    }
+}
+
+/// Scans `text` for its root's top-level keys. Anything that is not JSON
+/// ends the scan with what was found so far.
+pub fn top_level(text: &str) -> TopLevel {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b[i..].starts_with("\u{feff}".as_bytes()) {
+        i = skip_ws(b, i + 3);
+    }
+    let mut top = TopLevel {
+        root: b.get(i).copied(),
+        keys: Vec::new(),
+    };
+    if top.root != Some(b'{') {
+        return top;
+    }
+    let mut depth = 0usize;
+    let mut want_key = false;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let Some(end) = string_end(b, i + 1) else {
+                    break;
+                };
+                if depth == 1 && want_key {
+                    let j = skip_ws(b, end + 1);
+                    if b.get(j) != Some(&b':') {
+                        break;
+                    }
+                    let v = skip_ws(b, j + 1);
+                    let Some(&opens) = b.get(v) else {
+                        break;
+                    };
+                    top.keys.push(TopKey {
+                        name: key_text(&text[i..=end]),
+                        opens,
+                    });
+                    want_key = false;
+                    i = v;
+                    continue;
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                want_key = depth == 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            b',' if depth == 1 => want_key = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    top
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the quote that closes the string whose text starts at
+/// `from`.
+fn string_end(b: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let at = from + memchr::memchr2(b'"', b'\\', &b[from..])?;
+        if b[at] == b'"' {
+            return Some(at);
+        }
+        from = at + 2;
+        if from > b.len() {
+            return None;
+        }
+    }
+}
+
+/// A key as it reads: its escapes resolved when it has any.
+fn key_text(quoted: &str) -> String {
+    if quoted.contains('\\') {
+        if let Ok(s) = serde_json::from_str::<String>(quoted) {
+            return s;
+        }
+    }
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(text: &str) -> Vec<(String, char)> {
+        top_level(text)
+            .keys
+            .into_iter()
+            .map(|k| (k.name, k.opens as char))
+            .collect()
+    }
+
+    #[test]
+    fn only_the_root_objects_keys_count() {
+        let text = r#"{"bullets": [{"id": "a", "vAgendaInfo": 1}], "vagenda": {"vAgendaInfo": {"version": "0.2"}}, "n": 3}"#;
+        assert_eq!(
+            keys(text),
+            [
+                ("bullets".into(), '['),
+                ("vagenda".into(), '{'),
+                ("n".into(), '3')
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_with_brackets_quotes_and_escapes_are_skipped() {
+        let text = "\u{feff} {\"a\": \"x}]\\\"{\", \"b\\u0041\": [\"]\"], \"c\": null}";
+        assert_eq!(
+            keys(text),
+            [("a".into(), '"'), ("bA".into(), '['), ("c".into(), 'n')]
+        );
+    }
+
+    #[test]
+    fn a_cut_off_text_gives_the_keys_before_the_cut() {
+        let text = r#"{"skills": {"a-00001": {"content": "unfinished"#;
+        assert_eq!(keys(text), [("skills".into(), '{')]);
+        assert_eq!(top_level("[1, 2").root, Some(b'['));
+        assert_eq!(top_level("  ").root, None);
+        assert!(top_level(r#"{"a" 1}"#).keys.is_empty());
+        assert!(top_level(r#"{"a": "#).keys.is_empty());
+    }
+}
