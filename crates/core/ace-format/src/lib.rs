@@ -52,7 +52,7 @@ pub struct Sniff<'a> {
     pub path: Option<&'a Path>,
     pub text: &'a str,
     syntax: OnceCell<Syntax>,
-    top: OnceCell<TopLevel>,
+    top: std::cell::RefCell<Option<top::Scan>>,
 }
 
 impl<'a> Sniff<'a> {
@@ -61,7 +61,7 @@ impl<'a> Sniff<'a> {
             path,
             text,
             syntax: OnceCell::new(),
-            top: OnceCell::new(),
+            top: std::cell::RefCell::new(None),
         }
     }
 
@@ -104,10 +104,44 @@ impl<'a> Sniff<'a> {
         })
     }
 
-    /// The root of a JSON text and its top-level keys ([`top_level`]):
-    /// what a JSON format's detection looks at.
-    pub fn top(&self) -> &TopLevel {
-        self.top.get_or_init(|| top_level(self.text))
+    /// The first byte of the root value of a JSON text (`{`, `[`, ...).
+    pub fn root(&self) -> Option<u8> {
+        self.scanned(|scan, _| scan.root)
+    }
+
+    /// Whether the root object of a JSON text has the key `name`: what a
+    /// JSON format's detection looks at ([`top_level`]), rather than a key
+    /// anywhere in the text.
+    pub fn top_has(&self, name: &str) -> bool {
+        self.top_opens(name).is_some()
+    }
+
+    /// The first byte of the value of the root object's key `name`.
+    pub fn top_opens(&self, name: &str) -> Option<u8> {
+        // The text is searched for the key first: memmem passes over a
+        // large file many times faster than the scan, which then stops at
+        // the key, and need not run at all for a key the text lacks.
+        let quoted = format!("\"{name}\"");
+        self.scanned(|scan, text| {
+            if let Some(k) = scan.keys.iter().find(|k| k.name == name) {
+                return Some(k.opens);
+            }
+            if scan.done || memchr::memmem::find(text.as_bytes(), quoted.as_bytes()).is_none() {
+                return None;
+            }
+            loop {
+                let k = scan.next_key(text)?;
+                if k.name == name {
+                    return Some(k.opens);
+                }
+            }
+        })
+    }
+
+    fn scanned<T>(&self, f: impl FnOnce(&mut top::Scan, &str) -> T) -> T {
+        let mut scan = self.top.borrow_mut();
+        let scan = scan.get_or_insert_with(|| top::Scan::new(self.text));
+        f(scan, self.text)
     }
 
     /// Whether the file name ends with any of `suffixes` (lower case).

@@ -38,62 +38,93 @@ impl TopLevel {
 /// Scans `text` for its root's top-level keys. Anything that is not JSON
 /// ends the scan with what was found so far.
 pub fn top_level(text: &str) -> TopLevel {
-    let b = text.as_bytes();
-    let mut i = skip_ws(b, 0);
-    if b[i..].starts_with("\u{feff}".as_bytes()) {
-        i = skip_ws(b, i + 3);
+    let mut scan = Scan::new(text);
+    while scan.next_key(text).is_some() {}
+    TopLevel {
+        root: scan.root,
+        keys: scan.keys,
     }
-    let mut top = TopLevel {
-        root: b.get(i).copied(),
-        keys: Vec::new(),
-    };
-    if top.root != Some(b'{') {
-        return top;
+}
+
+/// [`top_level`] a key at a time, so that a question the first keys
+/// answer does not read a file of a million entries to its end.
+#[derive(Debug, Clone)]
+pub(crate) struct Scan {
+    pub(crate) root: Option<u8>,
+    pub(crate) keys: Vec<TopKey>,
+    at: usize,
+    depth: usize,
+    want_key: bool,
+    pub(crate) done: bool,
+}
+
+impl Scan {
+    pub(crate) fn new(text: &str) -> Scan {
+        let b = text.as_bytes();
+        let mut at = skip_ws(b, 0);
+        if b[at..].starts_with("\u{feff}".as_bytes()) {
+            at = skip_ws(b, at + 3);
+        }
+        let root = b.get(at).copied();
+        Scan {
+            root,
+            keys: Vec::new(),
+            at,
+            depth: 0,
+            want_key: false,
+            done: root != Some(b'{'),
+        }
     }
-    let mut depth = 0usize;
-    let mut want_key = false;
-    while i < b.len() {
-        match b[i] {
-            b'"' => {
-                let Some(end) = string_end(b, i + 1) else {
-                    break;
-                };
-                if depth == 1 && want_key {
-                    let j = skip_ws(b, end + 1);
-                    if b.get(j) != Some(&b':') {
-                        break;
-                    }
-                    let v = skip_ws(b, j + 1);
-                    let Some(&opens) = b.get(v) else {
+
+    /// The next top-level key, added to `keys`; `None` at the end.
+    pub(crate) fn next_key(&mut self, text: &str) -> Option<&TopKey> {
+        let b = text.as_bytes();
+        let mut i = self.at;
+        while !self.done && i < b.len() {
+            match b[i] {
+                b'"' => {
+                    let Some(end) = string_end(b, i + 1) else {
                         break;
                     };
-                    top.keys.push(TopKey {
-                        name: key_text(&text[i..=end]),
-                        opens,
-                    });
-                    want_key = false;
-                    i = v;
+                    if self.depth == 1 && self.want_key {
+                        let j = skip_ws(b, end + 1);
+                        if b.get(j) != Some(&b':') {
+                            break;
+                        }
+                        let v = skip_ws(b, j + 1);
+                        let Some(&opens) = b.get(v) else {
+                            break;
+                        };
+                        self.keys.push(TopKey {
+                            name: key_text(&text[i..=end]),
+                            opens,
+                        });
+                        self.want_key = false;
+                        self.at = v;
+                        return self.keys.last();
+                    }
+                    i = end + 1;
                     continue;
                 }
-                i = end + 1;
-                continue;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                want_key = depth == 1;
-            }
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    break;
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    self.want_key = self.depth == 1;
                 }
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        break;
+                    }
+                }
+                b',' if self.depth == 1 => self.want_key = true,
+                _ => {}
             }
-            b',' if depth == 1 => want_key = true,
-            _ => {}
+            i += 1;
         }
-        i += 1;
+        self.done = true;
+        self.at = b.len();
+        None
     }
-    top
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
@@ -134,6 +165,20 @@ fn key_text(quoted: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scan_stops_at_the_key_asked_for() {
+        let text = r#"{"a": 1, "b": [2], "c": 3}"#;
+        let mut scan = Scan::new(text);
+        assert_eq!(
+            scan.next_key(text).map(|k| k.name.clone()),
+            Some("a".into())
+        );
+        assert!(!scan.done);
+        while scan.next_key(text).is_some() {}
+        assert_eq!(scan.keys.len(), 3);
+        assert!(scan.done);
+    }
 
     fn keys(text: &str) -> Vec<(String, char)> {
         top_level(text)

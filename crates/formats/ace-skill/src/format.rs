@@ -64,10 +64,9 @@ impl PlaybookFormat for SkillJson {
         if named {
             return Some(Confidence::Name);
         }
-        let top = input.top();
-        let shaped = top.root == Some(b'[')
-            || top.opens("bullets") == Some(b'[')
-            || TOP_KEYS.iter().any(|k| top.has(k));
+        let shaped = input.root() == Some(b'[')
+            || input.top_opens("bullets") == Some(b'[')
+            || TOP_KEYS.iter().any(|k| input.top_has(k));
         Some(if shaped {
             Confidence::Content
         } else {
