@@ -37,7 +37,8 @@ fn messages(diags: &[Diagnostic], code: &str) -> Vec<String> {
         .collect()
 }
 
-/// Skill -> canonical JSON -> skill.
+/// Skill -> canonical JSON -> skill: a conversion, which gives back the
+/// data (the layout is the rewrite's to keep, not the canonical JSON's).
 fn through_json(text: &str) -> String {
     let json = ace_io::write(Format::JSON, &read(text).playbook).text;
     let back = ace_io::read(Format::JSON, &json).unwrap().playbook;
@@ -53,7 +54,7 @@ fn python_layout_round_trips_byte_for_byte() {
         "ensure_ascii escapes"
     );
     assert_eq!(rewrite(&src), src);
-    assert_eq!(through_json(&src), src);
+    assert_eq!(read(&through_json(&src)).playbook, read(&src).playbook);
     let pb = read(&src).playbook;
     assert_eq!(pb.entries.len(), 3);
     let e = &pb.entries[0];
@@ -83,7 +84,7 @@ fn hand_layout_round_trips_byte_for_byte() {
     let src = fixture("skill-json/gen2-hand.json");
     assert!(src.ends_with('\n') && src.contains('×'));
     assert_eq!(rewrite(&src), src);
-    assert_eq!(through_json(&src), src);
+    assert_eq!(read(&through_json(&src)).playbook, read(&src).playbook);
     let pb = read(&src).playbook;
     let scope = pb.entries[0].scope.as_ref().unwrap();
     match scope {
@@ -442,7 +443,11 @@ fn corpus_playbooks_round_trip_exactly() {
             "{name}"
         );
         assert_eq!(rewrite(&src), src, "{name}: rewrite");
-        assert_eq!(through_json(&src), src, "{name}: through json");
+        assert_eq!(
+            read(&through_json(&src)).playbook,
+            read(&src).playbook,
+            "{name}: through json"
+        );
         let diags = validate(&src);
         let errors: Vec<_> = diags
             .iter()

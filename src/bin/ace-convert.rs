@@ -149,6 +149,19 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         }
     };
     let parsed = input.parsed;
+    // What is left of the errors are schema findings: the file was read
+    // and is converted, and the user sees where it fails its schema.
+    if !args.quiet {
+        let errors: Vec<_> = parsed
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect();
+        if !errors.is_empty() {
+            print_diagnostics(&source.name, &source.text, &errors);
+        }
+    }
     // The model owns copies of what it needs; without the input texts the
     // peak while writing is the model and the output only.
     source.text = Default::default();

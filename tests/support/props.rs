@@ -11,10 +11,6 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::{Map, Value};
 
-/// Layout bookkeeping a format keeps for itself under the playbook's
-/// `extra`; it is not the user's data.
-const LAYOUT_KEYS: [&str; 3] = ["agents_md", "skill_json", "vagenda"];
-
 // ---------------------------------------------------------------- generator
 
 pub fn text() -> impl Strategy<Value = String> {
@@ -205,9 +201,6 @@ pub fn lost_fields(a: &Playbook, b: &Playbook, ids: &HashMap<String, String>) ->
             "sections" | "entries" => {}
             "extra" => {
                 for (x, v) in object(va.clone()) {
-                    if LAYOUT_KEYS.contains(&x.as_str()) {
-                        continue;
-                    }
                     if top_b.get("extra").and_then(|e| e.get(&x)) != Some(&v) {
                         out.insert((None, format!("extra.{x}")));
                     }

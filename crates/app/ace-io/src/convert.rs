@@ -106,7 +106,8 @@ pub struct Input {
 /// Reads `source` as `from`, and its companion: `sections` when given,
 /// else the one beside the input. A file that holds something else than a
 /// playbook (a delta, a patch) is refused, and so is one in which either
-/// reader found an error: [`Stop::Findings`] with the errors.
+/// reader found an error other than a schema finding: [`Stop::Findings`]
+/// with the errors. Schema errors stay in the findings read.
 pub fn read_input(
     source: &Source,
     from: Format,
@@ -182,8 +183,10 @@ pub fn read_input(
     }
 }
 
+/// An error that means the file was not read as its format: a schema
+/// finding is not one ([`ace_model::rules::is_conformance`]).
 fn is_error(d: &Diagnostic) -> bool {
-    d.severity == ace_model::Severity::Error
+    d.severity == ace_model::Severity::Error && !ace_model::rules::is_conformance(d.code)
 }
 
 /// Where the output goes.

@@ -158,12 +158,7 @@ fn write_pair(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, WriteReport) {
     let mut for_yaml = Playbook {
         version: pb.version.clone(),
         sections: pb.sections.clone(),
-        extra: pb
-            .extra
-            .iter()
-            .filter(|(k, _)| k.as_str() != ace_agents::LAYOUT_KEY)
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
+        extra: pb.extra.clone(),
         ..Playbook::default()
     };
     for s in &mut for_yaml.sections {

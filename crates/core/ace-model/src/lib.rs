@@ -15,6 +15,7 @@ mod model;
 pub mod normalize;
 pub mod rules;
 mod severity;
+pub mod time;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
 pub use loss::{LossEntry, Losses, WriteReport};

@@ -51,6 +51,51 @@ pub struct Playbook {
     pub entries: Vec<Entry>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extra: Map<String, Value>,
+    /// How the file it was read from was laid out, for that format's
+    /// writer alone: not data, never written by another format.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub layout: Kept,
+}
+
+/// A format's own record of how a file was laid out (its key order, its
+/// prose around the bullets, the rest of a vAgenda document), so that a
+/// rewrite in that format changes only what changed. `owner` names the
+/// layout's kind (a format crate's `LAYOUT_KEY`); a writer uses a layout
+/// only when it owns it, so a conversion into another format writes that
+/// format's own clean file and carries no trace of the source's.
+///
+/// Equality ignores it, as it ignores [`Origin`]: two playbooks that hold
+/// the same data are equal however their files were laid out.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub owner: &'static str,
+    pub value: Value,
+}
+
+/// The slot a [`Layout`] is kept in; every two are equal.
+#[derive(Debug, Clone, Default)]
+pub struct Kept(pub Option<Box<Layout>>);
+
+impl PartialEq for Kept {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Playbook {
+    /// The layout kept by `owner`, if the playbook was read by it.
+    pub fn layout_of(&self, owner: &str) -> Option<&Value> {
+        self.layout
+            .0
+            .as_deref()
+            .filter(|l| l.owner == owner)
+            .map(|l| &l.value)
+    }
+
+    pub fn set_layout(&mut self, owner: &'static str, value: Value) {
+        self.layout = Kept(Some(Box::new(Layout { owner, value })));
+    }
 }
 
 /// A field that is there, `null` included: a bare `version:` in

@@ -302,6 +302,14 @@ rules! {
         doc: "Some targets require a value the source format does not have, and it can be worked out from the entry: a skill bullet's `title` is the content's first sentence, cut at a word boundary to at most 60 characters; a skill bullet's `tags` are the entry's section when it has no tags; a timestamp written without a zone (Python's `datetime.now().isoformat()`) is read as UTC and written with `Z`, because vAgenda's and the skill's schemas require a zone. Nothing is lost, so `--strict` does not fail on it; reading the output back gives the derived value.";
 }
 
+/// Whether a finding is about the file's conformance to its published
+/// schema rather than about reading it: the data was read all the same,
+/// so a conversion goes on (ace-validate reports it). Real files often
+/// fail their own schema, vAgenda's own vContext files among them.
+pub fn is_conformance(code: &str) -> bool {
+    [PLAYBOOK_SCHEMA.code, VAGENDA_SCHEMA.code, ACE_SCHEMA.code].contains(&code)
+}
+
 pub fn by_code(code: &str) -> Option<&'static Rule> {
     ALL.iter().find(|r| r.code.eq_ignore_ascii_case(code))
 }

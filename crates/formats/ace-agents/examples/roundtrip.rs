@@ -6,7 +6,7 @@ fn main() {
         let out = ace_agents::read(&src);
         let again = ace_agents::write(&out.playbook);
         let mut bare = out.playbook.clone();
-        bare.extra.remove(ace_agents::LAYOUT_KEY);
+        bare.layout = Default::default();
         let fresh = ace_agents::write(&bare);
         let reread = ace_agents::read(&fresh.text);
         println!(

@@ -225,8 +225,7 @@ pub fn read(src: &str) -> ReadOutput {
         };
     }
     flush(&mut text, &mut items);
-    pb.extra
-        .insert(crate::LAYOUT_KEY.to_owned(), items.finish());
+    pb.set_layout(crate::LAYOUT_KEY, items.finish());
     diags.sort_by_key(|d| (d.span.start, d.code));
     ReadOutput {
         playbook: pb,

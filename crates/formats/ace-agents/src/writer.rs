@@ -46,13 +46,13 @@ pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
         taken: HashSet::new(),
     };
     w.playbook_losses(pb);
-    match pb.extra.get(crate::LAYOUT_KEY).map(layout::from_value) {
+    match pb.layout_of(crate::LAYOUT_KEY).map(layout::from_value) {
         Some(Some(items)) => w.with_layout(pb, &items),
         Some(None) => {
             w.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
-                format!("extra.{}", crate::LAYOUT_KEY),
+                "layout",
                 "not an AGENTS.md layout this version can read; the seed's layout is written instead",
             );
             w.fresh(pb);
@@ -243,7 +243,7 @@ impl Writer<'_, '_> {
                 self.losses.lose(&rules::DROPPED_FIELD, None, name, "AGENTS.md has no place for this playbook field (playbook.yaml keeps `version`)");
             }
         }
-        for key in pb.extra.keys().filter(|k| *k != crate::LAYOUT_KEY) {
+        for key in pb.extra.keys() {
             self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,

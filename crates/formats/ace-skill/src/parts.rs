@@ -38,7 +38,7 @@ pub(crate) fn finish(
     mut diags: Vec<Diagnostic>,
 ) -> ReadOutput {
     split_metadata(&mut pb, &mut layout);
-    pb.extra.insert(LAYOUT_KEY.into(), layout.to_value());
+    pb.set_layout(LAYOUT_KEY, layout.to_value());
     diags.sort_by_key(|d| (d.span.start, d.code));
     ReadOutput {
         playbook: pb,

@@ -57,7 +57,7 @@ pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
 /// are printed on every core, in runs appended in order. Gives what the
 /// file could not hold.
 pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Vec<LossEntry> {
-    let stored = pb.extra.get(LAYOUT_KEY);
+    let stored = pb.layout_of(LAYOUT_KEY);
     let layout = stored.map(Layout::from_value).unwrap_or_default();
     let mut w = Writer {
         losses: Vec::new(),
@@ -210,7 +210,7 @@ enum Member {
 }
 
 fn wrapper(pb: &Playbook, layout: &Layout, no_bullets: bool, fresh: bool) -> Vec<(String, Member)> {
-    let extra = |k: &str| pb.extra.get(k).filter(|_| k != LAYOUT_KEY).cloned();
+    let extra = |k: &str| pb.extra.get(k).cloned();
     let mut bullets_left = true;
     let mut value_of = |key: &str| -> Option<Member> {
         match key {
@@ -246,7 +246,7 @@ fn wrapper(pb: &Playbook, layout: &Layout, no_bullets: bool, fresh: bool) -> Vec
         .map(|k| k.to_string())
         .chain(pb.extra.keys().cloned());
     for key in rest {
-        if m.iter().any(|(k, _)| *k == key) || key == LAYOUT_KEY {
+        if m.iter().any(|(k, _)| *k == key) {
             continue;
         }
         if let Some(v) = value_of(&key) {
@@ -356,7 +356,7 @@ impl Writer {
                     );
                 }
             }
-            for key in pb.extra.keys().filter(|k| *k != LAYOUT_KEY) {
+            for key in pb.extra.keys() {
                 self.losses.lose(
                     &rules::DROPPED_FIELD,
                     None,

@@ -145,8 +145,8 @@ pub fn derivation_kind(
     let (kind, _) = kind_of(e, section_kind);
     let derived = sections.section_for_kind(kind).map(|r| r.key);
     match &e.section {
-        Some(s) if derived == Some(s.as_str()) => Some(kind.to_owned()),
-        _ => None,
+        Some(s) if derived != Some(s.as_str()) => None,
+        _ => Some(kind.to_owned()),
     }
 }
 
@@ -261,8 +261,6 @@ impl Field<'_> {
     }
 }
 
-static NULL: Value = Value::Null;
-
 /// An entry's fields in the order they are written; no key comes twice.
 pub type Fields<'e> = Vec<(&'e str, Field<'e>)>;
 
@@ -291,12 +289,13 @@ pub fn fields<'e>(
     let mut m: Fields<'e> = Vec::with_capacity(12);
     // What ace-tools keeps under `metadata`; each key comes at most once.
     let mut tools: Fields<'e> = Vec::new();
-    let null = || Field::Val(Cow::Borrowed(&NULL));
     let (kind, own) = kind_of(e, section_kind);
     m.push(("id", Str(&e.id)));
     m.push(("kind", Str(kind)));
-    if !own {
-        tools.push(("kind", e.kind.as_deref().map_or_else(null, Str)));
+    // A kind that is not one of vAgenda's five is kept; an absent one is
+    // derived from the section and nothing is written for the absence.
+    if let (false, Some(k)) = (own, &e.kind) {
+        tools.push(("kind", Str(k)));
     }
     if let Some(t) = &e.title {
         m.push(("title", Str(t)));
@@ -336,11 +335,16 @@ pub fn fields<'e>(
     if let Some(v) = e.extra.get("feedbackType") {
         m.push(("feedbackType", borrowed(v)));
     }
+    // vAgenda's dateTime needs a zone: one written without is UTC.
+    let time = |t: &'e String| match ace_model::time::with_zone(t) {
+        Some(z) => built(Value::String(z)),
+        None => Str(t),
+    };
     if let Some(t) = &e.created_at {
-        m.push(("createdAt", Str(t)));
+        m.push(("createdAt", time(t)));
     }
     if let Some(t) = &e.updated_at {
-        m.push(("updatedAt", Str(t)));
+        m.push(("updatedAt", time(t)));
     }
     match &e.status {
         Some(Status::Active) => m.push(("status", Str("active"))),
@@ -373,9 +377,8 @@ pub fn fields<'e>(
     // so the section is kept only where that would not give it back.
     let derived = sections.section_for_kind(kind).map(|r| r.key);
     match &e.section {
-        Some(s) if derived == Some(s.as_str()) => {}
-        Some(s) => tools.push(("section", Str(s))),
-        None => tools.push(("section", null())),
+        Some(s) if derived != Some(s.as_str()) => tools.push(("section", Str(s))),
+        _ => {}
     }
     if let Some(n) = e.neutral {
         tools.push(("neutral", built(Value::from(n))));

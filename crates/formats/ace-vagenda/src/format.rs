@@ -106,6 +106,16 @@ impl PlaybookFormat for Vagenda {
                     Some(Confidence::Declared)
                 } else if input.name_ends_with(&NAME_ENDINGS) {
                     Some(Confidence::Name)
+                } else if input.top_opens("entries") == Some(b'[')
+                    && (input.top_has("created") || input.top_has("metrics"))
+                    || ["id", "kind", "text"].iter().all(|k| input.top_has(k))
+                    || ["plan", "todoList"]
+                        .iter()
+                        .any(|k| input.top_opens(k) == Some(b'{'))
+                {
+                    // A container without its info key, a playbook or an
+                    // entry on its own, as the spec's examples show them.
+                    Some(Confidence::Content)
                 } else {
                     input
                         .contains_any(&PATCH_KEYS)

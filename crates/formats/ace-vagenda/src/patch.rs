@@ -19,7 +19,7 @@ pub struct Target<'a> {
 /// The `sequence` of the document a playbook was read from (`plan.sequence`
 /// or `todoList.sequence`), when it was read from vAgenda.
 pub fn document_sequence(pb: &Playbook) -> Option<i64> {
-    let doc = pb.extra.get(LAYOUT_KEY)?.get("document")?;
+    let doc = pb.layout_of(LAYOUT_KEY)?.get("document")?;
     ["plan", "todoList"]
         .iter()
         .find_map(|c| doc.get(c)?.get("sequence")?.as_i64())

@@ -685,7 +685,7 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
         read_container(value, container.as_deref(), &mut pb);
         let mut skeleton = copy.unwrap_or(raw);
         drop_layout_fields(&mut skeleton, container.as_deref());
-        pb.extra.insert(LAYOUT_KEY.into(), layout(skeleton, None));
+        pb.set_layout(LAYOUT_KEY, layout(skeleton, None));
         return ReadOutput {
             playbook: pb,
             diagnostics: diags,
@@ -792,7 +792,7 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
     if !filled.is_empty() {
         kept["filled"] = Value::from(filled);
     }
-    pb.extra.insert(LAYOUT_KEY.into(), kept);
+    pb.set_layout(LAYOUT_KEY, kept);
     ReadOutput {
         playbook: pb,
         diagnostics: diags,

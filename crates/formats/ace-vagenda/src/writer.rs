@@ -117,6 +117,45 @@ fn derived_sections(kinds: &SectionKinds) -> Vec<Section> {
     out
 }
 
+/// A timestamp as vAgenda's `dateTime` takes it: one without a zone is
+/// UTC ([`ace_model::time::with_zone`]).
+fn zoned(t: Option<&str>) -> Option<String> {
+    t.map(|t| ace_model::time::with_zone(t).unwrap_or_else(|| t.to_owned()))
+}
+
+/// ACE107 for each timestamp written with a zone it did not have.
+fn zone_losses(pb: &Playbook, losses: &mut Vec<LossEntry>) {
+    let derived = |t: Option<&String>| t.is_some_and(|t| ace_model::time::with_zone(t).is_some());
+    for (field, t) in [
+        ("created_at", &pb.created_at),
+        ("updated_at", &pb.updated_at),
+    ] {
+        if derived(t.as_ref()) {
+            losses.lose(&rules::VALUE_DERIVED, None, field, "written with `Z`: vAgenda's dateTime needs a zone, and a time without one is read as UTC");
+        }
+    }
+    for e in &pb.entries {
+        for (field, t) in [("created_at", &e.created_at), ("updated_at", &e.updated_at)] {
+            if derived(t.as_ref()) {
+                losses.lose(&rules::VALUE_DERIVED, Some(&e.id), field, "written with `Z`: vAgenda's dateTime needs a zone, and a time without one is read as UTC");
+            }
+        }
+    }
+}
+
+/// The playbook's sections with, after them, those a reader adds for the
+/// entries whose section it derives from their kind: the list that reads
+/// back as itself, so that writing what was read gives the same text.
+fn sections_read_back(kinds: &SectionKinds) -> Vec<Section> {
+    let mut out = kinds.pb.sections.clone();
+    for row in derived_sections(kinds) {
+        if !out.iter().any(|s| s.key == row.key) {
+            out.push(row);
+        }
+    }
+    out
+}
+
 fn latest_timestamp(pb: &Playbook) -> Option<String> {
     pb.entries
         .iter()
@@ -140,14 +179,22 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
 /// [`write`] into `out`, which may send the text on as it is printed.
 pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> WriteReport {
     let mut losses = Vec::new();
+    zone_losses(pb, &mut losses);
+    if pb.version.as_ref().is_some_and(Value::is_null) {
+        losses.lose(
+            &rules::DROPPED_FIELD,
+            None,
+            "version",
+            "a `version` with no value (YAML's bare `version:`) has nothing to write, and vAgenda writes no nulls",
+        );
+    }
     let now = opts
         .now
         .clone()
-        .or_else(|| latest_timestamp(pb))
+        .or_else(|| zoned(latest_timestamp(pb).as_deref()))
         .unwrap_or_else(|| EPOCH.to_owned());
     let kept = pb
-        .extra
-        .get(LAYOUT_KEY)
+        .layout_of(LAYOUT_KEY)
         .and_then(|l| l.get("document"))
         .filter(|d| d.is_object())
         .cloned();
@@ -224,14 +271,10 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     }
 }
 
-/// The container's `metadata.aceTools`: a title marked as filled in (when
-/// the model has none and the written title is the default), and the
-/// description, which vAgenda has no field for.
-fn container_tools(pb: &Playbook, title_filled: bool) -> Map<String, Value> {
+/// The container's `metadata.aceTools`: the description, which vAgenda
+/// has no field for.
+fn container_tools(pb: &Playbook) -> Map<String, Value> {
     let mut t = Map::new();
-    if pb.title.is_none() && title_filled {
-        t.insert("title".into(), Value::Null);
-    }
     if let Some(d) = &pb.description {
         t.insert("description".into(), Value::String(d.clone()));
     }
@@ -243,32 +286,24 @@ fn container_tools(pb: &Playbook, title_filled: bool) -> Map<String, Value> {
 fn playbook_tools(kinds: &SectionKinds, version_kept: bool) -> Map<String, Value> {
     let pb = kinds.pb;
     let mut t = Map::new();
-    if !version_kept {
-        t.insert("version".into(), pb.version.clone().unwrap_or(Value::Null));
-    }
-    if pb.created_at.is_none() {
-        t.insert("created".into(), Value::Null);
-    }
-    if pb.updated_at.is_none() {
-        t.insert("updated".into(), Value::Null);
+    match (version_kept, &pb.version) {
+        (false, Some(v)) if !v.is_null() => {
+            t.insert("version".into(), v.clone());
+        }
+        _ => {}
     }
     if let Some(p) = &pb.project_id {
         t.insert("projectId".into(), Value::String(p.clone()));
     }
-    if pb.sections != derived_sections(kinds) {
+    // No sections is nothing to keep: a reader derives them from the kinds.
+    if !pb.sections.is_empty() && pb.sections != derived_sections(kinds) {
         t.insert(
             "sections".into(),
-            serde_json::to_value(&pb.sections).unwrap_or(Value::Null),
+            serde_json::to_value(sections_read_back(kinds)).unwrap_or(Value::Null),
         );
     }
-    let extra: Map<String, Value> = pb
-        .extra
-        .iter()
-        .filter(|(k, _)| k.as_str() != LAYOUT_KEY)
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if !extra.is_empty() {
-        t.insert("extra".into(), Value::Object(extra));
+    if !pb.extra.is_empty() {
+        t.insert("extra".into(), Value::Object(pb.extra.clone()));
     }
     t
 }
@@ -289,15 +324,15 @@ fn new_document(
     losses: &mut Vec<LossEntry>,
 ) -> Value {
     let pb = kinds.pb;
-    let created = pb.created_at.clone().unwrap_or_else(|| now.to_owned());
-    let updated = pb.updated_at.clone().unwrap_or_else(|| now.to_owned());
+    let created = zoned(pb.created_at.as_deref()).unwrap_or_else(|| now.to_owned());
+    let updated = zoned(pb.updated_at.as_deref()).unwrap_or_else(|| now.to_owned());
     if pb.created_at.is_none() || pb.updated_at.is_none() {
         losses.lose(
             &rules::VALUE_DEFAULTED,
             None,
             "created_at",
             format!(
-                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp, so {now} is written (kept as absent in metadata.aceTools for ace-tools; set SOURCE_DATE_EPOCH to choose the time)"
+                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp, so {now} is written (set SOURCE_DATE_EPOCH to choose the time)"
             ),
         );
     }
@@ -319,7 +354,7 @@ fn new_document(
         .title
         .clone()
         .unwrap_or_else(|| "ACE playbook".to_owned());
-    let meta_tools = container_tools(pb, true);
+    let meta_tools = container_tools(pb);
     let mut c = Map::new();
     match container {
         Container::Plan => {
@@ -395,19 +430,17 @@ fn update_kept(
         }
     }
     let basis = pb
-        .extra
-        .get(LAYOUT_KEY)
+        .layout_of(LAYOUT_KEY)
         .and_then(|l| l.get("metricsBasis"))
         .cloned();
     // What the reader found marked as filled in (reader::filled_fields).
     let filled: Vec<String> = pb
-        .extra
-        .get(LAYOUT_KEY)
+        .layout_of(LAYOUT_KEY)
         .and_then(|l| l.get("filled"))
         .and_then(|f| serde_json::from_value(f.clone()).ok())
         .unwrap_or_default();
     let was_filled = |key: &str| filled.iter().any(|f| f == key);
-    let meta_tools = container_tools(pb, was_filled("title"));
+    let meta_tools = container_tools(pb);
     if let (Some(c), false) = (
         container.filter(|c| *c != "playbook"),
         meta_tools.is_empty(),
@@ -519,11 +552,11 @@ fn update_kept(
     if let Some(v) = int_version(pb) {
         p.insert("version".into(), v);
     }
-    if let Some(t) = &pb.created_at {
-        p.insert("created".into(), Value::String(t.clone()));
+    if let Some(t) = zoned(pb.created_at.as_deref()) {
+        p.insert("created".into(), Value::String(t));
     }
-    if let Some(t) = &pb.updated_at {
-        p.insert("updated".into(), Value::String(t.clone()));
+    if let Some(t) = zoned(pb.updated_at.as_deref()) {
+        p.insert("updated".into(), Value::String(t));
     }
     // Timestamps the kept document has are its own, not defaults, unless
     // they were marked as filled in when it was read.
