@@ -9,10 +9,11 @@
 //!
 //! AGENTS.md is a human document first: bullets live among prose, other
 //! headings, comments and code. The reader keeps everything that is not a
-//! bullet as a *layout* (stored in the playbook's `extra` under
+//! bullet as a *layout* (the playbook's layout slot, owned by
 //! [`LAYOUT_KEY`]); the writer puts the model's bullets back into that layout,
 //! so an edit changes only the bullets and a no-op rewrite is byte-identical.
-//! Without a layout the writer produces the seed's layout.
+//! Without a layout of its own (a conversion from another format) the writer
+//! produces the seed's layout.
 
 mod bullet;
 mod format;

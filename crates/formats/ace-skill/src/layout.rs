@@ -1,6 +1,6 @@
-//! What a skill file looks like beyond its data, kept in the playbook's
-//! `extra` under [`crate::LAYOUT_KEY`] so that skill -> json -> skill gives
-//! back the same bytes. Every part is optional: a missing or damaged layout
+//! What a skill file looks like beyond its data, kept as the playbook's
+//! layout (owned by [`crate::LAYOUT_KEY`]) so that a rewrite of a skill
+//! playbook gives back the same bytes. Every part is optional: a missing or damaged layout
 //! means the seed's layout, never an error.
 
 use serde_json::{Map, Value};

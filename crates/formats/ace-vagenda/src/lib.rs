@@ -2,9 +2,10 @@
 //! extension, and its successor the Playbooks extension), in JSON and TRON.
 //!
 //! Reading maps `playbook.entries` to the model and keeps the rest of the
-//! document (items, phases, narratives, change log, unknown keys) in the
-//! playbook's `extra` under [`LAYOUT_KEY`], so that vAgenda -> vAgenda
-//! changes only what the user changed. The mapping is documented in
+//! document (items, phases, narratives, change log, unknown keys) as the
+//! playbook's layout, owned by [`LAYOUT_KEY`], so that vAgenda -> vAgenda
+//! (JSON or TRON) changes only what the user changed; no other format's
+//! writer sees it. The mapping is documented in
 //! docs/formats/vagenda.md.
 
 mod entry;

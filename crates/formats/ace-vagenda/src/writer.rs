@@ -1,7 +1,7 @@
 //! The model into a vAgenda document, JSON or TRON.
 //!
 //! A playbook read from vAgenda is written back into the document it came
-//! from (kept under [`crate::LAYOUT_KEY`]): only the entries, and what the
+//! from (its layout, owned by [`crate::LAYOUT_KEY`]): only the entries, and what the
 //! user changed, differ. Any other playbook becomes a minimal document, a
 //! Plan or a TodoList, that the bundled core and ACE schemas accept.
 
