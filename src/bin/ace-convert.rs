@@ -116,14 +116,12 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let mut source =
         load_input(input, &args.stdin_filename).map_err(|e| at(Stop::Usage(e.to_string())))?;
     let registry = ace_io::Registry::builtin();
-    let sniffed = match args.from {
-        Some(from) => Some((from, ace_io::Confidence::Declared)),
-        None => registry.sniff(&ace_io::Sniff::new(source.path.as_deref(), &source.text)),
+    // When nothing in the name or the content said the format and the read
+    // fails, the user is told which formats there are.
+    let (from, told) = match args.from {
+        Some(from) => (from, true),
+        None => registry.detect_told(source.path.as_deref(), &source.text),
     };
-    let from = sniffed.map_or(registry.formats()[0], |(f, _)| f);
-    // Nothing in the name or the content said the format: when the read
-    // then fails, the user is told which formats there are.
-    let guessed = sniffed.is_none_or(|(_, c)| c == ace_io::Confidence::Likely);
     let to =
         convert::target_format(from, args.to, args.output.as_deref(), args.in_place).map_err(at)?;
     // Only errors matter (they stop the conversion), so checks that find
@@ -138,7 +136,7 @@ fn convert(args: &Args) -> Result<(), Stopped> {
             let note = match &stop {
                 Stop::Findings {
                     companion: None, ..
-                } if guessed => Some(format!(
+                } if !told => Some(format!(
                     "cannot tell the format of {} from its name or content, and it does not read as {from}; pass --from FORMAT, one of:\n{}",
                     source.name,
                     ace_tools::format_list(registry)

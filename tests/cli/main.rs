@@ -443,27 +443,22 @@ fn the_format_comes_from_the_name_and_the_top_level_shape() {
         .assert()
         .stdout(predicate::str::contains("ACE035"))
         .stdout(predicate::str::contains("vagenda"));
+    // The output's name alone says the format.
+    let written_as = |name: &str| -> serde_json::Value {
+        let out = dir.path().join(name);
+        convert()
+            .arg(fixture("canonical.md"))
+            .arg("-o")
+            .arg(&out)
+            .assert()
+            .success();
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap()
+    };
     // `-o playbook.json` is the skill's own file.
-    let named = dir.path().join("playbook.json");
-    convert()
-        .arg(fixture("canonical.md"))
-        .arg("-o")
-        .arg(&named)
-        .assert()
-        .success();
-    let written: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&named).unwrap()).unwrap();
+    let written = written_as("playbook.json");
     assert!(written["bullets"].is_array(), "{written}");
     // `*.vagenda.json` is vAgenda's.
-    let plan = dir.path().join("plan.vagenda.json");
-    convert()
-        .arg(fixture("canonical.md"))
-        .arg("-o")
-        .arg(&plan)
-        .assert()
-        .success();
-    let written: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    let written = written_as("plan.vagenda.json");
     assert!(written["vAgendaInfo"].is_object(), "{written}");
 }
 

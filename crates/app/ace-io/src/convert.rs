@@ -136,10 +136,7 @@ pub fn read_input(
     // target that looks fine and is not (an empty AGENTS.md from a JSON
     // that is no playbook).
     if parsed.diagnostics.iter().any(is_error) {
-        return Err(Stop::Findings {
-            companion: None,
-            diagnostics: parsed.diagnostics.into_iter().filter(is_error).collect(),
-        });
+        return Err(errors_in(None, parsed.diagnostics));
     }
     let path = match sections {
         Some(p) => Some(p.to_owned()),
@@ -163,14 +160,10 @@ pub fn read_input(
     }
     let companion = load(&path).map_err(|e| Stop::Usage(e.to_string()))?;
     match from.attach_companion(&mut parsed, &companion.text) {
-        Ok(findings) if findings.iter().any(is_error) => Err(Stop::Findings {
-            companion: Some(companion),
-            diagnostics: findings.into_iter().filter(is_error).collect(),
-        }),
-        Ok(_) if parsed.diagnostics.iter().any(is_error) => Err(Stop::Findings {
-            companion: None,
-            diagnostics: parsed.diagnostics.into_iter().filter(is_error).collect(),
-        }),
+        Ok(findings) if findings.iter().any(is_error) => Err(errors_in(Some(companion), findings)),
+        Ok(_) if parsed.diagnostics.iter().any(is_error) => {
+            Err(errors_in(None, parsed.diagnostics))
+        }
         Ok(findings) => Ok(Input {
             parsed,
             companion: Some(companion),
@@ -187,6 +180,15 @@ pub fn read_input(
 /// finding is not one ([`ace_model::rules::is_conformance`]).
 fn is_error(d: &Diagnostic) -> bool {
     d.severity == ace_model::Severity::Error && !ace_model::rules::is_conformance(d.code)
+}
+
+/// The stop for the errors among `findings`, about `companion` or else
+/// the input.
+fn errors_in(companion: Option<Source>, findings: Vec<Diagnostic>) -> Stop {
+    Stop::Findings {
+        companion,
+        diagnostics: findings.into_iter().filter(is_error).collect(),
+    }
 }
 
 /// Where the output goes.

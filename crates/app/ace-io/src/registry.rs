@@ -154,8 +154,16 @@ impl Registry {
     /// no format claims is read as the first format's (the markdown
     /// playbook, which reports what it finds).
     pub fn detect(&self, path: Option<&Path>, text: &str) -> Format {
-        self.sniff(&Sniff::new(path, text))
-            .map_or(self.formats[0], |(f, _)| f)
+        self.detect_told(path, text).0
+    }
+
+    /// [`Registry::detect`], and whether the name or the content told the
+    /// format (`false`: nothing did, and the format is a guess).
+    pub fn detect_told(&self, path: Option<&Path>, text: &str) -> (Format, bool) {
+        match self.sniff(&Sniff::new(path, text)) {
+            Some((f, c)) => (f, c > Confidence::Likely),
+            None => (self.formats[0], false),
+        }
     }
 
     /// The format a new file of this name is written in: the format whose

@@ -14,7 +14,6 @@ use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
 
 mod top;
-pub use top::{top_level, TopKey, TopLevel};
 
 /// How sure a format is that a file is one of its own. Detection takes the
 /// highest; a tie goes to the format listed first.
@@ -110,7 +109,7 @@ impl<'a> Sniff<'a> {
     }
 
     /// Whether the root object of a JSON text has the key `name`: what a
-    /// JSON format's detection looks at ([`top_level`]), rather than a key
+    /// JSON format's detection looks at, rather than a key
     /// anywhere in the text.
     pub fn top_has(&self, name: &str) -> bool {
         self.top_opens(name).is_some()

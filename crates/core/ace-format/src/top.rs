@@ -1,4 +1,4 @@
-//! The top-level keys of a JSON object, for detection.
+//! The top-level keys of a JSON object, for detection ([`Scan`]).
 //!
 //! What a JSON file is follows from the keys of its root object (a vAgenda
 //! document has `vAgendaInfo` there, a skill playbook `bullets`), not from
@@ -10,44 +10,16 @@
 /// A key of the root object, and the first byte of its value (`[`, `{`,
 /// `"`, or the first byte of a number or literal).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopKey {
+pub(crate) struct TopKey {
     pub name: String,
     pub opens: u8,
 }
 
-/// How a JSON text starts: its root's first byte and, for an object, the
-/// keys of that object in order (a repeated key listed each time).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TopLevel {
-    /// `{`, `[`, or another byte; `None` for a text of white space only.
-    pub root: Option<u8>,
-    pub keys: Vec<TopKey>,
-}
-
-impl TopLevel {
-    pub fn has(&self, name: &str) -> bool {
-        self.keys.iter().any(|k| k.name == name)
-    }
-
-    /// The first byte of the value of `name`, if the root has that key.
-    pub fn opens(&self, name: &str) -> Option<u8> {
-        self.keys.iter().find(|k| k.name == name).map(|k| k.opens)
-    }
-}
-
-/// Scans `text` for its root's top-level keys. Anything that is not JSON
-/// ends the scan with what was found so far.
-pub fn top_level(text: &str) -> TopLevel {
-    let mut scan = Scan::new(text);
-    while scan.next_key(text).is_some() {}
-    TopLevel {
-        root: scan.root,
-        keys: scan.keys,
-    }
-}
-
-/// [`top_level`] a key at a time, so that a question the first keys
-/// answer does not read a file of a million entries to its end.
+/// The root object's keys, scanned a key at a time, so that a question
+/// the first keys answer does not read a file of a million entries to its
+/// end. (`ace_jsonspan::top_level` reads the keys of a whole, valid text;
+/// detection also sees the cut-off heads a directory walk reads.) A text
+/// that stops being JSON ends the scan with the keys found so far.
 #[derive(Debug, Clone)]
 pub(crate) struct Scan {
     pub(crate) root: Option<u8>,
@@ -181,8 +153,9 @@ mod tests {
     }
 
     fn keys(text: &str) -> Vec<(String, char)> {
-        top_level(text)
-            .keys
+        let mut scan = Scan::new(text);
+        while scan.next_key(text).is_some() {}
+        scan.keys
             .into_iter()
             .map(|k| (k.name, k.opens as char))
             .collect()
@@ -214,9 +187,9 @@ mod tests {
     fn a_cut_off_text_gives_the_keys_before_the_cut() {
         let text = r#"{"skills": {"a-00001": {"content": "unfinished"#;
         assert_eq!(keys(text), [("skills".into(), '{')]);
-        assert_eq!(top_level("[1, 2").root, Some(b'['));
-        assert_eq!(top_level("  ").root, None);
-        assert!(top_level(r#"{"a" 1}"#).keys.is_empty());
-        assert!(top_level(r#"{"a": "#).keys.is_empty());
+        assert_eq!(Scan::new("[1, 2").root, Some(b'['));
+        assert_eq!(Scan::new("  ").root, None);
+        assert!(keys(r#"{"a" 1}"#).is_empty());
+        assert!(keys(r#"{"a": "#).is_empty());
     }
 }

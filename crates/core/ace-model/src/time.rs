@@ -1,27 +1,49 @@
 //! Timestamps as targets require them.
 
-/// `s` with `Z` added, when it is a date-time with no zone
-/// (`2025-10-26T12:53:55.466615`, what Python's `datetime.now().isoformat()`
-/// writes): read as UTC, which is what such files mean in practice.
-/// `None` when `s` has a zone already, or is not a date-time at all (a
-/// value that cannot be fixed is left for the target's schema to report).
-pub fn with_zone(s: &str) -> Option<String> {
+/// What an RFC 3339 date-time check finds in a string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `YYYY-MM-DDTHH:MM:SS(.f+)?` and `Z` or `+HH:MM`.
+    DateTime,
+    /// A date-time with no zone after it.
+    NoZone,
+    /// A date-time whose zone is neither `Z` nor `+HH:MM`.
+    BadZone,
+    /// A `.` after the seconds with no digit after it.
+    EmptyFraction,
+    /// `YYYY-MM-DD` alone.
+    DateOnly,
+    /// A date followed by something other than a time.
+    NoTime,
+    /// Not even a date.
+    NotDate,
+}
+
+/// The [`Shape`] of `s`. Digits are ASCII only, as the schemas'
+/// patterns and formats read them.
+pub fn shape(s: &str) -> Shape {
     let b = s.as_bytes();
     let digits =
         |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    let date_time = digits(0..4)
+    let date = digits(0..4)
         && b.get(4) == Some(&b'-')
         && digits(5..7)
         && b.get(7) == Some(&b'-')
-        && digits(8..10)
-        && matches!(b.get(10), Some(b'T' | b't'))
+        && digits(8..10);
+    if !date {
+        return Shape::NotDate;
+    }
+    if b.len() == 10 {
+        return Shape::DateOnly;
+    }
+    let time = matches!(b.get(10), Some(b'T' | b't'))
         && digits(11..13)
         && b.get(13) == Some(&b':')
         && digits(14..16)
         && b.get(16) == Some(&b':')
         && digits(17..19);
-    if !date_time {
-        return None;
+    if !time {
+        return Shape::NoTime;
     }
     let mut i = 19;
     if b.get(i) == Some(&b'.') {
@@ -31,10 +53,33 @@ pub fn with_zone(s: &str) -> Option<String> {
             i += 1;
         }
         if i == start {
-            return None;
+            return Shape::EmptyFraction;
         }
     }
-    (i == b.len()).then(|| format!("{s}Z"))
+    match &b[i..] {
+        [] => Shape::NoZone,
+        [b'Z' | b'z'] => Shape::DateTime,
+        [b'+' | b'-', h1, h2, b':', m1, m2]
+            if [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit()) =>
+        {
+            Shape::DateTime
+        }
+        _ => Shape::BadZone,
+    }
+}
+
+/// Whether `s` is a date-time with no zone (`2025-10-26T12:53:55.466615`,
+/// what Python's `datetime.now().isoformat()` writes).
+pub fn lacks_zone(s: &str) -> bool {
+    shape(s) == Shape::NoZone
+}
+
+/// `s` with `Z` added when it [lacks a zone](lacks_zone): read as UTC,
+/// which is what such files mean in practice. `None` when `s` has a zone
+/// already, or is not a date-time at all (a value that cannot be fixed is
+/// left for the target's schema to report).
+pub fn with_zone(s: &str) -> Option<String> {
+    lacks_zone(s).then(|| format!("{s}Z"))
 }
 
 #[cfg(test)]

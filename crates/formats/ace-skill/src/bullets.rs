@@ -870,17 +870,7 @@ impl<'t> Plan<'t> for BulletArray<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What a read gives, with diagnostics in a total order and each
-    /// entry's span (which playbook equality ignores).
-    fn outcome(out: ReadOutput) -> (Playbook, Vec<Diagnostic>, Vec<Option<Span>>) {
-        let mut diags = out.diagnostics;
-        diags.sort_by(|a, b| {
-            (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
-        });
-        let spans = out.playbook.entries.iter().map(|e| e.origin.0).collect();
-        (out.playbook, diags, spans)
-    }
+    use ace_jsonspan::testing::outcome;
 
     /// The streamed read (or its fallback) gives what the whole read
     /// gives; returns whether the stream settled it alone.

@@ -7,51 +7,18 @@ use ace_schema::Generation;
 
 /// Why `s` is not an RFC 3339 date-time, or `None` if it is one.
 pub fn timestamp_problem(s: &str) -> Option<&'static str> {
-    let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| {
-        b.get(r.clone())
-            .is_some_and(|d| d.len() == r.len() && d.iter().all(u8::is_ascii_digit))
-    };
-    let date = digits(0..4)
-        && b.get(4) == Some(&b'-')
-        && digits(5..7)
-        && b.get(7) == Some(&b'-')
-        && digits(8..10);
-    if !date {
-        return Some("is not a date-time (expected YYYY-MM-DDTHH:MM:SS with a timezone)");
-    }
-    if b.len() == 10 {
-        return Some("is a date without a time; expected YYYY-MM-DDTHH:MM:SS with a timezone");
-    }
-    let time = matches!(b.get(10), Some(b'T' | b't'))
-        && digits(11..13)
-        && b.get(13) == Some(&b':')
-        && digits(14..16)
-        && b.get(16) == Some(&b':')
-        && digits(17..19);
-    if !time {
-        return Some("is not a date-time (expected YYYY-MM-DDTHH:MM:SS with a timezone)");
-    }
-    let mut i = 19;
-    if b.get(i) == Some(&b'.') {
-        let start = i + 1;
-        i = start;
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
+    use ace_model::time::Shape;
+    match ace_model::time::shape(s) {
+        Shape::DateTime => None,
+        Shape::NotDate | Shape::NoTime => {
+            Some("is not a date-time (expected YYYY-MM-DDTHH:MM:SS with a timezone)")
         }
-        if i == start {
-            return Some("has a `.` with no fraction digits after the seconds");
+        Shape::DateOnly => {
+            Some("is a date without a time; expected YYYY-MM-DDTHH:MM:SS with a timezone")
         }
-    }
-    match &b[i..] {
-        [] => Some("has no timezone; add `Z` if the time is UTC"),
-        [b'Z' | b'z'] => None,
-        [b'+' | b'-', h1, h2, b':', m1, m2]
-            if [h1, h2, m1, m2].iter().all(|d| d.is_ascii_digit()) =>
-        {
-            None
-        }
-        _ => Some("has an unreadable timezone; expected `Z` or `+HH:MM`"),
+        Shape::EmptyFraction => Some("has a `.` with no fraction digits after the seconds"),
+        Shape::NoZone => Some("has no timezone; add `Z` if the time is UTC"),
+        Shape::BadZone => Some("has an unreadable timezone; expected `Z` or `+HH:MM`"),
     }
 }
 

@@ -781,47 +781,17 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
     read_playbook_fields(playbook_value, &mut pb);
     read_container(value, container.as_deref(), &mut pb);
     derive_sections(&mut pb, &derive_from, sections);
-    let filled = filled_fields(value, &path, container.as_deref());
     let mut skeleton = copy.unwrap_or(raw);
     if let (Shape::Ace, Some(Value::Object(p))) = (shape, get_path_mut(&mut skeleton, &path)) {
         p.insert("entries".into(), Value::Array(Vec::new()));
         p.shift_remove(ACE_TOOLS_KEY);
     }
     drop_layout_fields(&mut skeleton, container.as_deref());
-    let mut kept = layout(skeleton, metrics_basis);
-    if !filled.is_empty() {
-        kept["filled"] = Value::from(filled);
-    }
-    pb.set_layout(LAYOUT_KEY, kept);
+    pb.set_layout(LAYOUT_KEY, layout(skeleton, metrics_basis));
     ReadOutput {
         playbook: pb,
         diagnostics: diags,
     }
-}
-
-/// The fields `aceTools` marks as filled in by the writer (`null`: the
-/// model had none): the container's `title`, the playbook's `created` and
-/// `updated`. The layout remembers them, so that writing the document again
-/// marks them again instead of passing the filler off as the author's.
-fn filled_fields(doc: &Value, path: &[String], container: Option<&str>) -> Vec<&'static str> {
-    let marked = |tools: Option<&Value>, key: &str| {
-        tools.and_then(|t| t.get(key)).is_some_and(Value::is_null)
-    };
-    let container_tools = container
-        .and_then(|c| doc.get(c))
-        .and_then(|c| c.get("metadata"))
-        .and_then(|m| m.get(ACE_TOOLS_KEY));
-    let playbook_tools = get_path(doc, path).and_then(|p| p.get(ACE_TOOLS_KEY));
-    let mut out = Vec::new();
-    if marked(container_tools, "title") {
-        out.push("title");
-    }
-    for key in ["created", "updated"] {
-        if marked(playbook_tools, key) {
-            out.push(key);
-        }
-    }
-    out
 }
 
 /// Removes from the kept document what the model holds itself.
@@ -1066,17 +1036,7 @@ fn check_metrics(p: &Value, node: &Node, pb: &Playbook, diags: &mut Vec<Diagnost
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// What `read` gives, with diagnostics in report order and each
-    /// entry's span (which playbook equality ignores).
-    fn outcome(out: ReadOutput) -> (Playbook, Vec<Diagnostic>, Vec<Option<Span>>) {
-        let mut diags = out.diagnostics;
-        diags.sort_by(|a, b| {
-            (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
-        });
-        let spans = out.playbook.entries.iter().map(|e| e.origin.0).collect();
-        (out.playbook, diags, spans)
-    }
+    use ace_jsonspan::testing::outcome;
 
     /// Reading entries as they are parsed gives what reading the whole
     /// tree gives, for `text`.

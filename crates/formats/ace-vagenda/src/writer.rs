@@ -123,21 +123,24 @@ fn zoned(t: Option<&str>) -> Option<String> {
     t.map(|t| ace_model::time::with_zone(t).unwrap_or_else(|| t.to_owned()))
 }
 
+const ZONE_ADDED: &str =
+    "written with `Z`: vAgenda's dateTime needs a zone, and a time without one is read as UTC";
+
 /// ACE107 for each timestamp written with a zone it did not have.
 fn zone_losses(pb: &Playbook, losses: &mut Vec<LossEntry>) {
-    let derived = |t: Option<&String>| t.is_some_and(|t| ace_model::time::with_zone(t).is_some());
+    let derived = |t: Option<&String>| t.is_some_and(|t| ace_model::time::lacks_zone(t));
     for (field, t) in [
         ("created_at", &pb.created_at),
         ("updated_at", &pb.updated_at),
     ] {
         if derived(t.as_ref()) {
-            losses.lose(&rules::VALUE_DERIVED, None, field, "written with `Z`: vAgenda's dateTime needs a zone, and a time without one is read as UTC");
+            losses.lose(&rules::VALUE_DERIVED, None, field, ZONE_ADDED);
         }
     }
     for e in &pb.entries {
         for (field, t) in [("created_at", &e.created_at), ("updated_at", &e.updated_at)] {
             if derived(t.as_ref()) {
-                losses.lose(&rules::VALUE_DERIVED, Some(&e.id), field, "written with `Z`: vAgenda's dateTime needs a zone, and a time without one is read as UTC");
+                losses.lose(&rules::VALUE_DERIVED, Some(&e.id), field, ZONE_ADDED);
             }
         }
     }
@@ -433,13 +436,6 @@ fn update_kept(
         .layout_of(LAYOUT_KEY)
         .and_then(|l| l.get("metricsBasis"))
         .cloned();
-    // What the reader found marked as filled in (reader::filled_fields).
-    let filled: Vec<String> = pb
-        .layout_of(LAYOUT_KEY)
-        .and_then(|l| l.get("filled"))
-        .and_then(|f| serde_json::from_value(f.clone()).ok())
-        .unwrap_or_default();
-    let was_filled = |key: &str| filled.iter().any(|f| f == key);
     let meta_tools = container_tools(pb);
     if let (Some(c), false) = (
         container.filter(|c| *c != "playbook"),
@@ -558,12 +554,6 @@ fn update_kept(
     if let Some(t) = zoned(pb.updated_at.as_deref()) {
         p.insert("updated".into(), Value::String(t));
     }
-    // Timestamps the kept document has are its own, not defaults, unless
-    // they were marked as filled in when it was read.
-    let tools: Map<String, Value> = tools
-        .into_iter()
-        .filter(|(k, _)| !matches!(k.as_str(), "created" | "updated") || was_filled(k))
-        .collect();
     if !tools.is_empty() {
         p.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
     }

@@ -145,6 +145,19 @@ pub fn bytes_spanned(run: &[(usize, Taken)]) -> usize {
 #[cfg(any(test, feature = "testing"))]
 pub mod testing {
     use super::{ItemParser, ItemSink, Node, Span};
+    use ace_model::{Diagnostic, Playbook, ReadOutput};
+
+    /// What a read gives, with diagnostics in a total order and each
+    /// entry's span (which playbook equality ignores): what a streamed
+    /// read and a read of the whole tree are compared by.
+    pub fn outcome(out: ReadOutput) -> (Playbook, Vec<Diagnostic>, Vec<Option<Span>>) {
+        let mut diags = out.diagnostics;
+        diags.sort_by(|a, b| {
+            (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
+        });
+        let spans = out.playbook.entries.iter().map(|e| e.origin.0).collect();
+        (out.playbook, diags, spans)
+    }
 
     /// Takes the items of a top-level `entries` as text where offered,
     /// parsing each at once with the parser it was given: each item, its
