@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ace_io::Format;
 use ace_model::{Diagnostic, Playbook, Severity};
-use ace_tests::{corpus_dir, corpus_files, fixture};
+use ace_tests::{corpus_dir, corpus_files, fixture, props};
 
 fn read(text: &str) -> ace_io::Parsed {
     ace_io::read(Format::SKILL_JSON, text).unwrap_or_else(|d| panic!("{d}"))
@@ -37,12 +37,32 @@ fn messages(diags: &[Diagnostic], code: &str) -> Vec<String> {
         .collect()
 }
 
-/// Skill -> canonical JSON -> skill: a conversion, which gives back the
-/// data (the layout is the rewrite's to keep, not the canonical JSON's).
-fn through_json(text: &str) -> String {
-    let json = ace_io::write(Format::JSON, &read(text).playbook).text;
+/// Skill -> canonical JSON -> skill: two conversions. The second writes a
+/// new skill file (the layout is the rewrite's to keep, not the canonical
+/// JSON's), valid against the bullet schema, and what it gives back of the
+/// first file's data is everything but what it reported.
+fn through_json(text: &str) {
+    let pb = read(text).playbook;
+    let json = ace_io::write(Format::JSON, &pb).text;
     let back = ace_io::read(Format::JSON, &json).unwrap().playbook;
-    ace_io::write(Format::SKILL_JSON, &back).text
+    let files = ace_io::write_files(Format::SKILL_JSON, &back, &ace_io::WriteCtx::default());
+    let again = read(&files.main).playbook;
+    let mut ids = std::collections::HashMap::new();
+    for c in &files.id_changes {
+        ids.entry(c.old.clone()).or_insert(c.new.clone());
+    }
+    let said = props::reported(&files.losses, &props::inverse(&ids));
+    for field in props::lost_fields(&pb, &again, &ids) {
+        assert!(
+            said.iter().any(|l| props::covers(l, &field)),
+            "{field:?} not given back and not reported; reported: {said:?}"
+        );
+    }
+    let conformance: Vec<_> = validate(&files.main)
+        .into_iter()
+        .filter(|d| ace_model::rules::is_conformance(d.code) || d.severity == Severity::Error)
+        .collect();
+    assert!(conformance.is_empty(), "{conformance:#?}\n{}", files.main);
 }
 
 #[test]
@@ -54,7 +74,7 @@ fn python_layout_round_trips_byte_for_byte() {
         "ensure_ascii escapes"
     );
     assert_eq!(rewrite(&src), src);
-    assert_eq!(read(&through_json(&src)).playbook, read(&src).playbook);
+    through_json(&src);
     let pb = read(&src).playbook;
     assert_eq!(pb.entries.len(), 3);
     let e = &pb.entries[0];
@@ -84,7 +104,7 @@ fn hand_layout_round_trips_byte_for_byte() {
     let src = fixture("skill-json/gen2-hand.json");
     assert!(src.ends_with('\n') && src.contains('×'));
     assert_eq!(rewrite(&src), src);
-    assert_eq!(read(&through_json(&src)).playbook, read(&src).playbook);
+    through_json(&src);
     let pb = read(&src).playbook;
     let scope = pb.entries[0].scope.as_ref().unwrap();
     match scope {
@@ -227,11 +247,19 @@ fn through_markdown(src: &str) {
         assert!(lost.contains(&format!("extra.{key}")), "extra.{key}");
     }
     let back = ace_io::read(Format::MARKDOWN, &md.text).unwrap().playbook;
-    let again = ace_io::write(Format::SKILL_JSON, &back).text;
-    let skill = read(&again).playbook;
+    let again = ace_io::write(Format::SKILL_JSON, &back);
+    let skill = read(&again.text).playbook;
+    // IDs the bullet schema refuses are given new ones, and said so.
+    let new_id = |id: String| {
+        again
+            .id_changes
+            .iter()
+            .find(|c| c.old == id)
+            .map_or(id, |c| c.new.clone())
+    };
     let want: Vec<_> = core(&pb)
         .into_iter()
-        .map(|(id, content, h, m)| (id, content.replace('\n', " "), h, m))
+        .map(|(id, content, h, m)| (new_id(id), content.replace('\n', " "), h, m))
         .collect();
     let got: Vec<_> = core(&skill)
         .into_iter()
@@ -267,8 +295,38 @@ fn a_new_file_is_what_the_skill_writes() {
     );
     let lost: BTreeSet<&str> = out.losses.iter().map(|l| &*l.field).collect();
     assert!(lost.contains("section"), "{lost:?}");
-    // read back: ids, content and counters survive
-    assert_eq!(core(&read(&out.text).playbook), core(&pb));
+    // Read back: content and counters survive; each ID became a bullet ID
+    // of the bullet schema, dated by SOURCE_DATE_EPOCH for a markdown
+    // playbook has no dates, and listed in the ID changes.
+    let dated = ace_io::write_with(
+        Format::SKILL_JSON,
+        &pb,
+        &ace_io::WriteCtx::default().with_now(Some("2025-10-25T09:00:00Z".into())),
+    );
+    let got = core(&read(&dated.text).playbook);
+    let want: Vec<_> = core(&pb)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, content, h, m))| (format!("bullet-2025-10-25-{:03}", i + 1), content, h, m))
+        .collect();
+    assert_eq!(got, want);
+    let changes: Vec<(&str, &str)> = dated
+        .id_changes
+        .iter()
+        .map(|c| (c.old.as_str(), c.new.as_str()))
+        .collect();
+    assert_eq!(changes[0], ("str-00001", "bullet-2025-10-25-001"));
+    assert_eq!(changes.len(), pb.entries.len());
+    assert!(
+        out.text.contains("bullet-1970-01-01-001"),
+        "no date anywhere: the epoch's, reported"
+    );
+    assert!(out.losses.iter().any(|l| l.code == "ACE104"));
+    let v: serde_json::Value = serde_json::from_str(&dated.text).unwrap();
+    for b in v["bullets"].as_array().unwrap() {
+        assert!(b["title"].as_str().is_some_and(|t| t.len() >= 5), "{b}");
+        assert!(!b["tags"].as_array().unwrap().is_empty(), "{b}");
+    }
 }
 
 #[test]
@@ -297,14 +355,25 @@ fn generation_conversion_follows_the_stated_rule() {
         .iter()
         .all(|m| !m.contains("/confidence`") && !m.contains("/scope`")));
 
-    // Level -> number -> level is exact, and reported as no loss.
+    // Level -> number -> level is exact; each change of form is reported.
     let g1 = read(&fixture("skill-json/gen1-python.json")).playbook;
     let two = ace_io::write_with(
         Format::SKILL_JSON,
         &g1,
         &ace_io::WriteCtx::default().with_option("skill-generation", "2"),
     );
-    assert!(two.losses.iter().all(|l| l.code != "ACE105"));
+    let converted: Vec<&str> = two
+        .losses
+        .iter()
+        .filter(|l| l.code == "ACE105")
+        .map(|l| &*l.field)
+        .collect();
+    assert_eq!(
+        converted,
+        ["confidence", "scope"].repeat(3),
+        "{:?}",
+        two.losses
+    );
     let back = ace_io::write_with(
         Format::SKILL_JSON,
         &read(&two.text).playbook,
@@ -443,11 +512,7 @@ fn corpus_playbooks_round_trip_exactly() {
             "{name}"
         );
         assert_eq!(rewrite(&src), src, "{name}: rewrite");
-        assert_eq!(
-            read(&through_json(&src)).playbook,
-            read(&src).playbook,
-            "{name}: through json"
-        );
+        through_json(&src);
         let diags = validate(&src);
         let errors: Vec<_> = diags
             .iter()

@@ -239,10 +239,26 @@ pub fn lost_fields(a: &Playbook, b: &Playbook, ids: &HashMap<String, String>) ->
         if want != &e.id {
             out.insert((Some(e.id.clone()), "id".into()));
         }
-        let (ea, eb) = (
+        let (mut ea, eb) = (
             object(serde_json::to_value(e).unwrap()),
             object(serde_json::to_value(&b.entries[pos]).unwrap()),
         );
+        // A reference to an entry given a new ID follows it.
+        let follow = |v: &mut Value| {
+            if let Some(new) = v.as_str().and_then(|id| ids.get(id)) {
+                *v = Value::String(new.clone());
+            }
+        };
+        for k in ["links", "supersedes"] {
+            if let Some(Value::Array(items)) = ea.get_mut(k) {
+                items.iter_mut().for_each(follow);
+            }
+        }
+        for k in ["superseded_by", "duplicate_of"] {
+            if let Some(v) = ea.get_mut(k) {
+                follow(v);
+            }
+        }
         for (k, v) in &ea {
             match k.as_str() {
                 "id" => {}

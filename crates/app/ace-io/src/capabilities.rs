@@ -135,7 +135,12 @@ pub fn capabilities(format: Format) -> Vec<(&'static str, Holds)> {
     let lost = losses(format, &probe());
     ROWS.iter()
         .map(|&(label, scope, field)| {
-            let hits: Vec<&LossEntry> = lost.iter().filter(|l| names(l, scope, field)).collect();
+            // A value the target derived where the probe had none (a
+            // skill title for an entry without one) changes nothing held.
+            let hits: Vec<&LossEntry> = lost
+                .iter()
+                .filter(|l| l.loses() && names(l, scope, field))
+                .collect();
             let holds = if hits.is_empty() {
                 Holds::Yes
             } else if hits.iter().any(|l| l.code == rules::DROPPED_FIELD.code) {

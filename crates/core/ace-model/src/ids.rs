@@ -154,10 +154,6 @@ pub fn reallocate(
     valid: impl Fn(&str) -> bool,
     sections: &mapping::SectionMap,
 ) -> Option<(Playbook, Vec<IdChange>)> {
-    if pb.entries.iter().all(|e| valid(&e.id)) {
-        return None;
-    }
-    let mut out = pb.clone();
     let mut highest: HashMap<String, u64> = HashMap::new();
     for e in &pb.entries {
         if let Some(p) = parse_prefixed(&e.id).filter(|_| valid(&e.id)) {
@@ -165,16 +161,34 @@ pub fn reallocate(
             *h = (*h).max(p.number);
         }
     }
+    reallocate_by(pb, valid, |e| {
+        let prefix = prefix_for(pb, e, sections);
+        let n = highest.entry(prefix.clone()).or_default();
+        *n = n.saturating_add(1);
+        format!("{prefix}-{:05}", *n)
+    })
+}
+
+/// Gives every entry whose ID `valid` rejects the ID `mint` makes for it,
+/// in entry order, and rewrites references to the old IDs (`supersedes`,
+/// `superseded_by`, `duplicate_of`, `links`). `None` when every ID is
+/// valid.
+pub fn reallocate_by(
+    pb: &Playbook,
+    valid: impl Fn(&str) -> bool,
+    mut mint: impl FnMut(&Entry) -> String,
+) -> Option<(Playbook, Vec<IdChange>)> {
+    if pb.entries.iter().all(|e| valid(&e.id)) {
+        return None;
+    }
+    let mut out = pb.clone();
     let mut changes = Vec::new();
     let mut map: HashMap<String, String> = HashMap::new();
     for (i, e) in pb.entries.iter().enumerate() {
         if valid(&e.id) {
             continue;
         }
-        let prefix = prefix_for(pb, e, sections);
-        let n = highest.entry(prefix.clone()).or_default();
-        *n = n.saturating_add(1);
-        let new = format!("{prefix}-{:05}", *n);
+        let new = mint(e);
         // The first entry of a repeated ID is the one references meant.
         map.entry(e.id.clone()).or_insert_with(|| new.clone());
         out.entries[i].id.clone_from(&new);

@@ -82,6 +82,23 @@ pub fn with_zone(s: &str) -> Option<String> {
     lacks_zone(s).then(|| format!("{s}Z"))
 }
 
+/// What a writer says of a timestamp it wrote with `Z` ([`with_zone`]).
+pub const ZONE_ADDED: &str =
+    "written with `Z`: the target's date-time needs a zone, and a time without one is read as UTC";
+
+/// The latest of the playbook's and its entries' timestamps, as written:
+/// the time a writer that must invent one uses, so that the output depends
+/// on the input alone. Compared as strings, which orders RFC 3339 times
+/// of one zone.
+pub fn latest(pb: &crate::Playbook) -> Option<&str> {
+    pb.entries
+        .iter()
+        .flat_map(|e| [e.created_at.as_deref(), e.updated_at.as_deref()])
+        .chain([pb.created_at.as_deref(), pb.updated_at.as_deref()])
+        .flatten()
+        .max()
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_zone;

@@ -25,7 +25,7 @@ pub static DELTAS: Deltas = Deltas;
 pub const GENERATION: WriteOption = WriteOption {
     name: "skill-generation",
     values: &["1", "2"],
-    help: "write `confidence` and `scope` as schema generation 1 (levels and names) or 2 (numbers and objects); unset, each value keeps the form it was read in",
+    help: "write `confidence` and `scope` as schema generation 1 (levels and names) or 2 (numbers and objects); unset, a skill file keeps each value's form and a new one is generation 2",
 };
 
 /// Top-level keys of the skill's playbooks and delta documents, and of
@@ -90,11 +90,11 @@ impl PlaybookFormat for SkillJson {
             .option(GENERATION.name)
             .and_then(|v| v.parse().ok())
             .and_then(Generation::from_number);
-        let losses = crate::write_into(pb, &crate::WriteOptions { generation }, out);
-        WriteReport {
-            losses,
-            id_changes: Vec::new(),
-        }
+        let opts = crate::WriteOptions {
+            generation,
+            now: ctx.now.clone(),
+        };
+        crate::write_into(pb, &opts, out)
     }
 
     /// Skill IDs are `bullet-YYYY-MM-DD-NNN` or free-form and bullets have

@@ -11,6 +11,7 @@
 
 mod bullets;
 mod checks;
+mod conform;
 pub mod delta;
 mod fields;
 mod format;

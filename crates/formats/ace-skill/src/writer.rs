@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use ace_model::Losses;
 use ace_model::{
     rules, Confidence, ConfidenceLevel, Entry, Evidence, LossEntry, Playbook, Scope, ScopeDetail,
 };
+use ace_model::{Losses, WriteReport};
 use ace_schema::Generation;
 use serde_json::{Map, Number, Value};
 
@@ -17,11 +17,14 @@ use crate::style::{escape, Style, Text};
 use crate::LAYOUT_KEY;
 
 /// Options for [`write_with`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteOptions {
-    /// Convert `confidence` and `scope` to this generation's form; `None`
-    /// writes each value in the form the model holds.
+    /// Convert `confidence` and `scope` to this generation's form. `None`
+    /// writes each value of a skill file in the form it was read in, and a
+    /// new skill playbook in the current generation's.
     pub generation: Option<Generation>,
+    /// `SOURCE_DATE_EPOCH`'s time, for the date of new bullet IDs.
+    pub now: Option<String>,
 }
 
 /// The text and what it could not hold.
@@ -45,23 +48,45 @@ pub fn write(pb: &Playbook) -> WriteOutput {
 
 pub fn write_with(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
     let mut out = ace_exec::Out::new();
-    let losses = write_into(pb, opts, &mut out);
+    let report = write_into(pb, opts, &mut out);
     WriteOutput {
         text: out.into_string(),
-        losses,
+        losses: report.losses,
     }
 }
 
 /// [`write_with`] onto `out`, one bullet at a time: no bullet is held as a
 /// JSON value longer than it takes to print it. A long playbook's bullets
-/// are printed on every core, in runs appended in order. Gives what the
-/// file could not hold.
-pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Vec<LossEntry> {
+/// are printed on every core, in runs appended in order. A playbook read
+/// from another format is first made into what the bullet schema accepts
+/// ([`crate::conform`]). Gives what the file could not hold and the IDs
+/// given anew.
+pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> WriteReport {
+    if pb.layout_of(LAYOUT_KEY).is_some() {
+        return WriteReport {
+            losses: write_kept(pb, opts, out),
+            id_changes: Vec::new(),
+        };
+    }
+    let conformed = crate::conform::conform(pb, opts.now.as_deref());
+    let opts = WriteOptions {
+        generation: opts.generation.or(Some(Generation::CURRENT)),
+        now: None,
+    };
+    let mut losses = conformed.losses;
+    losses.extend(write_kept(&conformed.playbook, &opts, out));
+    WriteReport {
+        losses,
+        id_changes: conformed.id_changes,
+    }
+}
+
+fn write_kept(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Vec<LossEntry> {
     let stored = pb.layout_of(LAYOUT_KEY);
     let layout = stored.map(Layout::from_value).unwrap_or_default();
     let mut w = Writer {
         losses: Vec::new(),
-        opts: *opts,
+        opts: opts.clone(),
     };
     w.playbook_losses(pb, layout.array);
     // Which recorded key order each entry takes, settled in entry order
@@ -82,7 +107,6 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -
     let template = KeyOrder::new(&layout.bullet_keys[..]);
     let bullets = Bullets::new(&layout.non_bullets, pb.entries.len());
     let style = layout.style;
-    let opts = *opts;
     let print_run = |range: std::ops::Range<usize>,
                      level: usize,
                      one_line: bool,
@@ -90,7 +114,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -
                      losses: &mut Vec<LossEntry>| {
         let mut w = Writer {
             losses: std::mem::take(losses),
-            opts,
+            opts: opts.clone(),
         };
         style.items(
             range,
@@ -524,6 +548,16 @@ impl Writer {
                 Value::from(level.as_str())
             }
             (Confidence::Level(l), Some(Generation::Two)) => {
+                self.losses.lose(
+                    &rules::VALUE_CONVERTED,
+                    Some(id),
+                    "confidence",
+                    format!(
+                        "generation 2 holds a number; the level `{}` became {}",
+                        l.as_str(),
+                        l.score()
+                    ),
+                );
                 Value::Number(Number::from_f64(l.score()).unwrap_or_else(|| Number::from(0)))
             }
             (Confidence::Score(n), _) => Value::Number(n.clone()),
@@ -554,12 +588,20 @@ impl Writer {
                     }
                 }
             }
-            (Scope::Name(n), Some(Generation::Two)) => detail_value(&ScopeDetail {
-                domain: Some(n.clone()),
-                inputs: Some(Value::Array(Vec::new())),
-                outputs: Some(Value::Array(Vec::new())),
-                extra: Map::new(),
-            }),
+            (Scope::Name(n), Some(Generation::Two)) => {
+                self.losses.lose(
+                    &rules::VALUE_CONVERTED,
+                    Some(id),
+                    "scope",
+                    format!("generation 2 holds a scope object; the name `{n}` became its `domain`, with no inputs or outputs"),
+                );
+                detail_value(&ScopeDetail {
+                    domain: Some(n.clone()),
+                    inputs: Some(Value::Array(Vec::new())),
+                    outputs: Some(Value::Array(Vec::new())),
+                    extra: Map::new(),
+                })
+            }
             (Scope::Name(n), _) => Value::String(n.clone()),
             (Scope::Detail(d), _) => detail_value(d),
         }
@@ -638,7 +680,10 @@ mod tests {
         ];
         let styles = Style::samples();
         for generation in [None, Some(Generation::One), Some(Generation::Two)] {
-            let opts = WriteOptions { generation };
+            let opts = WriteOptions {
+                generation,
+                now: None,
+            };
             for e in varied_entries() {
                 for order in &orders {
                     let order = KeyOrder::new(&order[..]);
@@ -646,13 +691,13 @@ mod tests {
                         for level in [0, 2] {
                             let mut reference = Writer {
                                 losses: Vec::new(),
-                                opts,
+                                opts: opts.clone(),
                             };
                             let mut expected = String::new();
                             style.write(&reference.bullet(&e, &order), level, &mut expected);
                             let mut w = Writer {
                                 losses: Vec::new(),
-                                opts,
+                                opts: opts.clone(),
                             };
                             let mut printed = String::new();
                             w.write_bullet(&e, &order, &style, level, &mut printed);
@@ -782,8 +827,8 @@ mod bullets_tests {
         }
         let write = |pb: &Playbook| {
             let mut out = ace_exec::Out::new();
-            let losses = write_into(pb, &WriteOptions::default(), &mut out);
-            (out.into_string(), losses)
+            let report = write_into(pb, &WriteOptions::default(), &mut out);
+            (out.into_string(), report.losses)
         };
         let spread = write(&pb);
         let one = ace_exec::par::on_one_thread(|| write(&pb));

@@ -123,8 +123,7 @@ fn zoned(t: Option<&str>) -> Option<String> {
     t.map(|t| ace_model::time::with_zone(t).unwrap_or_else(|| t.to_owned()))
 }
 
-const ZONE_ADDED: &str =
-    "written with `Z`: vAgenda's dateTime needs a zone, and a time without one is read as UTC";
+use ace_model::time::ZONE_ADDED;
 
 /// ACE107 for each timestamp written with a zone it did not have.
 fn zone_losses(pb: &Playbook, losses: &mut Vec<LossEntry>) {
@@ -159,16 +158,6 @@ fn sections_read_back(kinds: &SectionKinds) -> Vec<Section> {
     out
 }
 
-fn latest_timestamp(pb: &Playbook) -> Option<String> {
-    pb.entries
-        .iter()
-        .flat_map(|e| [e.created_at.as_deref(), e.updated_at.as_deref()])
-        .chain([pb.created_at.as_deref(), pb.updated_at.as_deref()])
-        .flatten()
-        .max()
-        .map(str::to_owned)
-}
-
 /// `pb` as a vAgenda document.
 pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
     let mut out = Out::new();
@@ -194,7 +183,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     let now = opts
         .now
         .clone()
-        .or_else(|| zoned(latest_timestamp(pb).as_deref()))
+        .or_else(|| zoned(ace_model::time::latest(pb)))
         .unwrap_or_else(|| EPOCH.to_owned());
     let kept = pb
         .layout_of(LAYOUT_KEY)

@@ -26,6 +26,9 @@ pub enum Generation {
 }
 
 impl Generation {
+    /// The generation the skill ships today, which new playbooks follow.
+    pub const CURRENT: Generation = Generation::Two;
+
     pub fn number(self) -> u8 {
         match self {
             Generation::One => 1,

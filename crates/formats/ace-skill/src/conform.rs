@@ -1,0 +1,581 @@
+//! A playbook from another format made into what the skill's bullet schema
+//! accepts, before it is written as a new skill playbook: the IDs the
+//! schema's pattern asks for, the `title` and `tags` it requires, zoned
+//! date-times, statuses from its enum, and no keys it does not list. Each
+//! change is reported; a skill file read with its layout never comes here.
+
+use std::collections::HashMap;
+
+use ace_model::ids::{self, IdChange};
+use ace_model::time::{self, Shape};
+use ace_model::{rules, Entry, Evidence, LossEntry, Losses, Playbook, Status};
+use serde_json::Value;
+
+use crate::fields::DEFAULT_ORDER;
+
+/// A title is cut to at most this many characters, at a word boundary.
+const TITLE_MAX: usize = 60;
+/// The schema's `title.minLength`.
+const TITLE_MIN: usize = 5;
+/// The tag an entry with neither section nor kind gets.
+const FALLBACK_TAG: &str = "general";
+/// The date new IDs take when neither the entry, the playbook nor
+/// `SOURCE_DATE_EPOCH` gives one.
+const EPOCH_DATE: &str = "1970-01-01";
+/// The schema's evidence types.
+const EVIDENCE_TYPES: [&str; 7] = [
+    "execution",
+    "validation",
+    "user_feedback",
+    "test_result",
+    "error_log",
+    "documentation",
+    "low_confidence",
+];
+
+/// The conformed playbook, what changed, and the IDs given anew.
+pub struct Conformed {
+    pub playbook: Playbook,
+    pub losses: Vec<LossEntry>,
+    pub id_changes: Vec<IdChange>,
+}
+
+/// `pb` as the bullet schema takes it. `now` is `SOURCE_DATE_EPOCH`'s time
+/// when set.
+pub fn conform(pb: &Playbook, now: Option<&str>) -> Conformed {
+    let mut losses = Vec::new();
+    let fallback_date = fallback_date(pb, now, &mut losses);
+    let (mut playbook, id_changes) = new_ids(pb, &fallback_date);
+    for c in &id_changes {
+        losses.lose(
+            &rules::ID_REASSIGNED,
+            Some(&c.old),
+            "id",
+            format!(
+                "a skill bullet ID is `bullet-YYYY-MM-DD-NNN`; written as `{}`",
+                c.new
+            ),
+        );
+    }
+    if let Some(t) = playbook.updated_at.as_mut() {
+        if let Some(z) = time::with_zone(t) {
+            *t = z;
+            losses.lose(&rules::VALUE_DERIVED, None, "updated_at", time::ZONE_ADDED);
+        }
+    }
+    for e in &mut playbook.entries {
+        entry(e, &mut losses);
+    }
+    Conformed {
+        playbook,
+        losses,
+        id_changes,
+    }
+}
+
+/// Whether `id` has the schema's shape `bullet-YYYY-MM-DD-NNN`.
+pub fn is_bullet_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == 21
+        && b.starts_with(b"bullet-")
+        && date_at(&id[7..17]).is_some()
+        && b[17] == b'-'
+        && b[18..].iter().all(u8::is_ascii_digit)
+}
+
+/// The `YYYY-MM-DD` that `s` starts with.
+fn date_at(s: &str) -> Option<&str> {
+    (time::shape(s) != Shape::NotDate).then(|| &s[..10])
+}
+
+fn fallback_date(pb: &Playbook, now: Option<&str>, losses: &mut Vec<LossEntry>) -> String {
+    let needed = pb
+        .entries
+        .iter()
+        .any(|e| !is_bullet_id(&e.id) && entry_date(e).is_none());
+    let found = now
+        .and_then(date_at)
+        .or_else(|| time::latest(pb).and_then(date_at));
+    match found {
+        Some(d) => d.to_owned(),
+        None => {
+            if needed {
+                losses.lose(
+                    &rules::VALUE_DEFAULTED,
+                    None,
+                    "id",
+                    format!("new bullet IDs carry a date, and neither the entries nor the playbook have one; {EPOCH_DATE} is used (set SOURCE_DATE_EPOCH to choose the date)"),
+                );
+            }
+            EPOCH_DATE.to_owned()
+        }
+    }
+}
+
+fn entry_date(e: &Entry) -> Option<&str> {
+    [e.created_at.as_deref(), e.updated_at.as_deref()]
+        .into_iter()
+        .flatten()
+        .find_map(date_at)
+}
+
+/// New IDs `bullet-DATE-NNN`: the entry's date, and for each date the
+/// numbers after the highest one the playbook already has.
+fn new_ids(pb: &Playbook, fallback: &str) -> (Playbook, Vec<IdChange>) {
+    let mut highest: HashMap<String, u64> = HashMap::new();
+    for e in pb.entries.iter().filter(|e| is_bullet_id(&e.id)) {
+        let n: u64 = e.id[18..].parse().unwrap_or(0);
+        let h = highest.entry(e.id[7..17].to_owned()).or_default();
+        *h = (*h).max(n);
+    }
+    let minted = ids::reallocate_by(pb, is_bullet_id, |e| {
+        let date = entry_date(e).unwrap_or(fallback);
+        let n = highest.entry(date.to_owned()).or_default();
+        *n = n.saturating_add(1);
+        format!("bullet-{date}-{:03}", *n)
+    });
+    minted.unwrap_or_else(|| (pb.clone(), Vec::new()))
+}
+
+fn entry(e: &mut Entry, losses: &mut Vec<LossEntry>) {
+    let id = e.id.clone();
+    let id = id.as_str();
+    if e.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        e.title = Some(title_of(&e.content));
+        losses.lose(
+            &rules::VALUE_DERIVED,
+            Some(id),
+            "title",
+            "a skill bullet needs a title; the content's first sentence, cut at a word boundary, is used",
+        );
+    }
+    tags(e, id, losses);
+    for (field, name) in [("created_at", "created"), ("updated_at", "last_updated")] {
+        timestamp(e, field, name, id, losses);
+    }
+    if let Some(items) = e.evidence.take() {
+        let (kept, lost): (Vec<Evidence>, Vec<Evidence>) =
+            items.into_iter().partition(evidence_fits);
+        if !lost.is_empty() {
+            losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                "evidence",
+                format!(
+                    "{} evidence item(s) are not `{{type, ref}}` objects with a type the skill knows ({}); not written",
+                    lost.len(),
+                    EVIDENCE_TYPES.join(", ")
+                ),
+            );
+        }
+        if !kept.is_empty() || lost.is_empty() {
+            e.evidence = Some(kept);
+        }
+    }
+    if let Some(Status::Quarantined | Status::Other(_)) = &e.status {
+        let from = e.status.clone().map(String::from).unwrap_or_default();
+        let to = skill_status(&from);
+        e.status = Some(Status::Other(to.to_owned()));
+        if from != to {
+            losses.lose(
+                &rules::VALUE_CONVERTED,
+                Some(id),
+                "status",
+                format!("the skill's statuses are active, deprecated, archived and under_review; `{from}` is written as `{to}`"),
+            );
+        }
+    }
+    if !e.extra.is_empty() {
+        let dropped: Vec<(String, &'static str)> = e
+            .extra
+            .iter()
+            .filter_map(|(k, v)| extra_problem(k, v).map(|why| (k.clone(), why)))
+            .collect();
+        for (key, why) in dropped {
+            e.extra.shift_remove(&key);
+            losses.lose(&rules::DROPPED_FIELD, Some(id), format!("extra.{key}"), why);
+        }
+    }
+}
+
+/// Why the bullet schema refuses an entry's extra field, if it does: the
+/// keys the model holds no field for are its own only when their values
+/// are of the schema's type.
+fn extra_problem(key: &str, v: &Value) -> Option<&'static str> {
+    match key {
+        "author" => (!v
+            .as_str()
+            .is_some_and(|a| ["agent", "human", "collaborative"].contains(&a)))
+        .then_some("the skill's `author` is one of agent, human, collaborative"),
+        "prerequisites" => (!v
+            .as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string)))
+        .then_some("the skill's `prerequisites` is a list of bullet IDs"),
+        k if DEFAULT_ORDER.contains(&k) => None,
+        _ => Some("the bullet schema allows no keys but its own"),
+    }
+}
+
+/// The status of the skill's enum closest to `s`.
+fn skill_status(s: &str) -> &'static str {
+    match s {
+        "under_review" => "under_review",
+        "invalid" | "superseded" | "removed" | "deleted" | "obsolete" | "retired" => "deprecated",
+        _ => "under_review",
+    }
+}
+
+fn evidence_fits(ev: &Evidence) -> bool {
+    match ev {
+        Evidence::Text(_) => false,
+        Evidence::Ref(r) => {
+            r.reference.is_some()
+                && r.kind
+                    .as_deref()
+                    .is_some_and(|k| EVIDENCE_TYPES.contains(&k))
+        }
+    }
+}
+
+fn timestamp(
+    e: &mut Entry,
+    field: &'static str,
+    name: &str,
+    id: &str,
+    losses: &mut Vec<LossEntry>,
+) {
+    let slot = match field {
+        "created_at" => &mut e.created_at,
+        _ => &mut e.updated_at,
+    };
+    let Some(t) = slot.as_deref() else {
+        return;
+    };
+    match time::shape(t) {
+        Shape::DateTime => {}
+        Shape::NoZone => {
+            *slot = time::with_zone(t);
+            losses.lose(&rules::VALUE_DERIVED, Some(id), field, time::ZONE_ADDED);
+        }
+        Shape::DateOnly => {
+            *slot = Some(format!("{t}T00:00:00Z"));
+            losses.lose(
+                &rules::VALUE_DERIVED,
+                Some(id),
+                field,
+                format!("`{name}` is a date-time; a date alone is written as its midnight UTC"),
+            );
+        }
+        _ => {
+            losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                field,
+                format!(
+                    "`{t}` is not a date-time, which the skill's `{name}` must be; not written"
+                ),
+            );
+            *slot = None;
+        }
+    }
+}
+
+/// Tags the schema takes: each `[a-z0-9._-]+`, unique, at least one. An
+/// entry without tags is tagged with its section and kind.
+fn tags(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
+    let had = e.tags.clone().unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    for t in &had {
+        let s = slug(t);
+        if !s.is_empty() && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    if !had.is_empty() && out != had {
+        losses.lose(
+            &rules::VALUE_CONVERTED,
+            Some(id),
+            "tags",
+            "skill tags are lower-case `[a-z0-9._-]`, each once; the tags were written so",
+        );
+    }
+    if out.is_empty() {
+        for s in [e.section.as_deref(), e.kind.as_deref()]
+            .into_iter()
+            .flatten()
+            .map(slug)
+        {
+            if !s.is_empty() && !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        if out.is_empty() {
+            out.push(FALLBACK_TAG.to_owned());
+        }
+        losses.lose(
+            &rules::VALUE_DERIVED,
+            Some(id),
+            "tags",
+            format!(
+                "a skill bullet needs at least one tag; tagged {}",
+                out.iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    e.tags = Some(out);
+}
+
+/// `s` in the tag alphabet: lower-cased, runs of other characters as one
+/// `-`, none at either end.
+fn slug(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-') {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_owned()
+}
+
+/// The content's first sentence on one line, at most [`TITLE_MAX`]
+/// characters. A longer sentence is cut at its last clause break (a comma,
+/// a semicolon, a dash, an opening parenthesis) when what comes before is
+/// a title of its own, else at a word boundary, without the small words a
+/// cut leaves dangling (`with`, `such as`, `the`).
+pub fn title_of(content: &str) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    let mut len = 0;
+    let mut cut = false;
+    for w in content.split_whitespace() {
+        let would = len + usize::from(!words.is_empty()) + w.chars().count();
+        if would > TITLE_MAX {
+            if words.is_empty() {
+                // One word longer than a title: cut inside it.
+                return w.chars().take(TITLE_MAX).collect();
+            }
+            cut = true;
+            break;
+        }
+        words.push(w);
+        len = would;
+        if ends_sentence(w) && tidy(&words.join(" ")).chars().count() >= TITLE_MIN {
+            break;
+        }
+    }
+    if cut {
+        shorten(&mut words);
+    }
+    let title = words.join(" ");
+    let tidied = tidy(&title);
+    if tidied.chars().count() >= TITLE_MIN {
+        tidied.to_owned()
+    } else {
+        title
+    }
+}
+
+/// A clause kept alone must be this long: a short one is often the
+/// sentence's "when ..." or "after ..." without its advice.
+const CLAUSE_MIN: usize = 40;
+
+/// Words a cut title does not end on.
+const DANGLING: [&str; 24] = [
+    "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "for", "with", "by", "at",
+    "from", "as", "such", "that", "which", "when", "if", "always", "never", "is",
+];
+
+fn shorten(words: &mut Vec<&str>) {
+    let len = |ws: &[&str]| ws.join(" ").chars().count();
+    // The last clause break: after a word ending in `,;:`, before a dash
+    // or a word opening a parenthesis.
+    let breaks = (1..words.len()).rev().find(|&i| {
+        let before = words[i - 1];
+        let at = words[i];
+        (before.ends_with([',', ';', ':']) || at.starts_with('(') || matches!(at, "-" | "—" | "–"))
+            && len(&words[..i]) >= CLAUSE_MIN
+    });
+    if let Some(i) = breaks {
+        words.truncate(i);
+        return;
+    }
+    // A parenthesis the cut left open goes, with what it opened.
+    let opens = |w: &&str| w.matches('(').count() > w.matches(')').count();
+    if let Some(i) = words.iter().rposition(opens) {
+        if i > 0 && !words[i..].iter().any(|w| w.contains(')')) {
+            words.truncate(i);
+        }
+    }
+    while words.len() > 1
+        && words
+            .last()
+            .is_some_and(|w| DANGLING.contains(&w.to_lowercase().as_str()))
+    {
+        words.pop();
+    }
+}
+
+/// `t` without the punctuation a cut leaves at its end.
+fn tidy(t: &str) -> &str {
+    let t = t.trim_end_matches([',', ';', ':', '-', '(', '—', '–']);
+    t.strip_suffix('.').unwrap_or(t)
+}
+
+fn ends_sentence(word: &str) -> bool {
+    let w = word.trim_end_matches(['"', '\'', ')', '*', '`', '”', '’']);
+    w.ends_with(['.', '!', '?', ':'])
+        // An abbreviation or a version, not the end of a sentence.
+        && !matches!(w, "e.g." | "i.e." | "etc." | "vs." | "cf.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_title_is_the_first_sentence_cut_at_a_word() {
+        assert_eq!(
+            title_of("Always check the API docs first. Then call it."),
+            "Always check the API docs first"
+        );
+        assert_eq!(
+            title_of("Use e.g. `jq` to read JSON! It is fast."),
+            "Use e.g. `jq` to read JSON!"
+        );
+        let long = "When a paginated endpoint returns fewer items than the page size, stop; otherwise keep going";
+        let t = title_of(long);
+        assert_eq!(
+            t,
+            "When a paginated endpoint returns fewer items than the page"
+        );
+        assert!(t.chars().count() <= TITLE_MAX);
+        // Cut at the last clause break, or without a dangling word.
+        assert_eq!(
+            title_of("When syncing contacts across different platforms, always match on the email address"),
+            "When syncing contacts across different platforms"
+        );
+        assert_eq!(
+            title_of("Always look at API specifications (using apis.api_docs) before calling any endpoint"),
+            "Always look at API specifications (using apis.api_docs)"
+        );
+        assert_eq!(
+            title_of("Always look at API specifications (using apis.api_docs.show_api_descriptions) first"),
+            "Always look at API specifications"
+        );
+        assert_eq!(
+            title_of(
+                "Write small chunks of code and only one chunk of code in every step of the task"
+            ),
+            "Write small chunks of code and only one chunk of code"
+        );
+        assert_eq!(
+            title_of("Note:\nfirst things first"),
+            "Note: first things first"
+        );
+        assert_eq!(title_of("  spaced\n\nout  "), "spaced out");
+        let one = "x".repeat(80);
+        assert_eq!(title_of(&one).chars().count(), TITLE_MAX);
+    }
+
+    #[test]
+    fn tags_fit_the_alphabet() {
+        assert_eq!(
+            slug("STRATEGIES AND HARD RULES"),
+            "strategies-and-hard-rules"
+        );
+        assert_eq!(
+            slug("Troubleshooting & Pitfalls:"),
+            "troubleshooting-pitfalls"
+        );
+        assert_eq!(slug("tool.bash_retry-x"), "tool.bash_retry-x");
+        assert_eq!(slug("日本"), "");
+    }
+
+    #[test]
+    fn ids_take_the_entry_date_and_number_on() {
+        assert!(is_bullet_id("bullet-2025-10-25-001"));
+        assert!(!is_bullet_id("bullet-2025-10-25-1"));
+        assert!(!is_bullet_id("str-00001"));
+        let mut pb = Playbook::default();
+        let mut a = Entry::new("bullet-2025-01-02-007", "kept as it is, long enough");
+        a.created_at = Some("2025-01-02T00:00:00Z".into());
+        let mut b = Entry::new("str-00001", "a second entry, dated the same day");
+        b.created_at = Some("2025-01-02T10:00:00".into());
+        let c = Entry::new("str-00002", "undated, so the playbook's latest date");
+        let mut d = Entry::new("mis-00001", "links to str-00001");
+        d.links = Some(vec!["str-00001".into()]);
+        pb.entries = vec![a, b, c, d];
+        let out = conform(&pb, None);
+        let ids: Vec<&str> = out.playbook.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "bullet-2025-01-02-007",
+                "bullet-2025-01-02-008",
+                "bullet-2025-01-02-009",
+                "bullet-2025-01-02-010"
+            ]
+        );
+        assert_eq!(
+            out.playbook.entries[3].links.as_deref(),
+            Some(&["bullet-2025-01-02-008".to_owned()][..])
+        );
+        assert_eq!(out.id_changes.len(), 3);
+        let b = &out.playbook.entries[1];
+        assert_eq!(b.created_at.as_deref(), Some("2025-01-02T10:00:00Z"));
+        assert_eq!(b.tags.as_deref(), Some(&["general".to_owned()][..]));
+        assert_eq!(
+            b.title.as_deref(),
+            Some("a second entry, dated the same day")
+        );
+        // Without any date, the epoch's, said once.
+        let bare = Playbook {
+            entries: vec![Entry::new("x", "some content here")],
+            ..Playbook::default()
+        };
+        let out = conform(&bare, None);
+        assert_eq!(out.playbook.entries[0].id, "bullet-1970-01-01-001");
+        assert_eq!(
+            out.losses
+                .iter()
+                .filter(|l| l.code == rules::VALUE_DEFAULTED.code)
+                .count(),
+            1
+        );
+        let out = conform(&bare, Some("2026-11-24T08:00:00Z"));
+        assert_eq!(out.playbook.entries[0].id, "bullet-2026-11-24-001");
+    }
+
+    #[test]
+    fn what_the_schema_forbids_is_reported() {
+        let mut e = Entry::new("bullet-2025-01-02-001", "content long enough to keep");
+        e.section = Some("Hard Rules".into());
+        e.kind = Some("rule".into());
+        e.status = Some(Status::Other("invalid".into()));
+        e.evidence = Some(vec![Evidence::Text("saw it".into())]);
+        e.extra.insert("justification".into(), "because".into());
+        e.extra.insert("author".into(), "human".into());
+        let pb = Playbook {
+            entries: vec![e],
+            ..Playbook::default()
+        };
+        let out = conform(&pb, None);
+        let e = &out.playbook.entries[0];
+        assert_eq!(
+            e.tags.as_deref(),
+            Some(&["hard-rules".to_owned(), "rule".to_owned()][..])
+        );
+        assert_eq!(e.status, Some(Status::Other("deprecated".into())));
+        assert!(e.evidence.is_none());
+        assert!(e.extra.contains_key("author"));
+        assert!(!e.extra.contains_key("justification"));
+        let fields: Vec<&str> = out.losses.iter().map(|l| l.field.as_ref()).collect();
+        assert!(fields.contains(&"extra.justification"), "{fields:?}");
+        assert!(fields.contains(&"evidence"), "{fields:?}");
+        assert!(fields.contains(&"status"), "{fields:?}");
+    }
+}
