@@ -9,6 +9,7 @@
 //! detected from a file so that a rewrite gives back the same bytes.
 
 use ace_jsonspan::{Kind, Node};
+pub use ace_pyjson::{escape, push_python_number, Text};
 use serde_json::{Map, Number, Value};
 
 /// How a file lays out its JSON.
@@ -254,33 +255,6 @@ fn push_spaces<O: Text>(out: &mut O, n: usize) {
         let k = n.min(SPACES.len());
         out.push_str(&SPACES[..k]);
         n -= k;
-    }
-}
-
-/// Where the printer's text goes: a string, the writers' block-wise
-/// [`ace_exec::Out`], or a comparison with the text read.
-pub trait Text {
-    fn push_str(&mut self, s: &str);
-    fn push(&mut self, c: char) {
-        self.push_str(c.encode_utf8(&mut [0; 4]));
-    }
-}
-
-impl Text for String {
-    fn push_str(&mut self, s: &str) {
-        String::push_str(self, s);
-    }
-    fn push(&mut self, c: char) {
-        String::push(self, c);
-    }
-}
-
-impl Text for ace_exec::Out<'_> {
-    fn push_str(&mut self, s: &str) {
-        ace_exec::Out::push_str(self, s);
-    }
-    fn push(&mut self, c: char) {
-        ace_exec::Out::push(self, c);
     }
 }
 
@@ -541,110 +515,6 @@ pub(crate) fn first_scalar_array(node: &Node) -> Option<&Node> {
     }
 }
 
-/// A number as Python's `json.dump` writes it: integers as they are, floats
-/// as `repr(float)`, which is the shortest text that reads back to the same
-/// float, with an exponent below 1e-4 and from 1e16 on, written `1e-05` and
-/// `1e+16`.
-#[cfg(test)]
-fn python_number(n: &Number) -> String {
-    let mut out = String::new();
-    push_python_number(n, &mut out);
-    out
-}
-
-/// [`python_number`] onto `out`; integers, nearly all of a skill file's
-/// numbers, without a temporary string.
-pub(crate) fn push_python_number<O: Text>(n: &Number, out: &mut O) {
-    if let Some(i) = n.as_i64() {
-        out.push_str(itoa::Buffer::new().format(i));
-    } else if let Some(u) = n.as_u64() {
-        out.push_str(itoa::Buffer::new().format(u));
-    } else {
-        out.push_str(&float_repr(n));
-    }
-}
-
-fn float_repr(n: &Number) -> String {
-    if let Some(i) = n.as_i64() {
-        return i.to_string();
-    }
-    if let Some(u) = n.as_u64() {
-        return u.to_string();
-    }
-    let f = n.as_f64().unwrap_or(0.0);
-    // Rust's Debug uses the same shortest digits and the same switch to an
-    // exponent as Python's repr; only the exponent's spelling differs.
-    let s = format!("{f:?}");
-    match s.split_once('e') {
-        None => s,
-        Some((mantissa, exp)) => {
-            let (sign, digits) = match exp.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', exp),
-            };
-            format!("{mantissa}e{sign}{digits:0>2}")
-        }
-    }
-}
-
-/// `\\u` and four lower-case hex digits, as Python writes them.
-fn push_u_escape<O: Text>(out: &mut O, unit: u16) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut b = *b"\\u0000";
-    for (i, shift) in [12, 8, 4, 0].into_iter().enumerate() {
-        b[2 + i] = HEX[usize::from((unit >> shift) & 0xf)];
-    }
-    out.push_str(std::str::from_utf8(&b).unwrap_or("\\ufffd"));
-}
-
-/// A JSON string as Python's encoder writes it.
-pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
-    let max = if ascii { 0x7e } else { 0xff };
-    let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b <= max);
-    if ace_exec::scan::all_bytes(s.as_bytes(), plain) {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-        return;
-    }
-    out.push('"');
-    // Bytes, not characters, are walked: a plain byte is ASCII (or, when
-    // not `ascii`, any byte from 0x80), so a byte that is not plain starts
-    // a character, decoded only then. Most strings of an `ensure_ascii`
-    // file hold a few escaped characters among plain ASCII.
-    let bytes = s.as_bytes();
-    let (mut run, mut at) = (0, 0);
-    while at < bytes.len() {
-        if plain(bytes[at]) {
-            at += 1;
-            continue;
-        }
-        let c = s[at..].chars().next().unwrap_or('\u{fffd}');
-        out.push_str(&s[run..at]);
-        at += c.len_utf8();
-        run = at;
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => push_u_escape(out, c as u16),
-            // ensure_ascii escapes everything outside ' '..='~', DEL included.
-            c => {
-                let mut buf = [0u16; 2];
-                for unit in c.encode_utf16(&mut buf) {
-                    push_u_escape(out, *unit);
-                }
-            }
-        }
-    }
-    out.push_str(&s[run..]);
-    out.push('"');
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -736,42 +606,6 @@ mod tests {
                 assert_eq!(b, first_difference(&effective, p), "{p:?} {piece}");
             }
         }
-    }
-
-    #[test]
-    fn numbers_follow_python_repr() {
-        let cases = [
-            (json!(0.8), "0.8"),
-            (json!(1.0), "1.0"),
-            (json!(1e-05), "1e-05"),
-            (json!(0.0001), "0.0001"),
-            (json!(1e16), "1e+16"),
-            (json!(123456789012345.0), "123456789012345.0"),
-            (json!(-2.5e-7), "-2.5e-07"),
-            (json!(100), "100"),
-            (json!(-3), "-3"),
-        ];
-        for (v, want) in cases {
-            assert_eq!(python_number(v.as_number().unwrap()), want);
-        }
-    }
-
-    #[test]
-    fn strings_follow_python_escapes() {
-        let mut out = String::new();
-        escape("a\"\\\n\t\u{1}×😀\u{7f}", true, &mut out);
-        assert_eq!(out, r#""a\"\\\n\t\u0001\u00d7\ud83d\ude00\u007f""#);
-        out.clear();
-        escape("×😀\u{7f}/", false, &mut out);
-        assert_eq!(out, "\"×😀\u{7f}/\"");
-        // Escapes between multi-byte characters, and plain runs between
-        // escaped characters.
-        out.clear();
-        escape("é\"😀\n×\\", false, &mut out);
-        assert_eq!(out, r#""é\"😀\n×\\""#);
-        out.clear();
-        escape("ab é cd 안전 ef\u{8}", true, &mut out);
-        assert_eq!(out, r#""ab \u00e9 cd \uc548\uc804 ef\b""#);
     }
 
     #[test]
