@@ -506,10 +506,14 @@ fn list_formats_names_every_format() {
             "skill-json",
             "vagenda-json",
             "vagenda-tron",
+            "skillbook",
             "json"
         ]
     );
-    assert_eq!(row("tags"), ["-", "-", "yes", "yes", "yes", "yes", "yes"]);
+    assert_eq!(
+        row("tags"),
+        ["-", "-", "yes", "yes", "yes", "yes", "-", "yes"]
+    );
     assert_eq!(row("entry id without a digit")[0], "changed");
 }
 

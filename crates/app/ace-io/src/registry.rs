@@ -81,13 +81,14 @@ impl fmt::Display for Format {
 /// The registry: every format in the order help texts list them (which
 /// also breaks ties in detection), then the checks for documents that are
 /// not playbooks.
-const BUILTIN: [Format; 7] = [
+const BUILTIN: [Format; 8] = [
     Format::MARKDOWN,
     Format::AGENTS_MD,
     Format::PLAYBOOK_YAML,
     Format::SKILL_JSON,
     Format::VAGENDA_JSON,
     Format::VAGENDA_TRON,
+    Format::new(&ace_skillbook::FORMAT),
     Format::JSON,
 ];
 

@@ -332,7 +332,9 @@ pub fn render_losses_text(
         g.0 += 1;
     }
     for ((code, field, _, reason), (count, first)) in groups {
-        let name = rules::by_code(code).map(|r| r.name).unwrap_or("");
+        let rule = rules::by_code(code);
+        let name = rule.map(|r| r.name).unwrap_or("");
+        let level = rule.map_or("warning", |r| r.severity.as_str());
         let which = match (count, first) {
             (1, Some(id)) => format!(" (entry `{id}`)"),
             (n, Some(id)) => format!(" ({n} entries, first `{id}`)"),
@@ -341,7 +343,7 @@ pub fn render_losses_text(
         };
         writeln!(
             out,
-            "warning[{code}] {name}: {target}: `{field}`{which}: {reason}"
+            "{level}[{code}] {name}: {target}: `{field}`{which}: {reason}"
         )?;
     }
     Ok(())

@@ -140,10 +140,38 @@ pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
 /// every array and object on its own lines, `[]` and `{}` when empty,
 /// `": "` after keys, no final newline.
 pub fn dump<O: Text>(v: &Value, indent: usize, ascii: bool, out: &mut O) {
-    dump_at(v, indent, ascii, 0, out);
+    dump_at(v, &Layout::python(indent, ascii), 0, out);
 }
 
-fn dump_at<O: Text>(v: &Value, indent: usize, ascii: bool, level: usize, out: &mut O) {
+/// How [`dump_with`] lays a value out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub indent: usize,
+    /// `\uXXXX` for every character outside ASCII (`ensure_ascii`).
+    pub ascii: bool,
+    /// Lists of scalars on one line (`["a", "b"]`), as people and
+    /// assistants write them by hand; Python breaks every list.
+    pub inline_scalar_lists: bool,
+}
+
+impl Layout {
+    /// `json.dumps(indent=indent, ensure_ascii=ascii)`.
+    pub fn python(indent: usize, ascii: bool) -> Layout {
+        Layout {
+            indent,
+            ascii,
+            inline_scalar_lists: false,
+        }
+    }
+}
+
+/// `v` laid out by `layout`.
+pub fn dump_with<O: Text>(v: &Value, layout: &Layout, out: &mut O) {
+    dump_at(v, layout, 0, out);
+}
+
+fn dump_at<O: Text>(v: &Value, layout: &Layout, level: usize, out: &mut O) {
+    let (indent, ascii) = (layout.indent, layout.ascii);
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -151,6 +179,12 @@ fn dump_at<O: Text>(v: &Value, indent: usize, ascii: bool, level: usize, out: &m
         Value::String(s) => escape(s, ascii, out),
         Value::Array(items) if items.is_empty() => out.push_str("[]"),
         Value::Object(m) if m.is_empty() => out.push_str("{}"),
+        Value::Array(items)
+            if layout.inline_scalar_lists
+                && items.iter().all(|i| !i.is_array() && !i.is_object()) =>
+        {
+            dump_line(v, ascii, out)
+        }
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -158,7 +192,7 @@ fn dump_at<O: Text>(v: &Value, indent: usize, ascii: bool, level: usize, out: &m
                     out.push(',');
                 }
                 newline(indent, level + 1, out);
-                dump_at(item, indent, ascii, level + 1, out);
+                dump_at(item, layout, level + 1, out);
             }
             newline(indent, level, out);
             out.push(']');
@@ -172,11 +206,41 @@ fn dump_at<O: Text>(v: &Value, indent: usize, ascii: bool, level: usize, out: &m
                 newline(indent, level + 1, out);
                 escape(k, ascii, out);
                 out.push_str(": ");
-                dump_at(item, indent, ascii, level + 1, out);
+                dump_at(item, layout, level + 1, out);
             }
             newline(indent, level, out);
             out.push('}');
         }
+    }
+}
+
+/// `v` as `json.dumps(v, ensure_ascii=ascii)` prints it, without
+/// `indent`: on one line, `", "` between items and `": "` after keys.
+pub fn dump_line<O: Text>(v: &Value, ascii: bool, out: &mut O) {
+    match v {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                dump_line(item, ascii, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            out.push('{');
+            for (i, (k, item)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                escape(k, ascii, out);
+                out.push_str(": ");
+                dump_line(item, ascii, out);
+            }
+            out.push('}');
+        }
+        scalar => dump(scalar, 0, ascii, out),
     }
 }
 
@@ -234,6 +298,23 @@ mod tests {
         let v = json!({"a": [1, 2.5], "b": {}, "c": [], "d": {"e": null, "f": "é"}});
         let mut out = String::new();
         dump(&v, 2, false, &mut out);
+        let mut hand = String::new();
+        let layout = Layout {
+            inline_scalar_lists: true,
+            ..Layout::python(2, false)
+        };
+        dump_with(
+            &serde_json::json!({"a": [1, 2], "b": [{}]}),
+            &layout,
+            &mut hand,
+        );
+        assert_eq!(hand, "{\n  \"a\": [1, 2],\n  \"b\": [\n    {}\n  ]\n}");
+        let mut line = String::new();
+        dump_line(&v, false, &mut line);
+        assert_eq!(
+            line,
+            "{\"a\": [1, 2.5], \"b\": {}, \"c\": [], \"d\": {\"e\": null, \"f\": \"é\"}}"
+        );
         assert_eq!(
             out,
             "{\n  \"a\": [\n    1,\n    2.5\n  ],\n  \"b\": {},\n  \"c\": [],\n  \"d\": {\n    \"e\": null,\n    \"f\": \"é\"\n  }\n}"

@@ -1,0 +1,64 @@
+//! The skillbook in the format registry.
+
+use ace_exec::Out;
+use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
+use ace_model::{Diagnostic, Playbook, WriteReport};
+
+pub struct Skillbook;
+
+/// The format as the registry lists it.
+pub static FORMAT: Skillbook = Skillbook;
+
+impl PlaybookFormat for Skillbook {
+    fn name(&self) -> &'static str {
+        "skillbook"
+    }
+
+    fn describe(&self) -> &'static str {
+        "kayba ace-framework skillbook JSON (`skills`, or `bullets` before 0.7)"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["json"]
+    }
+
+    /// A root whose `skills` is an object, or whose `bullets` is an object
+    /// beside the framework's `sections` or `next_id`, is a skillbook
+    /// whatever the file is called (the framework's own skill saves one as
+    /// `playbook.json`). A name with `skillbook` in it says so too.
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        if input.syntax() != Syntax::Json {
+            return None;
+        }
+        if input.root() == Some(b'{') {
+            let skills = input.top_opens("skills") == Some(b'{');
+            let bullets = input.top_opens("bullets") == Some(b'{')
+                && (input.top_has("next_id") || input.top_has("sections"));
+            if skills || bullets {
+                return Some(Confidence::Declared);
+            }
+        }
+        let named = input
+            .file_name()
+            .is_some_and(|n| n.to_ascii_lowercase().contains("skillbook") && n.ends_with(".json"));
+        named.then_some(Confidence::Name)
+    }
+
+    fn read(&self, text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
+        crate::read(text).map(Read::from)
+    }
+
+    fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        crate::write_into(pb, out)
+    }
+
+    /// IDs are `{section}-{n:05d}` or anything else the caller chose, with
+    /// no prefix rule.
+    fn lint_profile(&self) -> LintProfile {
+        LintProfile {
+            id_shape: false,
+            prefixes: false,
+            ..LintProfile::default()
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The kayba skillbook: both eras read and written back byte for byte,
+//! what it maps to, and what a skillbook written from another format is.
+//! Over our own fixtures and, with ACE_CORPUS, every kayba file.
+
+use ace_io::Format;
+use ace_model::{Evidence, Severity, Status};
+use ace_tests::{corpus_dir, fixture};
+
+fn skillbook() -> Format {
+    Format::from_name("skillbook").expect("the skillbook is registered")
+}
+
+fn read(text: &str) -> ace_io::Parsed {
+    ace_io::read(skillbook(), text).unwrap_or_else(|d| panic!("{d}"))
+}
+
+fn findings(text: &str) -> Vec<ace_model::Diagnostic> {
+    ace_io::validate(skillbook(), text, &ace_io::LintOptions::default())
+}
+
+/// Read and written back unchanged, byte for byte, with no finding above
+/// info and no layout the writer could not give back.
+fn rewrites_exactly(name: &str, text: &str) {
+    let pb = read(text).playbook;
+    assert_eq!(ace_io::write(skillbook(), &pb).text, text, "{name}");
+    let bad: Vec<_> = findings(text)
+        .into_iter()
+        .filter(|d| d.severity > Severity::Info || d.code == "ACE046")
+        .collect();
+    assert!(bad.is_empty(), "{name}: {bad:#?}");
+}
+
+#[test]
+fn both_eras_and_hand_layouts_come_back_byte_for_byte() {
+    for name in ["skills-0.9.json", "bullets-0.3.json", "hand.json"] {
+        let text = fixture(&format!("skillbook/{name}"));
+        rewrites_exactly(name, &text);
+    }
+}
+
+#[test]
+fn a_skill_maps_to_an_entry() {
+    let pb = read(&fixture("skillbook/skills-0.9.json")).playbook;
+    let keys: Vec<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+    assert_eq!(keys, ["reasoning_patterns", "tool_use"]);
+    let e = &pb.entries[0];
+    assert_eq!(e.id, "reasoning_patterns-00001");
+    assert_eq!(e.section.as_deref(), Some("reasoning_patterns"));
+    assert_eq!(
+        (e.helpful, e.harmful, e.neutral),
+        (Some(3), Some(0), Some(1))
+    );
+    assert_eq!(
+        e.evidence.as_deref(),
+        Some(
+            &[Evidence::Text(
+                "Agent answered “yes” to 'can penguins fly?'".into()
+            )][..]
+        )
+    );
+    assert!(e.extra.contains_key("embedding") && e.extra.contains_key("sources"));
+    // A null is no value: not in the model, given back by the layout.
+    assert!(!e.extra.contains_key("justification"));
+    let soft_deleted = &pb.entries[1];
+    assert_eq!(soft_deleted.status, Some(Status::Other("invalid".into())));
+    assert_eq!(
+        soft_deleted.extra["justification"],
+        serde_json::json!("Generalises the first skill.")
+    );
+    assert!(pb.extra.contains_key("similarity_decisions"));
+    // Bookkeeping is the layout's: not data another format would carry.
+    assert!(!pb.extra.contains_key("next_id"));
+    let old = read(&fixture("skillbook/bullets-0.3.json")).playbook;
+    assert_eq!(old.entries[0].helpful, Some(37));
+}
+
+#[test]
+fn the_content_tells_a_skillbook_whatever_its_name() {
+    let bullets = fixture("skillbook/bullets-0.3.json");
+    for name in ["playbook.json", "x.json", "ace_domain_playbook.json"] {
+        let path = std::path::Path::new(name);
+        assert_eq!(ace_io::detect(Some(path), &bullets), skillbook(), "{name}");
+    }
+    let skills = fixture("skillbook/skills-0.9.json");
+    assert_eq!(ace_io::detect(None, &skills), skillbook());
+    // A skill playbook's `bullets` is an array: still the skill's.
+    let skill = r#"{"bullets": [], "sections": {}}"#;
+    assert_eq!(ace_io::detect(None, skill), Format::SKILL_JSON);
+    let out = std::path::Path::new("team.skillbook.json");
+    assert_eq!(
+        ace_io::Registry::builtin().for_output(out),
+        Some(skillbook())
+    );
+}
+
+#[test]
+fn a_skill_added_is_indexed_and_numbered() {
+    let text = fixture("skillbook/skills-0.9.json");
+    let mut pb = read(&text).playbook;
+    let mut e = ace_model::Entry::new("tool_use-00004", "Prefer the batch endpoint.");
+    e.section = Some("tool_use".into());
+    pb.entries.push(e);
+    let out = ace_io::write(skillbook(), &pb).text;
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["sections"]["tool_use"],
+        serde_json::json!(["tool_use-00003", "tool_use-00004"])
+    );
+    assert_eq!(v["next_id"], 4);
+    assert_eq!(
+        v["skills"]["tool_use-00004"],
+        serde_json::json!({"id": "tool_use-00004", "section": "tool_use", "content": "Prefer the batch endpoint.",
+            "justification": null, "evidence": null, "embedding": null})
+    );
+    rewrites_exactly("with a skill added", &out);
+}
+
+#[test]
+fn a_skillbook_from_markdown_is_what_the_framework_saves() {
+    let md = fixture("markdown/canonical.md");
+    let pb = ace_io::read(Format::MARKDOWN, &md).unwrap().playbook;
+    let out = ace_io::write(skillbook(), &pb);
+    rewrites_exactly("from markdown", &out.text);
+    let v: serde_json::Value = serde_json::from_str(&out.text).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["skills", "sections", "next_id", "similarity_decisions"]
+    );
+    assert!(
+        !out.text.ends_with('\n'),
+        "json.dumps writes no final newline"
+    );
+    let back = read(&out.text).playbook;
+    let content = |p: &ace_model::Playbook| -> Vec<(String, String, Option<i64>)> {
+        p.entries
+            .iter()
+            .map(|e| (e.id.clone(), e.content.clone(), e.helpful))
+            .collect()
+    };
+    assert_eq!(content(&back), content(&pb));
+    for e in &back.entries {
+        let listed = &v["sections"][e.section.as_deref().unwrap()];
+        assert!(
+            listed.as_array().unwrap().contains(&e.id.clone().into()),
+            "{}",
+            e.id
+        );
+    }
+    // What the framework has no field for is reported, never written.
+    let lost: Vec<&str> = out.losses.iter().map(|l| &*l.field).collect();
+    assert!(lost.iter().any(|f| f.starts_with("sections[")), "{lost:?}");
+    assert!(!out.text.contains("\"title\""));
+}
+
+#[test]
+fn a_wrong_type_is_reported_and_kept() {
+    let text = r#"{"skills": {"a-00001": {"id": "a-00001", "section": "a", "content": "c", "helpful": "3"}}, "sections": {"a": ["a-00001"]}, "next_id": 1, "similarity_decisions": {}}"#;
+    let parsed = read(text);
+    assert!(parsed
+        .diagnostics
+        .iter()
+        .any(|d| d.code == "ACE078" && d.severity == Severity::Error));
+    assert_eq!(parsed.playbook.entries[0].extra["helpful"], "3");
+    let again = ace_io::write(skillbook(), &parsed.playbook).text;
+    assert!(again.contains("\"helpful\": \"3\""), "{again}");
+}
+
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn every_kayba_skillbook_comes_back_byte_for_byte() {
+    let dir = corpus_dir("other");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("kayba-ai__") && n.ends_with(".json")
+        })
+        .collect();
+    assert_eq!(files.len(), 11, "SOURCES rows 94-106, the JSON ones");
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(ace_io::detect(Some(&path), &text), skillbook(), "{name}");
+        rewrites_exactly(&name, &text);
+    }
+}
