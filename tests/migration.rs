@@ -1,0 +1,222 @@
+//! Every corpus playbook of every variant, converted to every other format:
+//! the conversion contract of docs/formats/mapping.md, checked on the files
+//! people have.
+//!
+//! For each conversion: the output reads back; it carries no other
+//! format's bookkeeping; `ace-validate` finds no error in it that the
+//! source did not have; and converted back to the source's format, every
+//! entry's content is there. With `ACE_MIGRATION_OUT` set, the skill-json
+//! and vAgenda JSON outputs are saved there for `.ci/run` to check with
+//! check-jsonschema, an independent validator.
+
+use std::path::{Path, PathBuf};
+
+use ace_format::ReadCtx;
+use ace_io::Format;
+use ace_model::{rules, Diagnostic, Playbook, Severity};
+use ace_tests::{corpus_dir, corpus_files};
+
+/// A corpus file read as a playbook.
+struct Source {
+    path: PathBuf,
+    format: Format,
+    playbook: Playbook,
+    text: String,
+    /// The errors ace-validate finds in the source itself.
+    errors: Vec<&'static str>,
+}
+
+fn is_error(d: &Diagnostic) -> bool {
+    d.severity == Severity::Error
+}
+
+/// Every corpus file that reads as a playbook: no error that stops a
+/// conversion, not a patch or delta, and for vAgenda a document that has a
+/// playbook.
+fn sources() -> Vec<Source> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for variant in [
+        "markdown-playbook",
+        "agents-md",
+        "playbook-yaml",
+        "skill-json",
+        "vagenda",
+    ] {
+        files.extend(corpus_files(&corpus_dir(variant)));
+    }
+    for (variant, prefix) in [("tron", "visionik__"), ("other", "kayba-ai__")] {
+        files.extend(corpus_files(&corpus_dir(variant)).into_iter().filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(prefix) && (name.ends_with(".json") || name.ends_with(".tron"))
+        }));
+    }
+    let mut out = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let format = ace_io::detect(Some(&path), &text);
+        let Ok(read) = format.read(&text, &ReadCtx::default()) else {
+            continue;
+        };
+        let stops = read
+            .parsed
+            .diagnostics
+            .iter()
+            .any(|d| is_error(d) && !rules::is_conformance(d.code));
+        let vagenda = format.name().starts_with("vagenda");
+        if read.other.is_some() || stops || (vagenda && read.parsed.playbook.entries.is_empty()) {
+            continue;
+        }
+        let errors: Vec<&'static str> =
+            ace_io::validate(format, &text, &ace_io::LintOptions::default())
+                .iter()
+                .filter(|d| is_error(d))
+                .map(|d| d.code)
+                .collect();
+        out.push(Source {
+            path,
+            format,
+            playbook: read.parsed.playbook,
+            text,
+            errors,
+        });
+    }
+    out
+}
+
+/// Marks of a format's bookkeeping that no other format's output may hold.
+fn bookkeeping(target: Format) -> Vec<&'static str> {
+    let mut marks = vec![
+        "\"skill_json\"",
+        "skill_json:",
+        "agents_md",
+        "\"skillbook\"",
+    ];
+    if !target.name().starts_with("vagenda") {
+        marks.extend([
+            "aceTools",
+            "vAgendaInfo",
+            "vContextInfo",
+            "\"vagenda\"",
+            "vagenda:",
+        ]);
+    }
+    marks
+}
+
+/// Whitespace runs as one space: a target may rewrap or indent text.
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn every_corpus_playbook_converts_cleanly_to_every_other_format() {
+    let sources = sources();
+    let save = std::env::var_os("ACE_MIGRATION_OUT").map(PathBuf::from);
+    let mut by_format = std::collections::BTreeMap::<&str, usize>::new();
+    for s in &sources {
+        *by_format.entry(s.format.name()).or_default() += 1;
+    }
+    for name in [
+        "markdown",
+        "agents-md",
+        "playbook-yaml",
+        "skill-json",
+        "vagenda-json",
+        "vagenda-tron",
+        "skillbook",
+    ] {
+        assert!(
+            by_format.get(name).is_some_and(|n| *n > 0),
+            "no corpus playbook read as {name}: {by_format:?}"
+        );
+    }
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for s in &sources {
+        let name = s.path.file_name().unwrap().to_string_lossy().into_owned();
+        for &target in Format::all() {
+            if target == s.format {
+                continue;
+            }
+            checked += 1;
+            if let Err(why) = check(s, target, save.as_deref()) {
+                failures.push(format!("{name} ({}) -> {target}: {why}", s.format));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} conversions broke the contract:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(checked > 400, "only {checked} conversions: {by_format:?}");
+    eprintln!(
+        "{checked} conversions from {} playbooks: {by_format:?}",
+        sources.len()
+    );
+}
+
+fn check(s: &Source, target: Format, save: Option<&Path>) -> Result<(), String> {
+    let ctx = ace_io::WriteCtx::default();
+    let files = ace_io::write_files(target, &s.playbook, &ctx);
+    // A mark the source's own text holds is its data (a spec document
+    // that quotes `vAgendaInfo`), not bookkeeping.
+    for mark in bookkeeping(target)
+        .into_iter()
+        .filter(|m| !s.text.contains(m))
+    {
+        let hit = files.main.contains(mark)
+            || files.companion.as_deref().is_some_and(|c| c.contains(mark));
+        if hit {
+            return Err(format!("the output holds `{mark}`"));
+        }
+    }
+    let from_vagenda = s.format.name().starts_with("vagenda");
+    if target.name().starts_with("vagenda") && !from_vagenda && files.main.contains(": null") {
+        return Err("a vAgenda output with a null in it".into());
+    }
+    let parsed = ace_io::read_files(target, &files.main, files.companion.as_deref())
+        .map_err(|d| format!("does not read back: {d}"))?;
+    let back = parsed.playbook.clone();
+    let new_errors: Vec<String> =
+        ace_io::validate_parsed(target, parsed, &ace_io::LintOptions::default())
+            .into_iter()
+            .filter(|d| is_error(d) && !s.errors.contains(&d.code))
+            .map(|d| format!("{}: {}", d.code, d.message))
+            .collect();
+    if !new_errors.is_empty() {
+        return Err(format!("ace-validate finds {new_errors:?}"));
+    }
+    // And back to the source's format: every entry's content is there.
+    let again = ace_io::write_files(s.format, &back, &ctx);
+    let returned = ace_io::read_files(s.format, &again.main, again.companion.as_deref())
+        .map_err(|d| format!("converted back, does not read: {d}"))?
+        .playbook;
+    let mut got: Vec<String> = returned.entries.iter().map(|e| words(&e.content)).collect();
+    got.sort();
+    for e in &s.playbook.entries {
+        let want = words(&e.content);
+        match got.binary_search(&want) {
+            Ok(i) => {
+                got.remove(i);
+            }
+            Err(_) => return Err(format!("entry `{}`'s content did not come back", e.id)),
+        }
+    }
+    // Saved for the independent schema check, unless the source breaks
+    // its own schema (a vAgenda document kept whole keeps its flaws).
+    if let Some(dir) = save.filter(|_| s.errors.is_empty()) {
+        if matches!(target.name(), "skill-json" | "vagenda-json") {
+            let stem = s.path.file_name().unwrap().to_string_lossy();
+            let out = dir.join(target.name());
+            std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+            std::fs::write(out.join(format!("{stem}.json")), &files.main)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}

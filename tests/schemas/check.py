@@ -1,0 +1,134 @@
+"""Checks conversion outputs with check-jsonschema, an independent validator.
+
+tests/migration.rs saves every corpus playbook converted to skill-json and
+to vAgenda JSON under OUT/skill-json and OUT/vagenda-json. Skill playbooks
+are checked against the skill's bullet.schema.json (each bullet, through a
+wrapper); vAgenda documents against the bundled schemas of the version they
+declare: vAgenda 0.2 core plus the ACE extension's Playbook at
+plan/todoList.playbook (or, for a 0.2 playbook of events, the
+Playbooks extension's 0.2 Playbook), vAgenda 0.3 core (which brings the Playbooks
+extension), vContext 0.4 core (likewise).
+
+The bundled schemas name each other by `$id` URLs on vagenda.dev and
+vcontext.dev; copies without `$id` let their relative `$ref`s resolve to the
+files beside them, so nothing is fetched.
+
+Usage: python3 tests/schemas/check.py OUT CHECK_JSONSCHEMA
+"""
+
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCHEMAS = ROOT / "schemas"
+
+
+def copy(src: pathlib.Path, dest: pathlib.Path) -> None:
+    schema = json.loads(src.read_text(encoding="utf-8"))
+    schema.pop("$id", None)
+    dest.write_text(json.dumps(schema), encoding="utf-8")
+
+
+def prepare(tmp: pathlib.Path) -> dict:
+    """The schema each kind of output is checked against."""
+    skill = tmp / "skill"
+    skill.mkdir()
+    copy(SCHEMAS / "skill" / "bullet.schema.json", skill / "bullet.schema.json")
+    (skill / "playbook.schema.json").write_text(json.dumps({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["bullets"],
+        "properties": {"bullets": {"type": "array", "items": {"$ref": "bullet.schema.json"}}},
+    }))
+    v02 = tmp / "v0.2"
+    v02.mkdir()
+    copy(SCHEMAS / "vagenda" / "vagenda-core.v0.2.schema.json", v02 / "vagenda-core.schema.json")
+    copy(SCHEMAS / "vagenda" / "vagenda-extension-ace.schema.json", v02 / "vagenda-extension-ace.schema.json")
+    playbook = {"$ref": "vagenda-extension-ace.schema.json#/$defs/Playbook"}
+    (v02 / "document.schema.json").write_text(json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "allOf": [
+            {"$ref": "vagenda-core.schema.json"},
+            {"properties": {
+                "plan": {"properties": {"playbook": playbook}},
+                "todoList": {"properties": {"playbook": playbook}},
+            }},
+        ],
+    }))
+    v02e = tmp / "v0.2-events"
+    v02e.mkdir()
+    copy(SCHEMAS / "vagenda" / "vagenda-core.v0.2.schema.json", v02e / "vagenda-core.schema.json")
+    copy(SCHEMAS / "vagenda" / "vagenda-extension-playbooks.v0.2.schema.json",
+         v02e / "vagenda-extension-playbooks.schema.json")
+    events = {"$ref": "vagenda-extension-playbooks.schema.json#/$defs/Playbook"}
+    (v02e / "document.schema.json").write_text(json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "allOf": [
+            {"$ref": "vagenda-core.schema.json"},
+            {"properties": {
+                "plan": {"properties": {"playbook": events}},
+                "todoList": {"properties": {"playbook": events}},
+            }},
+        ],
+    }))
+    v03 = tmp / "v0.3"
+    v03.mkdir()
+    copy(SCHEMAS / "vagenda" / "vagenda-core.v0.3.schema.json", v03 / "vagenda-core.schema.json")
+    copy(SCHEMAS / "vagenda" / "vagenda-extension-playbooks.v0.3.schema.json",
+         v03 / "vagenda-extension-playbooks.schema.json")
+    v04 = tmp / "v0.4"
+    v04.mkdir()
+    copy(SCHEMAS / "vagenda" / "vcontext-core.schema.json", v04 / "vcontext-core.schema.json")
+    copy(SCHEMAS / "vagenda" / "vcontext-extension-playbooks.schema.json",
+         v04 / "vcontext-extension-playbooks.schema.json")
+    return {
+        "skill": skill / "playbook.schema.json",
+        "0.2": v02 / "document.schema.json",
+        "0.2 event log": v02e / "document.schema.json",
+        "0.3": v03 / "vagenda-core.schema.json",
+        "0.4": v04 / "vcontext-core.schema.json",
+    }
+
+
+def version_of(path: pathlib.Path) -> str:
+    """The declared version; for 0.2, which of its two playbook extensions
+    the entries follow (the Playbooks extension's are events)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    info = doc.get("vAgendaInfo") or doc.get("vContextInfo") or {}
+    version = str(info.get("version"))
+    container = doc.get("plan") or doc.get("todoList") or {}
+    entries = (container.get("playbook") or {}).get("entries") or []
+    if version == "0.2" and any(isinstance(e, dict) and "eventId" in e for e in entries):
+        return "0.2 event log"
+    return version
+
+
+def main() -> int:
+    out, tool = pathlib.Path(sys.argv[1]), sys.argv[2]
+    groups: dict = {}
+    for f in sorted((out / "skill-json").glob("*.json")):
+        groups.setdefault("skill", []).append(f)
+    for f in sorted((out / "vagenda-json").glob("*.json")):
+        groups.setdefault(version_of(f), []).append(f)
+    if not groups.get("skill") or not groups.get("0.2"):
+        print(f"check.py: no outputs under {out}: {sorted(groups)}", file=sys.stderr)
+        return 1
+    failed = False
+    with tempfile.TemporaryDirectory() as tmp:
+        schemas = prepare(pathlib.Path(tmp))
+        for kind, files in sorted(groups.items()):
+            if kind not in schemas:
+                print(f"check.py: vAgenda version {kind} has no bundled schema: {files}", file=sys.stderr)
+                failed = True
+                continue
+            print(f"check-jsonschema: {len(files)} {kind} outputs")
+            run = subprocess.run([tool, "--schemafile", str(schemas[kind]), *map(str, files)])
+            failed |= run.returncode != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
