@@ -186,3 +186,29 @@ fn every_kayba_skillbook_comes_back_byte_for_byte() {
         rewrites_exactly(&name, &text);
     }
 }
+
+#[test]
+fn through_vagenda_a_skill_keeps_its_fields_in_the_extension_point() {
+    let text = fixture("skillbook/skills-0.9.json");
+    let pb = read(&text).playbook;
+    let v = ace_io::write(Format::VAGENDA_JSON, &pb);
+    let doc: serde_json::Value = serde_json::from_str(&v.text).unwrap();
+    let first = &doc["plan"]["playbook"]["entries"][0];
+    assert!(first.get("embedding").is_none(), "{first}");
+    assert_eq!(
+        first["metadata"]["aceTools"]["extra"]["embedding"],
+        serde_json::json!([0.125, -1e-05, 3.0])
+    );
+    let back = ace_io::read(Format::VAGENDA_JSON, &v.text)
+        .unwrap()
+        .playbook;
+    let again = ace_io::write(skillbook(), &back);
+    let returned = read(&again.text).playbook;
+    for (a, b) in pb.entries.iter().zip(&returned.entries) {
+        assert_eq!(
+            (&a.id, &a.content, a.helpful, a.harmful, a.neutral, &a.extra),
+            (&b.id, &b.content, b.helpful, b.harmful, b.neutral, &b.extra)
+        );
+        assert_eq!((&a.evidence, &a.status), (&b.evidence, &b.status));
+    }
+}

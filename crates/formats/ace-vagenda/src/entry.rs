@@ -140,7 +140,8 @@ pub fn derivation_kind(
         .and_then(|m| m.get(ACE_TOOLS_KEY))
         .is_some();
     if own_tools {
-        return kind_for_derivation(&write(e, section_kind, sections)).map(str::to_owned);
+        return kind_for_derivation(&write(e, section_kind, sections, Extras::OnEntry))
+            .map(str::to_owned);
     }
     let (kind, _) = kind_of(e, section_kind);
     let derived = sections.section_for_kind(kind).map(|r| r.key);
@@ -264,14 +265,25 @@ impl Field<'_> {
 /// An entry's fields in the order they are written; no key comes twice.
 pub type Fields<'e> = Vec<(&'e str, Field<'e>)>;
 
+/// Where an entry's fields that neither vAgenda nor ace-tools defines go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extras {
+    /// On the entry, as the vAgenda document read had them.
+    OnEntry,
+    /// Under `metadata.aceTools.extra`, the extension point: a new
+    /// document from another format's playbook.
+    InMetadata,
+}
+
 /// An ACE entry object for `e`; `section_kind` is the kind its section maps
 /// to, written when the entry has no vAgenda kind of its own.
 pub fn write(
     e: &Entry,
     section_kind: &'static str,
     sections: &mapping::SectionMap,
+    extras: Extras,
 ) -> Map<String, Value> {
-    fields(e, section_kind, sections)
+    fields(e, section_kind, sections, extras)
         .into_iter()
         .map(|(k, f)| (k.to_owned(), f.into_value()))
         .collect()
@@ -282,6 +294,7 @@ pub fn fields<'e>(
     e: &'e Entry,
     section_kind: &'static str,
     sections: &mapping::SectionMap,
+    extras: Extras,
 ) -> Fields<'e> {
     use Field::{Str, Strs};
     let built = |v: Value| Field::Val(Cow::Owned(v));
@@ -408,7 +421,10 @@ pub fn fields<'e>(
     for (k, v) in &e.extra {
         match k.as_str() {
             "feedbackType" | "metadata" => {}
-            k2 if own_fields().contains(&k2) || k2 == ACE_TOOLS_KEY => {
+            k2 if own_fields().contains(&k2)
+                || k2 == ACE_TOOLS_KEY
+                || extras == Extras::InMetadata =>
+            {
                 colliding.insert(k.clone(), v.clone());
             }
             _ => others.push((k.as_str(), borrowed(v))),
@@ -480,7 +496,7 @@ mod tests {
         e.extra.insert("zeta".into(), Value::from(1));
         e.extra.insert("feedbackType".into(), Value::from("f"));
         e.extra.insert("alpha".into(), Value::from(2));
-        let keys: Vec<String> = write(&e, "note", &mapping::BUILT_IN)
+        let keys: Vec<String> = write(&e, "note", &mapping::BUILT_IN, Extras::OnEntry)
             .keys()
             .cloned()
             .collect();
@@ -507,7 +523,12 @@ mod tests {
             for section_kind in ["strategy", "note"] {
                 assert_eq!(
                     derivation_kind(e, section_kind, &mapping::BUILT_IN).as_deref(),
-                    kind_for_derivation(&write(e, section_kind, &mapping::BUILT_IN)),
+                    kind_for_derivation(&write(
+                        e,
+                        section_kind,
+                        &mapping::BUILT_IN,
+                        Extras::OnEntry
+                    )),
                     "{e:?} in a {section_kind} section"
                 );
             }

@@ -136,9 +136,14 @@ pub fn check_patch(text: &str, syntax: Syntax, target: Option<Target>) -> Vec<Di
                 }
                 let Some(m) = entry_map else { continue };
                 // Only entries an update names are written out to compare.
-                let current = existing
-                    .get(id.as_str())
-                    .map(|e| entry::write(e, "note", &ace_model::mapping::BUILT_IN));
+                let current = existing.get(id.as_str()).map(|e| {
+                    entry::write(
+                        e,
+                        "note",
+                        &ace_model::mapping::BUILT_IN,
+                        entry::Extras::OnEntry,
+                    )
+                });
                 let fields = touched(m, current.as_ref());
                 let earlier = updates.entry(id.clone()).or_default();
                 let mut clash: Vec<&str> = Vec::new();

@@ -70,6 +70,7 @@ struct SectionKinds<'p> {
     /// Beside `pb.sections`.
     kinds: Vec<&'static str>,
     map: &'p SectionMap,
+    extras: entry::Extras,
 }
 
 impl<'p> SectionKinds<'p> {
@@ -79,7 +80,14 @@ impl<'p> SectionKinds<'p> {
             .iter()
             .map(|s| map.kind_for_section(&s.key, s.title.as_deref(), s.prefix.as_deref()))
             .collect();
-        SectionKinds { pb, kinds, map }
+        SectionKinds {
+            pb,
+            kinds,
+            map,
+            // Fields vAgenda has no place for go to its extension point,
+            // under one name, whether the document is new or rewritten.
+            extras: entry::Extras::InMetadata,
+        }
     }
 
     /// The kind `e`'s section maps to; `note` without a section.
@@ -203,7 +211,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     } else {
         pb.entries
             .iter()
-            .map(|e| entry::write(e, kinds.of(e), kinds.map))
+            .map(|e| entry::write(e, kinds.of(e), kinds.map, kinds.extras))
             .collect()
     };
     let (doc, info_key) = match kept {
@@ -639,7 +647,10 @@ impl Printer<'_, '_> {
             };
             lines(&mut p, range, n, level, |p, i| {
                 let e = &pb.entries[i];
-                p.fields(&entry::fields(e, kinds.of(e), kinds.map), level + 1);
+                p.fields(
+                    &entry::fields(e, kinds.of(e), kinds.map, kinds.extras),
+                    level + 1,
+                );
             });
         });
     }
@@ -693,7 +704,7 @@ impl ace_tron::Items for TronEntries<'_> {
     fn with(&self, i: usize, f: &mut dyn FnMut(&ace_tron::Item<'_>)) {
         use ace_tron::Item;
         let e = &self.pb.entries[i];
-        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map);
+        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map, self.kinds.extras);
         f(&Item::Object(ace_tron::Obj {
             class: Ty::PlaybookEntry.class(self.info_key),
             null_is_absent: Ty::PlaybookEntry.typed(),
@@ -708,7 +719,7 @@ impl ace_tron::Items for TronEntries<'_> {
             return;
         };
         let e = &self.pb.entries[i];
-        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map);
+        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map, self.kinds.extras);
         let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         f(class, &keys);
     }
@@ -815,8 +826,8 @@ mod tests {
                     out,
                 };
                 match by_fields {
-                    true => p.fields(&entry::fields(e, kinds.of(e), kinds.map), 2),
-                    false => p.object(&entry::write(e, kinds.of(e), kinds.map), 2),
+                    true => p.fields(&entry::fields(e, kinds.of(e), kinds.map, kinds.extras), 2),
+                    false => p.object(&entry::write(e, kinds.of(e), kinds.map, kinds.extras), 2),
                 }
             }
             assert_eq!(a.into_string(), b.into_string(), "{}", e.id);
@@ -847,7 +858,7 @@ mod tests {
                 ace_tron::Items::with(items, i, &mut |item| {
                     by_fields = ace_tron::write(item, &opts);
                 });
-                let object = Value::Object(entry::write(e, kinds.of(e), kinds.map));
+                let object = Value::Object(entry::write(e, kinds.of(e), kinds.map, kinds.extras));
                 let by_object = ace_tron::write(
                     &item_with(&object, Ty::PlaybookEntry, "vAgendaInfo", None),
                     &opts,
