@@ -161,8 +161,36 @@ fn every_corpus_playbook_converts_cleanly_to_every_other_format() {
 }
 
 fn check(s: &Source, target: Format, save: Option<&Path>) -> Result<(), String> {
-    let ctx = ace_io::WriteCtx::default();
+    check_with(s, target, None, save)?;
+    // vAgenda is written in each version it has (`--vagenda-version`).
+    if target.name().starts_with("vagenda") {
+        for v in ["0.2", "0.3", "0.4"] {
+            check_with(s, target, Some(v), save).map_err(|e| format!("version {v}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+fn check_with(
+    s: &Source,
+    target: Format,
+    version: Option<&str>,
+    save: Option<&Path>,
+) -> Result<(), String> {
+    let mut ctx = ace_io::WriteCtx::default();
+    if let Some(v) = version {
+        ctx = ctx.with_option("vagenda-version", v);
+    }
     let files = ace_io::write_files(target, &s.playbook, &ctx);
+    if let Some(v) = version {
+        let declared = format!("\"version\": \"{v}\"");
+        // TRON: `vAgendaInfo("0.2")`, or the class's fields over lines.
+        let tron = format!("Info(\"{v}\"");
+        let squeezed: String = files.main.split_whitespace().collect();
+        if !files.main.contains(&declared) && !squeezed.contains(&tron) {
+            return Err(format!("does not declare version {v}"));
+        }
+    }
     // A mark the source's own text holds is its data (a spec document
     // that quotes `vAgendaInfo`), not bookkeeping.
     for mark in bookkeeping(target)
@@ -192,7 +220,7 @@ fn check(s: &Source, target: Format, save: Option<&Path>) -> Result<(), String> 
         return Err(format!("ace-validate finds {new_errors:?}"));
     }
     // And back to the source's format: every entry's content is there.
-    let again = ace_io::write_files(s.format, &back, &ctx);
+    let again = ace_io::write_files(s.format, &back, &ace_io::WriteCtx::default());
     let returned = ace_io::read_files(s.format, &again.main, again.companion.as_deref())
         .map_err(|d| format!("converted back, does not read: {d}"))?
         .playbook;
@@ -214,7 +242,8 @@ fn check(s: &Source, target: Format, save: Option<&Path>) -> Result<(), String> 
             let stem = s.path.file_name().unwrap().to_string_lossy();
             let out = dir.join(target.name());
             std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
-            std::fs::write(out.join(format!("{stem}.json")), &files.main)
+            let suffix = version.map(|v| format!(".v{v}")).unwrap_or_default();
+            std::fs::write(out.join(format!("{stem}{suffix}.json")), &files.main)
                 .map_err(|e| e.to_string())?;
         }
     }

@@ -255,13 +255,16 @@ pub fn diff(
     let delta = |e: &Map<String, Value>, o: Option<&Map<String, Value>>| {
         let mut d = Map::new();
         for k in ["helpfulCount", "harmfulCount"] {
-            let now = e.get(k).and_then(Value::as_i64).unwrap_or(0);
+            let now = e.get(k).and_then(Value::as_i64);
             let before = o
                 .and_then(|o| o.get(k))
                 .and_then(Value::as_i64)
                 .unwrap_or(0);
-            if now != before {
-                d.insert(k.into(), Value::from(now - before));
+            // An append carries every counter the entry has, a zero too:
+            // the view reads a counter no event mentions as absent.
+            let appended = o.is_none() && now.is_some();
+            if appended || now.unwrap_or(0) != before {
+                d.insert(k.into(), Value::from(now.unwrap_or(0) - before));
             }
         }
         d

@@ -45,6 +45,13 @@ pub const CONTAINER: WriteOption = WriteOption {
 };
 
 /// `--tron-root`: how the TRON document's root is written.
+/// `--vagenda-version`: the spec version of the document written.
+pub const VERSION: WriteOption = WriteOption {
+    name: "vagenda-version",
+    values: &["0.2", "0.3", "0.4"],
+    help: "write vAgenda 0.2 with the ACE extension, vAgenda 0.3 with the Playbooks extension's event log, or vContext 0.4 with its event log; default: the source's own version when it is vAgenda, else 0.2",
+};
+
 pub const TRON_ROOT: WriteOption = WriteOption {
     name: "tron-root",
     values: &["implicit", "braced"],
@@ -175,6 +182,7 @@ impl PlaybookFormat for Vagenda {
             },
             now: ctx.now.clone(),
             sections: ctx.sections.clone(),
+            version: ctx.option(VERSION.name).and_then(crate::Version::parse),
         };
         crate::write_into(pb, &opts, out)
     }
@@ -191,8 +199,8 @@ impl PlaybookFormat for Vagenda {
 
     fn write_options(&self) -> &'static [WriteOption] {
         match self.syntax {
-            Syntax::Json => &[CONTAINER],
-            Syntax::Tron => &[CONTAINER, TRON_ROOT],
+            Syntax::Json => &[CONTAINER, VERSION],
+            Syntax::Tron => &[CONTAINER, VERSION, TRON_ROOT],
         }
     }
 }

@@ -42,6 +42,9 @@ pub struct WriteOptions {
     pub now: Option<String>,
     /// The kinds' sections and the sections' kinds.
     pub sections: std::sync::Arc<SectionMap>,
+    /// The spec version to write; `None`: the document's own when the
+    /// playbook was read from vAgenda, else 0.2 with the ACE extension.
+    pub version: Option<crate::Version>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -193,11 +196,33 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
         .clone()
         .or_else(|| zoned(ace_model::time::latest(pb)))
         .unwrap_or_else(|| EPOCH.to_owned());
-    let kept = pb
+    let mut kept = pb
         .layout_of(LAYOUT_KEY)
         .and_then(|l| l.get("document"))
         .filter(|d| d.is_object())
         .cloned();
+    if let (Some(want), Some(doc)) = (opts.version, kept.as_ref()) {
+        let had = document_version(doc);
+        if had != Some(want) {
+            losses.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                "document",
+                format!(
+                    "written as a new vAgenda {} document: the {} document's other parts (its items, narratives, change log, unknown keys) are not carried across versions",
+                    want.as_str(),
+                    had.map_or("source", crate::Version::as_str)
+                ),
+            );
+            kept = None;
+        }
+    }
+    if kept.is_none() {
+        if let Some(v @ (crate::Version::V03 | crate::Version::V04)) = opts.version {
+            let kinds = SectionKinds::new(pb, &opts.sections);
+            kept = Some(event_document(&kinds, opts.container, v, &now, &mut losses));
+        }
+    }
     // The entries of an ACE playbook are written one at a time from the
     // model as the document is printed, not built first as one big value
     // (TRON builds each up to three times: its classes come before the
@@ -396,6 +421,76 @@ fn new_document(
     Value::Object(doc)
 }
 
+/// The version a document declares, if it is one ace-tools writes.
+fn document_version(doc: &Value) -> Option<crate::Version> {
+    ["vAgendaInfo", "vContextInfo"]
+        .into_iter()
+        .find_map(|k| doc.get(k))
+        .and_then(|info| info.get("version"))
+        .and_then(Value::as_str)
+        .and_then(crate::Version::parse)
+}
+
+/// A new vAgenda 0.3 or vContext 0.4 document whose playbook is an empty
+/// event log, for [`update_kept`] to append one event per entry to, as
+/// for any log it is given. The container is the 0.2 document's, with
+/// vContext's narratives as plain strings.
+fn event_document(
+    kinds: &SectionKinds,
+    container: Container,
+    version: crate::Version,
+    now: &str,
+    losses: &mut Vec<LossEntry>,
+) -> Value {
+    let mut doc = new_document(kinds, Vec::new(), container, now, losses);
+    let Value::Object(root) = &mut doc else {
+        return doc;
+    };
+    let mut info = Map::new();
+    info.insert("version".into(), Value::from(version.as_str()));
+    let info_key = match version {
+        crate::Version::V04 => "vContextInfo",
+        _ => "vAgendaInfo",
+    };
+    root.shift_remove("vAgendaInfo");
+    root.shift_insert(0, info_key.into(), Value::Object(info));
+    let key = match container {
+        Container::Plan => "plan",
+        Container::TodoList => "todoList",
+    };
+    if let Some(Value::Object(c)) = root.get_mut(key) {
+        if let Some(Value::Object(p)) = c
+            .get_mut("narratives")
+            .and_then(|n| n.get_mut("proposal"))
+            .filter(|_| kinds.pb.description.is_none())
+        {
+            p.insert(
+                "content".into(),
+                Value::String(format!(
+                    "Learned strategies and warnings for the agent: {} playbook entries, kept as an append-only event log of the Playbooks extension.",
+                    kinds.pb.entries.len()
+                )),
+            );
+        }
+        if version == crate::Version::V04 {
+            if let Some(Value::Object(n)) = c.get_mut("narratives") {
+                for v in n.values_mut() {
+                    if let Some(content) = v.get("content").and_then(Value::as_str) {
+                        *v = Value::String(content.to_owned());
+                    }
+                }
+            }
+        }
+        if let Some(Value::Object(p)) = c.get_mut("playbook") {
+            p.shift_remove("entries");
+            p.shift_remove("metrics");
+            p.shift_remove(ACE_TOOLS_KEY);
+            p.insert("items".into(), Value::Array(Vec::new()));
+        }
+    }
+    doc
+}
+
 /// The playbook object of a vAgenda document (or the document itself, if
 /// it is a playbook), found as [`update_kept`] finds it.
 fn playbook_object(doc: &Value) -> Option<&Map<String, Value>> {
@@ -419,6 +514,7 @@ fn update_kept(
     losses: &mut Vec<LossEntry>,
 ) {
     let pb = kinds.pb;
+    let vcontext = doc.get("vContextInfo").is_some();
     let container = ["todoList", "plan", "playbook"]
         .into_iter()
         .find(|k| doc.get(*k).is_some());
@@ -491,7 +587,10 @@ fn update_kept(
                     .iter()
                     .filter_map(|e| e.get("eventId").and_then(Value::as_str).map(str::to_owned))
                     .collect();
-                let narrative = old.iter().any(|e| e.get("narrative").is_some());
+                // vContext 0.4 events hold content as a `narrative` map;
+                // a log without events says so by its document's info.
+                let narrative = old.iter().any(|e| e.get("narrative").is_some())
+                    || (old.is_empty() && vcontext);
                 let old_ace: Vec<events::ViewEntry> = view
                     .into_iter()
                     .map(|mut v| {
