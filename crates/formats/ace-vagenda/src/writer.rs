@@ -156,6 +156,29 @@ fn zone_losses(pb: &Playbook, losses: &mut Vec<LossEntry>) {
     }
 }
 
+/// ACE107 for each entry whose kind is its section's: vAgenda requires
+/// one of its five, and the entry has none of them.
+fn derived_kinds(pb: &Playbook, map: &SectionMap, losses: &mut Vec<LossEntry>) {
+    let kinds = SectionKinds::new(pb, map);
+    for e in &pb.entries {
+        let own = e
+            .kind
+            .as_deref()
+            .is_some_and(|k| ace_model::mapping::KINDS.contains(&k));
+        if !own {
+            losses.lose(
+                &rules::VALUE_DERIVED,
+                Some(&e.id),
+                "kind",
+                format!(
+                    "a vAgenda entry needs one of its five kinds; its section's, `{}`, is written",
+                    kinds.of(e)
+                ),
+            );
+        }
+    }
+}
+
 /// The playbook's sections with, after them, those a reader adds for the
 /// entries whose section it derives from their kind: the list that reads
 /// back as itself, so that writing what was read gives the same text.
@@ -183,6 +206,7 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
 pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> WriteReport {
     let mut losses = Vec::new();
     zone_losses(pb, &mut losses);
+    derived_kinds(pb, &opts.sections, &mut losses);
     if pb.version.as_ref().is_some_and(Value::is_null) {
         losses.lose(
             &rules::DROPPED_FIELD,
@@ -375,10 +399,15 @@ fn new_document(
     if !tools.is_empty() {
         playbook.insert(ACE_TOOLS_KEY.into(), Value::Object(tools));
     }
-    let title = pb
-        .title
-        .clone()
-        .unwrap_or_else(|| "ACE playbook".to_owned());
+    let title = pb.title.clone().unwrap_or_else(|| {
+        losses.lose(
+            &rules::VALUE_DERIVED,
+            None,
+            "title",
+            "a vAgenda container needs a title; `ACE playbook` is written",
+        );
+        "ACE playbook".to_owned()
+    });
     let meta_tools = container_tools(pb);
     let mut c = Map::new();
     match container {
