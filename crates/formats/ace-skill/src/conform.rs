@@ -46,15 +46,14 @@ pub fn conform(pb: &Playbook, now: Option<&str>) -> Conformed {
     let mut losses = Vec::new();
     let fallback_date = fallback_date(pb, now, &mut losses);
     let (mut playbook, id_changes) = new_ids(pb, &fallback_date);
+    // One reason for all, so that the report is one line; `--id-map`
+    // lists the pairs.
     for c in &id_changes {
         losses.lose(
             &rules::ID_REASSIGNED,
             Some(&c.old),
             "id",
-            format!(
-                "a skill bullet ID is `bullet-YYYY-MM-DD-NNN`; written as `{}`",
-                c.new
-            ),
+            "a skill bullet ID is `bullet-YYYY-MM-DD-NNN`, dated by the entry; each got the next number of its date (`--id-map FILE` lists old and new)",
         );
     }
     if let Some(t) = playbook.updated_at.as_mut() {
@@ -316,13 +315,7 @@ fn tags(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
             &rules::VALUE_DERIVED,
             Some(id),
             "tags",
-            format!(
-                "a skill bullet needs at least one tag; tagged {}",
-                out.iter()
-                    .map(|t| format!("`{t}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            "a skill bullet needs at least one tag; tagged with its section and kind, or `general`",
         );
     }
     e.tags = Some(out);

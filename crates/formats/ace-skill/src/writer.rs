@@ -394,7 +394,7 @@ impl Writer {
                 &rules::DROPPED_FIELD,
                 None,
                 format!("sections[{}]", s.key),
-                "a skill playbook has no sections; entries keep their ids, and their section is reported per entry",
+                "a skill playbook has no sections; each entry's section is reported with it",
             );
         }
     }
@@ -458,8 +458,15 @@ impl Writer {
 
     fn bullet_losses(&mut self, e: &Entry) {
         let id = e.id.as_str();
+        if e.section.is_some() {
+            self.losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                "section",
+                "a skill bullet has no section (a new file has it among the bullet's tags)",
+            );
+        }
         for (name, present) in [
-            ("section", e.section.is_some()),
             ("kind", e.kind.is_some()),
             ("neutral", e.neutral.is_some()),
             ("supersedes", e.supersedes.is_some()),
