@@ -99,6 +99,17 @@ pub fn latest(pb: &crate::Playbook) -> Option<&str> {
         .max()
 }
 
+/// The earliest of the playbook's and its entries' timestamps, as written:
+/// the creation time a writer that must invent one uses.
+pub fn earliest(pb: &crate::Playbook) -> Option<&str> {
+    pb.entries
+        .iter()
+        .flat_map(|e| [e.created_at.as_deref(), e.updated_at.as_deref()])
+        .chain([pb.created_at.as_deref(), pb.updated_at.as_deref()])
+        .flatten()
+        .min()
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_zone;

@@ -373,8 +373,14 @@ fn new_document(
     losses: &mut Vec<LossEntry>,
 ) -> Value {
     let pb = kinds.pb;
-    let created = zoned(pb.created_at.as_deref()).unwrap_or_else(|| now.to_owned());
     let updated = zoned(pb.updated_at.as_deref()).unwrap_or_else(|| now.to_owned());
+    // Without a creation time the earliest the playbook has, and never
+    // after `updated`.
+    let created = match zoned(pb.created_at.as_deref()) {
+        Some(c) => c,
+        None => zoned(ace_model::time::earliest(pb))
+            .map_or_else(|| now.to_owned(), |c| c.min(updated.clone())),
+    };
     if pb.created_at.is_none() || pb.updated_at.is_none() {
         losses.lose(
             &rules::VALUE_DEFAULTED,
