@@ -151,8 +151,40 @@ fn attach_sections(
 
 /// AGENTS.md printed into `agents_md`, which may send the text on as it
 /// is printed; returns playbook.yaml (a few lines) and the pair's report.
+/// The section a new AGENTS.md files bullets without one under: the
+/// curator's bullets stand under a heading, and its playbook.yaml lists it.
+const NO_SECTION: (&str, &str) = ("general", "General");
+
 fn write_pair(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, WriteReport) {
-    let agents = ace_agents::write_into(pb, agents_md);
+    let fresh = pb.layout_of(ace_agents::LAYOUT_KEY).is_none();
+    let mut derived = Vec::new();
+    let filed;
+    let pb = if fresh && pb.entries.iter().any(|e| e.section.is_none()) {
+        let mut copy = pb.clone();
+        let (key, title) = NO_SECTION;
+        if !copy.sections.iter().any(|s| s.key == key) {
+            let mut s = ace_model::Section::new(key);
+            s.title = Some(title.to_owned());
+            copy.sections.insert(0, s);
+        }
+        for e in copy.entries.iter_mut().filter(|e| e.section.is_none()) {
+            e.section = Some(key.to_owned());
+            derived.push(LossEntry::new(
+                &ace_model::rules::VALUE_DERIVED,
+                Some(&e.id),
+                "section",
+                format!(
+                    "an AGENTS.md bullet stands under a section heading; filed under `## {title}`"
+                ),
+            ));
+        }
+        filed = copy;
+        &filed
+    } else {
+        pb
+    };
+    let mut agents = ace_agents::write_into(pb, agents_md);
+    agents.losses.splice(0..0, derived);
     // The curator's file holds the version, the sections and the extra
     // fields only: a copy of those, not of a playbook of a million entries.
     let mut for_yaml = Playbook {
