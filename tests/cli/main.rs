@@ -957,3 +957,55 @@ fn strict_pair_output_leaves_nothing_behind_on_a_loss() {
         .success();
     assert!(clean.join("AGENTS.md").is_file() && clean.join("playbook.yaml").is_file());
 }
+
+/// The chain the clean-migration issue started from: TRON to skill-json to
+/// AGENTS.md, each step's format told by the file alone. Every bullet
+/// arrives, and the skill playbook in between is the skill's, not a
+/// vAgenda document under a key.
+#[test]
+fn tron_to_skill_json_to_agents_md_keeps_the_bullets() {
+    let dir = tempfile::tempdir().unwrap();
+    let tron = curator_fixture("vagenda/plan-multiline-header.tron");
+    let model = |path: &std::path::Path| -> Vec<String> {
+        let out = convert()
+            .arg(path)
+            .args(["--to", "json", "-q"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        v["playbook"]["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["content"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let want = model(&tron);
+    assert_eq!(want.len(), 3);
+    let skill = dir.path().join("p.json");
+    convert()
+        .arg(&tron)
+        .args(["--to", "skill-json", "-q", "-o"])
+        .arg(&skill)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&skill).unwrap();
+    assert!(!text.contains("vAgendaInfo") && !text.contains("\"vagenda\""));
+    let agents = dir.path().join("team/");
+    convert()
+        .arg(&skill)
+        .args(["--to", "agents-md", "-q", "-o"])
+        .arg(&agents)
+        .assert()
+        .success();
+    let md = agents.join("AGENTS.md");
+    assert!(std::fs::metadata(&md).unwrap().len() > 0);
+    let mut got = model(&md);
+    let mut want = want;
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}
