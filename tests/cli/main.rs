@@ -985,22 +985,20 @@ fn tron_to_skill_json_to_agents_md_keeps_the_bullets() {
     };
     let want = model(&tron);
     assert_eq!(want.len(), 3);
+    let step = |from: &std::path::Path, to: &str, out: &std::path::Path| {
+        convert()
+            .arg(from)
+            .args(["--to", to, "-q", "-o"])
+            .arg(out)
+            .assert()
+            .success();
+    };
     let skill = dir.path().join("p.json");
-    convert()
-        .arg(&tron)
-        .args(["--to", "skill-json", "-q", "-o"])
-        .arg(&skill)
-        .assert()
-        .success();
+    step(&tron, "skill-json", &skill);
     let text = std::fs::read_to_string(&skill).unwrap();
     assert!(!text.contains("vAgendaInfo") && !text.contains("\"vagenda\""));
     let agents = dir.path().join("team/");
-    convert()
-        .arg(&skill)
-        .args(["--to", "agents-md", "-q", "-o"])
-        .arg(&agents)
-        .assert()
-        .success();
+    step(&skill, "agents-md", &agents);
     let md = agents.join("AGENTS.md");
     assert!(std::fs::metadata(&md).unwrap().len() > 0);
     let mut got = model(&md);

@@ -333,16 +333,21 @@ pub(crate) fn derived_index(pb: &Playbook) -> Value {
     for e in &pb.entries {
         if let Some(s) = e.section.as_deref() {
             if !pb.sections.iter().any(|x| x.key == s) {
-                let list = m
-                    .entry(s.to_owned())
-                    .or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(ids) = list {
-                    ids.push(Value::String(e.id.clone()));
-                }
+                list_under(&mut m, s, &e.id);
             }
         }
     }
     Value::Object(m)
+}
+
+/// Adds `id` to the end of `section`'s list in an index.
+fn list_under(index: &mut Map<String, Value>, section: &str, id: &str) {
+    let list = index
+        .entry(section.to_owned())
+        .or_insert_with(|| Value::Array(Vec::new()));
+    if let Value::Array(ids) = list {
+        ids.push(Value::String(id.to_owned()));
+    }
 }
 
 /// The index as the file had it, with the skills added since it was read
@@ -365,12 +370,7 @@ fn index(pb: &Playbook, layout: &Layout) -> Value {
             .and_then(Value::as_array)
             .is_some_and(|ids| ids.iter().any(|v| v.as_str() == Some(e.id.as_str())));
         if !listed {
-            let list = m
-                .entry(section.to_owned())
-                .or_insert_with(|| Value::Array(Vec::new()));
-            if let Value::Array(ids) = list {
-                ids.push(Value::String(e.id.clone()));
-            }
+            list_under(&mut m, section, &e.id);
         }
     }
     Value::Object(m)
