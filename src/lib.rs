@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use ace_io::{Format, LoadError, Registry, Source};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
 
 /// Exit codes, as ruff and markdownlint-cli2 use them.
@@ -50,15 +50,16 @@ pub fn writer_options_given(
         .collect()
 }
 
-/// clap value parser for format names.
-pub fn parse_format(s: &str) -> Result<Format, String> {
-    Format::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = Format::all().iter().map(|f| f.name()).collect();
-        format!(
-            "unknown format `{s}`; expected one of: {}",
-            names.join(", ")
-        )
-    })
+/// clap value parser for format names: the registry's formats as the
+/// possible values, each with its one-line description, so that `--help`
+/// lists them and a wrong name is answered with the list.
+pub fn format_parser() -> impl TypedValueParser<Value = Format> {
+    let values = Registry::builtin()
+        .formats()
+        .iter()
+        .map(|f| PossibleValue::new(f.name()).help(f.describe()));
+    PossibleValuesParser::new(values)
+        .try_map(|name| Format::from_name(&name).ok_or_else(|| format!("unknown format `{name}`")))
 }
 
 /// Every format with its one-line description, one per line and indented:
@@ -83,6 +84,19 @@ pub fn load_input(arg: &str, stdin_name: &str) -> Result<Source, LoadError> {
         ace_io::load_stdin(stdin_name)
     } else {
         ace_io::load(Path::new(arg))
+    }
+}
+
+/// Sets up the process before anything is written. A file-size limit
+/// (`ulimit -f`) then makes a write fail with EFBIG, which is reported and
+/// leaves the target untouched, instead of killing the process with
+/// SIGXFSZ halfway through.
+pub fn prepare_process() {
+    #[cfg(unix)]
+    // SAFETY: ignoring a signal installs no handler: no code of ours runs
+    // in signal context. It happens before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

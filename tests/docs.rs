@@ -85,3 +85,52 @@ fn canonical_json_validates_against_its_schema() {
     }
     assert_eq!(n, 7);
 }
+
+/// What users read (rule summaries and docs, format descriptions, and
+/// every message the code builds) names a spec or its project, never the
+/// internal label of the copy this project keeps (`seed 001`). Comments
+/// may use the labels; string literals may not.
+#[test]
+fn messages_name_specs_not_internal_labels() {
+    let label = mentions_a_seed_label();
+    let mut found = Vec::new();
+    for r in ace_model::rules::ALL {
+        for text in [r.summary, r.doc, r.source] {
+            if label(text) {
+                found.push(format!("{}: {text}", r.code));
+            }
+        }
+    }
+    for f in ace_io::Format::all() {
+        if label(f.describe()) {
+            found.push(format!("format {}: {}", f.name(), f.describe()));
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut stack = vec![root.join("crates"), root.join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for (n, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap_or("");
+                    if !line.trim_start().starts_with("//") && label(code) {
+                        found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+/// `seed 000`, `Seeds 002 and 004`: the labels, in any case.
+fn mentions_a_seed_label() -> impl Fn(&str) -> bool {
+    |text: &str| {
+        let lower = text.to_ascii_lowercase();
+        ["seed 00", "seeds 00"].iter().any(|l| lower.contains(l))
+    }
+}

@@ -148,9 +148,9 @@ fn invariants_are_checked_on_one_file() {
     let found: Vec<(&str, (usize, usize))> =
         diags.iter().map(|d| (d.code, line_col(&text, d))).collect();
     for expected in [
-        ("ACE051", (10, 9)),
-        ("ACE050", (12, 9)),
-        ("ACE002", (13, 9)),
+        ("ACE051", (10, 49)),
+        ("ACE050", (12, 45)),
+        ("ACE002", (13, 45)),
         ("ACE049", (14, 29)),
         ("ACE049", (14, 48)),
         ("ACE049", (14, 66)),

@@ -10,7 +10,7 @@ use ace_io::Format;
 use ace_io::Source;
 use ace_model::LossEntry;
 use ace_model::Severity;
-use ace_tools::{error, load_input, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
@@ -42,10 +42,10 @@ struct Args {
     #[arg(long, value_name = "FILE")]
     sections: Option<PathBuf>,
     /// Input format (detected from the file name and content if omitted).
-    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
     from: Option<Format>,
     /// Output format (from the output file's extension, or the input format with --in-place).
-    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
     to: Option<Format>,
     /// Fail with exit 1, writing nothing, if anything would be lost.
     #[arg(long)]
@@ -80,6 +80,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    ace_tools::prepare_process();
     let registry = ace_io::Registry::builtin();
     let matches = ace_tools::with_writer_flags(Args::command(), registry).get_matches();
     let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());

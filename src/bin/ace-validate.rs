@@ -10,7 +10,7 @@ use ace_check::Companion;
 use ace_io::Format;
 use ace_model::Severity;
 use ace_report::{FileReport, OutputFormat};
-use ace_tools::{error, parse_format, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
 
 const PROG: &str = "ace-validate";
@@ -19,15 +19,22 @@ const PROG: &str = "ace-validate";
 enum Output {
     /// `github` when GITHUB_ACTIONS=true, else `full`.
     Auto,
+    /// `path:line:col: severity[CODE]: message`, a code frame, help and a
+    /// summary line.
     Full,
+    /// One line per finding, then the summary line.
     Concise,
+    /// One JSON array of every finding, with positions and byte offsets.
     Json,
+    /// GitHub Actions workflow commands: annotations on the pull request.
     Github,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Color {
+    /// Colour when standard output is a terminal.
     Auto,
     Always,
     Never,
@@ -43,11 +50,23 @@ struct Args {
     /// Files, directories (walked for ACE files) or globs to check; `-`
     /// reads standard input.
     paths: Vec<String>,
-    /// Input format for every file (detected per file if omitted).
-    #[arg(long, value_name = "FMT", value_parser = parse_format)]
+    /// Input format for every file (detected per file if omitted). A file
+    /// that no format claims is then not checked: exit 2.
+    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
     from: Option<Format>,
+    /// How findings are printed.
     #[arg(long, value_enum, default_value = "auto")]
     output_format: Output,
+    /// Print the findings only: no summary line.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Print how often each code was found instead of the findings (as a
+    /// JSON array with `--output-format json`).
+    #[arg(long)]
+    statistics: bool,
+    /// List the files a run would check, one per line, and check none.
+    #[arg(long)]
+    show_files: bool,
     /// Colour in human output; `auto` honours NO_COLOR and FORCE_COLOR.
     #[arg(long, value_enum, default_value = "auto")]
     color: Color,
@@ -96,6 +115,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    ace_tools::prepare_process();
     ExitCode::from(run(Args::parse()) as u8)
 }
 
@@ -152,6 +172,9 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
+    if args.show_files {
+        return show_files(&inputs, &args.stdin_filename);
+    }
     let mut failed_io = false;
     let mut results: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
     for checked in steps::check_all(&inputs, &args.stdin_filename, &settings) {
@@ -187,25 +210,58 @@ fn run(args: Args) -> i32 {
         }
         return EXIT_USAGE;
     }
-    let mut out = std::io::stdout().lock();
-    let color =
-        use_color(args.color) && matches!(format, OutputFormat::Full | OutputFormat::Concise);
-    if let Err(e) = ace_report::render(format, &reports, color, &mut out).and_then(|_| out.flush())
-    {
-        if e.kind() != std::io::ErrorKind::BrokenPipe {
-            error(PROG, format!("<stdout>: {e}"));
-        }
-        return EXIT_USAGE;
-    }
     let has_errors = results
         .iter()
         .flat_map(|(_, d)| d)
         .any(|d| d.severity == Severity::Error);
-    if failed_io {
+    let status = if failed_io {
         EXIT_USAGE
     } else if has_errors && !args.exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_OK
+    };
+    let mut out = std::io::stdout().lock();
+    let options = ace_report::Options {
+        color: use_color(args.color)
+            && matches!(format, OutputFormat::Full | OutputFormat::Concise),
+        summary: !args.quiet,
+    };
+    let printed = if args.statistics {
+        ace_report::render_statistics(format, &reports, &mut out)
+    } else {
+        ace_report::render_with(format, &reports, options, &mut out)
+    };
+    match printed.and_then(|_| out.flush()) {
+        Ok(()) => status,
+        // A reader that stopped early (`| head`) wanted no more: stop
+        // quietly, with the status the findings give, as ripgrep does.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => status,
+        Err(e) => {
+            error(PROG, format!("<stdout>: {e}"));
+            EXIT_USAGE
+        }
+    }
+}
+
+/// `--show-files`: the inputs, one per line.
+fn show_files(inputs: &[steps::Input], stdin_name: &str) -> i32 {
+    let mut out = std::io::stdout().lock();
+    let mut listed = Ok(());
+    for input in inputs {
+        listed = match input {
+            steps::Input::File(p) => writeln!(out, "{}", p.display()),
+            steps::Input::Stdin => writeln!(out, "{stdin_name}"),
+        };
+        if listed.is_err() {
+            break;
+        }
+    }
+    match listed.and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            error(PROG, format!("<stdout>: {e}"));
+            EXIT_USAGE
+        }
+        _ => EXIT_OK,
     }
 }

@@ -11,6 +11,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+mod edges;
 mod rules;
 mod validate;
 
@@ -378,7 +379,10 @@ fn usage_errors_exit_2() {
         .args(["--to", "yaml"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("unknown format"));
+        .stderr(predicate::str::contains(
+            "invalid value 'yaml' for '--to <FMT>'",
+        ))
+        .stderr(predicate::str::contains("playbook-yaml, skill-json"));
     convert()
         .arg(fixture("canonical.md"))
         .args(["--to", "vagenda-tron", "--tron-root", "curly"])

@@ -222,10 +222,34 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
     }
 }
 
+/// What a file of `format` can record of an entry's history, from what its
+/// writer holds (the table `ace-convert --list-formats` prints).
+fn history_form(format: Format, threshold: i64) -> ace_lint::history::Form {
+    use ace_io::capabilities::{entry_field, Holds};
+    let holds = |field| entry_field(format, field) == Some(Holds::Yes);
+    ace_lint::history::Form {
+        status: holds("status"),
+        links: holds("supersedes"),
+        threshold,
+    }
+}
+
 /// Every finding for one input. Findings in a companion playbook.yaml are
 /// reported under its own name.
 pub fn check(source: Source, settings: &Settings) -> Outcome {
     let mut outcome = Outcome::default();
+    // Without --from, a file that no format or check claims is not
+    // linted as a guess: `Cargo.toml` is no markdown playbook. A document
+    // that a format's reader recognises as another kind (a skill delta)
+    // is claimed by that read.
+    let claimed = settings.from.is_some()
+        || ace_io::Registry::builtin().is_artifact(source.path.as_deref(), &source.text);
+    let not_ace = |source: &Source, outcome: &mut Outcome| {
+        outcome.errors.push(format!(
+            "{}: not an ACE artifact (pass --from FORMAT to check it as one)",
+            source.name
+        ));
+    };
     let format = settings
         .from
         .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
@@ -251,11 +275,19 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     }
     let read = match format.read(&source.text, &ReadCtx::default()) {
         Ok(r) => r,
+        Err(_) if !claimed => {
+            not_ace(&source, &mut outcome);
+            return outcome;
+        }
         Err(d) => {
             finish(source, vec![d], &mut outcome);
             return outcome;
         }
     };
+    if !claimed && read.other.is_none() {
+        not_ace(&source, &mut outcome);
+        return outcome;
+    }
     let mut parsed = read.parsed;
     if let Some(other) = read.other {
         let mut diags = if other.keeps_read_findings {
@@ -298,7 +330,11 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
                             playbook: pb,
                             sequence: ace_io::document_sequence(pb),
                         };
-                        history = ace_lint::history::history(snap(&old_pb), snap(&parsed.playbook));
+                        history = ace_lint::history::history(
+                            snap(&old_pb),
+                            snap(&parsed.playbook),
+                            history_form(format, settings.lint.threshold),
+                        );
                     }
                     Err(e) => outcome.errors.push(e),
                 }

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ace_config::{Input, Level, Loaded, Selector};
+pub use ace_config::Input;
+use ace_config::{Level, Loaded, Selector};
 use ace_io::{Format, Source};
 use ace_model::{Diagnostic, Severity};
 

@@ -1,22 +1,170 @@
 //! Outputs written under a temporary name and renamed into place.
+//!
+//! On Linux the output is first written to an unnamed file (`O_TMPFILE`)
+//! in the destination's directory, and given a name only once it is
+//! complete and synced: a process killed while writing (SIGINT, SIGTERM,
+//! SIGKILL, a file-size limit) leaves nothing behind, since the kernel
+//! frees an unnamed file with its last descriptor. Elsewhere, or on a file
+//! system without `O_TMPFILE`, a named `.ace-*.tmp` file is written and
+//! removed on every error.
+//!
+//! A destination that is a symbolic link is written through: the file the
+//! link points to is replaced, and the link stays a link (AGENTS.md and
+//! CLAUDE.md are often links to each other).
 
-use std::io::Write;
+use std::fs::File;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to a temporary file beside `path` and renames it over
 /// `path`, so a reader never sees half a file and a failure leaves the old
 /// file intact. An existing file's permissions are kept.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut file = AtomicFile::create(path)?;
     file.write_all(bytes)?;
     file.commit()
 }
 
-/// A file written under a temporary name beside its destination and renamed
-/// onto it by [`AtomicFile::commit`]; dropped uncommitted, it is removed
-/// and the destination is untouched.
+/// Links followed before giving up, as the kernel's own limit (`ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// The file `path` names once every symbolic link is followed: the file a
+/// write through the link must replace. It need not exist (a new output,
+/// or a link to a file not yet made).
+pub fn destination(path: &Path) -> io::Result<PathBuf> {
+    let mut at = path.to_owned();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: more than {MAX_LINKS} levels of symbolic links",
+        path.display()
+    )))
+}
+
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn temp_names() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".ace-").suffix(".tmp");
+    // A temporary file is private (0600) by default; a new output
+    // should get what any new file gets, 0666 less the umask, which the
+    // system applies when the file is opened with this mode.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder
+}
+
+enum Temp {
+    /// An `O_TMPFILE` file: no name until [`AtomicFile::commit`].
+    #[cfg(target_os = "linux")]
+    Unnamed(File),
+    Named(tempfile::NamedTempFile),
+}
+
+impl Temp {
+    fn file(&self) -> &File {
+        match self {
+            #[cfg(target_os = "linux")]
+            Temp::Unnamed(f) => f,
+            Temp::Named(t) => t.as_file(),
+        }
+    }
+
+    fn file_mut(&mut self) -> &mut File {
+        match self {
+            #[cfg(target_os = "linux")]
+            Temp::Unnamed(f) => f,
+            Temp::Named(t) => t.as_file_mut(),
+        }
+    }
+}
+
+/// An unnamed file in `dir`; `None` where the system or the file system
+/// has none, or a descriptor could not be given a name later (no /proc).
+#[cfg(target_os = "linux")]
+fn unnamed_in(dir: &Path) -> io::Result<Option<File>> {
+    use std::ffi::CString;
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    if !Path::new("/proc/self/fd").is_dir() {
+        return Ok(None);
+    }
+    let c_dir = CString::new(dir.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a path"))?;
+    // SAFETY: `c_dir` is a NUL-terminated path that outlives the call; the
+    // descriptor returned is owned by the `File` made from it and by
+    // nothing else.
+    let fd = unsafe {
+        libc::open(
+            c_dir.as_ptr(),
+            libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o666 as libc::c_uint,
+        )
+    };
+    if fd < 0 {
+        let err = io::Error::last_os_error();
+        return match err.raw_os_error() {
+            // No O_TMPFILE in this kernel or on this file system.
+            Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL) => Ok(None),
+            _ => Err(err),
+        };
+    }
+    // SAFETY: `fd` was just opened and is owned by nothing else.
+    Ok(Some(unsafe { File::from_raw_fd(fd) }))
+}
+
+/// Gives the unnamed `file` the name `at` (which must not exist).
+#[cfg(target_os = "linux")]
+fn link_unnamed(file: &File, at: &Path) -> io::Result<()> {
+    use std::ffi::CString;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a path"))?;
+    let to = CString::new(at.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL byte in a path"))?;
+    // SAFETY: both paths are NUL-terminated and outlive the call, which
+    // reads them only.
+    let rc = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// A file written beside its destination and renamed onto it by
+/// [`AtomicFile::commit`]; dropped uncommitted, nothing of it is left and
+/// the destination is untouched.
 pub struct AtomicFile {
-    tmp: tempfile::NamedTempFile,
+    temp: Temp,
+    /// The destination, symbolic links followed.
     path: PathBuf,
     /// Bytes written, and how many of them the system was asked to start
     /// writing to disk ([`AtomicFile::start_writeback`]).
@@ -28,28 +176,29 @@ pub struct AtomicFile {
 const WRITEBACK: u64 = 8 << 20;
 
 impl AtomicFile {
-    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
-        let dir = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
+    pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        let path = destination(path)?;
+        let dir = directory_of(&path);
+        #[cfg(target_os = "linux")]
+        let unnamed = unnamed_in(dir)?.map(Temp::Unnamed);
+        #[cfg(not(target_os = "linux"))]
+        let unnamed = None;
+        let temp = match unnamed {
+            Some(t) => t,
+            None => Temp::Named(temp_names().tempfile_in(dir)?),
         };
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".ace-").suffix(".tmp");
-        // A temporary file is private (0600) by default; a new output
-        // should get what any new file gets, 0666 less the umask, which the
-        // system applies when the file is opened with this mode.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let tmp = builder.tempfile_in(dir)?;
         Ok(AtomicFile {
-            tmp,
-            path: path.to_owned(),
+            temp,
+            path,
             written: 0,
             handed: 0,
         })
+    }
+
+    /// Whether the output has no name until it is committed (so that no
+    /// kill can leave a temporary file behind).
+    pub fn is_unnamed(&self) -> bool {
+        !matches!(self.temp, Temp::Named(_))
     }
 
     /// Asks the system to start writing what was written so far to disk,
@@ -60,7 +209,7 @@ impl AtomicFile {
     #[cfg(target_os = "linux")]
     fn start_writeback(&mut self) {
         use std::os::fd::AsRawFd;
-        let fd = self.tmp.as_file().as_raw_fd();
+        let fd = self.temp.file().as_raw_fd();
         let (Ok(from), Ok(len)) = (
             i64::try_from(self.handed),
             i64::try_from(self.written - self.handed),
@@ -78,19 +227,33 @@ impl AtomicFile {
     #[cfg(not(target_os = "linux"))]
     fn start_writeback(&mut self) {}
 
-    pub fn commit(self) -> std::io::Result<()> {
-        self.tmp.as_file().sync_all()?;
+    pub fn commit(self) -> io::Result<()> {
+        let file = self.temp.file();
+        file.sync_all()?;
         if let Ok(meta) = std::fs::metadata(&self.path) {
-            self.tmp.as_file().set_permissions(meta.permissions())?;
+            file.set_permissions(meta.permissions())?;
         }
-        self.tmp.persist(&self.path).map_err(|e| e.error)?;
+        match self.temp {
+            #[cfg(target_os = "linux")]
+            Temp::Unnamed(file) => {
+                // linkat cannot replace a file, so the complete file gets a
+                // temporary name for the moment before the rename, removed
+                // again if the rename fails.
+                let named =
+                    temp_names().make_in(directory_of(&self.path), |at| link_unnamed(&file, at))?;
+                named.persist(&self.path).map_err(|e| e.error)?;
+            }
+            Temp::Named(t) => {
+                t.persist(&self.path).map_err(|e| e.error)?;
+            }
+        }
         Ok(())
     }
 }
 
 impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.tmp.write(buf)?;
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.temp.file_mut().write(buf)?;
         self.written += n as u64;
         if self.written - self.handed >= WRITEBACK {
             self.start_writeback();
@@ -98,14 +261,23 @@ impl Write for AtomicFile {
         Ok(n)
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.tmp.flush()
+    fn flush(&mut self) -> io::Result<()> {
+        self.temp.file_mut().flush()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn names_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
 
     #[test]
     fn atomic_write_replaces_the_file() {
@@ -114,8 +286,48 @@ mod tests {
         write_atomic(&path, b"one").unwrap();
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
-        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
-        assert_eq!(leftovers, 1, "no temporary file is left behind");
+        assert_eq!(names_in(dir.path()), ["out.md"], "no temporary file left");
+    }
+
+    /// Until it is committed, the output has no name in the directory on
+    /// Linux, so a kill at any moment leaves nothing behind.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_output_being_written_has_no_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = AtomicFile::create(&dir.path().join("out.md")).unwrap();
+        file.write_all(b"half").unwrap();
+        assert!(file.is_unnamed());
+        assert_eq!(names_in(dir.path()), Vec::<String>::new());
+        file.commit().unwrap();
+        assert_eq!(names_in(dir.path()), ["out.md"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("real")).unwrap();
+        let target = dir.path().join("real/AGENTS.md");
+        std::fs::write(&target, "old").unwrap();
+        // A relative link, to a link, as CLAUDE.md -> AGENTS.md chains go.
+        std::os::unix::fs::symlink("real/AGENTS.md", dir.path().join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", dir.path().join("CLAUDE.md")).unwrap();
+        write_atomic(&dir.path().join("CLAUDE.md"), b"new").unwrap();
+        for link in ["AGENTS.md", "CLAUDE.md"] {
+            let meta = std::fs::symlink_metadata(dir.path().join(link)).unwrap();
+            assert!(meta.file_type().is_symlink(), "{link} is still a link");
+        }
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A dangling link makes the file it names.
+        std::os::unix::fs::symlink("real/new.md", dir.path().join("dangling.md")).unwrap();
+        write_atomic(&dir.path().join("dangling.md"), b"made").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("real/new.md")).unwrap(),
+            "made"
+        );
+        std::os::unix::fs::symlink("loop.md", dir.path().join("loop.md")).unwrap();
+        assert!(write_atomic(&dir.path().join("loop.md"), b"x").is_err());
     }
 
     /// An output of several writeback ranges, written in uneven pieces, is
@@ -146,7 +358,6 @@ mod tests {
         let mut dropped = AtomicFile::create(&dir.path().join("gone.json")).unwrap();
         dropped.write_all(&bytes).unwrap();
         drop(dropped);
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(left.len(), 1, "{left:?}");
+        assert_eq!(names_in(dir.path()), ["big.json"]);
     }
 }

@@ -153,6 +153,15 @@ pub fn capabilities(format: Format) -> Vec<(&'static str, Holds)> {
         .collect()
 }
 
+/// How `format` holds the entry field a loss report names `field`
+/// (`status`, `supersedes`, ...); `None` for a field with no row.
+pub fn entry_field(format: Format, field: &str) -> Option<Holds> {
+    let row = ROWS
+        .iter()
+        .position(|&(_, scope, f)| scope == Scope::Entry && f == field)?;
+    Some(capabilities(format)[row].1)
+}
+
 /// `ace-convert --list-formats`: each format of `registry` with its
 /// description, then the table of what each holds.
 pub fn format_table(registry: &crate::Registry) -> String {
@@ -220,6 +229,12 @@ mod tests {
         assert_eq!(get("entry id without a digit"), Holds::Changed);
         assert_eq!(get("tags"), Holds::No);
         assert_eq!(get("section weight"), Holds::No);
+        assert_eq!(entry_field(Format::MARKDOWN, "status"), Some(Holds::No));
+        assert_eq!(
+            entry_field(Format::VAGENDA_JSON, "supersedes"),
+            Some(Holds::Yes)
+        );
+        assert_eq!(entry_field(Format::MARKDOWN, "nothing"), None);
     }
 
     #[test]

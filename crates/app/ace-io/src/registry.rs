@@ -102,6 +102,16 @@ const CHECKS: [&dyn DocumentCheck; 4] = [
 /// Bytes of a file a directory walk reads to recognise it.
 const PEEK: u64 = 1 << 16;
 
+/// A file of a playbook syntax whose name says it is a playbook
+/// (`appworld_playbook.txt`, `team-playbook.json`): what the pre-commit
+/// hook selects. It is one even while it is empty or holds no entry yet.
+fn named_as_playbook(input: &Sniff<'_>) -> bool {
+    input.syntax_of_name().is_some()
+        && input
+            .file_name()
+            .is_some_and(|n| n.contains("playbook") || n.contains("skillbook"))
+}
+
 /// A set of formats and checks. The tools use [`Registry::builtin`];
 /// tests add formats of their own with [`Registry::with`].
 #[derive(Clone)]
@@ -202,10 +212,28 @@ impl Registry {
         let text = String::from_utf8_lossy(&head);
         let input = Sniff::new(Some(path), &text);
         match self.sniff(&input) {
-            Some((_, Confidence::Name)) => true,
+            Some((_, Confidence::Name)) => !input.is_json_schema(),
             _ if input.syntax_of_name().is_none() => false,
+            _ => self.claims(&input),
+        }
+    }
+
+    /// Whether an input is an ACE artifact: its name says so, or its
+    /// content has what a format's files have, or a document check claims
+    /// it. Text that only fits a syntax (any JSON, any prose) is not, and
+    /// neither is a JSON Schema, whose key names are a format's.
+    pub fn is_artifact(&self, path: Option<&Path>, text: &str) -> bool {
+        let input = Sniff::new(path, text);
+        named_as_playbook(&input) || self.claims(&input)
+    }
+
+    fn claims(&self, input: &Sniff<'_>) -> bool {
+        if input.is_json_schema() {
+            return false;
+        }
+        match self.sniff(input) {
             Some((_, c)) if c >= Confidence::Content => true,
-            Some((f, _)) => self.claimed_check(f, &text).is_some(),
+            Some((f, _)) => self.claimed_check(f, input.text).is_some(),
             None => false,
         }
     }
@@ -328,6 +356,16 @@ mod tests {
             ("other.tron", "a: 1\n", false),
             ("x.yaml", "sections:\n  - id: a\n", true),
             ("y.yaml", "name: x\n", false),
+            (
+                "vagenda-core.schema.json",
+                "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"properties\": {\"vAgendaInfo\": {}}}",
+                false,
+            ),
+            (
+                "plan.json",
+                "{\"$schema\": \"https://vagenda.dev/schemas/core.json\", \"vAgendaInfo\": {\"version\": \"0.2\"}}",
+                true,
+            ),
         ];
         for (name, text, want) in cases {
             let path = dir.path().join(name);

@@ -77,13 +77,46 @@ struct JsonRelated<'a> {
     column: usize,
 }
 
+/// How [`render_with`] prints, past the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// ANSI colour in human output.
+    pub color: bool,
+    /// The closing summary line of human output (`--quiet` turns it off).
+    pub summary: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            color: false,
+            summary: true,
+        }
+    }
+}
+
 pub fn render(
     format: OutputFormat,
     reports: &[FileReport],
     color: bool,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let style = Style { color };
+    let options = Options {
+        color,
+        ..Options::default()
+    };
+    render_with(format, reports, options, out)
+}
+
+pub fn render_with(
+    format: OutputFormat,
+    reports: &[FileReport],
+    options: Options,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let style = Style {
+        color: options.color,
+    };
     match format {
         OutputFormat::Json => render_json(reports, out),
         OutputFormat::Github => render_github(reports, out),
@@ -95,9 +128,72 @@ pub fn render(
                     render_human(r, &index, d, format == OutputFormat::Full, &style, out)?;
                 }
             }
-            summary(reports, &style, out)
+            if options.summary {
+                summary(reports, &style, out)?;
+            }
+            Ok(())
         }
     }
+}
+
+/// How often one code was found (`--statistics`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Statistic {
+    pub code: &'static str,
+    pub name: &'static str,
+    /// The severity findings of this code were reported at; the highest
+    /// when configuration gave some another.
+    pub severity: Severity,
+    pub count: usize,
+}
+
+/// A count per code over every report, most frequent first (then by
+/// code), as ruff's `--statistics` gives it.
+pub fn statistics(reports: &[FileReport]) -> Vec<Statistic> {
+    let mut by_code: BTreeMap<&'static str, Statistic> = BTreeMap::new();
+    for d in reports.iter().flat_map(|r| r.diagnostics) {
+        let s = by_code.entry(d.code).or_insert_with(|| Statistic {
+            code: d.code,
+            name: rules::by_code(d.code).map_or("", |r| r.name),
+            severity: d.severity,
+            count: 0,
+        });
+        s.count += 1;
+        s.severity = s.severity.max(d.severity);
+    }
+    let mut all: Vec<Statistic> = by_code.into_values().collect();
+    all.sort_by(|a, b| b.count.cmp(&a.count).then(a.code.cmp(b.code)));
+    all
+}
+
+/// `--statistics`: one line per code (`COUNT  CODE  severity  name`), or
+/// with `json` an array of `{code, name, severity, count}`.
+pub fn render_statistics(
+    format: OutputFormat,
+    reports: &[FileReport],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let stats = statistics(reports);
+    if format == OutputFormat::Json {
+        serde_json::to_writer_pretty(&mut *out, &stats)?;
+        return writeln!(out);
+    }
+    let width = stats
+        .iter()
+        .map(|s| s.count.to_string().len())
+        .max()
+        .unwrap_or(1);
+    for s in &stats {
+        writeln!(
+            out,
+            "{:>width$}  {}  {:<7}  {}",
+            s.count,
+            s.code,
+            s.severity.as_str(),
+            s.name
+        )?;
+    }
+    Ok(())
 }
 
 fn render_human(
@@ -126,22 +222,21 @@ fn render_human(
     let gutter = start.line.to_string().len();
     let pad = " ".repeat(gutter);
     let bar = style.paint("34", "|");
-    writeln!(out, "{pad} {bar}")?;
-    writeln!(
-        out,
-        "{} {bar} {}",
-        style.paint("34", &start.line.to_string()),
-        line_text
-    )?;
     let col_byte = byte_of_col(line_text, start.col);
-    let lead = UnicodeWidthStr::width(&line_text[..col_byte]);
     let end = index.line_col(r.text, d.span.end);
     let end_byte = if end.line == start.line {
         byte_of_col(line_text, end.col)
     } else {
         line_text.len()
     };
-    let width = UnicodeWidthStr::width(&line_text[col_byte..end_byte.max(col_byte)]).max(1);
+    let shown = clip(line_text, col_byte, end_byte.max(col_byte));
+    writeln!(out, "{pad} {bar}")?;
+    writeln!(
+        out,
+        "{} {bar} {}",
+        style.paint("34", &start.line.to_string()),
+        shown.text
+    )?;
     let marker = match d.severity {
         Severity::Error => "31",
         Severity::Warning => "33",
@@ -150,8 +245,8 @@ fn render_human(
     writeln!(
         out,
         "{pad} {bar} {}{}",
-        " ".repeat(lead),
-        style.paint(marker, &"^".repeat(width))
+        " ".repeat(shown.lead),
+        style.paint(marker, &"^".repeat(shown.width))
     )?;
     for rel in &d.related {
         let pos = index.line_col(r.text, rel.span.start);
@@ -165,6 +260,53 @@ fn render_human(
         writeln!(out, "{pad} = help: {help}")?;
     }
     writeln!(out)
+}
+
+/// Characters of a line a code frame shows at most: a longer line is cut
+/// around the span, so that a 5 MB entry does not print 10 MB of frame.
+const FRAME_CHARS: usize = 200;
+/// Characters kept before the span's start when a line is cut.
+const FRAME_BEFORE: usize = 40;
+const CUT: &str = "…";
+
+/// The part of a line a frame shows, and where its carets go.
+struct Shown<'a> {
+    text: std::borrow::Cow<'a, str>,
+    /// Display columns before the first caret.
+    lead: usize,
+    /// Carets: the span's display width within what is shown, at least 1.
+    width: usize,
+}
+
+/// The line, or a window of it around `start..end` (byte offsets on
+/// character boundaries) with `…` where it was cut.
+fn clip(line: &str, start: usize, end: usize) -> Shown<'_> {
+    let fits = line.len() <= FRAME_CHARS || line.chars().nth(FRAME_CHARS).is_none();
+    if fits {
+        return Shown {
+            text: line.into(),
+            lead: UnicodeWidthStr::width(&line[..start]),
+            width: UnicodeWidthStr::width(&line[start..end]).max(1),
+        };
+    }
+    let from = line[..start]
+        .char_indices()
+        .rev()
+        .take(FRAME_BEFORE)
+        .last()
+        .map_or(start, |(i, _)| i);
+    let to = line[from..]
+        .char_indices()
+        .nth(FRAME_CHARS)
+        .map_or(line.len(), |(i, _)| from + i);
+    let before = if from > 0 { CUT } else { "" };
+    let after = if to < line.len() { CUT } else { "" };
+    let end = end.min(to);
+    Shown {
+        text: format!("{before}{}{after}", &line[from..to]).into(),
+        lead: UnicodeWidthStr::width(before) + UnicodeWidthStr::width(&line[from..start]),
+        width: UnicodeWidthStr::width(&line[start..end.max(start)]).max(1),
+    }
 }
 
 /// Byte offset of 1-based character column `col` in `line`.
@@ -397,6 +539,76 @@ mod tests {
         let mut out = Vec::new();
         render(format, &reports, false, &mut out).unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    /// A long line is shown as a window around the span, with `…` at
+    /// each cut, and the carets under the span within it.
+    #[test]
+    fn long_lines_are_cut_around_the_span() {
+        let long = format!("[a-1] {}needle{}\n", "x".repeat(5_000_000), "y".repeat(300));
+        let at = long.find("needle").unwrap();
+        let d = [Diagnostic::new(
+            &rules::DUPLICATE_ID,
+            Span::new(at, at + 6),
+            "m",
+        )];
+        let reports = [FileReport {
+            name: "p.md",
+            text: &long,
+            diagnostics: &d,
+        }];
+        let mut out = Vec::new();
+        render(OutputFormat::Full, &reports, false, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.len() < 1_000, "{} bytes of frame", out.len());
+        let lines: Vec<&str> = out.lines().collect();
+        let shown = lines[2].strip_prefix("1 | ").unwrap();
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{shown}");
+        assert_eq!(shown.chars().count(), FRAME_CHARS + 2);
+        let carets = lines[3].strip_prefix("  | ").unwrap();
+        let col = shown.chars().position(|c| c == 'n').unwrap();
+        assert_eq!(carets, format!("{}^^^^^^", " ".repeat(col)));
+        // A short line is shown whole.
+        assert_eq!(clip("[a-1] x", 1, 4).text, "[a-1] x");
+        // A span running past the window is underlined to its edge.
+        let wide = "z".repeat(1000);
+        let c = clip(&wide, 0, 1000);
+        assert_eq!((c.lead, c.width), (0, FRAME_CHARS));
+    }
+
+    #[test]
+    fn statistics_count_each_code() {
+        let d = [
+            diag(),
+            diag(),
+            Diagnostic::new(&rules::ID_SHAPE, Span::new(0, 1), "m"),
+        ];
+        let reports = [FileReport {
+            name: "p.md",
+            text: "[a-1] first\n[a-1] second\n",
+            diagnostics: &d,
+        }];
+        let mut out = Vec::new();
+        render_statistics(OutputFormat::Full, &reports, &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "2  ACE002  error    duplicate-id\n1  ACE001  warning  id-shape\n"
+        );
+        let mut out = Vec::new();
+        render_statistics(OutputFormat::Json, &reports, &mut out).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v[0]["code"], "ACE002");
+        assert_eq!(v[0]["count"], 2);
+        // Quiet: the findings without the summary.
+        let mut out = Vec::new();
+        let quiet = Options {
+            color: false,
+            summary: false,
+        };
+        render_with(OutputFormat::Concise, &reports, quiet, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.lines().count(), 3);
+        assert!(!out.contains("Found"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::path::Path;
 
 use ace_model::{rules, LineIndex, Severity};
 use serde_json::{json, Value};
@@ -12,7 +13,46 @@ use serde_json::{json, Value};
 use crate::FileReport;
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-const RULES_DOC: &str = "https://github.com/ace-tools/ace-tools/blob/main/docs/rules.md";
+
+/// The id SARIF viewers resolve relative URIs against: the root of the
+/// checkout, which GitHub code scanning sets to the repository.
+const SRCROOT: &str = "%SRCROOT%";
+
+/// The rules' documentation on the web, when the package names a real
+/// repository; `None` for the `.invalid` placeholder, so that no log
+/// carries a link that leads nowhere.
+fn rules_doc() -> Option<String> {
+    rules_doc_of(env!("CARGO_PKG_REPOSITORY"))
+}
+
+fn rules_doc_of(repository: &str) -> Option<String> {
+    let repo = repository.trim().trim_end_matches('/');
+    let host = repo.split("://").nth(1)?.split('/').next()?;
+    if host.is_empty() || host.ends_with(".invalid") || host == "example.com" {
+        return None;
+    }
+    Some(format!("{repo}/blob/main/docs/rules.md"))
+}
+
+/// Where a file is, for SARIF: relative to the working directory (what
+/// `%SRCROOT%` stands for) when it is under it, else an absolute `file:`
+/// URI with no base.
+fn artifact_location(name: &str, cwd: Option<&Path>) -> Value {
+    let path = Path::new(name);
+    let relative = if path.is_absolute() {
+        cwd.and_then(|c| path.strip_prefix(c).ok())
+    } else {
+        Some(path)
+    };
+    match relative {
+        Some(rel) => {
+            let rel = rel.to_string_lossy();
+            let rel = rel.trim_start_matches("./");
+            json!({"uri": uri(rel), "uriBaseId": SRCROOT})
+        }
+        None => json!({"uri": format!("file://{}", uri(name))}),
+    }
+}
 
 fn level(sev: Severity) -> &'static str {
     match sev {
@@ -39,6 +79,8 @@ pub(crate) fn uri(name: &str) -> String {
 }
 
 pub(crate) fn render(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> {
+    let docs = rules_doc();
+    let cwd = std::env::current_dir().ok();
     let mut used: BTreeMap<&str, usize> = BTreeMap::new();
     for d in reports.iter().flat_map(|r| r.diagnostics) {
         used.insert(d.code, 0);
@@ -50,26 +92,30 @@ pub(crate) fn render(reports: &[FileReport], out: &mut dyn Write) -> io::Result<
         .keys()
         .map(|code| {
             let r = rules::by_code(code);
-            json!({
+            let mut rule = json!({
                 "id": code,
                 "name": r.map_or("", |r| r.name),
                 "shortDescription": {"text": r.map_or("", |r| r.summary)},
                 "fullDescription": {"text": r.map_or("", |r| r.doc)},
-                "helpUri": format!("{RULES_DOC}#{}", code.to_lowercase()),
                 "defaultConfiguration": {"level": r.map_or("warning", |r| level(r.severity))},
                 "properties": {"source": r.map_or("", |r| r.source)}
-            })
+            });
+            if let Some(doc) = &docs {
+                rule["helpUri"] = json!(format!("{doc}#{}", code.to_lowercase()));
+            }
+            rule
         })
         .collect();
     let mut results = Vec::new();
     for r in reports {
         let index = LineIndex::new(r.text);
+        let artifact = artifact_location(r.name, cwd.as_deref());
         let location = |start: usize, end: usize| {
             let s = index.line_col(r.text, start);
             let e = index.line_col(r.text, end.max(start));
             json!({
                 "physicalLocation": {
-                    "artifactLocation": {"uri": uri(r.name)},
+                    "artifactLocation": artifact,
                     "region": {
                         "startLine": s.line,
                         "startColumn": s.col,
@@ -106,20 +152,63 @@ pub(crate) fn render(reports: &[FileReport], out: &mut dyn Write) -> io::Result<
             results.push(result);
         }
     }
+    let mut driver = json!({
+        "name": "ace-validate",
+        "version": env!("CARGO_PKG_VERSION"),
+        "rules": rule_objects,
+    });
+    if let Some(doc) = &docs {
+        driver["informationUri"] = json!(doc);
+    }
+    let mut run = json!({
+        "tool": {"driver": driver},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    });
+    if let Some(cwd) = &cwd {
+        let mut root = uri(&cwd.to_string_lossy());
+        if !root.ends_with('/') {
+            root.push('/');
+        }
+        run["originalUriBaseIds"] = json!({SRCROOT: {"uri": format!("file://{root}")}});
+    }
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "ace-validate",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": RULES_DOC,
-                "rules": rule_objects,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }]
+        "runs": [run]
     });
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_links_only_for_a_real_repository() {
+        assert_eq!(rules_doc_of("https://example.invalid/ace-tools"), None);
+        assert_eq!(rules_doc_of(""), None);
+        assert_eq!(
+            rules_doc_of("https://github.com/org/ace-tools/").as_deref(),
+            Some("https://github.com/org/ace-tools/blob/main/docs/rules.md")
+        );
+    }
+
+    #[test]
+    fn locations_are_relative_to_the_working_directory() {
+        let cwd = Path::new("/work/repo");
+        assert_eq!(
+            artifact_location("/work/repo/knowledge/AGENTS.md", Some(cwd)),
+            json!({"uri": "knowledge/AGENTS.md", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            artifact_location("./my playbook.md", Some(cwd)),
+            json!({"uri": "my%20playbook.md", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            artifact_location("/elsewhere/p.md", Some(cwd)),
+            json!({"uri": "file:///elsewhere/p.md"})
+        );
+    }
 }

@@ -143,6 +143,15 @@ impl<'a> Sniff<'a> {
         f(scan, self.text)
     }
 
+    /// Whether the text is a JSON Schema document: a root object whose
+    /// `$schema` names a json-schema.org meta-schema. A schema of an ACE
+    /// format holds that format's key names, and is not one of its files.
+    pub fn is_json_schema(&self) -> bool {
+        self.syntax() == Syntax::Json
+            && self.top_opens("$schema") == Some(b'"')
+            && self.text.contains("://json-schema.org/")
+    }
+
     /// Whether the file name ends with any of `suffixes` (lower case).
     pub fn name_ends_with(&self, suffixes: &[&str]) -> bool {
         self.file_name()

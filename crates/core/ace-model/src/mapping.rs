@@ -355,7 +355,7 @@ pub fn markdown_doc() -> String {
          through the tables below.\n\n\
          ## A kind becomes a section\n\n\
          Writing a vAgenda entry to a format with sections puts it in its kind's section, with \
-         that section's ID prefix for new IDs (seed 000: the highest number of the prefix plus one):\n\n\
+         that section's ID prefix for new IDs (the ACE playbook format spec: the highest number of the prefix plus one):\n\n\
          | kind | section key | title | prefix |\n|---|---|---|---|\n",
     );
     for r in TABLE {
@@ -368,7 +368,7 @@ pub fn markdown_doc() -> String {
         "\n## A section becomes a kind\n\n\
          Writing to vAgenda, a section is looked up by prefix, key or title (case-insensitive) \
          in the rows above and then in these, the sections of the ACE paper's AppWorld and FiNER \
-         playbooks and seed 000's examples:\n\n\
+         playbooks and the ACE playbook format spec's examples:\n\n\
          | section key | title | prefix | kind |\n|---|---|---|---|\n",
     );
     for r in KNOWN {

@@ -19,7 +19,7 @@ impl PlaybookFormat for AgentsMd {
     }
 
     fn describe(&self) -> &'static str {
-        "AGENTS.md bullets `[Bullet #id, helpful:N, harmful:M]` (seed 001)"
+        "AGENTS.md bullets `[Bullet #id, helpful:N, harmful:M]` (ace_beads curator spec)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {

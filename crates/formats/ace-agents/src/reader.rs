@@ -438,7 +438,7 @@ fn entry_from(
             }
         }
         if let (Some(hash), Some(s)) = (&pv.hash, section) {
-            let expected = // The seed hashes the section name as the heading writes it.
+            let expected = // The spec hashes the section name as the heading writes it.
             dedup_key(s.display_title(), &e.content);
             if *hash != expected && *hash != dedup_key(&s.key, &e.content) {
                 diags.push(
@@ -468,7 +468,7 @@ fn entry_from(
             diags.push(Diagnostic::new(
                 &rules::BULLET_STYLE,
                 span,
-                format!("bullet is not in the seed's exact form `{canon_line}`"),
+                format!("bullet is not in the spec's exact form `{canon_line}`"),
             ));
         }
     }

@@ -53,7 +53,7 @@ pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
                 &rules::DROPPED_FIELD,
                 None,
                 "layout",
-                "not an AGENTS.md layout this version can read; the seed's layout is written instead",
+                "not an AGENTS.md layout this version can read; the spec's layout is written instead",
             );
             w.fresh(pb);
         }
@@ -523,7 +523,7 @@ impl Writer<'_, '_> {
             .zip(&pb.entries)
             .any(|(a, b)| !std::ptr::eq(*a, b));
         if moved || section_order != model_order {
-            self.losses.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in seed 001's order: section, then helpful descending, then content");
+            self.losses.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in the ace_beads curator spec's order: section, then helpful descending, then content");
         }
     }
 

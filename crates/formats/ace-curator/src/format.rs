@@ -14,7 +14,7 @@ impl DocumentCheck for CuratorJson {
     }
 
     fn describe(&self) -> &'static str {
-        "ace_beads curator JSON: AceDelta objects and batches, the curator's input and output (seed 001)"
+        "ace_beads curator JSON: AceDelta objects and batches, the curator's input and output"
     }
 
     /// Curator JSON is JSON that no playbook format claims by a marker, so

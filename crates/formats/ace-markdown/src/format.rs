@@ -19,7 +19,7 @@ impl PlaybookFormat for Markdown {
     }
 
     fn describe(&self) -> &'static str {
-        "markdown playbook `[str-00001] helpful=N harmful=M :: text` (seed 000)"
+        "markdown playbook `[str-00001] helpful=N harmful=M :: text` (ACE playbook format spec)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {

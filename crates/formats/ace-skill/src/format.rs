@@ -47,7 +47,7 @@ impl PlaybookFormat for SkillJson {
     }
 
     fn describe(&self) -> &'static str {
-        "skill playbook.json bullets (seed 003)"
+        "skill playbook.json bullets (ace-context-engineering skill spec)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -118,7 +118,7 @@ impl DocumentCheck for Deltas {
     }
 
     fn describe(&self) -> &'static str {
-        "the skill's delta, reflector output and curator output (seed 003)"
+        "the skill's delta, reflector output and curator output (ace-context-engineering skill spec)"
     }
 
     fn claims(&self, _: &str, _: &str) -> bool {

@@ -226,8 +226,12 @@ pub(crate) fn read_bullet(
     diags: &mut Vec<Diagnostic>,
 ) -> Entry {
     let mut e = Entry {
+        // Findings point at the bullet's text, else its ID: what a reader
+        // of the frame wants to see.
         origin: bullet
-            .get("id")
+            .get("content")
+            .filter(|n| n.as_str().is_some())
+            .or_else(|| bullet.get("id"))
             .map_or(Span::new(bullet.span.start, bullet.span.start + 1), |n| {
                 n.span
             })

@@ -195,7 +195,11 @@ fn skills(
             continue;
         };
         let mut e = Entry::new(m.key.as_str(), "");
-        e.origin = Origin::from(m.key_span);
+        // Findings point at the skill's text, else its key.
+        let text = fields
+            .iter()
+            .find(|f| f.key == "content" && f.value.as_str().is_some());
+        e.origin = Origin::from(text.map_or(m.key_span, |f| f.value.span));
         let mut order = Vec::with_capacity(fields.len());
         let mut has_content = false;
         for f in fields {

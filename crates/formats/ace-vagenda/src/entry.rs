@@ -45,6 +45,24 @@ fn take_strings(v: Value) -> Result<Vec<String>, Value> {
     }
 }
 
+/// Where an entry's findings point: its `text`, which is what a reader of
+/// the frame wants to see, rather than the `{` that opens it. An event of
+/// an event log holds the entry one level down.
+pub(crate) fn span_of(node: &ace_jsonspan::Node) -> Span {
+    let text = |n: &ace_jsonspan::Node| {
+        n.get("text")
+            .filter(|t| t.as_str().is_some())
+            .map(|t| t.span)
+    };
+    text(node)
+        .or_else(|| {
+            node.members()?
+                .iter()
+                .find_map(|m| m.value.members().and(text(&m.value)))
+        })
+        .unwrap_or(node.span)
+}
+
 /// A model entry from an ACE entry object, its strings moved into the
 /// entry: a reader builds the object for the entry alone.
 pub fn read(obj: Map<String, Value>, span: Option<Span>) -> Entry {

@@ -94,8 +94,8 @@ impl PlaybookFormat for Vagenda {
 
     fn describe(&self) -> &'static str {
         match self.syntax {
-            Syntax::Json => "vAgenda document with the ACE extension, JSON (seed 002)",
-            Syntax::Tron => "vAgenda document with the ACE extension, TRON (seed 002)",
+            Syntax::Json => "vAgenda document with the ACE extension, JSON",
+            Syntax::Tron => "vAgenda document with the ACE extension, TRON",
         }
     }
 
@@ -214,7 +214,7 @@ impl DocumentCheck for Patches {
     }
 
     fn describe(&self) -> &'static str {
-        "a vAgenda PlaybookPatch or one patch operation (seed 002)"
+        "a vAgenda PlaybookPatch or one patch operation (vAgenda ACE extension)"
     }
 
     fn claims(&self, _: &str, _: &str) -> bool {

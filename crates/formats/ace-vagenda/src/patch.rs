@@ -69,7 +69,7 @@ pub fn check_patch(text: &str, syntax: Syntax, target: Option<Target>) -> Vec<Di
                     base.span,
                     format!("`baseDocumentSequence` is {b}, but the document's `sequence` is {s}: the patch is concurrent"),
                 )
-                .with_help("rebase the patch on the current document, or merge it by seed 002's conflict rules"),
+                .with_help("rebase the patch on the current document, or merge it by the vAgenda ACE extension's conflict rules"),
             ),
             (Some(b), None) => out.push(Diagnostic::new(
                 &rules::PATCH_SEQUENCE,

@@ -90,7 +90,7 @@ fn plainly_zoned(s: &str) -> bool {
 ///
 /// The entry's strings are moved out of `node` when it is read.
 pub(crate) fn read(node: &mut Node, tron: bool) -> Option<(Entry, Option<String>)> {
-    let span = node.span;
+    let span = entry::span_of(node);
     let Kind::Object(members) = &mut node.kind else {
         return None;
     };

@@ -273,7 +273,7 @@ fn read_item_checked(
     match value {
         Value::Object(m) => {
             let derive_from = entry::kind_for_derivation(&m).map(str::to_owned);
-            read.entry = Some((entry::read(m, Some(node.span)), derive_from));
+            read.entry = Some((entry::read(m, Some(entry::span_of(node))), derive_from));
         }
         _ => read
             .diags
@@ -730,7 +730,8 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
                 let span = nodes.get(i).map(|n| n.span);
                 match item {
                     Value::Object(m) => {
-                        pb.entries.push(entry::read(m.clone(), span));
+                        let at = nodes.get(i).map(entry::span_of);
+                        pb.entries.push(entry::read(m.clone(), at));
                         derive_from.push(entry::kind_for_derivation(m).map(str::to_owned));
                     }
                     _ => diags.push(not_an_entry(
@@ -763,7 +764,8 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
             for v in &view {
                 let m = as_ace_entry(v.entry.clone());
                 derive_from.push(entry::kind_for_derivation(&m).map(str::to_owned));
-                pb.entries.push(entry::read(m, Some(span_of(v.first))));
+                let at = nodes.get(v.first).map_or(pb_node.span, entry::span_of);
+                pb.entries.push(entry::read(m, Some(at)));
             }
             diags.push(Diagnostic::new(
                 &rules::EVENT_LOG,

@@ -212,7 +212,7 @@ fn section_value(s: &Section, scope: Scope, losses: &mut Vec<LossEntry>) -> Valu
                 &rules::VALUE_DEFAULTED,
                 None,
                 format!("sections[{}].weight", s.key),
-                "playbook.yaml gives every section a weight; seed 001's default 0.5 was written",
+                "playbook.yaml gives every section a weight; the ace_beads curator spec's default 0.5 was written",
             );
             m.insert(
                 "weight".into(),

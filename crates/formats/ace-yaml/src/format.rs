@@ -16,7 +16,7 @@ impl PlaybookFormat for PlaybookYaml {
     }
 
     fn describe(&self) -> &'static str {
-        "curator knowledge/playbook.yaml (seed 001)"
+        "curator knowledge/playbook.yaml (ace_beads curator spec)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {

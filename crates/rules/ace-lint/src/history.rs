@@ -39,9 +39,44 @@ fn compare_versions(old: &Value, new: &Value) -> Option<Ordering> {
     Some(a.cmp(&b))
 }
 
-/// Every way `new` rewrites the history recorded in `old`. Findings point at
-/// the entry in `new`, or at the start of the file for what is gone.
-pub fn history(old: Snapshot, new: Snapshot) -> Vec<Diagnostic> {
+/// What the file's own format can record: which changes history allows
+/// and which fix a hint may ask for. A markdown playbook has no `status`
+/// and no links, so it cannot deprecate or supersede an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Form {
+    /// An entry can be marked deprecated (`status`) rather than removed.
+    pub status: bool,
+    /// An entry can name the entry it revises (`supersedes`).
+    pub links: bool,
+    /// The pruning rule's N (`harmful > helpful + N`): where `status`
+    /// cannot be held, an entry whose baseline counters meet it may be
+    /// removed, as the paper's curator removes it.
+    pub threshold: i64,
+}
+
+impl Default for Form {
+    /// A format that holds everything (vAgenda, the canonical JSON).
+    fn default() -> Self {
+        Form {
+            status: true,
+            links: true,
+            threshold: 3,
+        }
+    }
+}
+
+/// Whether the baseline's counters of `e` meet the pruning rule.
+fn prunable(e: &ace_model::Entry, threshold: i64) -> bool {
+    match (e.helpful, e.harmful) {
+        (Some(helpful), Some(harmful)) => harmful > helpful.saturating_add(threshold),
+        _ => false,
+    }
+}
+
+/// Every way `new` rewrites the history recorded in `old`, for a file of a
+/// format that records what `form` says. Findings point at the entry in
+/// `new`, or at the start of the file for what is gone.
+pub fn history(old: Snapshot, new: Snapshot, form: Form) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let at_start = Span::new(0, 0);
     let now: HashMap<&str, &ace_model::Entry> = new
@@ -63,7 +98,9 @@ pub fn history(old: Snapshot, new: Snapshot) -> Vec<Diagnostic> {
             continue;
         }
         let Some(after) = now.get(before.id.as_str()) else {
-            removed.push(before.id.as_str());
+            if form.status || !prunable(before, form.threshold) {
+                removed.push(before.id.as_str());
+            }
             continue;
         };
         let linked = after.superseded_by.is_some()
@@ -79,7 +116,11 @@ pub fn history(old: Snapshot, new: Snapshot) -> Vec<Diagnostic> {
                         after.id
                     ),
                 )
-                .with_help("keep the old entry, add the revision as a new entry that supersedes it"),
+                .with_help(if form.links {
+                    "keep the old entry, add the revision as a new entry that supersedes it"
+                } else {
+                    "keep the old entry as it was, and add the revision as a new entry with an ID of its own"
+                }),
             );
         }
         for (name, was, is) in [
@@ -127,7 +168,14 @@ pub fn history(old: Snapshot, new: Snapshot) -> Vec<Diagnostic> {
                     if removed.len() == 1 { "y" } else { "ies" }
                 ),
             )
-            .with_help("put the entries back and set `status: deprecated` instead"),
+            .with_help(if form.status {
+                "put the entries back and set `status: deprecated` instead".to_owned()
+            } else {
+                format!(
+                    "put the entries back: this format has no `status` to retire an entry with, so an entry may go only once its counters meet the pruning rule (harmful > helpful + {})",
+                    form.threshold
+                )
+            }),
         );
     }
     if let (Some(a), Some(b)) = (&old.playbook.version, &new.playbook.version) {
@@ -172,14 +220,57 @@ mod tests {
     }
 
     fn codes(old: &Playbook, new: &Playbook) -> Vec<&'static str> {
-        let snap = |p| Snapshot {
+        codes_in(old, new, Form::default())
+    }
+
+    fn snap(p: &Playbook) -> Snapshot<'_> {
+        Snapshot {
             playbook: p,
             sequence: None,
-        };
-        history(snap(old), snap(new))
+        }
+    }
+
+    fn codes_in(old: &Playbook, new: &Playbook, form: Form) -> Vec<&'static str> {
+        history(snap(old), snap(new), form)
             .into_iter()
             .map(|d| d.code)
             .collect()
+    }
+
+    /// The markdown playbook's form: no status, no links.
+    const PLAIN: Form = Form {
+        status: false,
+        links: false,
+        threshold: 3,
+    };
+
+    #[test]
+    fn a_format_without_status_may_prune_by_the_papers_rule() {
+        let mut bad = counted("bad", "Always retry", 1);
+        bad.harmful = Some(5);
+        let mut close = counted("close", "Sometimes retry", 1);
+        close.harmful = Some(4);
+        let old = pb(vec![bad, close, counted("ok", "Use x", 1)], None);
+        let new = pb(vec![counted("ok", "Use x", 1)], None);
+        let found = history(snap(&old), snap(&new), PLAIN);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].code, "ACE073");
+        assert!(found[0].message.contains("`close`") && !found[0].message.contains("`bad`"));
+        let help = found[0].help.as_deref().unwrap();
+        assert!(!help.contains("status:"), "{help}");
+        assert!(help.contains("harmful > helpful + 3"), "{help}");
+        // Where `status` can be held, pruning is still a removal.
+        assert_eq!(codes(&old, &new), ["ACE073"]);
+    }
+
+    #[test]
+    fn hints_ask_only_for_what_the_format_can_hold() {
+        let old = pb(vec![counted("a", "Use x", 1)], None);
+        let new = pb(vec![counted("a", "Use z", 1)], None);
+        let plain = history(snap(&old), snap(&new), PLAIN);
+        let linked = history(snap(&old), snap(&new), Form::default());
+        assert!(!plain[0].help.as_deref().unwrap().contains("supersedes"));
+        assert!(linked[0].help.as_deref().unwrap().contains("supersedes"));
     }
 
     #[test]

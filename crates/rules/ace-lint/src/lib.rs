@@ -143,7 +143,7 @@ fn ids_and_counters(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         &rules::DEPRECATION_DUE,
                         span(e),
-                        format!("harmful={harmful} exceeds helpful={helpful}: seed 001 deprecates this bullet"),
+                        format!("harmful={harmful} exceeds helpful={helpful}: the ace_beads curator spec deprecates this bullet"),
                     )
                     .with_help("rewrite the bullet, or move it to AGENTS.archive.md"),
                 );

@@ -58,7 +58,7 @@ pub(crate) fn vague(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) {
         count <= GENERIC_MAX_WORDS && GENERIC.contains(&words(&e.content).join(" ").as_str());
     let why = if generic {
         format!(
-            "\"{}\" is generic advice seed 000 lists as an anti-pattern",
+            "\"{}\" is generic advice the ACE playbook format spec lists as an anti-pattern",
             e.content.trim()
         )
     } else if count < opts.vague_words {
