@@ -517,3 +517,62 @@ fn wait_for_output_fd(pid: u32, dir: &Path) -> bool {
     }
     false
 }
+
+/// Numbers keep their lexeme wherever the tool keeps data, and where a
+/// target has no place for one, its loss is reported.
+#[test]
+fn numbers_past_64_bits_and_trailing_zeros_survive() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = r#"{"vAgendaInfo": {"version": "0.2"}, "todoList": {"items": [], "playbook": {"version": 1,
+ "created": "2025-01-01T00:00:00Z", "updated": "2025-01-01T00:00:00Z",
+ "entries": [{"id": "e1", "kind": "strategy", "text": "Reproduce the failure first.",
+   "helpfulCount": 12345678901234567890123, "harmfulCount": 53.0, "score": 1.50}]}}}
+"#;
+    let p = write(dir.path(), "plan.json", doc);
+    for to in ["vagenda-json", "vagenda-tron", "json", "playbook-yaml"] {
+        let out = convert().arg(&p).args(["--to", to]).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{to}");
+        for lexeme in ["12345678901234567890123", "53.0", "1.50"] {
+            assert!(text.contains(lexeme), "{to} keeps {lexeme}:\n{text}");
+        }
+        assert!(!text.contains("e+22"), "{to}:\n{text}");
+    }
+    // A rewrite puts the counters back where they were.
+    let out = convert()
+        .arg(&p)
+        .args(["--to", "vagenda-json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["todoList"]["playbook"]["entries"][0];
+    assert_eq!(e["helpfulCount"].to_string(), "12345678901234567890123");
+    assert_eq!(e["harmfulCount"].to_string(), "53.0");
+    // Markdown has no place for them: reported, and --strict refuses.
+    let out = convert()
+        .arg(&p)
+        .args(["--to", "markdown"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("`extra.helpfulCount` (entry `e1`)"),
+        "{stderr}"
+    );
+    convert()
+        .arg(&p)
+        .args(["--to", "markdown", "--strict"])
+        .assert()
+        .code(1);
+}
+
+/// A no-op rewrite of playbook.yaml writes an unknown key's plain scalar
+/// plain, and every number as it was written.
+#[test]
+fn a_yaml_rewrite_keeps_unknown_scalars_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "version: 1\nsections:\n  - id: \"build_patterns\"\n    weight: 0.70\n    note: kept even though unknown\n    flag: yes\n    count: 012\n    big: 12345678901234567890123\n    list:\n      - plain item\n      - \"quoted item\"\nowner: team\n";
+    let p = write(dir.path(), "playbook.yaml", yaml);
+    convert().arg(&p).arg("--in-place").assert().success();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), yaml);
+}

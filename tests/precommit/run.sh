@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# End-to-end check of .pre-commit-hooks.yaml: installs pre-commit from PyPI,
-# makes a throw-away git repository whose .pre-commit-config.yaml uses the
-# hooks of this checkout (at its HEAD commit), and shows that a bad playbook
-# fails the commit with the rule's message while a good one passes.
-# Usage: tests/precommit/run.sh [system|rust]   (default: both)
+# End-to-end check of .pre-commit-hooks.yaml and of the README's pre-commit
+# snippets: installs pre-commit from PyPI, makes a throw-away git repository
+# for each way of using the hooks, and shows that a bad playbook fails the
+# commit with the rule's message while a good one passes.
+#   rust:   the README's first snippet, with this checkout's path and HEAD
+#           commit in place of its placeholders (language: rust);
+#   local:  the README's `repo: local` snippet, as written (language: system);
+#   system: the `ace-validate-system` hook of this checkout.
+# The local and system modes run the ace-validate of this checkout.
+# Usage: tests/precommit/run.sh [system|local|rust]...   (default: all three)
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-modes="${1:-system rust}"
+modes="${*:-system local rust}"
 
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "pre-commit==4.3.0"
@@ -20,6 +25,26 @@ if [ -n "$(git -C "$here" status --porcelain -- .pre-commit-hooks.yaml Cargo.tom
   echo "note: uncommitted changes in $here are not part of rev $rev" >&2
 fi
 
+# The N-th YAML block of the README's pre-commit section, with its
+# placeholders for a clone's path and commit filled in.
+readme_snippet() {
+  local block
+  block="$(awk -v n="$1" '
+    /^### pre-commit/ { in_section = 1; next }
+    in_section && /^### / { exit }
+    in_section && /^```yaml/ { count++; if (count == n) { printing = 1 }; next }
+    printing && /^```/ { exit }
+    printing { print }
+  ' "$here/README.md")"
+  if [ -z "$block" ]; then
+    echo "FAIL: README.md has no pre-commit snippet $1" >&2
+    exit 1
+  fi
+  printf '%s\n' "$block" |
+    sed -e "s#/path/to/ace-tools#$here#g" \
+        -e "s/0123456789abcdef0123456789abcdef01234567/$rev/g"
+}
+
 for mode in $modes; do
   repo="$work/repo-$mode"
   git init -q "$repo"
@@ -27,19 +52,26 @@ for mode in $modes; do
   git config user.name ci
   git config user.email ci@example.invalid
   hook=ace-validate
-  if [ "$mode" = system ]; then
-    hook=ace-validate-system
-    # The system hook runs what is on PATH: the binary of this checkout.
+  if [ "$mode" != rust ]; then
+    # These hooks run what is on PATH: the binary of this checkout.
     cargo build -q --manifest-path "$here/Cargo.toml" --bin ace-validate
     export PATH="$here/target/debug:$PATH"
   fi
-  cat > .pre-commit-config.yaml <<YAML
+  case "$mode" in
+    system)
+      hook=ace-validate-system
+      cat > .pre-commit-config.yaml <<YAML
 repos:
   - repo: $here
     rev: $rev
     hooks:
       - id: $hook
 YAML
+      ;;
+    rust) readme_snippet 1 > .pre-commit-config.yaml ;;
+    local) readme_snippet 2 > .pre-commit-config.yaml ;;
+    *) echo "unknown mode $mode" >&2; exit 2 ;;
+  esac
   git add .pre-commit-config.yaml
   git commit -q -m config
   pre-commit install >/dev/null
@@ -63,6 +95,6 @@ YAML
     cat "$work/good.log" >&2
     exit 1
   fi
-  echo "pre-commit ($hook): bad playbook refused with ACE002, good playbook committed"
+  echo "pre-commit ($mode, $hook): bad playbook refused with ACE002, good playbook committed"
   cd "$here"
 done

@@ -291,6 +291,10 @@ pub enum Extras {
     /// Under `metadata.aceTools.extra`, the extension point: a new
     /// document from another format's playbook.
     InMetadata,
+    /// As `InMetadata`, but a counter the model could not hold (`53.0`,
+    /// or past 64 bits) goes back to its own key: a rewrite of the
+    /// document it was read from.
+    Rewrite,
 }
 
 /// An ACE entry object for `e`; `section_kind` is the kind its section maps
@@ -439,9 +443,19 @@ pub fn fields<'e>(
     for (k, v) in &e.extra {
         match k.as_str() {
             "feedbackType" | "metadata" => {}
+            // A counter the model could not hold (53.0, or past 64 bits)
+            // goes back to its own key in a rewrite, as written, when
+            // nothing else is written there.
+            k2 if matches!(extras, Extras::OnEntry | Extras::Rewrite)
+                && matches!(k2, "helpfulCount" | "harmfulCount")
+                && v.is_number()
+                && !m.iter().any(|(written, _)| *written == k2) =>
+            {
+                others.push((k.as_str(), borrowed(v)));
+            }
             k2 if own_fields().contains(&k2)
                 || k2 == ACE_TOOLS_KEY
-                || extras == Extras::InMetadata =>
+                || extras != Extras::OnEntry =>
             {
                 colliding.insert(k.clone(), v.clone());
             }

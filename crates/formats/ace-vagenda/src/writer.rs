@@ -241,6 +241,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             kept = None;
         }
     }
+    let rewriting = kept.is_some();
     if kept.is_none() {
         if let Some(v @ (crate::Version::V03 | crate::Version::V04)) = opts.version {
             let kinds = SectionKinds::new(pb, &opts.sections);
@@ -254,7 +255,10 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     let stream = kept.as_ref().is_none_or(|d| {
         playbook_object(d).is_none_or(|p| crate::reader::shape_of(p) == Shape::Ace)
     });
-    let kinds = SectionKinds::new(pb, &opts.sections);
+    let mut kinds = SectionKinds::new(pb, &opts.sections);
+    if rewriting {
+        kinds.extras = entry::Extras::Rewrite;
+    }
     let entries: Vec<Map<String, Value>> = if stream {
         Vec::new()
     } else {

@@ -80,7 +80,23 @@ fn pairs(m: &Map<String, Value>) -> Vec<(&str, &Value)> {
 /// allows 1024 characters, quotes and escapes included).
 const MAX_IMPLICIT_KEY: usize = 1000;
 
-fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize) {
+/// The plain scalars a read kept for unknown keys, by JSON pointer:
+/// `[text, value]`, written back as that text while the value there is
+/// still the same (docs/formats/playbook-yaml.md).
+#[derive(Clone, Copy)]
+struct Plain<'a>(Option<&'a Map<String, Value>>);
+
+impl Plain<'_> {
+    fn text(&self, at: &str, v: &Value) -> Option<String> {
+        let kept = self.0?.get(at)?.as_array()?;
+        match kept.as_slice() {
+            [Value::String(text), was] if was == v => Some(text.clone()),
+            _ => None,
+        }
+    }
+}
+
+fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize, at: &str, plain: Plain) {
     for &(k, v) in entries {
         out.push_str(&" ".repeat(indent));
         let written = key(k);
@@ -95,7 +111,8 @@ fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize) {
             out.push_str(&written);
         }
         out.push(':');
-        match inline(v) {
+        let here = format!("{at}/{}", crate::raw::pointer_token(k));
+        match plain.text(&here, v).or_else(|| inline(v)) {
             Some(s) => {
                 out.push(' ');
                 out.push_str(&s);
@@ -104,8 +121,8 @@ fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize) {
             None => {
                 out.push('\n');
                 match v {
-                    Value::Array(a) => emit_list(out, a, indent + 2),
-                    Value::Object(m) => emit_map(out, &pairs(m), indent + 2),
+                    Value::Array(a) => emit_list(out, a, indent + 2, &here, plain),
+                    Value::Object(m) => emit_map(out, &pairs(m), indent + 2, &here, plain),
                     _ => unreachable!("scalars are inline"),
                 }
             }
@@ -113,8 +130,9 @@ fn emit_map(out: &mut String, entries: &[(&str, &Value)], indent: usize) {
     }
 }
 
-fn emit_list(out: &mut String, items: &[Value], indent: usize) {
-    for item in items {
+fn emit_list(out: &mut String, items: &[Value], indent: usize, at: &str, plain: Plain) {
+    for (i, item) in items.iter().enumerate() {
+        let here = format!("{at}/{i}");
         out.push_str(&" ".repeat(indent));
         out.push_str("- ");
         match item {
@@ -122,9 +140,9 @@ fn emit_list(out: &mut String, items: &[Value], indent: usize) {
                 // The first key shares the dash's line, the rest align with it.
                 let all = pairs(m);
                 let mut first = String::new();
-                emit_map(&mut first, &all[..1], indent + 2);
+                emit_map(&mut first, &all[..1], indent + 2, &here, plain);
                 out.push_str(first.trim_start());
-                emit_map(out, &all[1..], indent + 2);
+                emit_map(out, &all[1..], indent + 2, &here, plain);
             }
             // Nested lists are rare; flow style (JSON) keeps them exact.
             Value::Array(_) => {
@@ -132,7 +150,8 @@ fn emit_list(out: &mut String, items: &[Value], indent: usize) {
                 out.push('\n');
             }
             _ => {
-                out.push_str(&inline(item).unwrap_or_default());
+                let text = plain.text(&here, item).or_else(|| inline(item));
+                out.push_str(&text.unwrap_or_default());
                 out.push('\n');
             }
         }
@@ -293,7 +312,11 @@ pub(crate) fn write(pb: &Playbook, scope: Scope) -> WriteOutput {
         out.push_str("{}\n");
     } else {
         let all: Vec<(&str, &Value)> = top.iter().map(|(k, v)| (*k, v)).chain(extras).collect();
-        emit_map(&mut out, &all, 0);
+        let plain = pb
+            .layout_of(crate::LAYOUT_KEY)
+            .and_then(|l| l.get("plain"))
+            .and_then(Value::as_object);
+        emit_map(&mut out, &all, 0, "", Plain(plain));
     }
     WriteOutput { text: out, losses }
 }
@@ -318,6 +341,8 @@ mod tests {
             &mut out,
             &[serde_json::json!(["a\u{7f}b", ["\u{85}", 1], {"k\u{feff}": "v"}])],
             0,
+            "",
+            Plain(None),
         );
         assert_eq!(
             out,
@@ -366,12 +391,26 @@ mod tests {
         assert_eq!(back.entries[1].extra.get("title"), Some(&Value::Null));
     }
 
+    /// An unknown key's plain scalar is written back plain while its value
+    /// is the one read; a changed value is written in the emitter's style.
+    #[test]
+    fn plain_scalars_of_unknown_keys_are_kept_while_unchanged() {
+        let src = "version: 1\nsections:\n  - id: \"a\"\n    weight: 0.5\n    note: as written\nowner: team\n";
+        let mut pb = crate::read(src).unwrap().playbook;
+        assert_eq!(crate::write(&pb).text, src);
+        pb.extra.insert("owner".into(), Value::from("other team"));
+        pb.sections[0].key = "b".into();
+        let text = crate::write(&pb).text;
+        assert!(text.contains("owner: \"other team\"\n"), "{text}");
+        assert!(text.contains("note: as written\n"), "{text}");
+    }
+
     #[test]
     fn nested_values() {
         let v: Value = serde_json::json!({"a": [{"b": 1, "c": [1, [2]]}, "s"], "m": {"k": {}}});
         let mut out = String::new();
         if let Value::Object(m) = &v {
-            emit_map(&mut out, &pairs(m), 0);
+            emit_map(&mut out, &pairs(m), 0, "", Plain(None));
         }
         assert_eq!(
             out,

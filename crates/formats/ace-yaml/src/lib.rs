@@ -17,6 +17,7 @@
 
 mod emit;
 mod format;
+mod raw;
 mod reader;
 
 pub use ace_model::ReadOutput;
@@ -24,6 +25,10 @@ pub use format::{PlaybookYaml, FORMAT};
 pub use reader::read;
 
 use ace_model::{LossEntry, Playbook};
+
+/// The owner of the layout a read keeps: the plain scalars of unknown
+/// keys, which a rewrite writes back as they were.
+pub const LAYOUT_KEY: &str = "playbook-yaml";
 
 /// The weight seed 001 gives a section that has none.
 pub const DEFAULT_WEIGHT: f64 = 0.5;

@@ -7,6 +7,8 @@ use serde_json::{Map, Value};
 use serde_saphyr::options::DuplicateKeyPolicy;
 use serde_saphyr::{Location, Spanned};
 
+use crate::raw;
+
 /// Where each list item starts; read in a second pass, since a value that
 /// is not a list makes this pass fail (the first pass reports that).
 #[derive(Deserialize)]
@@ -88,7 +90,7 @@ fn span_of(src: &str, loc: Option<Location>) -> Span {
 /// its position; a file of the wrong shape is read as far as it goes, with
 /// an error for each value that does not fit, and nothing is dropped.
 pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
-    let value: Value = if src.trim().is_empty() {
+    let mut value: Value = if src.trim().is_empty() {
         Value::Object(Map::new())
     } else {
         serde_saphyr::from_str_with_options(src, options(src.len())).map_err(|e| {
@@ -107,6 +109,14 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
             )
         })?
     };
+    // The scalars' text, read only where it is needed: for numbers whose
+    // lexeme the parser may have lost, and for unknown keys.
+    let raw_tree =
+        || serde_saphyr::from_str_with_options::<Spanned<raw::Raw>>(src, options(src.len())).ok();
+    let mut tree = raw::has_float(&value).then(raw_tree).flatten();
+    if let Some(t) = &tree {
+        raw::keep_number_lexemes(src, &mut value, t);
+    }
     let spans: Option<DocSpans> = serde_saphyr::from_str_with_options(src, options(src.len())).ok();
     let fields: Vec<ItemSpans> =
         serde_saphyr::from_str_with_options::<FieldSpans>(src, options(src.len()))
@@ -125,8 +135,20 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
             .as_ref()
             .and_then(|t| t.entries.as_ref())
             .map(|s| span_of(src, Some(s.referenced))),
+        entry_items: Vec::new(),
     };
-    let playbook = r.playbook(value, spans, fields);
+    let mut playbook = r.playbook(value, spans, fields);
+    let has_extra = !playbook.extra.is_empty()
+        || playbook.sections.iter().any(|s| !s.extra.is_empty())
+        || playbook.entries.iter().any(|e| !e.extra.is_empty());
+    if has_extra {
+        if tree.is_none() {
+            tree = raw_tree();
+        }
+        if let Some(t) = &tree {
+            keep_plain_scalars(src, &mut playbook, t, &r.entry_items);
+        }
+    }
     let mut diags = r.diags;
     diags.sort_by_key(|d| (d.span.start, d.code));
     Ok(ReadOutput {
@@ -141,6 +163,54 @@ struct Reader<'a> {
     /// Where the values of `sections` and `entries` start.
     top_sections: Option<Span>,
     top_entries: Option<Span>,
+    /// For each entry read, the index of its item in `entries`.
+    entry_items: Vec<usize>,
+}
+
+/// Records the plain scalars of every unknown key, by the JSON pointer
+/// the writer will emit it at, in the playbook's layout.
+fn keep_plain_scalars(
+    src: &str,
+    pb: &mut Playbook,
+    tree: &Spanned<raw::Raw>,
+    entry_items: &[usize],
+) {
+    let mut plain = Map::new();
+    let root = &tree.value;
+    for (k, v) in &pb.extra {
+        if let Some(n) = root.get(k) {
+            let at = format!("/{}", raw::pointer_token(k));
+            raw::plain_scalars(src, &at, v, n, &mut plain);
+        }
+    }
+    let items = |list: &str, i: usize| root.get(list).and_then(|l| l.value.at(i));
+    for (i, s) in pb.sections.iter().enumerate() {
+        let Some(item) = items("sections", i) else {
+            continue;
+        };
+        for (k, v) in &s.extra {
+            if let Some(n) = item.value.get(k) {
+                let at = format!("/sections/{i}/{}", raw::pointer_token(k));
+                raw::plain_scalars(src, &at, v, n, &mut plain);
+            }
+        }
+    }
+    for (j, e) in pb.entries.iter().enumerate() {
+        let Some(item) = entry_items.get(j).and_then(|&i| items("entries", i)) else {
+            continue;
+        };
+        for (k, v) in &e.extra {
+            if let Some(n) = item.value.get(k) {
+                let at = format!("/entries/{j}/{}", raw::pointer_token(k));
+                raw::plain_scalars(src, &at, v, n, &mut plain);
+            }
+        }
+    }
+    if !plain.is_empty() {
+        let mut layout = Map::new();
+        layout.insert("plain".into(), Value::Object(plain));
+        pb.set_layout(crate::LAYOUT_KEY, Value::Object(layout));
+    }
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -249,7 +319,10 @@ impl Reader<'_> {
                 for (i, item) in items.into_iter().enumerate() {
                     let span = span_of(self.src, entry_spans.get(i).map(|s| s.referenced));
                     match self.entry(i, item.clone(), span) {
-                        Some(e) => pb.entries.push(e),
+                        Some(e) => {
+                            pb.entries.push(e);
+                            self.entry_items.push(i);
+                        }
                         None => unreadable.push(item),
                     }
                 }
