@@ -172,17 +172,6 @@ pub(crate) fn keep_number_lexemes(src: &str, value: &mut Value, node: &Spanned<R
     }
 }
 
-/// Whether `value` holds a number whose lexeme the parser may have lost: a
-/// float, or an integer it could only read as one.
-pub(crate) fn has_float(value: &Value) -> bool {
-    match value {
-        Value::Number(n) => !(n.is_i64() || n.is_u64()),
-        Value::Array(a) => a.iter().any(has_float),
-        Value::Object(m) => m.values().any(has_float),
-        _ => false,
-    }
-}
-
 /// The plain scalars inside `value` (an extra field's value) at JSON
 /// pointer `at`, each as `[text, value]`: what a rewrite writes back
 /// plain when the value there is still the same.

@@ -2,47 +2,69 @@ use std::collections::HashMap;
 
 use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Span};
 use serde::de::IgnoredAny;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 use serde_saphyr::options::DuplicateKeyPolicy;
 use serde_saphyr::{Location, Spanned};
 
 use crate::raw;
 
-/// Where each list item starts; read in a second pass, since a value that
-/// is not a list makes this pass fail (the first pass reports that).
-#[derive(Deserialize)]
+/// Where each list item starts; `None` when `sections` or `entries` is
+/// there but no list (the read reports that).
 struct DocSpans {
-    #[serde(default)]
     sections: Option<Vec<Spanned<IgnoredAny>>>,
-    #[serde(default)]
     entries: Option<Vec<Spanned<IgnoredAny>>>,
 }
 
-/// Where the top-level lists are, whatever their shape (`IgnoredAny` takes
-/// anything, so this pass does not fail where [`DocSpans`] does).
-#[derive(Deserialize)]
-struct TopSpans {
-    #[serde(default)]
-    sections: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
-    entries: Option<Spanned<IgnoredAny>>,
-}
-
-/// Where `id` and `weight` of each section are, when every section is a
-/// mapping.
-#[derive(Deserialize)]
-struct FieldSpans {
-    #[serde(default)]
-    sections: Option<Vec<ItemSpans>>,
-}
-
-#[derive(Deserialize)]
+/// Where `id` and `weight` of a section are.
 struct ItemSpans {
-    #[serde(default)]
     id: Option<Spanned<IgnoredAny>>,
-    #[serde(default)]
     weight: Option<Spanned<IgnoredAny>>,
+}
+
+fn located(n: &Spanned<raw::Raw>) -> Spanned<IgnoredAny> {
+    Spanned::new(IgnoredAny, n.referenced, n.defined)
+}
+
+/// The items' spans of the list `key`: `Ok(None)` when there is none,
+/// `Err` when its value is no list.
+fn list_spans(
+    value: &Value,
+    root: &raw::Raw,
+    key: &str,
+) -> Result<Option<Vec<Spanned<IgnoredAny>>>, ()> {
+    match (value.get(key), root.get(key).map(|n| &n.value)) {
+        (None | Some(Value::Null), _) => Ok(None),
+        (Some(Value::Array(_)), Some(raw::Raw::Seq(items))) => {
+            Ok(Some(items.iter().map(located).collect()))
+        }
+        _ => Err(()),
+    }
+}
+
+fn doc_spans(value: &Value, root: &raw::Raw) -> Option<DocSpans> {
+    Some(DocSpans {
+        sections: list_spans(value, root, "sections").ok()?,
+        entries: list_spans(value, root, "entries").ok()?,
+    })
+}
+
+/// The `id` and `weight` spans of every section, when every section is a
+/// mapping; none otherwise (the reader then finds them in the text).
+fn field_spans(root: &raw::Raw) -> Vec<ItemSpans> {
+    let Some(raw::Raw::Seq(items)) = root.get("sections").map(|n| &n.value) else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        if !matches!(item.value, raw::Raw::Map(_)) {
+            return Vec::new();
+        }
+        out.push(ItemSpans {
+            id: item.value.get("id").map(located),
+            weight: item.value.get("weight").map(located),
+        });
+    }
+    out
 }
 
 /// serde-saphyr's defaults, with the budgets that count nodes, events and
@@ -109,45 +131,34 @@ pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
             )
         })?
     };
-    // The scalars' text, read only where it is needed: for numbers whose
-    // lexeme the parser may have lost, and for unknown keys.
-    let raw_tree =
-        || serde_saphyr::from_str_with_options::<Spanned<raw::Raw>>(src, options(src.len())).ok();
-    let mut tree = raw::has_float(&value).then(raw_tree).flatten();
+    // Where every node is, and each scalar's text: a second parse, with
+    // spans. It gives numbers their lexemes, list items and section fields
+    // their positions, and unknown keys their plain scalars.
+    let tree = if src.trim().is_empty() {
+        None
+    } else {
+        serde_saphyr::from_str_with_options::<Spanned<raw::Raw>>(src, options(src.len())).ok()
+    };
     if let Some(t) = &tree {
         raw::keep_number_lexemes(src, &mut value, t);
     }
-    let spans: Option<DocSpans> = serde_saphyr::from_str_with_options(src, options(src.len())).ok();
-    let fields: Vec<ItemSpans> =
-        serde_saphyr::from_str_with_options::<FieldSpans>(src, options(src.len()))
-            .ok()
-            .and_then(|f| f.sections)
-            .unwrap_or_default();
-    let top: Option<TopSpans> = serde_saphyr::from_str_with_options(src, options(src.len())).ok();
+    let root = tree.as_ref().map(|t| &t.value);
+    let spans = root.and_then(|r| doc_spans(&value, r));
+    let fields = root.map(field_spans).unwrap_or_default();
+    let top = |key: &str| {
+        root.and_then(|r| r.get(key))
+            .map(|n| span_of(src, Some(n.referenced)))
+    };
     let mut r = Reader {
         src,
         diags: Vec::new(),
-        top_sections: top
-            .as_ref()
-            .and_then(|t| t.sections.as_ref())
-            .map(|s| span_of(src, Some(s.referenced))),
-        top_entries: top
-            .as_ref()
-            .and_then(|t| t.entries.as_ref())
-            .map(|s| span_of(src, Some(s.referenced))),
+        top_sections: top("sections"),
+        top_entries: top("entries"),
         entry_items: Vec::new(),
     };
     let mut playbook = r.playbook(value, spans, fields);
-    let has_extra = !playbook.extra.is_empty()
-        || playbook.sections.iter().any(|s| !s.extra.is_empty())
-        || playbook.entries.iter().any(|e| !e.extra.is_empty());
-    if has_extra {
-        if tree.is_none() {
-            tree = raw_tree();
-        }
-        if let Some(t) = &tree {
-            keep_plain_scalars(src, &mut playbook, t, &r.entry_items);
-        }
+    if let Some(t) = &tree {
+        keep_plain_scalars(src, &mut playbook, t, &r.entry_items);
     }
     let mut diags = r.diags;
     diags.sort_by_key(|d| (d.span.start, d.code));
