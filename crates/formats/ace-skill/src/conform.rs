@@ -62,8 +62,21 @@ pub fn conform(pb: &Playbook, now: Option<&str>) -> Conformed {
             losses.lose(&rules::VALUE_DERIVED, None, "updated_at", time::ZONE_ADDED);
         }
     }
-    for e in &mut playbook.entries {
-        entry(e, &mut losses);
+    // Each entry alone, in runs on every core; the runs' losses are joined
+    // in entry order.
+    let n = playbook.entries.len();
+    let mut runs: Vec<(&mut [Entry], Vec<LossEntry>)> = playbook
+        .entries
+        .chunks_mut(ace_exec::par::RUN)
+        .map(|run| (run, Vec::new()))
+        .collect();
+    ace_exec::par::each_heavy_mut(&mut runs, n, |(run, lost)| {
+        for e in run.iter_mut() {
+            entry(e, lost);
+        }
+    });
+    for (_, lost) in runs {
+        losses.extend(lost);
     }
     Conformed {
         playbook,

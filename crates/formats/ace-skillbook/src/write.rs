@@ -3,7 +3,7 @@
 //! with none, it is what the framework's `save_to_file` writes, and every
 //! field it has no place for is reported.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use ace_exec::Out;
 use ace_model::ids::IdChange;
@@ -318,23 +318,28 @@ fn evidence(e: &Entry, items: &[Evidence], losses: &mut Vec<LossEntry>) -> Value
 
 /// Each section's skill IDs, in entry order: what the framework keeps.
 pub(crate) fn derived_index(pb: &Playbook) -> Value {
+    // One pass over the skills, grouped by section, then the sections in
+    // the model's order and those only skills name after them.
+    let mut by_section: HashMap<&str, Vec<Value>> = HashMap::new();
+    let mut named: Vec<&str> = Vec::new();
+    for e in &pb.entries {
+        if let Some(s) = e.section.as_deref() {
+            let ids = by_section.entry(s).or_insert_with(|| {
+                named.push(s);
+                Vec::new()
+            });
+            ids.push(Value::String(e.id.clone()));
+        }
+    }
     let mut m: Map<String, Value> = Map::new();
     for s in &pb.sections {
-        let ids: Vec<Value> = pb
-            .entries
-            .iter()
-            .filter(|e| e.section.as_deref() == Some(s.key.as_str()))
-            .map(|e| Value::String(e.id.clone()))
-            .collect();
-        if !ids.is_empty() {
+        if let Some(ids) = by_section.remove(s.key.as_str()) {
             m.insert(s.key.clone(), Value::Array(ids));
         }
     }
-    for e in &pb.entries {
-        if let Some(s) = e.section.as_deref() {
-            if !pb.sections.iter().any(|x| x.key == s) {
-                list_under(&mut m, s, &e.id);
-            }
+    for s in named {
+        if let Some(ids) = by_section.remove(s) {
+            m.insert(s.to_owned(), Value::Array(ids));
         }
     }
     Value::Object(m)
@@ -357,20 +362,36 @@ fn index(pb: &Playbook, layout: &Layout) -> Value {
         return derived_index(pb);
     };
     let mut m = kept.clone();
+    // Sets, not searches per skill: the index of 100,000 skills.
+    let unlisted: HashSet<&str> = layout.unlisted.iter().map(String::as_str).collect();
+    let listed: HashSet<(&str, &str)> = kept
+        .iter()
+        .flat_map(|(section, ids)| {
+            ids.as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(move |id| Some((section.as_str(), id.as_str()?)))
+        })
+        .collect();
+    let mut added: Vec<(&str, &str)> = Vec::new();
     for e in pb
         .entries
         .iter()
-        .filter(|e| !layout.unlisted.contains(&e.id))
+        .filter(|e| !unlisted.contains(e.id.as_str()))
     {
         let Some(section) = e.section.as_deref() else {
             continue;
         };
-        let listed = m
-            .get(section)
-            .and_then(Value::as_array)
-            .is_some_and(|ids| ids.iter().any(|v| v.as_str() == Some(e.id.as_str())));
-        if !listed {
-            list_under(&mut m, section, &e.id);
+        if !listed.contains(&(section, e.id.as_str())) {
+            added.push((section, e.id.as_str()));
+        }
+    }
+    let mut seen = HashSet::new();
+    for (section, id) in added {
+        // A skill listed twice in the model is added once, as before.
+        if seen.insert((section, id)) {
+            list_under(&mut m, section, id);
         }
     }
     Value::Object(m)
