@@ -141,12 +141,42 @@ fn new_ids(pb: &Playbook, fallback: &str) -> (Playbook, Vec<IdChange>) {
         *h = (*h).max(n);
     }
     let minted = ids::reallocate_by(pb, is_bullet_id, |e| {
-        let date = entry_date(e).unwrap_or(fallback);
-        let n = highest.entry(date.to_owned()).or_default();
-        *n = n.saturating_add(1);
-        format!("bullet-{date}-{:03}", *n)
+        // The schema's IDs have three digits: past 999 on one date, the
+        // next date with a number free is taken.
+        let mut date = entry_date(e).unwrap_or(fallback).to_owned();
+        loop {
+            let n = highest.entry(date.clone()).or_default();
+            if *n < 999 {
+                *n += 1;
+                return format!("bullet-{date}-{:03}", *n);
+            }
+            match next_day(&date) {
+                Some(d) => date = d,
+                None => return format!("bullet-{date}-{:03}", 999),
+            }
+        }
     });
     minted.unwrap_or_else(|| (pb.clone(), Vec::new()))
+}
+
+/// The day after `YYYY-MM-DD` (proleptic Gregorian); `None` past 9999.
+fn next_day(date: &str) -> Option<String> {
+    let y: u32 = date.get(0..4)?.parse().ok()?;
+    let m: u32 = date.get(5..7)?.parse().ok()?;
+    let d: u32 = date.get(8..10)?.parse().ok()?;
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    let (y, m, d) = match (d < days, m < 12) {
+        (true, _) => (y, m, d + 1),
+        (false, true) => (y, m + 1, 1),
+        (false, false) => (y + 1, 1, 1),
+    };
+    (y <= 9999).then(|| format!("{y:04}-{m:02}-{d:02}"))
 }
 
 fn entry(e: &mut Entry, losses: &mut Vec<LossEntry>) {
@@ -499,6 +529,26 @@ mod tests {
         );
         assert_eq!(slug("tool.bash_retry-x"), "tool.bash_retry-x");
         assert_eq!(slug("日本"), "");
+    }
+
+    #[test]
+    fn past_999_ids_a_day_the_next_free_day_is_taken() {
+        assert_eq!(next_day("2024-02-28").as_deref(), Some("2024-02-29"));
+        assert_eq!(next_day("2025-02-28").as_deref(), Some("2025-03-01"));
+        assert_eq!(next_day("2025-12-31").as_deref(), Some("2026-01-01"));
+        let mut pb = Playbook::default();
+        for i in 0..1001 {
+            let mut e = Entry::new(format!("e{i}"), "Check the input first.");
+            e.created_at = Some("2025-10-25T12:00:00Z".into());
+            pb.entries.push(e);
+        }
+        pb.entries[5].id = "bullet-2025-10-26-001".into();
+        let out = conform(&pb, None);
+        let ids: Vec<&str> = out.playbook.entries.iter().map(|e| e.id.as_str()).collect();
+        assert!(ids.iter().all(|id| is_bullet_id(id)), "{:?}", &ids[995..]);
+        assert_eq!(ids[1000], "bullet-2025-10-26-002");
+        let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
     }
 
     #[test]
