@@ -4,14 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::validate::write;
 use super::{convert, fixture, validate};
-
-fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 /// The names in `dir`, sorted.
 fn names_in(dir: &Path) -> Vec<String> {

@@ -10,7 +10,8 @@ const GOOD: &str = "## STRATEGIES & INSIGHTS\n\n\
     [str-00001] helpful=5 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n\
     [str-00002] helpful=2 harmful=1 :: Read the API schema before writing a request so field names match.\n";
 
-fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+/// Writes `text` to `dir/rel`, making the folders on the way.
+pub(super) fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
     let p = dir.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(&p, text).unwrap();
