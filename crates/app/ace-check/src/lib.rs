@@ -225,11 +225,11 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
 /// What a file of `format` can record of an entry's history, from what its
 /// writer holds (the table `ace-convert --list-formats` prints).
 fn history_form(format: Format, threshold: i64) -> ace_lint::history::Form {
-    use ace_io::capabilities::{entry_field, Holds};
-    let holds = |field| entry_field(format, field) == Some(Holds::Yes);
+    use ace_io::capabilities::{entry_fields, Holds};
+    let held = entry_fields(format, &["status", "supersedes"]);
     ace_lint::history::Form {
-        status: holds("status"),
-        links: holds("supersedes"),
+        status: held[0] == Some(Holds::Yes),
+        links: held[1] == Some(Holds::Yes),
         threshold,
     }
 }
@@ -242,17 +242,16 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     // linted as a guess: `Cargo.toml` is no markdown playbook. A document
     // that a format's reader recognises as another kind (a skill delta)
     // is claimed by that read.
-    let claimed = settings.from.is_some()
-        || ace_io::Registry::builtin().is_artifact(source.path.as_deref(), &source.text);
+    let (format, claimed) = match settings.from {
+        Some(f) => (f, true),
+        None => ace_io::Registry::builtin().detect_artifact(source.path.as_deref(), &source.text),
+    };
     let not_ace = |source: &Source, outcome: &mut Outcome| {
         outcome.errors.push(format!(
             "{}: not an ACE artifact (pass --from FORMAT to check it as one)",
             source.name
         ));
     };
-    let format = settings
-        .from
-        .unwrap_or_else(|| ace_io::detect(source.path.as_deref(), &source.text));
     let target = settings.target.as_ref();
     let suppressions = format.imp().lint_profile().suppression_comments;
     let finish = |source: Source, mut diags: Vec<Diagnostic>, outcome: &mut Outcome| {

@@ -156,10 +156,21 @@ pub fn capabilities(format: Format) -> Vec<(&'static str, Holds)> {
 /// How `format` holds the entry field a loss report names `field`
 /// (`status`, `supersedes`, ...); `None` for a field with no row.
 pub fn entry_field(format: Format, field: &str) -> Option<Holds> {
-    let row = ROWS
+    entry_fields(format, &[field])[0]
+}
+
+/// [`entry_field`] for several fields, with one probe written.
+pub fn entry_fields(format: Format, fields: &[&str]) -> Vec<Option<Holds>> {
+    let caps = capabilities(format);
+    fields
         .iter()
-        .position(|&(_, scope, f)| scope == Scope::Entry && f == field)?;
-    Some(capabilities(format)[row].1)
+        .map(|field| {
+            let row = ROWS
+                .iter()
+                .position(|&(_, scope, f)| scope == Scope::Entry && f == *field)?;
+            Some(caps[row].1)
+        })
+        .collect()
 }
 
 /// `ace-convert --list-formats`: each format of `registry` with its

@@ -214,24 +214,29 @@ impl Registry {
         match self.sniff(&input) {
             Some((_, Confidence::Name)) => !input.is_json_schema(),
             _ if input.syntax_of_name().is_none() => false,
-            _ => self.claims(&input),
+            best => self.claims(&input, best),
         }
     }
 
-    /// Whether an input is an ACE artifact: its name says so, or its
-    /// content has what a format's files have, or a document check claims
-    /// it. Text that only fits a syntax (any JSON, any prose) is not, and
-    /// neither is a JSON Schema, whose key names are a format's.
-    pub fn is_artifact(&self, path: Option<&Path>, text: &str) -> bool {
+    /// The format of an input ([`Registry::detect`]), and whether it is an
+    /// ACE artifact: its name says so, or its content has what a format's
+    /// files have, or a document check claims it. Text that only fits a
+    /// syntax (any JSON, any prose) is not, and neither is a JSON Schema,
+    /// whose key names are a format's.
+    pub fn detect_artifact(&self, path: Option<&Path>, text: &str) -> (Format, bool) {
         let input = Sniff::new(path, text);
-        named_as_playbook(&input) || self.claims(&input)
+        let best = self.sniff(&input);
+        let format = best.map_or(self.formats[0], |(f, _)| f);
+        let artifact = named_as_playbook(&input) || self.claims(&input, best);
+        (format, artifact)
     }
 
-    fn claims(&self, input: &Sniff<'_>) -> bool {
+    /// Whether `best`, the sniff of `input`, claims it as an ACE file.
+    fn claims(&self, input: &Sniff<'_>, best: Option<(Format, Confidence)>) -> bool {
         if input.is_json_schema() {
             return false;
         }
-        match self.sniff(input) {
+        match best {
             Some((_, c)) if c >= Confidence::Content => true,
             Some((f, _)) => self.claimed_check(f, input.text).is_some(),
             None => false,
