@@ -11,6 +11,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+mod apply;
 mod edges;
 mod rules;
 mod validate;

@@ -7,6 +7,7 @@
 //! `invalid`) the curator would give, plus seed 001's write scope.
 
 mod format;
+pub mod ops;
 
 pub use format::{CuratorJson, CHECK};
 

@@ -11,6 +11,7 @@
 
 mod format;
 mod line;
+pub mod ops;
 mod reader;
 mod writer;
 

@@ -17,6 +17,7 @@ mod fields;
 mod format;
 mod keep;
 mod layout;
+pub mod ops;
 mod parts;
 mod read;
 mod style;

@@ -25,6 +25,25 @@ pub fn document_sequence(pb: &Playbook) -> Option<i64> {
         .find_map(|c| doc.get(c)?.get("sequence")?.as_i64())
 }
 
+/// Sets the `sequence` of the document a playbook was read from, where
+/// [`document_sequence`] finds it; `false` when it has none to set.
+pub fn set_document_sequence(pb: &mut Playbook, sequence: i64) -> bool {
+    let Some(mut layout) = pb.layout_of(LAYOUT_KEY).cloned() else {
+        return false;
+    };
+    let Some(doc) = layout.get_mut("document") else {
+        return false;
+    };
+    let slot = ["plan", "todoList"].iter().find_map(|c| {
+        doc.get(*c)?.get("sequence")?;
+        Some(*c)
+    });
+    let Some(container) = slot else { return false };
+    doc[container]["sequence"] = Value::from(sequence);
+    pb.set_layout(LAYOUT_KEY, layout);
+    true
+}
+
 /// The fields an `updateEntry` changes: every field of its entry but the id,
 /// less those equal to the target entry's current value.
 fn touched(entry: &Map<String, Value>, current: Option<&Map<String, Value>>) -> Vec<String> {

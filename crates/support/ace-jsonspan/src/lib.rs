@@ -376,6 +376,25 @@ pub fn parse_at(text: &str, range: std::ops::Range<usize>) -> Option<Node> {
         .flatten()
 }
 
+/// A JSON Lines text: each non-blank line's value, its spans into the
+/// whole text. `None` when a line is not one JSON value, or there is none.
+pub fn parse_lines(text: &str) -> Option<Vec<Node>> {
+    let mut out = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let lead = body.len() - body.trim_start().len();
+        let body = body.trim();
+        if body.is_empty() {
+            continue;
+        }
+        out.push(parse_at(text, start + lead..start + lead + body.len())?);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// [`parse`], handing the items of the arrays `sink` wants to it.
 pub fn parse_with(text: &str, sink: &mut dyn ItemSink) -> Result<Document, Diagnostic> {
     parse_inner(text, Some(sink))

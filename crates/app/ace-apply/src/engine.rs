@@ -1,0 +1,802 @@
+//! Checking and applying deltas. A delta is checked against the playbook as
+//! it stands after the deltas before it, and applied whole only when no
+//! operation of it is refused. New entries are placed after the last entry
+//! of their section, and the entry list is rebuilt once at the end, so that
+//! a thousand additions to a million entries move each entry once.
+
+use std::collections::{HashMap, HashSet};
+
+use ace_model::delta::{copy_field, Change, Delta, Dialect, Reason, Refusal, Target};
+use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
+
+use crate::ids::Allocator;
+use crate::{Compat, Options, Traits};
+
+/// What became of one delta.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The delta's ID, else `#N`: its place among the deltas applied.
+    pub id: String,
+    /// Which of the caller's delta files it came from.
+    pub source: usize,
+    pub span: Span,
+    /// Why it was refused; `None`: applied.
+    pub refusal: Option<Refusal>,
+    /// How many operations it applied.
+    pub applied: usize,
+}
+
+/// What applying a batch did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    pub verdicts: Vec<Verdict>,
+    /// IDs of entries `--prune` deprecated or removed.
+    pub pruned: Vec<String>,
+    /// IDs given to new entries that came without one, or whose own was
+    /// taken: `(delta label, new id)`.
+    pub minted: Vec<(String, String)>,
+}
+
+impl Outcome {
+    pub fn accepted(&self) -> impl Iterator<Item = &Verdict> {
+        self.verdicts.iter().filter(|v| v.refusal.is_none())
+    }
+
+    pub fn rejected(&self) -> impl Iterator<Item = &Verdict> {
+        self.verdicts.iter().filter(|v| v.refusal.is_some())
+    }
+
+    /// seed 001's report: `{accepted: [id], rejected: [{id, reason, message}]}`.
+    pub fn report_json(&self) -> serde_json::Value {
+        let accepted: Vec<_> = self.accepted().map(|v| v.id.clone()).collect();
+        let rejected: Vec<_> = self
+            .rejected()
+            .filter_map(|v| {
+                let r = v.refusal.as_ref()?;
+                Some(serde_json::json!({
+                    "id": v.id,
+                    "reason": r.reason.code(),
+                    "message": r.message,
+                }))
+            })
+            .collect();
+        serde_json::json!({ "accepted": accepted, "rejected": rejected })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Slot {
+    Old(usize),
+    New(usize),
+}
+
+struct State<'p> {
+    pb: &'p mut Playbook,
+    traits: &'p Traits,
+    opts: &'p Options,
+    by_id: HashMap<String, Slot>,
+    by_key: Option<HashMap<String, Slot>>,
+    /// New entries, each with the old entry it follows (`None`: the end).
+    added: Vec<(Option<usize>, Entry)>,
+    gone_old: Vec<bool>,
+    gone_new: Vec<bool>,
+    /// The last old entry of each section, computed on the first addition.
+    last_of_section: Option<HashMap<Option<String>, usize>>,
+    alloc: Option<Allocator>,
+    applied_ids: Option<HashSet<String>>,
+    sequence: Option<i64>,
+    minted: Vec<(String, String)>,
+}
+
+fn key_of(e: &Entry) -> String {
+    normalize::dedup_key(e.section.as_deref().unwrap_or(""), &e.content)
+}
+
+impl<'p> State<'p> {
+    fn entry(&self, s: Slot) -> &Entry {
+        match s {
+            Slot::Old(i) => &self.pb.entries[i],
+            Slot::New(i) => &self.added[i].1,
+        }
+    }
+
+    fn entry_mut(&mut self, s: Slot) -> &mut Entry {
+        match s {
+            Slot::Old(i) => &mut self.pb.entries[i],
+            Slot::New(i) => &mut self.added[i].1,
+        }
+    }
+
+    fn gone(&self, s: Slot) -> bool {
+        match s {
+            Slot::Old(i) => self.gone_old[i],
+            Slot::New(i) => self.gone_new[i],
+        }
+    }
+
+    fn keys(&mut self) -> &mut HashMap<String, Slot> {
+        if self.by_key.is_none() {
+            let mut m = HashMap::with_capacity(self.pb.entries.len());
+            for (i, e) in self.pb.entries.iter().enumerate() {
+                if !self.gone_old[i] {
+                    m.entry(key_of(e)).or_insert(Slot::Old(i));
+                }
+            }
+            for (i, (_, e)) in self.added.iter().enumerate() {
+                if !self.gone_new[i] {
+                    m.entry(key_of(e)).or_insert(Slot::New(i));
+                }
+            }
+            self.by_key = Some(m);
+        }
+        self.by_key.as_mut().expect("built above")
+    }
+
+    fn find(&mut self, t: &Target) -> Option<Slot> {
+        let s = match t {
+            Target::Id(id) => self.by_id.get(id).copied(),
+            Target::Key(k) => self.keys().get(k).copied(),
+        }?;
+        (!self.gone(s)).then_some(s)
+    }
+
+    fn applied_ids(&mut self) -> &HashSet<String> {
+        if self.applied_ids.is_none() {
+            let ids = self
+                .pb
+                .entries
+                .iter()
+                .filter_map(|e| e.provenance.as_ref()?.delta_id.clone())
+                .collect();
+            self.applied_ids = Some(ids);
+        }
+        self.applied_ids.as_ref().expect("built above")
+    }
+
+    /// The section key `name` means: a section whose key or title it is,
+    /// or whose title reads as the same key (`STRATEGIES & INSIGHTS` for
+    /// `strategies_and_insights`). A new section otherwise; the paper's
+    /// code files an unknown section under OTHERS instead.
+    fn section(&mut self, name: &str, dialect: Dialect) -> String {
+        let wanted = loose_key(name);
+        let found = self.pb.sections.iter().find(|s| names(s, name, &wanted));
+        if let Some(s) = found {
+            return s.key.clone();
+        }
+        if dialect == Dialect::Paper {
+            if let Some(s) = self
+                .pb
+                .sections
+                .iter()
+                .find(|s| normalize::section_key(s.display_title()) == "others")
+            {
+                return s.key.clone();
+            }
+        }
+        let mut s = Section::new(name);
+        if dialect == Dialect::Paper {
+            s.title = Some(name.replace('_', " ").to_uppercase());
+        }
+        if dialect == Dialect::AceBeads {
+            // Seed 001: a section the curator adds weighs 0.5.
+            s.weight = serde_json::Number::from_f64(0.5);
+        }
+        self.pb.sections.push(s);
+        name.to_owned()
+    }
+
+    fn anchor(&mut self, section: &Option<String>) -> Option<usize> {
+        if self.last_of_section.is_none() {
+            let mut m = HashMap::new();
+            for (i, e) in self.pb.entries.iter().enumerate() {
+                m.insert(e.section.clone(), i);
+            }
+            self.last_of_section = Some(m);
+        }
+        let m = self.last_of_section.as_ref().expect("built above");
+        match m.get(section) {
+            Some(i) => Some(*i),
+            // A section with no entry yet: after the entries of the
+            // section before it, so that its bullets sit under it.
+            None => {
+                let pos = self
+                    .pb
+                    .sections
+                    .iter()
+                    .position(|s| Some(&s.key) == section.as_ref())?;
+                self.pb.sections[..pos]
+                    .iter()
+                    .rev()
+                    .find_map(|s| m.get(&Some(s.key.clone())).copied())
+            }
+        }
+    }
+
+    fn touch(&mut self, s: Slot) {
+        if self.traits.updated_at {
+            let now = self.opts.now.clone();
+            self.entry_mut(s).updated_at = Some(now);
+        }
+    }
+
+    fn deprecate(&mut self, s: Slot, status: Status, reason: Option<String>) {
+        if self.traits.status {
+            let e = self.entry_mut(s);
+            e.status = Some(status);
+            if reason.is_some() {
+                e.deprecation_reason = reason;
+            }
+            self.touch(s);
+        } else {
+            self.remove(s);
+        }
+    }
+
+    fn remove(&mut self, s: Slot) {
+        match s {
+            Slot::Old(i) => self.gone_old[i] = true,
+            Slot::New(i) => self.gone_new[i] = true,
+        }
+        self.by_key = None;
+    }
+}
+
+/// A section name as a key with its `and`s dropped: the paper's curator
+/// writes `CONTEXT CLUES & INDICATORS` as `context_clues_indicators` and
+/// `STRATEGIES & INSIGHTS` as `strategies_and_insights`.
+fn loose_key(name: &str) -> String {
+    normalize::section_key(name)
+        .split('_')
+        .filter(|w| *w != "and")
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// Whether section `s` is the one `name` means: its key or title, or
+/// either read as the same [`loose_key`] (`wanted`).
+fn names(s: &Section, name: &str, wanted: &str) -> bool {
+    s.key == name
+        || s.title.as_deref() == Some(name)
+        || loose_key(s.display_title()) == wanted
+        || loose_key(&s.key) == wanted
+}
+
+/// What a refusal of an operation says, before any change is made.
+fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
+    if let Some(r) = d.refusals.first() {
+        return Some(r.clone());
+    }
+    let refuse = |reason, span, message: String| {
+        Some(Refusal {
+            reason,
+            message,
+            span,
+        })
+    };
+    if let Some(id) = &d.id {
+        if st.applied_ids().contains(id) {
+            return refuse(
+                Reason::AlreadyApplied,
+                d.span,
+                format!("the playbook records delta `{id}` as applied already"),
+            );
+        }
+    }
+    if let (Some(base), Some(seq)) = (d.base_sequence, st.sequence) {
+        if base != seq && !d.ops.iter().all(|o| o.change.commutes()) {
+            return refuse(
+                Reason::Conflict,
+                d.span,
+                format!("`baseDocumentSequence` is {base} but the document is at sequence {seq}, and the patch does more than append and increment, which commute"),
+            );
+        }
+    }
+    let script = st.opts.compat == Compat::SkillScript && d.dialect == Dialect::Skill;
+    // What the ops before this one in the delta add and remove.
+    let mut new_ids: HashSet<&str> = HashSet::new();
+    let mut new_keys: HashSet<String> = HashSet::new();
+    let mut removed: HashSet<Slot> = HashSet::new();
+    let mut removed_new: HashSet<String> = HashSet::new();
+    let exists = |st: &mut State<'_>, t: &Target, removed: &HashSet<Slot>| -> bool {
+        match st.find(t) {
+            Some(s) => !removed.contains(&s),
+            None => false,
+        }
+    };
+    for op in ordered(d, st.opts.compat) {
+        let span = op.span;
+        let change = &op.change;
+        if st.opts.append_only {
+            if let Some(what) = content_change(change, script) {
+                return refuse(
+                    Reason::Invalid,
+                    span,
+                    format!("{what}, and the playbook is append-only (--append-only): content never changes, only counters"),
+                );
+            }
+        }
+        match change {
+            Change::Add(e) => {
+                if !e.id.is_empty()
+                    && (st.find(&Target::Id(e.id.clone())).is_some() || !new_ids.insert(&e.id))
+                {
+                    return refuse(
+                        Reason::Duplicate,
+                        span,
+                        format!("it adds `{}`, an ID the playbook already has", e.id),
+                    );
+                }
+                if d.dialect == Dialect::AceBeads {
+                    let section = e.section.clone().unwrap_or_default();
+                    let key = normalize::dedup_key(&st.section_probe(&section), &e.content);
+                    if st.find(&Target::Key(key.clone())).is_some() || !new_keys.insert(key.clone())
+                    {
+                        return refuse(
+                            Reason::Duplicate,
+                            span,
+                            format!("it adds `{key}`, which the playbook already has"),
+                        );
+                    }
+                }
+            }
+            Change::Merge { keep, merged, .. } => {
+                if !exists(st, keep, &removed) && !is_new(keep, &new_ids) {
+                    return refuse(
+                        Reason::UnknownId,
+                        span,
+                        format!("the merge keeps {keep}, which the playbook does not have"),
+                    );
+                }
+                if merged.contains(keep) && !script {
+                    return refuse(
+                        Reason::Invalid,
+                        span,
+                        format!("the merge both keeps and archives {keep}"),
+                    );
+                }
+                if !script {
+                    for m in merged {
+                        if !exists(st, m, &removed) && !is_new(m, &new_ids) {
+                            return refuse(
+                                Reason::UnknownId,
+                                span,
+                                format!("the merge folds in {m}, which the playbook does not have"),
+                            );
+                        }
+                    }
+                }
+            }
+            other => {
+                for t in other.targets() {
+                    let skip =
+                        script && matches!(other, Change::Count { .. } | Change::Deprecate { .. });
+                    let gone = match t {
+                        Target::Id(id) => removed_new.contains(id),
+                        Target::Key(_) => false,
+                    };
+                    if (gone || (!exists(st, t, &removed) && !is_new(t, &new_ids))) && !skip {
+                        return refuse(
+                            Reason::UnknownId,
+                            span,
+                            format!(
+                                "`{}` names {t}, which the playbook does not have",
+                                other.name()
+                            ),
+                        );
+                    }
+                    if matches!(other, Change::Remove { .. }) {
+                        match st.find(t) {
+                            Some(s) => {
+                                removed.insert(s);
+                            }
+                            None => {
+                                if let Target::Id(id) = t {
+                                    removed_new.insert(id.clone());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+fn is_new(t: &Target, new_ids: &HashSet<&str>) -> bool {
+    matches!(t, Target::Id(id) if new_ids.contains(id.as_str()))
+}
+
+/// Why a change alters content, if it does: what seed 004 forbids.
+fn content_change(c: &Change, script: bool) -> Option<String> {
+    match c {
+        Change::Set { fields, .. } if fields.iter().any(|f| f == "content") => {
+            Some("it edits an entry's content".into())
+        }
+        Change::Replace { .. } => Some("it replaces an entry".into()),
+        Change::Merge { .. } => Some("it merges entries".into()),
+        Change::Remove { .. } => Some("it removes an entry".into()),
+        Change::Deprecate { .. } if script => {
+            Some("the skill script's deprecation appends to the content".into())
+        }
+        _ => None,
+    }
+}
+
+impl State<'_> {
+    /// [`State::section`] without creating one: the key a name would get.
+    fn section_probe(&self, name: &str) -> String {
+        let wanted = loose_key(name);
+        self.pb
+            .sections
+            .iter()
+            .find(|s| names(s, name, &wanted))
+            .map_or_else(|| name.to_owned(), |s| s.key.clone())
+    }
+}
+
+/// The delta's operations in the order they apply: as read (the seed's
+/// order), or `merge_deltas.py`'s for a skill delta under `--compat
+/// skill-script`.
+fn ordered(d: &Delta, compat: Compat) -> Vec<&ace_model::delta::Op> {
+    let mut ops: Vec<_> = d.ops.iter().collect();
+    if compat == Compat::SkillScript && d.dialect == Dialect::Skill {
+        let rank = |c: &Change| match c {
+            Change::Add(_) => 0,
+            Change::Set { .. } | Change::Replace { .. } => 1,
+            Change::Merge { .. } => 2,
+            Change::Deprecate { .. } | Change::Remove { .. } => 3,
+            Change::Count { .. } => 4,
+        };
+        ops.sort_by_key(|o| rank(&o.change));
+    }
+    ops
+}
+
+fn union_sorted(a: Option<&Vec<String>>, b: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = a.cloned().unwrap_or_default();
+    v.extend(b.iter().cloned());
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
+    let script = st.opts.compat == Compat::SkillScript && d.dialect == Dialect::Skill;
+    let now = st.opts.now.clone();
+    let mut count = 0;
+    let mut touched: Vec<Slot> = Vec::new();
+    for op in ordered(d, st.opts.compat) {
+        count += 1;
+        match &op.change {
+            Change::Add(e) => {
+                let mut e = e.clone();
+                e.origin = ace_model::Origin::default();
+                if let Some(s) = e.section.clone() {
+                    e.section = Some(st.section(&s, d.dialect));
+                }
+                if e.id.is_empty() || st.by_id.contains_key(&e.id) {
+                    let alloc = st.alloc.get_or_insert_with(|| {
+                        Allocator::new(st.pb, st.traits.dated_ids, st.traits.hex_ids)
+                    });
+                    let today = now.get(..10).unwrap_or("1970-01-01");
+                    e.id = alloc.mint(st.pb, &e, &st.traits.sections, today, d.id.as_deref());
+                    st.minted.push((label.to_owned(), e.id.clone()));
+                } else if let Some(a) = st.alloc.as_mut() {
+                    a.take(&e.id);
+                }
+                if d.dialect == Dialect::Skill {
+                    if st.traits.created_at {
+                        e.created_at = Some(now.clone());
+                    }
+                    if st.traits.updated_at {
+                        e.updated_at = Some(now.clone());
+                    }
+                }
+                if st.traits.provenance {
+                    if let Some(id) = &d.id {
+                        let p = e.provenance.get_or_insert_with(Box::default);
+                        p.delta_id.get_or_insert_with(|| id.clone());
+                    }
+                } else if d.dialect == Dialect::AceBeads {
+                    e.provenance = None;
+                }
+                let anchor = st.anchor(&e.section);
+                let slot = Slot::New(st.added.len());
+                st.by_id.insert(e.id.clone(), slot);
+                if let Some(k) = st.by_key.as_mut() {
+                    k.entry(key_of(&e)).or_insert(slot);
+                }
+                st.added.push((anchor, e));
+                st.gone_new.push(false);
+                touched.push(slot);
+            }
+            Change::Set {
+                target,
+                from,
+                fields,
+            } => {
+                let Some(s) = st.find(target) else { continue };
+                let holds_provenance = st.traits.provenance;
+                let e = st.entry_mut(s);
+                for f in fields {
+                    if f == "id" {
+                        continue;
+                    }
+                    if f == "provenance" {
+                        // The curator's comment gains the new delta's ID
+                        // and keeps what else it said.
+                        let mut p = e.provenance.clone().unwrap_or_default();
+                        if let Some(new) = &from.provenance {
+                            let keep_extra = std::mem::take(&mut p.extra);
+                            *p = Provenance {
+                                extra: keep_extra,
+                                ..(**new).clone()
+                            };
+                        }
+                        e.provenance = Some(p);
+                        continue;
+                    }
+                    copy_field(e, from, f);
+                }
+                if !holds_provenance {
+                    e.provenance = None;
+                }
+                st.by_key = None;
+                st.touch(s);
+                touched.push(s);
+            }
+            Change::Replace { target, entry } => {
+                let Some(s) = st.find(target) else { continue };
+                let e = st.entry_mut(s);
+                let mut new = (**entry).clone();
+                new.origin = e.origin;
+                new.id.clone_from(&e.id);
+                if new.section.is_none() {
+                    new.section.clone_from(&e.section);
+                }
+                *e = new;
+                st.by_key = None;
+                touched.push(s);
+            }
+            Change::Count {
+                target,
+                helpful,
+                harmful,
+            } => {
+                let Some(s) = st.find(target) else { continue };
+                let e = st.entry_mut(s);
+                e.helpful = Some(e.helpful.unwrap_or(0).saturating_add(*helpful));
+                e.harmful = Some(e.harmful.unwrap_or(0).saturating_add(*harmful));
+                st.touch(s);
+                touched.push(s);
+            }
+            Change::Deprecate { target, reason } => {
+                let Some(s) = st.find(target) else { continue };
+                if script {
+                    let e = st.entry_mut(s);
+                    e.tags = Some(union_sorted(e.tags.as_ref(), &["deprecated".into()]));
+                    e.content.push_str(&format!(
+                        "\n\n[Deprecated]: {}",
+                        reason.as_deref().unwrap_or("")
+                    ));
+                    st.by_key = None;
+                    st.touch(s);
+                } else {
+                    st.deprecate(s, Status::Deprecated, reason.clone());
+                }
+                touched.push(s);
+            }
+            Change::Merge {
+                keep,
+                merged,
+                content,
+            } => {
+                let Some(k) = st.find(keep) else { continue };
+                let keep_id = st.entry(k).id.clone();
+                for m in merged {
+                    let Some(ms) = st.find(m) else { continue };
+                    if ms == k {
+                        continue;
+                    }
+                    let other = st.entry(ms).clone();
+                    let e = st.entry_mut(k);
+                    e.helpful = Some(e.helpful.unwrap_or(0) + other.helpful.unwrap_or(0));
+                    e.harmful = Some(e.harmful.unwrap_or(0) + other.harmful.unwrap_or(0));
+                    if script {
+                        e.tags = Some(union_sorted(
+                            e.tags.as_ref(),
+                            other.tags.as_deref().unwrap_or(&[]),
+                        ));
+                        let pre = |x: &Entry| -> Vec<String> {
+                            x.extra
+                                .get("prerequisites")
+                                .and_then(|v| v.as_array())
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(|s| s.as_str().map(str::to_owned))
+                                        .collect()
+                                })
+                                .unwrap_or_default()
+                        };
+                        let prereq = union_sorted(Some(&pre(e)), &pre(&other));
+                        e.extra
+                            .insert("prerequisites".into(), serde_json::Value::from(prereq));
+                        e.content.push_str(&format!(
+                            "\n\n[Merged from {}]: {}",
+                            other.id, other.content
+                        ));
+                        let o = st.entry_mut(ms);
+                        o.tags = Some(union_sorted(o.tags.as_ref(), &["merged".into()]));
+                    } else if st.traits.status {
+                        // Seed 003 archives the merged bullet and leaves
+                        // its `last_updated` as it was.
+                        let o = st.entry_mut(ms);
+                        o.status = Some(Status::Archived);
+                        o.deprecation_reason = Some(format!("Merged into {keep_id}"));
+                    } else {
+                        st.remove(ms);
+                    }
+                    touched.push(ms);
+                }
+                if let (Some(c), false) = (content, script) {
+                    st.entry_mut(k).content.clone_from(c);
+                }
+                st.by_key = None;
+                st.touch(k);
+                touched.push(k);
+            }
+            Change::Remove { target } => {
+                let Some(s) = st.find(target) else { continue };
+                st.remove(s);
+            }
+        }
+    }
+    // Seed 001: the curator deprecates a bullet once harmful > helpful.
+    if d.dialect == Dialect::AceBeads {
+        for s in touched {
+            let e = st.entry(s);
+            if !st.gone(s) && e.harmful.unwrap_or(0) > e.helpful.unwrap_or(0) {
+                st.deprecate(s, Status::Deprecated, None);
+            }
+        }
+    }
+    // Seed 003's last step: the playbook's metadata says when it was
+    // curated. The counts the skill keeps there are its writer's.
+    if d.dialect == Dialect::Skill {
+        if let Some(serde_json::Value::Object(meta)) = st.pb.extra.get_mut("metadata") {
+            if meta.contains_key("last_curated") {
+                meta.insert(
+                    "last_curated".into(),
+                    serde_json::Value::String(now.clone()),
+                );
+            }
+        }
+    }
+    if count > 0 && st.pb.updated_at.is_some() {
+        st.pb.updated_at = Some(now.clone());
+    }
+    if let Some(id) = &d.id {
+        if let Some(ids) = st.applied_ids.as_mut() {
+            ids.insert(id.clone());
+        }
+    }
+    if let Some(seq) = st.sequence.as_mut() {
+        *seq += 1;
+    }
+    count
+}
+
+/// Applies `deltas` (each with the index of the file it came from) to
+/// `pb`, in order. A refused delta changes nothing; the others are applied.
+pub fn apply(
+    pb: &mut Playbook,
+    deltas: &[(usize, Delta)],
+    traits: &Traits,
+    opts: &Options,
+) -> Outcome {
+    let n = pb.entries.len();
+    let mut by_id = HashMap::with_capacity(n);
+    for (i, e) in pb.entries.iter().enumerate() {
+        by_id.entry(e.id.clone()).or_insert(Slot::Old(i));
+    }
+    let mut st = State {
+        pb,
+        traits,
+        opts,
+        by_id,
+        by_key: None,
+        added: Vec::new(),
+        gone_old: vec![false; n],
+        gone_new: Vec::new(),
+        last_of_section: None,
+        alloc: None,
+        applied_ids: None,
+        sequence: traits.sequence,
+        minted: Vec::new(),
+    };
+    let mut out = Outcome::default();
+    for (i, (source, d)) in deltas.iter().enumerate() {
+        let label = d.label(i);
+        let refusal = check_delta(&mut st, d);
+        let applied = if refusal.is_none() {
+            run(&mut st, d, &label)
+        } else {
+            0
+        };
+        out.verdicts.push(Verdict {
+            id: label,
+            source: *source,
+            span: d.span,
+            refusal,
+            applied,
+        });
+    }
+    if opts.prune {
+        let slots: Vec<Slot> = (0..n)
+            .map(Slot::Old)
+            .chain((0..st.added.len()).map(Slot::New))
+            .collect();
+        for s in slots {
+            let e = st.entry(s);
+            let due = e.harmful.unwrap_or(0) > e.helpful.unwrap_or(0).saturating_add(3);
+            let already = matches!(e.status, Some(Status::Deprecated | Status::Archived));
+            if !st.gone(s) && due && !already {
+                out.pruned.push(e.id.clone());
+                st.deprecate(
+                    s,
+                    Status::Deprecated,
+                    Some("harmful > helpful + 3 (the playbook format's curation threshold)".into()),
+                );
+            }
+        }
+    }
+    let sequence = st.sequence;
+    out.minted = std::mem::take(&mut st.minted);
+    let State {
+        pb,
+        added,
+        gone_old,
+        gone_new,
+        ..
+    } = st;
+    rebuild(pb, added, &gone_old, &gone_new);
+    if let (Some(seq), Some(before)) = (sequence, traits.sequence) {
+        if seq != before {
+            // The vAgenda document keeps its sequence in its layout.
+            ace_vagenda::set_document_sequence(pb, seq);
+        }
+    }
+    out
+}
+
+fn rebuild(
+    pb: &mut Playbook,
+    added: Vec<(Option<usize>, Entry)>,
+    gone_old: &[bool],
+    gone_new: &[bool],
+) {
+    if added.is_empty() && !gone_old.iter().any(|g| *g) {
+        return;
+    }
+    let mut after: HashMap<Option<usize>, Vec<Entry>> = HashMap::new();
+    for ((anchor, e), gone) in added.into_iter().zip(gone_new) {
+        if !gone {
+            after.entry(anchor).or_default().push(e);
+        }
+    }
+    let old = std::mem::take(&mut pb.entries);
+    let mut entries = Vec::with_capacity(old.len() + after.values().map(Vec::len).sum::<usize>());
+    for (i, e) in old.into_iter().enumerate() {
+        if !gone_old[i] {
+            entries.push(e);
+        }
+        if let Some(list) = after.remove(&Some(i)) {
+            entries.extend(list);
+        }
+    }
+    if let Some(list) = after.remove(&None) {
+        entries.extend(list);
+    }
+    pb.entries = entries;
+}

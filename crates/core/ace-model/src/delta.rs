@@ -1,0 +1,264 @@
+//! The canonical form of a delta: what every dialect's reader (AceDelta,
+//! AcePatch, the skill's delta, the paper's curator operations) turns its
+//! file into, and what the apply engine applies. Like [`crate::Playbook`],
+//! it knows no format: a dialect maps its fields onto entry fields here.
+
+use crate::{Entry, Span};
+
+/// Which entry an operation is about.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// The entry with this ID.
+    Id(String),
+    /// The entry whose seed 001 hash (`section::normalized content`) is this:
+    /// how ace_beads' `amend` and `deprecate` find their bullet.
+    Key(String),
+}
+
+impl std::fmt::Display for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Target::Id(id) => write!(f, "`{id}`"),
+            Target::Key(key) => write!(f, "the bullet with hash `{key}`"),
+        }
+    }
+}
+
+/// One change to a playbook.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// A new entry. An empty ID asks for one in the playbook's own scheme.
+    Add(Entry),
+    /// Set the listed fields of the target to `from`'s values. Field names
+    /// are the canonical model's (`content`, `tags`, `updated_at`, an
+    /// extension field as `extra.NAME`); a field `from` lacks is removed.
+    Set {
+        target: Target,
+        from: Box<Entry>,
+        fields: Vec<String>,
+    },
+    /// Replace the target by `entry`, keeping its ID and section when
+    /// `entry` has none (vAgenda's `updateEntry`).
+    Replace { target: Target, entry: Box<Entry> },
+    /// Add to the counters.
+    Count {
+        target: Target,
+        helpful: i64,
+        harmful: i64,
+    },
+    /// Mark the target deprecated (or remove it, in a format with no status).
+    Deprecate {
+        target: Target,
+        reason: Option<String>,
+    },
+    /// Fold `merged` into `keep`: seed 003's merge.
+    Merge {
+        keep: Target,
+        merged: Vec<Target>,
+        content: Option<String>,
+    },
+    /// Delete the target.
+    Remove { target: Target },
+}
+
+impl Change {
+    /// The entries the change reads or writes, other than one it adds.
+    pub fn targets(&self) -> Vec<&Target> {
+        match self {
+            Change::Add(_) => Vec::new(),
+            Change::Set { target, .. }
+            | Change::Replace { target, .. }
+            | Change::Count { target, .. }
+            | Change::Deprecate { target, .. }
+            | Change::Remove { target } => vec![target],
+            Change::Merge { keep, merged, .. } => std::iter::once(keep).chain(merged).collect(),
+        }
+    }
+
+    /// The name the reports use (`add`, `set`, `count`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Change::Add(_) => "add",
+            Change::Set { .. } => "set",
+            Change::Replace { .. } => "replace",
+            Change::Count { .. } => "count",
+            Change::Deprecate { .. } => "deprecate",
+            Change::Merge { .. } => "merge",
+            Change::Remove { .. } => "remove",
+        }
+    }
+
+    /// Whether applying it in any order with other commuting changes gives
+    /// the same playbook: seed 002 says appends and increments commute.
+    pub fn commutes(&self) -> bool {
+        matches!(self, Change::Add(_) | Change::Count { .. })
+    }
+}
+
+/// A change and where the delta file states it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Op {
+    pub change: Change,
+    pub span: Span,
+}
+
+/// Why a delta is refused: seed 001's reason codes and three of ace-tools'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reason {
+    Duplicate,
+    LowEvidence,
+    LowConfidence,
+    Invalid,
+    Conflict,
+    UnknownId,
+    AlreadyApplied,
+}
+
+impl Reason {
+    pub fn code(self) -> &'static str {
+        match self {
+            Reason::Duplicate => "duplicate",
+            Reason::LowEvidence => "low-evidence",
+            Reason::LowConfidence => "low-confidence",
+            Reason::Invalid => "invalid",
+            Reason::Conflict => "conflict",
+            Reason::UnknownId => "unknown-id",
+            Reason::AlreadyApplied => "already-applied",
+        }
+    }
+
+    pub const ALL: [Reason; 7] = [
+        Reason::Duplicate,
+        Reason::LowEvidence,
+        Reason::LowConfidence,
+        Reason::Invalid,
+        Reason::Conflict,
+        Reason::UnknownId,
+        Reason::AlreadyApplied,
+    ];
+}
+
+/// A refusal found while reading a delta, before any playbook is seen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub reason: Reason,
+    pub message: String,
+    pub span: Span,
+}
+
+/// How the source dialect orders a skill delta's operations: the seed's
+/// text, or the script the skill ships.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// ace_beads' AceDelta (seed 001).
+    AceBeads,
+    /// vAgenda's AcePatch (seed 002).
+    VAgenda,
+    /// The skill's delta (seed 003).
+    #[default]
+    Skill,
+    /// The paper's curator operations.
+    Paper,
+}
+
+impl Dialect {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::AceBeads => "acedelta",
+            Dialect::VAgenda => "acepatch",
+            Dialect::Skill => "skill-delta",
+            Dialect::Paper => "curator-ops",
+        }
+    }
+}
+
+/// One delta: the unit that is accepted or refused as a whole.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    /// The delta's own ID, when its dialect has one: what a playbook
+    /// records to apply it exactly once.
+    pub id: Option<String>,
+    pub dialect: Dialect,
+    /// Where the delta is in its file.
+    pub span: Span,
+    /// vAgenda's `baseDocumentSequence`.
+    pub base_sequence: Option<i64>,
+    /// When the delta was made, if it says.
+    pub created_at: Option<String>,
+    pub ops: Vec<Op>,
+    /// What its reader found wrong with it: a delta with any is refused.
+    pub refusals: Vec<Refusal>,
+}
+
+impl Delta {
+    pub fn new(dialect: Dialect, span: Span) -> Self {
+        Delta {
+            id: None,
+            dialect,
+            span,
+            base_sequence: None,
+            created_at: None,
+            ops: Vec::new(),
+            refusals: Vec::new(),
+        }
+    }
+
+    /// A label for reports: its ID, else its place in the batch.
+    pub fn label(&self, index: usize) -> String {
+        self.id.clone().unwrap_or_else(|| format!("#{}", index + 1))
+    }
+
+    pub fn refuse(&mut self, reason: Reason, span: Span, message: impl Into<String>) {
+        self.refusals.push(Refusal {
+            reason,
+            message: message.into(),
+            span,
+        });
+    }
+}
+
+/// Copies `field` (a canonical field name, or `extra.NAME`) from `from` to
+/// `to`; a field `from` lacks is removed from `to`. `false` for a name the
+/// model does not have.
+pub fn copy_field(to: &mut Entry, from: &Entry, field: &str) -> bool {
+    match field {
+        "id" => to.id = from.id.clone(),
+        "section" => to.section = from.section.clone(),
+        "kind" => to.kind = from.kind.clone(),
+        "content" => to.content = from.content.clone(),
+        "helpful" => to.helpful = from.helpful,
+        "harmful" => to.harmful = from.harmful,
+        "title" => to.title = from.title.clone(),
+        "tags" => to.tags = from.tags.clone(),
+        "evidence" => to.evidence = from.evidence.clone(),
+        "confidence" => to.confidence = from.confidence.clone(),
+        "neutral" => to.neutral = from.neutral,
+        "status" => to.status = from.status.clone(),
+        "deprecation_reason" => to.deprecation_reason = from.deprecation_reason.clone(),
+        "created_at" => to.created_at = from.created_at.clone(),
+        "updated_at" => to.updated_at = from.updated_at.clone(),
+        "supersedes" => to.supersedes = from.supersedes.clone(),
+        "superseded_by" => to.superseded_by = from.superseded_by.clone(),
+        "duplicate_of" => to.duplicate_of = from.duplicate_of.clone(),
+        "links" => to.links = from.links.clone(),
+        "provenance" => to.provenance = from.provenance.clone(),
+        "scope" => to.scope = from.scope.clone(),
+        "project_id" => to.project_id = from.project_id.clone(),
+        other => {
+            let Some(name) = other.strip_prefix("extra.") else {
+                return false;
+            };
+            match from.extra.get(name) {
+                Some(v) => {
+                    to.extra.insert(name.to_owned(), v.clone());
+                }
+                None => {
+                    if to.extra.contains_key(name) {
+                        to.extra.remove(name);
+                    }
+                }
+            }
+        }
+    }
+    true
+}

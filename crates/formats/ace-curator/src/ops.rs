@@ -1,0 +1,315 @@
+//! AceDelta files as canonical [`Delta`]s, for `ace-apply`: one AceDelta,
+//! an array of them, the curator input `{deltas}`, and the reflector's
+//! insights (`{insights: [...]}`, a bare array, or JSON Lines) that carry a
+//! `delta`. Each delta is refused for what [`crate::check`] finds in it,
+//! with the curator's own reason codes.
+
+use ace_jsonspan::Node;
+use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::{normalize, rules, Diagnostic, Entry, Provenance, Severity, Span};
+use serde_json::Value;
+
+use crate::{classify, DocumentKind, Options};
+
+const INSIGHT_KEYS: [&str; 4] = ["pattern", "recommendation", "signal", "delta"];
+
+/// A reflector insight: two of its keys, `delta` or not (ace_beads logs
+/// insights that propose no change without one).
+fn is_insight(n: &Node) -> bool {
+    n.members()
+        .is_some_and(|_| INSIGHT_KEYS.iter().filter(|k| n.get(k).is_some()).count() >= 2)
+}
+
+fn text_of(n: Option<&Node>) -> Option<String> {
+    n.and_then(Node::as_str).map(str::to_owned)
+}
+
+fn number(n: Option<&Node>) -> Option<f64> {
+    n.and_then(|n| n.to_value().as_f64())
+}
+
+fn reason_of(code: &str) -> Reason {
+    match code {
+        c if c == rules::DELTA_LOW_CONFIDENCE.code => Reason::LowConfidence,
+        c if c == rules::DELTA_LOW_EVIDENCE.code => Reason::LowEvidence,
+        c if c == rules::DELTA_DUPLICATE.code => Reason::Duplicate,
+        _ => Reason::Invalid,
+    }
+}
+
+/// The deltas in `text`, or `None` when it holds none of the shapes above
+/// (the curator's output, for one). A text that does not parse is the
+/// error; a JSON Lines text is read line by line.
+pub fn read_deltas(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Diagnostic> {
+    let doc = match ace_jsonspan::parse(text) {
+        Ok(doc) => doc,
+        Err(e) => {
+            return read_lines(text, opts)
+                .map(|d| d.ok_or(e))
+                .and_then(|r| r.map(Some))
+        }
+    };
+    let root = &doc.root;
+    if let Some(items) = root.get("insights").and_then(Node::as_array).or_else(|| {
+        root.as_array()
+            .filter(|a| !a.is_empty() && a.iter().all(is_insight))
+    }) {
+        return Ok(Some(items.iter().map(|n| insight(n, opts)).collect()));
+    }
+    if is_insight(root) {
+        return Ok(Some(vec![insight(root, opts)]));
+    }
+    let value = root.to_value();
+    let nodes: Vec<&Node> = match classify(&value) {
+        Some(DocumentKind::Delta) => vec![root],
+        Some(DocumentKind::Batch) => root.as_array().unwrap_or(&[]).iter().collect(),
+        Some(DocumentKind::Input) => root
+            .get("deltas")
+            .and_then(Node::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .collect(),
+        // An empty queue (`[]`, as ace_beads commits it) holds no delta.
+        None if matches!(&value, Value::Array(a) if a.is_empty()) => Vec::new(),
+        _ => return Ok(None),
+    };
+    let mut deltas: Vec<Delta> = nodes.iter().map(|n| ace_delta(n)).collect();
+    for d in crate::check(text, None, opts)? {
+        if d.severity < Severity::Error {
+            continue;
+        }
+        let owner = deltas
+            .iter_mut()
+            .find(|x| x.span.start <= d.span.start && d.span.end <= x.span.end);
+        match owner {
+            Some(x) => x.refuse(reason_of(d.code), d.span, d.message.clone()),
+            // A finding about the wrapper (the input's `agentsMd`, say)
+            // refuses every delta it carries.
+            None => {
+                for x in &mut deltas {
+                    x.refuse(reason_of(d.code), d.span, d.message.clone());
+                }
+            }
+        }
+    }
+    Ok(Some(deltas))
+}
+
+/// A JSON Lines text of insights or AceDeltas: `None` when a line is not
+/// JSON, or holds neither.
+fn read_lines(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Diagnostic> {
+    let Some(lines) = ace_jsonspan::parse_lines(text) else {
+        return Ok(None);
+    };
+    let mut out = Vec::new();
+    for root in &lines {
+        if is_insight(root) {
+            out.push(insight(root, opts));
+        } else if classify(&root.to_value()) == Some(DocumentKind::Delta) {
+            let mut d = ace_delta(root);
+            let line = &text[root.span.start..root.span.end];
+            for f in crate::check(line, None, opts)? {
+                if f.severity >= Severity::Error {
+                    let at = root.span.start;
+                    let span = Span::new(f.span.start + at, f.span.end + at);
+                    d.refuse(reason_of(f.code), span, f.message);
+                }
+            }
+            out.push(d);
+        } else {
+            return Ok(None);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// One AceDelta: `add` a bullet, `amend` the one with the same hash (its
+/// counters grow by the delta's, its text and provenance are the delta's),
+/// or `deprecate` it.
+fn ace_delta(n: &Node) -> Delta {
+    let mut d = Delta::new(Dialect::AceBeads, n.span);
+    d.id = text_of(n.get("id"));
+    let meta = n.get("metadata");
+    let m = |k: &str| meta.and_then(|m| m.get(k));
+    d.created_at = text_of(m("createdAt"));
+    let (Some(section), Some(content), Some(op)) = (
+        text_of(n.get("section")),
+        text_of(n.get("content")),
+        n.get("op").and_then(Node::as_str),
+    ) else {
+        return d;
+    };
+    let hash = normalize::dedup_key(&section, &content);
+    let helpful = m("helpful").and_then(|v| v.to_value().as_i64());
+    let harmful = m("harmful").and_then(|v| v.to_value().as_i64());
+    let provenance = Provenance {
+        delta_id: d.id.clone(),
+        beads_id: m("source")
+            .and_then(|s| s.get("beadsId"))
+            .and_then(Node::as_str)
+            .map(str::to_owned),
+        created_at: d.created_at.clone(),
+        hash: Some(hash.clone()),
+        ..Provenance::default()
+    };
+    let mut entry = Entry {
+        section: Some(section),
+        content,
+        helpful: Some(helpful.unwrap_or(0)),
+        harmful: Some(harmful.unwrap_or(0)),
+        ..Entry::default()
+    };
+    if let Some(tags) = m("tags").and_then(Node::as_array) {
+        let tags: Vec<String> = tags.iter().filter_map(|t| text_of(Some(t))).collect();
+        if !tags.is_empty() {
+            entry.tags = Some(tags);
+        }
+    }
+    entry.provenance = Some(Box::new(provenance));
+    let target = Target::Key(hash);
+    let span = n.span;
+    match op {
+        "add" => d.ops.push(Op {
+            change: Change::Add(entry),
+            span,
+        }),
+        "amend" => {
+            d.ops.push(Op {
+                change: Change::Count {
+                    target: target.clone(),
+                    helpful: helpful.unwrap_or(0),
+                    harmful: harmful.unwrap_or(0),
+                },
+                span,
+            });
+            d.ops.push(Op {
+                change: Change::Set {
+                    target,
+                    from: Box::new(entry),
+                    fields: vec!["content".into(), "provenance".into()],
+                },
+                span,
+            });
+        }
+        "deprecate" => d.ops.push(Op {
+            change: Change::Deprecate {
+                target,
+                reason: None,
+            },
+            span,
+        }),
+        _ => {}
+    }
+    d
+}
+
+/// One reflector insight. Its `delta` is `{section, operation|type,
+/// content|text, bullet_id}`; a `null` delta proposes nothing. The curator's
+/// gate applies to the insight's confidence and evidence.
+fn insight(n: &Node, opts: &Options) -> Delta {
+    let mut d = Delta::new(Dialect::AceBeads, n.span);
+    d.id = text_of(n.get("id"));
+    d.created_at = text_of(n.get("timestamp"));
+    let Some(delta) = n.get("delta").filter(|x| x.members().is_some()) else {
+        return d;
+    };
+    if let Some((c, node)) = n
+        .get("confidence")
+        .and_then(|c| number(Some(c)).map(|v| (v, c)))
+    {
+        if c < opts.confidence {
+            d.refuse(
+                Reason::LowConfidence,
+                node.span,
+                format!("confidence {c} is below {}", opts.confidence),
+            );
+        }
+    }
+    let evidence = n
+        .get("evidence")
+        .and_then(Node::as_str)
+        .map(str::to_owned)
+        .or_else(|| {
+            let items = n.get("signal")?.get("evidence")?.as_array()?;
+            Some(
+                items
+                    .iter()
+                    .filter_map(Node::as_str)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )
+        });
+    match evidence {
+        Some(e) if e.trim().chars().count() >= opts.evidence_length => {}
+        Some(e) => d.refuse(
+            Reason::LowEvidence,
+            n.span,
+            format!(
+                "evidence {e:?} is shorter than {} characters",
+                opts.evidence_length
+            ),
+        ),
+        None => d.refuse(Reason::LowEvidence, n.span, "the insight gives no evidence"),
+    }
+    let op = delta
+        .get("operation")
+        .or_else(|| delta.get("type"))
+        .or_else(|| delta.get("op"))
+        .and_then(Node::as_str)
+        .unwrap_or("");
+    let content = text_of(delta.get("content")).or_else(|| text_of(delta.get("text")));
+    let section = text_of(delta.get("section"));
+    let by_id = text_of(delta.get("bullet_id")).map(Target::Id);
+    let by_key = || {
+        section
+            .as_deref()
+            .zip(content.as_deref())
+            .map(|(s, c)| Target::Key(normalize::dedup_key(s, c)))
+    };
+    let span = delta.span;
+    let change = match op {
+        "add" => match (&section, &content) {
+            (Some(s), Some(c)) => {
+                let mut e = Entry {
+                    section: Some(s.clone()),
+                    content: c.clone(),
+                    helpful: Some(0),
+                    harmful: Some(0),
+                    ..Entry::default()
+                };
+                e.provenance = Some(Box::new(Provenance {
+                    delta_id: d.id.clone(),
+                    created_at: d.created_at.clone(),
+                    hash: Some(normalize::dedup_key(s, c)),
+                    ..Provenance::default()
+                }));
+                Some(Change::Add(e))
+            }
+            _ => None,
+        },
+        "remove" => by_id
+            .or_else(by_key)
+            .map(|target| Change::Remove { target }),
+        "deprecate" => by_id.or_else(by_key).map(|target| Change::Deprecate {
+            target,
+            reason: None,
+        }),
+        _ => None,
+    };
+    match change {
+        Some(change) => d.ops.push(Op { change, span }),
+        None => d.refuse(
+            Reason::Invalid,
+            span,
+            format!(
+                "the insight's delta is not one the curator can apply: operation `{op}` needs {}",
+                if op == "add" {
+                    "`section` and `content`"
+                } else {
+                    "`add`, `remove` or `deprecate` with a target"
+                }
+            ),
+        ),
+    }
+    d
+}

@@ -1,0 +1,58 @@
+//! The paper's curator operations (`ace-agent/ace`, `playbook_utils`):
+//! JSON objects with `operation_type`, one per line (the
+//! `curator_operations_diff.jsonl` its runs write), in an array, or alone.
+//! They are the markdown playbook's own deltas, as canonical [`Delta`]s.
+//! The paper's code implements `ADD` only; each operation is one delta.
+
+use ace_jsonspan::Node;
+use ace_model::delta::{Change, Delta, Dialect, Op, Reason};
+use ace_model::{Diagnostic, Entry};
+
+fn is_operation(n: &Node) -> bool {
+    n.get("operation_type").and_then(Node::as_str).is_some()
+}
+
+/// The operations in `text`, or `None` when it holds none.
+pub fn read_operations(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
+    let nodes: Vec<Node> = match ace_jsonspan::parse(text) {
+        Ok(doc) => match doc.root.kind {
+            ace_jsonspan::Kind::Array(items) => items,
+            _ => vec![doc.root],
+        },
+        Err(e) => ace_jsonspan::parse_lines(text).ok_or(e)?,
+    };
+    if nodes.is_empty() || !nodes.iter().all(is_operation) {
+        return Ok(None);
+    }
+    Ok(Some(nodes.iter().map(operation).collect()))
+}
+
+fn operation(n: &Node) -> Delta {
+    let mut d = Delta::new(Dialect::Paper, n.span);
+    let text = |k: &str| n.get(k).and_then(Node::as_str).map(str::to_owned);
+    d.created_at = text("timestamp");
+    let kind = text("operation_type").unwrap_or_default();
+    match (kind.to_ascii_uppercase().as_str(), text("section"), text("content")) {
+        ("ADD", Some(section), Some(content)) => d.ops.push(Op {
+            change: Change::Add(Entry {
+                section: Some(section),
+                content,
+                helpful: Some(0),
+                harmful: Some(0),
+                ..Entry::default()
+            }),
+            span: n.span,
+        }),
+        ("ADD", ..) => d.refuse(
+            Reason::Invalid,
+            n.span,
+            "an `ADD` operation needs `section` and `content` strings",
+        ),
+        (other, ..) => d.refuse(
+            Reason::Invalid,
+            n.get("operation_type").map_or(n.span, |t| t.span),
+            format!("operation `{other}` is not one the paper's curator defines: its code applies `ADD` only"),
+        ),
+    }
+    d
+}

@@ -1,0 +1,169 @@
+//! A skill delta as the canonical [`Delta`]: what `ace-apply` applies. The
+//! delta is found where [`crate::delta::check`] finds it (the delta itself,
+//! a reflector's `proposed_deltas`, a curator's `clean_delta` or the
+//! `normalized_delta` real files use), and every error that check reports
+//! refuses it.
+
+use ace_jsonspan::Node;
+use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::{rules, Diagnostic, Severity, Span};
+
+use crate::delta::{kind_of, DocumentKind};
+use crate::parts::read_bullet;
+
+/// The skill field a `set` names, as the canonical model names it.
+fn canonical(key: &str) -> String {
+    match key {
+        "helpful_count" => "helpful".into(),
+        "harmful_count" => "harmful".into(),
+        "created" => "created_at".into(),
+        "last_updated" => "updated_at".into(),
+        "id" | "content" | "title" | "tags" | "links" | "evidence" | "confidence" | "scope"
+        | "status" | "deprecation_reason" => key.into(),
+        other => format!("extra.{other}"),
+    }
+}
+
+fn id_of(n: &Node) -> Option<Target> {
+    n.as_str().map(|s| Target::Id(s.to_owned()))
+}
+
+fn integer(n: Option<&Node>) -> Option<i64> {
+    n.and_then(|n| n.to_value().as_i64())
+}
+
+fn point(span: Span) -> Span {
+    Span::new(span.start, span.start + 1)
+}
+
+/// The delta in a skill delta, reflector output or curator output; `None`
+/// when `text` is a skill playbook. A text that does not parse is the
+/// error.
+pub fn read_delta(text: &str) -> Result<Option<Delta>, Diagnostic> {
+    let doc = ace_jsonspan::parse(text)?;
+    let root = &doc.root;
+    let kind = kind_of(root);
+    let node = match kind {
+        DocumentKind::Playbook => return Ok(None),
+        DocumentKind::Delta => root,
+        DocumentKind::ReflectorOutput => root.get("proposed_deltas").unwrap_or(root),
+        DocumentKind::CuratorOutput => root
+            .get("clean_delta")
+            .or_else(|| root.get("normalized_delta"))
+            .unwrap_or(root),
+    };
+    let mut delta = Delta::new(Dialect::Skill, root.span);
+    delta.id = node
+        .get("delta_id")
+        .and_then(Node::as_str)
+        .map(str::to_owned);
+    delta.created_at = node
+        .get("timestamp")
+        .and_then(Node::as_str)
+        .map(str::to_owned);
+    let list = |key: &str| node.get(key).and_then(Node::as_array).unwrap_or(&[]);
+    let mut ignored = Vec::new();
+    // The seed's order: counters, new bullets, edits, merges, deprecations.
+    for c in list("counters") {
+        let (Some(target), helpful, harmful) = (
+            c.get("id").and_then(id_of),
+            integer(c.get("helpful_delta")),
+            integer(c.get("harmful_delta")),
+        ) else {
+            continue;
+        };
+        let change = Change::Count {
+            target,
+            helpful: helpful.unwrap_or(0),
+            harmful: harmful.unwrap_or(0),
+        };
+        delta.ops.push(Op {
+            change,
+            span: c.span,
+        });
+    }
+    for (i, b) in list("new_bullets").iter().enumerate() {
+        let Some(members) = b.members() else { continue };
+        let entry = read_bullet(b, members, i, &mut ignored);
+        delta.ops.push(Op {
+            change: Change::Add(entry),
+            span: b.span,
+        });
+    }
+    for e in list("edits") {
+        let (Some(target), Some(set)) = (e.get("id").and_then(id_of), e.get("set")) else {
+            continue;
+        };
+        let Some(members) = set.members() else {
+            continue;
+        };
+        let from = read_bullet(set, members, 0, &mut ignored);
+        let fields = members.iter().map(|m| canonical(&m.key)).collect();
+        delta.ops.push(Op {
+            change: Change::Set {
+                target,
+                from: Box::new(from),
+                fields,
+            },
+            span: e.span,
+        });
+    }
+    for m in list("merges") {
+        let Some(keep) = m.get("keep_id").and_then(id_of) else {
+            continue;
+        };
+        let merged = m
+            .get("merge_ids")
+            .and_then(Node::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(id_of)
+            .collect();
+        let content = m
+            .get("merged_content")
+            .and_then(Node::as_str)
+            .map(str::to_owned);
+        delta.ops.push(Op {
+            change: Change::Merge {
+                keep,
+                merged,
+                content,
+            },
+            span: m.span,
+        });
+    }
+    for d in list("deprecations") {
+        let Some(target) = d.get("id").and_then(id_of) else {
+            continue;
+        };
+        let reason = d.get("reason").and_then(Node::as_str).map(str::to_owned);
+        delta.ops.push(Op {
+            change: Change::Deprecate { target, reason },
+            span: d.span,
+        });
+    }
+    // What the skill's own checks find wrong in the delta refuses it; a
+    // finding about the reflector's or curator's wrapper around it (a
+    // missing `justification`) does not.
+    for d in crate::delta::check(text, None)? {
+        let inside = node.span.start <= d.span.start && d.span.end <= node.span.end;
+        let wrapped = !std::ptr::eq(node, root);
+        if d.severity < Severity::Error || (wrapped && !inside) {
+            continue;
+        }
+        let reason = if d.code == rules::DELTA_CONFLICT.code {
+            Reason::Conflict
+        } else {
+            Reason::Invalid
+        };
+        delta.refuse(reason, d.span, format!("{} ({})", d.message, d.code));
+    }
+    if delta.ops.is_empty() && node.members().is_none() {
+        delta.refuse(
+            Reason::Invalid,
+            point(node.span),
+            format!("expected a delta object, found {}", node.type_name()),
+        );
+    }
+    Ok(Some(delta))
+}

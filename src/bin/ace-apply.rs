@@ -1,0 +1,608 @@
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use ace_apply::{Compat, DeltaFormat, Outcome, ReadError, Traits};
+use ace_io::capabilities::{entry_fields, Holds};
+use ace_io::convert::{self, Destination, Stop};
+use ace_io::{Format, Source};
+use ace_model::delta::Delta;
+use ace_model::{LineIndex, LossEntry, Severity};
+use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Parser, ValueEnum};
+
+const PROG: &str = "ace-apply";
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum Report {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum OutputFormat {
+    /// The playbook, in its own format.
+    Playbook,
+    /// The ace_beads curator's output object: `{patchAgentsMd,
+    /// playbookYaml, accepted, rejected}` (AGENTS.md playbooks only).
+    Curator,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+enum CompatArg {
+    /// The skill's SKILL.md merge algorithm: counters, new bullets, edits, merges
+    /// (archived), deprecations (status).
+    Spec,
+    /// The skill's scripts/merge_deltas.py: new bullets, edits, merges
+    /// (content appended, `merged` tag), deprecations (tag and note), counters.
+    SkillScript,
+}
+
+fn delta_format_parser() -> impl TypedValueParser<Value = DeltaFormat> {
+    let values = DeltaFormat::ALL
+        .iter()
+        .map(|f| clap::builder::PossibleValue::new(f.name()).help(f.describe()));
+    PossibleValuesParser::new(values).try_map(|name| {
+        DeltaFormat::from_name(&name).ok_or_else(|| format!("unknown delta format `{name}`"))
+    })
+}
+
+/// Apply ACE deltas to a playbook, as the curator's deterministic merge.
+///
+/// Each delta is checked first and applied whole or not at all; a refused
+/// delta is reported with the curator's reason code. The playbook keeps
+/// its format and layout: only what the deltas change is rewritten.
+#[derive(Parser, Debug)]
+#[command(name = PROG, version)]
+struct Args {
+    /// The playbook, in any format ace-convert reads (`-` for standard input).
+    playbook: String,
+    /// Delta files, applied in this order.
+    #[arg(required = true, value_name = "DELTA")]
+    deltas: Vec<PathBuf>,
+    /// Write the result to OUT (`-`: standard output, the default). With
+    /// an AGENTS.md, a directory receives AGENTS.md and playbook.yaml.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<String>,
+    /// Rewrite the playbook (and its playbook.yaml) itself.
+    #[arg(long, conflicts_with = "output")]
+    in_place: bool,
+    /// Write nothing; exit 1 if applying would change the playbook.
+    #[arg(long, conflicts_with_all = ["diff", "in_place"])]
+    check: bool,
+    /// Print a unified diff of what applying would change; write nothing.
+    #[arg(long, conflicts_with = "in_place")]
+    diff: bool,
+    /// How to report each delta's verdict on stderr: text, or
+    /// `{accepted, rejected[{id, reason, message}]}` as the ace_beads curator gives it.
+    #[arg(long, value_enum, default_value = "text")]
+    report: Report,
+    /// What to print: the playbook, or the curator's whole output object.
+    #[arg(long, value_enum, default_value = "playbook")]
+    output_format: OutputFormat,
+    /// The deltas' dialect (detected from each file's content if omitted).
+    #[arg(long, value_name = "DIALECT", value_parser = delta_format_parser())]
+    delta_format: Option<DeltaFormat>,
+    /// The playbook's format (detected from its name and content if omitted).
+    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
+    from: Option<Format>,
+    /// The curator's playbook.yaml to read with an AGENTS.md (default: the
+    /// one beside it).
+    #[arg(long, value_name = "FILE")]
+    sections: Option<PathBuf>,
+    /// Which semantics skill deltas follow.
+    #[arg(long, value_enum, default_value = "spec")]
+    compat: CompatArg,
+    /// Refuse any delta that changes or removes content (the append-only
+    /// playbook ADR): only additions, counters and status change.
+    #[arg(long)]
+    append_only: bool,
+    /// After applying, deprecate entries with harmful > helpful + 3 (the
+    /// playbook format's threshold); formats without a status remove them.
+    #[arg(long)]
+    prune: bool,
+    /// The time to stamp changes with (RFC 3339). Default:
+    /// SOURCE_DATE_EPOCH, else the clock.
+    #[arg(long, value_name = "TIME")]
+    now: Option<String>,
+    /// Write nothing if any delta is refused.
+    #[arg(long)]
+    strict: bool,
+    /// Refuse (exit 2) to write outside these globs, relative to the
+    /// current directory (the curator's `knowledge/**` `prompts/**`).
+    #[arg(long, value_name = "GLOB", num_args = 1..)]
+    write_scope: Vec<String>,
+    /// The lowest confidence an AceDelta may have.
+    #[arg(long, value_name = "N", default_value_t = 0.80)]
+    min_confidence: f64,
+    /// The fewest characters of evidence an AceDelta may give.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    min_evidence: usize,
+    /// Print no verdicts or losses, only errors.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Name to use for standard input in messages.
+    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
+    stdin_filename: String,
+}
+
+fn main() -> ExitCode {
+    ace_tools::prepare_process();
+    let args = Args::parse();
+    ExitCode::from(run(&args) as u8)
+}
+
+fn run(args: &Args) -> i32 {
+    match apply(args) {
+        Ok(code) => code,
+        Err(stop) => stopped(*stop),
+    }
+}
+
+type Stopped = Box<(Stop, Option<Source>)>;
+
+fn usage(message: impl Into<String>) -> Stopped {
+    Box::new((Stop::Usage(message.into()), None))
+}
+
+/// A delta file and what was read from it.
+struct DeltaFile {
+    source: Source,
+    deltas: Vec<Delta>,
+    /// Set when the file could not be read as any dialect: its one verdict.
+    unreadable: Option<String>,
+}
+
+fn read_delta_files(args: &Args) -> Result<Vec<DeltaFile>, Stopped> {
+    let opts = ace_apply::ReadOptions {
+        min_confidence: args.min_confidence,
+        min_evidence: args.min_evidence,
+    };
+    let mut files = Vec::new();
+    for path in &args.deltas {
+        let source = load_input(&path.to_string_lossy(), &args.stdin_filename)
+            .map_err(|e| usage(e.to_string()))?;
+        let name = source
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned());
+        let (deltas, unreadable) =
+            match ace_apply::read_deltas(&source.text, name.as_deref(), args.delta_format, &opts) {
+                Ok((_, deltas)) => (deltas, None),
+                Err(ReadError::Parse(d)) => {
+                    let at = LineIndex::new(&source.text).line_col(&source.text, d.span.start);
+                    (
+                        Vec::new(),
+                        Some(format!(
+                            "{}:{}:{}: {}",
+                            source.name, at.line, at.col, d.message
+                        )),
+                    )
+                }
+                Err(ReadError::NotADelta(why)) => {
+                    (Vec::new(), Some(format!("{}: {why}", source.name)))
+                }
+            };
+        files.push(DeltaFile {
+            source,
+            deltas,
+            unreadable,
+        });
+    }
+    Ok(files)
+}
+
+fn traits(
+    format: Format,
+    pb: &ace_model::Playbook,
+    sections: std::sync::Arc<ace_model::mapping::SectionMap>,
+) -> Traits {
+    // One row covers both of an entry's timestamps.
+    let holds = entry_fields(
+        format,
+        &["status", "provenance", "created_at", "created_at"],
+    );
+    let yes = |i: usize| matches!(holds[i], Some(Holds::Yes | Holds::Changed));
+    Traits {
+        status: yes(0),
+        provenance: yes(1),
+        created_at: yes(2),
+        updated_at: yes(3),
+        dated_ids: format.name() == "skill-json",
+        hex_ids: format.name() == "agents-md",
+        sequence: ace_io::document_sequence(pb),
+        sections,
+    }
+}
+
+fn now(args: &Args) -> Result<String, Stopped> {
+    if let Some(n) = &args.now {
+        if ace_model::time::shape(n) != ace_model::time::Shape::DateTime {
+            return Err(usage(format!(
+                "--now {n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
+            )));
+        }
+        return Ok(n.clone());
+    }
+    if let Some(t) = ace_tools::source_date_epoch().map_err(usage)? {
+        return Ok(t);
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Ok(ace_tools::rfc3339(secs))
+}
+
+/// Whether `path` (as given) is inside one of the write scope's globs:
+/// relative, never climbing out with `..`.
+fn in_scope(path: &Path, globs: &globset::GlobSet) -> Result<(), String> {
+    if path.is_absolute() {
+        return Err(format!("{} is absolute", path.display()));
+    }
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::Normal(p) => parts.push(p),
+            _ => {
+                return Err(format!(
+                    "{} climbs out of the current directory with `..`",
+                    path.display()
+                ))
+            }
+        }
+    }
+    let clean: PathBuf = parts.iter().collect();
+    if globs.is_match(&clean) {
+        Ok(())
+    } else {
+        Err(format!("{} is outside the write scope", path.display()))
+    }
+}
+
+fn check_scope(args: &Args, dest: &Destination) -> Result<(), Stopped> {
+    if args.write_scope.is_empty() {
+        return Ok(());
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for g in &args.write_scope {
+        let glob = globset::GlobBuilder::new(g)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| usage(format!("--write-scope {g:?}: {e}")))?;
+        b.add(glob);
+    }
+    let set = b.build().map_err(|e| usage(e.to_string()))?;
+    let paths: Vec<&Path> = match dest {
+        Destination::Stdout => Vec::new(),
+        Destination::File(p) => vec![p],
+        Destination::Pair {
+            main, companion, ..
+        } => vec![main, companion],
+    };
+    for p in paths {
+        in_scope(p, &set).map_err(|why| {
+            usage(format!(
+                "refusing to write {}: {why} ({})",
+                p.display(),
+                args.write_scope.join(" ")
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+fn apply(args: &Args) -> Result<i32, Stopped> {
+    let source =
+        load_input(&args.playbook, &args.stdin_filename).map_err(|e| usage(e.to_string()))?;
+    let registry = ace_io::Registry::builtin();
+    let format = match args.from {
+        Some(f) => f,
+        None => registry.detect(source.path.as_deref(), &source.text),
+    };
+    if args.output_format == OutputFormat::Curator && format.companion().is_none() {
+        return Err(usage(format!(
+            "--output-format curator writes the AGENTS.md curator's output; {} is {format}",
+            source.name
+        )));
+    }
+    let sections = std::sync::Arc::new(ace_model::mapping::SectionMap::default());
+    let ctx = ace_io::ReadCtx::min(Severity::Error);
+    let input = match convert::read_input(&source, format, args.sections.as_deref(), &ctx) {
+        Ok(i) => i,
+        Err(stop) => return Err(Box::new((stop, Some(source)))),
+    };
+    let now = now(args)?;
+    let files = read_delta_files(args)?;
+    let mut pb = input.parsed.playbook;
+    let deltas: Vec<(usize, Delta)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.deltas.iter().cloned().map(move |d| (i, d)))
+        .collect();
+    let t = traits(format, &pb, sections.clone());
+    let opts = ace_apply::Options {
+        compat: match args.compat {
+            CompatArg::Spec => Compat::Seed,
+            CompatArg::SkillScript => Compat::SkillScript,
+        },
+        append_only: args.append_only,
+        prune: args.prune,
+        now: now.clone(),
+    };
+    let outcome = ace_apply::apply(&mut pb, &deltas, &t, &opts);
+    let unreadable: Vec<&DeltaFile> = files.iter().filter(|f| f.unreadable.is_some()).collect();
+    let refused = outcome.rejected().count() + unreadable.len();
+    if !args.quiet || args.report == Report::Json {
+        report(args, &files, &outcome);
+    }
+    if args.strict && refused > 0 {
+        error(
+            PROG,
+            format!("--strict: {refused} delta(s) refused; nothing written"),
+        );
+        return Ok(EXIT_FINDINGS);
+    }
+    // Nothing applied: the file is left as it is, byte for byte, rather
+    // than rewritten by a writer that may not keep every byte of it.
+    let findings_code = if refused > 0 { EXIT_FINDINGS } else { EXIT_OK };
+    let changed = outcome.accepted().any(|v| v.applied > 0) || !outcome.pruned.is_empty();
+    if !changed {
+        return unchanged(args, &source, input.companion.as_ref(), findings_code);
+    }
+    let wctx = ace_io::WriteCtx::default()
+        .with_now(Some(now))
+        .with_sections(sections);
+    if args.check || args.diff || args.output_format == OutputFormat::Curator {
+        let mut main = Vec::new();
+        let mut out = ace_io::Out::to(&mut main);
+        let (companion, written) = format.write_with_companion(&pb, &wctx, &mut out);
+        out.finish().map_err(|e| usage(e.to_string()))?;
+        let main = String::from_utf8(main).map_err(|e| usage(e.to_string()))?;
+        report_losses(args, &written.losses, format.name());
+        let old_companion = input.companion.as_ref().map(|c| c.text.to_string());
+        let changed = *main != *source.text
+            || companion.as_deref()
+                != old_companion
+                    .as_deref()
+                    .or(companion.as_deref().filter(|_| old_companion.is_none()));
+        if args.output_format == OutputFormat::Curator {
+            let mut obj = serde_json::Map::new();
+            obj.insert(
+                "patchAgentsMd".into(),
+                unified(&source.name, &source.text, &main).into(),
+            );
+            obj.insert("playbookYaml".into(), companion.unwrap_or_default().into());
+            let r = outcome.report_json();
+            obj.insert("accepted".into(), r["accepted"].clone());
+            obj.insert("rejected".into(), r["rejected"].clone());
+            print_stdout(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&obj).unwrap_or_default()
+            ))?;
+            return Ok(findings_code);
+        }
+        if args.diff {
+            let mut d = unified(&source.name, &source.text, &main);
+            if let (Some(c), Some(new)) = (input.companion.as_ref(), companion.as_deref()) {
+                d.push_str(&unified(&c.name, &c.text, new));
+            }
+            print_stdout(&d)?;
+        }
+        if args.check && changed {
+            if !args.quiet {
+                error(
+                    PROG,
+                    format!("{}: applying the deltas would change it", source.name),
+                );
+            }
+            return Ok(EXIT_FINDINGS);
+        }
+        return Ok(findings_code);
+    }
+    let dest = convert::destination(
+        format,
+        args.output.as_deref(),
+        args.in_place,
+        &source,
+        input.companion.as_ref(),
+    )
+    .map_err(|s| Box::new((s, None)))?;
+    check_scope(args, &dest)?;
+    let mut on_losses = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
+    convert::write_output(&pb, format, &wctx, &dest, false, &mut on_losses)
+        .map_err(|s| Box::new((s, None)))?;
+    Ok(findings_code)
+}
+
+fn io(p: &Path) -> impl Fn(std::io::Error) -> Stopped + '_ {
+    move |e| usage(format!("{}: {e}", p.display()))
+}
+
+/// The output when the deltas change nothing: the input's own bytes.
+fn unchanged(
+    args: &Args,
+    source: &Source,
+    companion: Option<&Source>,
+    code: i32,
+) -> Result<i32, Stopped> {
+    if args.check || args.diff {
+        return Ok(code);
+    }
+    if args.output_format == OutputFormat::Curator {
+        let mut obj = serde_json::Map::new();
+        obj.insert("patchAgentsMd".into(), "".into());
+        obj.insert(
+            "playbookYaml".into(),
+            companion
+                .map(|c| c.text.to_string())
+                .unwrap_or_default()
+                .into(),
+        );
+        obj.insert("accepted".into(), serde_json::Value::Array(Vec::new()));
+        obj.insert("rejected".into(), serde_json::Value::Array(Vec::new()));
+        print_stdout(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&obj).unwrap_or_default()
+        ))?;
+        return Ok(code);
+    }
+    let format = args.from.unwrap_or_else(|| {
+        ace_io::Registry::builtin().detect(source.path.as_deref(), &source.text)
+    });
+    let dest = convert::destination(
+        format,
+        args.output.as_deref(),
+        args.in_place,
+        source,
+        companion,
+    )
+    .map_err(|s| Box::new((s, None)))?;
+    check_scope(args, &dest)?;
+    match &dest {
+        Destination::Stdout => print_stdout(&source.text)?,
+        // In place, the file already is what it would become.
+        Destination::File(_) if args.in_place => {}
+        Destination::File(p) => ace_io::write_atomic(p, source.text.as_bytes()).map_err(io(p))?,
+        Destination::Pair {
+            dir,
+            main,
+            companion: c,
+        } => {
+            if args.in_place && dir.is_none() {
+                return Ok(code);
+            }
+            if let Some(d) = dir {
+                std::fs::create_dir_all(d).map_err(io(d))?;
+            }
+            ace_io::write_atomic(main, source.text.as_bytes()).map_err(io(main))?;
+            let text = companion.map(|c| c.text.to_string()).unwrap_or_default();
+            ace_io::write_atomic(c, text.as_bytes()).map_err(io(c))?;
+        }
+    }
+    Ok(code)
+}
+
+fn print_stdout(s: &str) -> Result<(), Stopped> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(usage(format!("<stdout>: {e}"))),
+    }
+}
+
+/// A unified diff of `old` to `new`, as `diff -u` and git print it.
+fn unified(name: &str, old: &str, new: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
+fn report(args: &Args, files: &[DeltaFile], outcome: &Outcome) {
+    let mut err = std::io::stderr().lock();
+    if args.report == Report::Json {
+        let mut r = outcome.report_json();
+        if let Some(rejected) = r["rejected"].as_array_mut() {
+            for f in files {
+                if let Some(why) = &f.unreadable {
+                    rejected.push(serde_json::json!({"id": f.source.name, "reason": "invalid", "message": why}));
+                }
+            }
+        }
+        let _ = writeln!(err, "{}", serde_json::to_string(&r).unwrap_or_default());
+        return;
+    }
+    for f in files {
+        if let Some(why) = &f.unreadable {
+            let _ = writeln!(err, "{why}: rejected (invalid): not read as a delta");
+        }
+    }
+    let indexes: Vec<LineIndex> = files
+        .iter()
+        .map(|f| LineIndex::new(&f.source.text))
+        .collect();
+    for v in &outcome.verdicts {
+        let f = &files[v.source];
+        let span = v.refusal.as_ref().map_or(v.span, |r| r.span);
+        let at = indexes[v.source].line_col(&f.source.text, span.start);
+        let place = format!("{}:{}:{}", f.source.name, at.line, at.col);
+        let _ = match &v.refusal {
+            None => writeln!(
+                err,
+                "{place}: applied {} ({} change{})",
+                v.id,
+                v.applied,
+                if v.applied == 1 { "" } else { "s" }
+            ),
+            Some(r) => writeln!(
+                err,
+                "{place}: rejected {} ({}): {}",
+                v.id,
+                r.reason.code(),
+                r.message
+            ),
+        };
+    }
+    for (label, id) in &outcome.minted {
+        let _ = writeln!(err, "{PROG}: {label}: new entry given ID `{id}`");
+    }
+    for id in &outcome.pruned {
+        let _ = writeln!(err, "{PROG}: --prune: `{id}` has harmful > helpful + 3");
+    }
+    let (a, r) = (
+        outcome.accepted().count(),
+        outcome.rejected().count() + files.iter().filter(|f| f.unreadable.is_some()).count(),
+    );
+    let _ = writeln!(err, "{PROG}: {a} delta(s) applied, {r} rejected");
+}
+
+fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
+    if !args.quiet {
+        let mut err = std::io::stderr().lock();
+        let _ = ace_report::render_losses_text(losses, target, &mut err);
+    }
+}
+
+fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
+    match stop {
+        Stop::Usage(message) => {
+            error(PROG, message);
+            EXIT_USAGE
+        }
+        Stop::Findings {
+            companion,
+            diagnostics,
+        } => {
+            if let Some(f) = companion.as_ref().or(file.as_ref()) {
+                let report = [ace_report::FileReport {
+                    name: &f.name,
+                    text: &f.text,
+                    diagnostics: &diagnostics,
+                }];
+                let mut err = std::io::stderr().lock();
+                let _ =
+                    ace_report::render(ace_report::OutputFormat::Concise, &report, false, &mut err);
+            }
+            error(PROG, "the playbook has errors; nothing applied");
+            EXIT_USAGE
+        }
+        Stop::Lossy { lost, target } => {
+            error(
+                PROG,
+                format!("{lost} piece(s) of information would be lost writing {target}"),
+            );
+            EXIT_FINDINGS
+        }
+    }
+}

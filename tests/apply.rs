@@ -1,0 +1,486 @@
+//! The apply engine against the specs' own merge algorithms, written here
+//! from their text, and against the corpus deltas.
+
+use std::sync::Arc;
+
+use ace_apply::{Compat, Options, Traits};
+use ace_io::capabilities::{entry_fields, Holds};
+use ace_io::{Format, WriteCtx};
+use ace_model::Playbook;
+use ace_tests::{corpus_dir, corpus_files, fixture};
+use serde_json::{json, Value};
+
+const NOW: &str = "2026-01-01T00:00:00Z";
+
+fn traits(format: Format, pb: &Playbook) -> Traits {
+    let holds = entry_fields(format, &["status", "provenance", "created_at"]);
+    let yes = |i: usize| matches!(holds[i], Some(Holds::Yes | Holds::Changed));
+    Traits {
+        status: yes(0),
+        provenance: yes(1),
+        created_at: yes(2),
+        updated_at: yes(2),
+        dated_ids: format.name() == "skill-json",
+        hex_ids: format.name() == "agents-md",
+        sequence: ace_io::document_sequence(pb),
+        sections: Arc::default(),
+    }
+}
+
+/// Reads `playbook` as `format`, applies the deltas of `deltas` and writes
+/// the result: the text and the engine's outcome.
+fn apply(
+    format: &str,
+    playbook: &str,
+    deltas: &[&str],
+    compat: Compat,
+) -> (String, ace_apply::Outcome) {
+    let format = Format::from_name(format).expect("a format");
+    let mut pb = ace_io::read(format, playbook)
+        .expect("the playbook reads")
+        .playbook;
+    let mut all = Vec::new();
+    for (i, text) in deltas.iter().enumerate() {
+        let (_, ds) = ace_apply::read_deltas(text, None, None, &ace_apply::ReadOptions::default())
+            .unwrap_or_else(|e| panic!("delta {i} reads: {e:?}"));
+        all.extend(ds.into_iter().map(|d| (i, d)));
+    }
+    let opts = Options {
+        compat,
+        now: NOW.into(),
+        ..Options::default()
+    };
+    let t = traits(format, &pb);
+    let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
+    let ctx = WriteCtx::default().with_now(Some(NOW.into()));
+    (ace_io::write_with(format, &pb, &ctx).text, outcome)
+}
+
+fn bullets(text: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(text).expect("JSON");
+    v["bullets"].as_array().expect("bullets").clone()
+}
+
+fn find<'a>(bullets: &'a mut [Value], id: &str) -> Option<&'a mut Value> {
+    bullets.iter_mut().find(|b| b["id"] == id)
+}
+
+fn add(b: &mut Value, key: &str, by: &Value) {
+    let n = b[key].as_i64().unwrap_or(0) + by.as_i64().unwrap_or(0);
+    b[key] = json!(n);
+}
+
+/// Seed 003's `merge_delta`, as its text gives it.
+fn seed_merge(mut bullets: Vec<Value>, delta: &Value) -> Vec<Value> {
+    let list = |k: &str| delta[k].as_array().cloned().unwrap_or_default();
+    // 1. Update counters
+    for c in list("counters") {
+        if let Some(b) = find(&mut bullets, c["id"].as_str().unwrap()) {
+            add(b, "helpful_count", &c["helpful_delta"]);
+            add(b, "harmful_count", &c["harmful_delta"]);
+            b["last_updated"] = json!(NOW);
+        }
+    }
+    // 2. Add new bullets
+    for mut b in list("new_bullets") {
+        b["created"] = json!(NOW);
+        b["last_updated"] = json!(NOW);
+        bullets.push(b);
+    }
+    // 3. Apply edits
+    for e in list("edits") {
+        if let Some(b) = find(&mut bullets, e["id"].as_str().unwrap()) {
+            for (k, v) in e["set"].as_object().unwrap() {
+                b[k] = v.clone();
+            }
+            b["last_updated"] = json!(NOW);
+        }
+    }
+    // 4. Execute merges
+    for m in list("merges") {
+        let keep = m["keep_id"].as_str().unwrap().to_owned();
+        for mid in m["merge_ids"].as_array().unwrap() {
+            let Some(merged) = find(&mut bullets, mid.as_str().unwrap()).map(|b| b.clone()) else {
+                continue;
+            };
+            let k = find(&mut bullets, &keep).unwrap();
+            add(k, "helpful_count", &merged["helpful_count"]);
+            add(k, "harmful_count", &merged["harmful_count"]);
+            let merged = find(&mut bullets, mid.as_str().unwrap()).unwrap();
+            merged["status"] = json!("archived");
+            merged["deprecation_reason"] = json!(format!("Merged into {keep}"));
+        }
+        let k = find(&mut bullets, &keep).unwrap();
+        if let Some(c) = m.get("merged_content") {
+            k["content"] = c.clone();
+        }
+        k["last_updated"] = json!(NOW);
+    }
+    // 5. Process deprecations
+    for d in list("deprecations") {
+        if let Some(b) = find(&mut bullets, d["id"].as_str().unwrap()) {
+            b["status"] = json!("deprecated");
+            b["deprecation_reason"] = d["reason"].clone();
+            b["last_updated"] = json!(NOW);
+        }
+    }
+    bullets
+}
+
+/// `scripts/merge_deltas.py` as the skill ships it: new bullets, edits,
+/// merges, deprecations, then counters. Its sets are compared sorted.
+fn script_merge(mut bullets: Vec<Value>, delta: &Value) -> Vec<Value> {
+    let list = |k: &str| delta[k].as_array().cloned().unwrap_or_default();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let union = |a: Vec<String>, b: Vec<String>| {
+        let mut v: Vec<String> = a.into_iter().chain(b).collect();
+        v.sort();
+        v.dedup();
+        json!(v)
+    };
+    bullets.extend(list("new_bullets"));
+    for e in list("edits") {
+        let b = find(&mut bullets, e["id"].as_str().unwrap()).expect("edit target");
+        for (k, v) in e["set"].as_object().unwrap() {
+            b[k] = v.clone();
+        }
+        b["last_updated"] = json!(NOW);
+    }
+    for m in list("merges") {
+        let keep = m["keep_id"].as_str().unwrap().to_owned();
+        for mid in m["merge_ids"].as_array().unwrap() {
+            let mid = mid.as_str().unwrap();
+            if mid == keep {
+                continue;
+            }
+            let Some(other) = find(&mut bullets, mid).map(|b| b.clone()) else {
+                continue;
+            };
+            let k = find(&mut bullets, &keep).expect("keep target");
+            k["tags"] = union(strings(&k["tags"]), strings(&other["tags"]));
+            k["prerequisites"] = union(
+                strings(&k["prerequisites"]),
+                strings(&other["prerequisites"]),
+            );
+            add(k, "helpful_count", &other["helpful_count"]);
+            add(k, "harmful_count", &other["harmful_count"]);
+            let content = format!(
+                "{}\n\n[Merged from {mid}]: {}",
+                k["content"].as_str().unwrap(),
+                other["content"].as_str().unwrap()
+            );
+            k["content"] = json!(content);
+            let o = find(&mut bullets, mid).unwrap();
+            o["tags"] = union(strings(&o["tags"]), vec!["merged".into()]);
+        }
+        find(&mut bullets, &keep).unwrap()["last_updated"] = json!(NOW);
+    }
+    for d in list("deprecations") {
+        if let Some(b) = find(&mut bullets, d["id"].as_str().unwrap()) {
+            b["tags"] = union(strings(&b["tags"]), vec!["deprecated".into()]);
+            let content = format!(
+                "{}\n\n[Deprecated]: {}",
+                b["content"].as_str().unwrap(),
+                d["reason"].as_str().unwrap()
+            );
+            b["content"] = json!(content);
+            b["last_updated"] = json!(NOW);
+        }
+    }
+    for c in list("counters") {
+        if let Some(b) = find(&mut bullets, c["id"].as_str().unwrap()) {
+            add(b, "helpful_count", &c["helpful_delta"]);
+            add(b, "harmful_count", &c["harmful_delta"]);
+            b["last_updated"] = json!(NOW);
+        }
+    }
+    bullets
+}
+
+/// The fields the Done-when of the apply issue compares: ids, counters,
+/// status, title, content (and tags, which the script changes).
+fn summary(bullets: &[Value]) -> Vec<Value> {
+    bullets
+        .iter()
+        .map(|b| {
+            let mut tags = b["tags"].as_array().cloned().unwrap_or_default();
+            tags.sort_by_key(|t| t.to_string());
+            json!({
+                "id": b["id"],
+                "helpful": b["helpful_count"].as_i64().unwrap_or(0),
+                "harmful": b["harmful_count"].as_i64().unwrap_or(0),
+                "status": b.get("status").cloned().unwrap_or(json!("active")),
+                "title": b["title"],
+                "content": b["content"],
+                "tags": tags,
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_skill_delta_applies_as_seed_003_merge_algorithm_says() {
+    let playbook = fixture("apply/skill-playbook.json");
+    let delta = fixture("apply/skill-delta.json");
+    let expected = seed_merge(bullets(&playbook), &serde_json::from_str(&delta).unwrap());
+    let (text, outcome) = apply("skill-json", &playbook, &[&delta], Compat::Seed);
+    assert_eq!(outcome.rejected().count(), 0, "{outcome:?}");
+    assert_eq!(summary(&bullets(&text)), summary(&expected));
+    // The timestamps the seed sets are set too.
+    let got = bullets(&text);
+    assert_eq!(got[0]["last_updated"], NOW);
+    assert_eq!(got[4]["created"], NOW);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["metadata"]["last_curated"], NOW);
+    assert_eq!(v["metadata"]["archived_bullets"], 1);
+}
+
+#[test]
+fn compat_skill_script_applies_as_merge_deltas_py_does() {
+    let playbook = fixture("apply/skill-playbook.json");
+    let delta = fixture("apply/skill-delta.json");
+    let expected = script_merge(bullets(&playbook), &serde_json::from_str(&delta).unwrap());
+    let (text, outcome) = apply("skill-json", &playbook, &[&delta], Compat::SkillScript);
+    assert_eq!(outcome.rejected().count(), 0, "{outcome:?}");
+    assert_eq!(summary(&bullets(&text)), summary(&expected));
+    // The two semantics do differ on this delta.
+    let seed = seed_merge(bullets(&playbook), &serde_json::from_str(&delta).unwrap());
+    assert_ne!(summary(&seed), summary(&expected));
+}
+
+#[test]
+fn an_acedelta_batch_gets_the_curators_verdicts() {
+    let agents = fixture("apply/AGENTS.md");
+    let batch = fixture("apply/acedelta-batch.json");
+    let (text, outcome) = apply("agents-md", &agents, &[&batch], Compat::Seed);
+    let report = outcome.report_json();
+    assert_eq!(
+        report["accepted"],
+        json!(["7f1c2a9e-0b1d-4c5e-9f00-1a2b3c4d5e6f"])
+    );
+    let reasons: Vec<&str> = report["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["low-confidence", "low-evidence", "duplicate"]);
+    // The new bullet carries its provenance comment.
+    assert!(
+        text.contains("[Bullet #7f1c2a9e, helpful:1, harmful:0] Run vitest with --run in CI"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<!-- deltaId=7f1c2a9e-0b1d-4c5e-9f00-1a2b3c4d5e6f, beadsId=bd-101,"),
+        "{text}"
+    );
+    // Every line that is not the new bullet's is the input's, in order.
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains("7f1c2a9e")).collect();
+    let input: Vec<&str> = agents.lines().collect();
+    let mut it = input.iter();
+    for line in &kept {
+        if line.is_empty() {
+            continue;
+        }
+        assert!(
+            it.any(|l| l == line),
+            "line {line:?} is not the input's, in order"
+        );
+    }
+    // Applied again, the delta is refused: the playbook records it.
+    let (again, second) = apply("agents-md", &text, &[&batch], Compat::Seed);
+    assert_eq!(again, text);
+    assert_eq!(second.accepted().count(), 0);
+    assert_eq!(
+        second
+            .rejected()
+            .next()
+            .unwrap()
+            .refusal
+            .as_ref()
+            .unwrap()
+            .reason
+            .code(),
+        "already-applied"
+    );
+}
+
+#[test]
+fn an_empty_patch_changes_nothing() {
+    for (format, file) in [
+        ("skill-json", "apply/skill-playbook.json"),
+        ("agents-md", "apply/AGENTS.md"),
+    ] {
+        let text = fixture(file);
+        let (out, outcome) = apply(format, &text, &[r#"{"operations": []}"#], Compat::Seed);
+        assert_eq!(outcome.accepted().next().unwrap().applied, 0);
+        assert_eq!(out, text, "{format}");
+    }
+}
+
+#[test]
+fn a_patch_on_a_stale_sequence_is_a_conflict_unless_it_commutes() {
+    let doc = r#"{
+  "vAgendaInfo": {"version": "0.2"},
+  "plan": {
+    "title": "p",
+    "status": "active",
+    "sequence": 3,
+    "playbook": {"version": 1, "created": "2025-01-01T00:00:00Z", "updated": "2025-01-01T00:00:00Z", "entries": [
+      {"id": "e1", "kind": "strategy", "text": "Write the test first.", "helpfulCount": 1, "harmfulCount": 0}
+    ]}
+  }
+}
+"#;
+    let bump = r#"{"baseDocumentSequence": 2, "operations": [{"op": "incrementCounter", "entryId": "e1", "delta": {"helpfulCount": 2}}]}"#;
+    let edit = r#"{"baseDocumentSequence": 2, "operations": [{"op": "updateEntry", "entryId": "e1", "entry": {"id": "e1", "kind": "strategy", "text": "Write the failing test first."}}]}"#;
+    let (text, outcome) = apply("vagenda-json", doc, &[bump, edit], Compat::Seed);
+    let r = outcome.report_json();
+    assert_eq!(r["accepted"], json!(["#1"]));
+    assert_eq!(r["rejected"][0]["reason"], "conflict");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["plan"]["playbook"]["entries"][0]["helpfulCount"], 3);
+    // Applying bumps the document's sequence.
+    assert_eq!(v["plan"]["sequence"], 4);
+}
+
+/// Every corpus delta applies to a corpus playbook of its dialect, or is
+/// refused with the reason the dialect's own checks give.
+#[test]
+#[ignore = "reads the shared corpus (ACE_CORPUS)"]
+fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
+    let Some(dir) = std::env::var_os("ACE_CORPUS").map(std::path::PathBuf::from) else {
+        return;
+    };
+    let deltas = corpus_files(&corpus_dir("deltas"));
+    assert_eq!(deltas.len(), 17, "the corpus holds 17 delta files");
+    let read =
+        |rel: &str| std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let skill = read("skill-json/jmanhype__claude-code-plugin-marketplace__.claude__.claude__skills__ace-context-engineering__playbook.json");
+    let agents = read("agents-md/sjarmak__ace_beads__knowledge__AGENTS.md");
+    let paper = read("markdown-playbook/yosuny__agentic-context-engineering-poc__results__ace_run_20260204_135155_manufacturing_v2_offline__ace_run_20260204_135155_manufacturing_safety_v2_offline__final_playbook.txt");
+    let appworld = read("markdown-playbook/ace-agent__ace-appworld__experiments__playbooks__appworld_initial_playbook.txt");
+    let vagenda = fixture("apply/vagenda-playbook.json");
+    let mut seen = Vec::new();
+    for path in &deltas {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(path).unwrap();
+        let (dialect, _) =
+            ace_apply::read_deltas(&text, Some(&name), None, &ace_apply::ReadOptions::default())
+                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let (format, playbook): (&str, &str) = match dialect.name() {
+            "skill-delta" => ("skill-json", &skill),
+            "acedelta" => ("agents-md", &agents),
+            "acepatch" => ("vagenda-json", &vagenda),
+            _ => ("markdown", &paper),
+        };
+        let (_, outcome) = apply(format, playbook, &[&text], Compat::Seed);
+        let verdicts: Vec<String> = outcome
+            .verdicts
+            .iter()
+            .map(|v| {
+                v.refusal
+                    .as_ref()
+                    .map_or("applied".into(), |r| r.reason.code().to_owned())
+            })
+            .collect();
+        seen.push((name, verdicts));
+    }
+    let verdict = |part: &str| -> Vec<String> {
+        seen.iter()
+            .find(|(n, _)| n.contains(part))
+            .unwrap_or_else(|| panic!("no corpus delta named like {part}"))
+            .1
+            .clone()
+    };
+    // The skill's deltas: the one whose new bullet breaks the reflector
+    // schema and the one with a key its schema forbids are invalid; the
+    // one that counts on a bullet the playbook lacks names an unknown id.
+    assert_eq!(verdict("02_reflector_output"), ["invalid"]);
+    assert_eq!(verdict("03_curator_output"), ["applied"]);
+    assert_eq!(verdict("ace_script_fix_delta"), ["applied"]);
+    assert_eq!(verdict("delta_ace_implementation"), ["applied"]);
+    assert_eq!(verdict("validation_task_delta_real_ace"), ["invalid"]);
+    assert_eq!(verdict("__validation_task_delta.json"), ["unknown-id"]);
+    // ace_beads: an empty queue, an insight below the confidence gate,
+    // insights that propose nothing, and one whose `add` applies.
+    assert_eq!(verdict("delta-queue"), Vec::<String>::new());
+    assert_eq!(verdict("reflector-insights"), ["low-confidence"]);
+    assert_eq!(
+        verdict("reflector-output"),
+        ["applied", "applied", "applied"]
+    );
+    assert_eq!(verdict("insights.jsonl"), ["applied", "applied"]);
+    // vAgenda's examples name entries of their own documents.
+    assert_eq!(verdict("block05"), ["applied"]);
+    assert_eq!(verdict("block12"), ["applied"]);
+    assert_eq!(verdict("block13"), ["applied"]);
+    for block in ["block14", "block15", "block16"] {
+        assert_eq!(verdict(block), ["unknown-id"], "{block}");
+    }
+    // The paper's 18 ADDs, one delta each.
+    assert_eq!(verdict("curator_operations_diff"), vec!["applied"; 18]);
+    let ops = read(&format!(
+        "deltas/{}",
+        seen.iter()
+            .find(|(n, _)| n.contains("curator_operations"))
+            .unwrap()
+            .0
+    ));
+    for (playbook, grew_in) in [(&paper, None), (&appworld, Some("OTHERS"))] {
+        let before = ace_io::read(Format::from_name("markdown").unwrap(), playbook)
+            .unwrap()
+            .playbook;
+        let (after_text, _) = apply("markdown", playbook, &[&ops], Compat::Seed);
+        let after = ace_io::read(Format::from_name("markdown").unwrap(), &after_text)
+            .unwrap()
+            .playbook;
+        assert_eq!(after.entries.len(), before.entries.len() + 18);
+        if let Some(title) = grew_in {
+            let key = &after
+                .sections
+                .iter()
+                .find(|s| s.display_title() == title)
+                .unwrap()
+                .key;
+            let n = |pb: &Playbook| {
+                pb.entries
+                    .iter()
+                    .filter(|e| e.section.as_ref() == Some(key))
+                    .count()
+            };
+            assert_eq!(
+                n(&after),
+                n(&before) + 18,
+                "the paper files unknown sections under OTHERS"
+            );
+        } else {
+            // Each ADD lands in the section its `section` names.
+            for line in ops.lines() {
+                let op: Value = serde_json::from_str(line).unwrap();
+                let content = op["content"].as_str().unwrap();
+                let old_ids: std::collections::HashSet<&str> =
+                    before.entries.iter().map(|e| e.id.as_str()).collect();
+                let e = after
+                    .entries
+                    .iter()
+                    .find(|e| e.content == content && !old_ids.contains(e.id.as_str()))
+                    .unwrap();
+                let s = after.section(e.section.as_deref().unwrap()).unwrap();
+                let wanted = op["section"].as_str().unwrap();
+                // The paper writes a section as its title, or as a key
+                // with or without its `and`s.
+                let loose = |t: &str| ace_model::normalize::section_key(t).replace("_and_", "_");
+                assert_eq!(loose(s.display_title()), loose(wanted), "{content}");
+            }
+        }
+    }
+}
