@@ -100,6 +100,18 @@ pub fn prepare_process() {
     }
 }
 
+/// Prints `diags` about the file `name` holding `text` on stderr, one
+/// concise line each, as ruff does.
+pub fn print_diagnostics(name: &str, text: &str, diags: &[ace_model::Diagnostic]) {
+    let report = [ace_report::FileReport {
+        name,
+        text,
+        diagnostics: diags,
+    }];
+    let mut err = std::io::stderr().lock();
+    let _ = ace_report::render(ace_report::OutputFormat::Concise, &report, false, &mut err);
+}
+
 /// Prints `prog: error: message` on stderr.
 pub fn error(prog: &str, message: impl std::fmt::Display) {
     eprintln!("{prog}: error: {message}");

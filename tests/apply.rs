@@ -4,28 +4,12 @@
 use std::sync::Arc;
 
 use ace_apply::{Compat, Options, Traits};
-use ace_io::capabilities::{entry_fields, Holds};
 use ace_io::{Format, WriteCtx};
 use ace_model::Playbook;
 use ace_tests::{corpus_dir, corpus_files, fixture};
 use serde_json::{json, Value};
 
 const NOW: &str = "2026-01-01T00:00:00Z";
-
-fn traits(format: Format, pb: &Playbook) -> Traits {
-    let holds = entry_fields(format, &["status", "provenance", "created_at"]);
-    let yes = |i: usize| matches!(holds[i], Some(Holds::Yes | Holds::Changed));
-    Traits {
-        status: yes(0),
-        provenance: yes(1),
-        created_at: yes(2),
-        updated_at: yes(2),
-        dated_ids: format.name() == "skill-json",
-        hex_ids: format.name() == "agents-md",
-        sequence: ace_io::document_sequence(pb),
-        sections: Arc::default(),
-    }
-}
 
 /// Reads `playbook` as `format`, applies the deltas of `deltas` and writes
 /// the result: the text and the engine's outcome.
@@ -50,7 +34,7 @@ fn apply(
         now: NOW.into(),
         ..Options::default()
     };
-    let t = traits(format, &pb);
+    let t = Traits::of(format, &pb, Arc::default());
     let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
     (ace_io::write_with(format, &pb, &ctx).text, outcome)
@@ -70,17 +54,22 @@ fn add(b: &mut Value, key: &str, by: &Value) {
     b[key] = json!(n);
 }
 
-/// Seed 003's `merge_delta`, as its text gives it.
-fn seed_merge(mut bullets: Vec<Value>, delta: &Value) -> Vec<Value> {
-    let list = |k: &str| delta[k].as_array().cloned().unwrap_or_default();
-    // 1. Update counters
-    for c in list("counters") {
-        if let Some(b) = find(&mut bullets, c["id"].as_str().unwrap()) {
+/// The counter step both merge algorithms share: missing targets skipped.
+fn count(bullets: &mut [Value], counters: &[Value]) {
+    for c in counters {
+        if let Some(b) = find(bullets, c["id"].as_str().unwrap()) {
             add(b, "helpful_count", &c["helpful_delta"]);
             add(b, "harmful_count", &c["harmful_delta"]);
             b["last_updated"] = json!(NOW);
         }
     }
+}
+
+/// Seed 003's `merge_delta`, as its text gives it.
+fn seed_merge(mut bullets: Vec<Value>, delta: &Value) -> Vec<Value> {
+    let list = |k: &str| delta[k].as_array().cloned().unwrap_or_default();
+    // 1. Update counters
+    count(&mut bullets, &list("counters"));
     // 2. Add new bullets
     for mut b in list("new_bullets") {
         b["created"] = json!(NOW);
@@ -195,13 +184,7 @@ fn script_merge(mut bullets: Vec<Value>, delta: &Value) -> Vec<Value> {
             b["last_updated"] = json!(NOW);
         }
     }
-    for c in list("counters") {
-        if let Some(b) = find(&mut bullets, c["id"].as_str().unwrap()) {
-            add(b, "helpful_count", &c["helpful_delta"]);
-            add(b, "harmful_count", &c["harmful_delta"]);
-            b["last_updated"] = json!(NOW);
-        }
-    }
+    count(&mut bullets, &list("counters"));
     bullets
 }
 

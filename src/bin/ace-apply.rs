@@ -6,12 +6,11 @@ use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use ace_apply::{Compat, DeltaFormat, Outcome, ReadError, Traits};
-use ace_io::capabilities::{entry_fields, Holds};
 use ace_io::convert::{self, Destination, Stop};
 use ace_io::{Format, Source};
 use ace_model::delta::Delta;
 use ace_model::{LineIndex, LossEntry, Severity};
-use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
 
@@ -197,29 +196,6 @@ fn read_delta_files(args: &Args) -> Result<Vec<DeltaFile>, Stopped> {
     Ok(files)
 }
 
-fn traits(
-    format: Format,
-    pb: &ace_model::Playbook,
-    sections: std::sync::Arc<ace_model::mapping::SectionMap>,
-) -> Traits {
-    // One row covers both of an entry's timestamps.
-    let holds = entry_fields(
-        format,
-        &["status", "provenance", "created_at", "created_at"],
-    );
-    let yes = |i: usize| matches!(holds[i], Some(Holds::Yes | Holds::Changed));
-    Traits {
-        status: yes(0),
-        provenance: yes(1),
-        created_at: yes(2),
-        updated_at: yes(3),
-        dated_ids: format.name() == "skill-json",
-        hex_ids: format.name() == "agents-md",
-        sequence: ace_io::document_sequence(pb),
-        sections,
-    }
-}
-
 fn now(args: &Args) -> Result<String, Stopped> {
     if let Some(n) = &args.now {
         if ace_model::time::shape(n) != ace_model::time::Shape::DateTime {
@@ -325,7 +301,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         .enumerate()
         .flat_map(|(i, f)| f.deltas.iter().cloned().map(move |d| (i, d)))
         .collect();
-    let t = traits(format, &pb, sections.clone());
+    let t = Traits::of(format, &pb, sections.clone());
     let opts = ace_apply::Options {
         compat: match args.compat {
             CompatArg::Spec => Compat::Seed,
@@ -348,29 +324,28 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         );
         return Ok(EXIT_FINDINGS);
     }
+    let findings_code = if refused > 0 { EXIT_FINDINGS } else { EXIT_OK };
     // Nothing applied: the file is left as it is, byte for byte, rather
     // than rewritten by a writer that may not keep every byte of it.
-    let findings_code = if refused > 0 { EXIT_FINDINGS } else { EXIT_OK };
-    let changed = outcome.accepted().any(|v| v.applied > 0) || !outcome.pruned.is_empty();
-    if !changed {
-        return unchanged(args, &source, input.companion.as_ref(), findings_code);
-    }
+    let applied = outcome.accepted().any(|v| v.applied > 0) || !outcome.pruned.is_empty();
+    let old_companion = input.companion.as_ref().map(|c| c.text.to_string());
     let wctx = ace_io::WriteCtx::default()
         .with_now(Some(now))
         .with_sections(sections);
     if args.check || args.diff || args.output_format == OutputFormat::Curator {
-        let mut main = Vec::new();
-        let mut out = ace_io::Out::to(&mut main);
-        let (companion, written) = format.write_with_companion(&pb, &wctx, &mut out);
-        out.finish().map_err(|e| usage(e.to_string()))?;
-        let main = String::from_utf8(main).map_err(|e| usage(e.to_string()))?;
-        report_losses(args, &written.losses, format.name());
-        let old_companion = input.companion.as_ref().map(|c| c.text.to_string());
+        let (main, companion) = if applied {
+            let mut main = Vec::new();
+            let mut out = ace_io::Out::to(&mut main);
+            let (companion, written) = format.write_with_companion(&pb, &wctx, &mut out);
+            out.finish().map_err(|e| usage(e.to_string()))?;
+            report_losses(args, &written.losses, format.name());
+            let main = String::from_utf8(main).map_err(|e| usage(e.to_string()))?;
+            (main, companion)
+        } else {
+            (source.text.to_string(), old_companion.clone())
+        };
         let changed = *main != *source.text
-            || companion.as_deref()
-                != old_companion
-                    .as_deref()
-                    .or(companion.as_deref().filter(|_| old_companion.is_none()));
+            || matches!((&old_companion, &companion), (Some(old), Some(new)) if old != new);
         if args.output_format == OutputFormat::Curator {
             let mut obj = serde_json::Map::new();
             obj.insert(
@@ -405,6 +380,15 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         }
         return Ok(findings_code);
     }
+    if !applied {
+        return unchanged(
+            args,
+            format,
+            &source,
+            input.companion.as_ref(),
+            findings_code,
+        );
+    }
     let dest = convert::destination(
         format,
         args.output.as_deref(),
@@ -424,37 +408,15 @@ fn io(p: &Path) -> impl Fn(std::io::Error) -> Stopped + '_ {
     move |e| usage(format!("{}: {e}", p.display()))
 }
 
-/// The output when the deltas change nothing: the input's own bytes.
+/// Writes the input's own bytes where the output goes: what applying
+/// deltas that change nothing writes.
 fn unchanged(
     args: &Args,
+    format: Format,
     source: &Source,
     companion: Option<&Source>,
     code: i32,
 ) -> Result<i32, Stopped> {
-    if args.check || args.diff {
-        return Ok(code);
-    }
-    if args.output_format == OutputFormat::Curator {
-        let mut obj = serde_json::Map::new();
-        obj.insert("patchAgentsMd".into(), "".into());
-        obj.insert(
-            "playbookYaml".into(),
-            companion
-                .map(|c| c.text.to_string())
-                .unwrap_or_default()
-                .into(),
-        );
-        obj.insert("accepted".into(), serde_json::Value::Array(Vec::new()));
-        obj.insert("rejected".into(), serde_json::Value::Array(Vec::new()));
-        print_stdout(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&obj).unwrap_or_default()
-        ))?;
-        return Ok(code);
-    }
-    let format = args.from.unwrap_or_else(|| {
-        ace_io::Registry::builtin().detect(source.path.as_deref(), &source.text)
-    });
     let dest = convert::destination(
         format,
         args.output.as_deref(),
@@ -585,14 +547,7 @@ fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
             diagnostics,
         } => {
             if let Some(f) = companion.as_ref().or(file.as_ref()) {
-                let report = [ace_report::FileReport {
-                    name: &f.name,
-                    text: &f.text,
-                    diagnostics: &diagnostics,
-                }];
-                let mut err = std::io::stderr().lock();
-                let _ =
-                    ace_report::render(ace_report::OutputFormat::Concise, &report, false, &mut err);
+                print_diagnostics(&f.name, &f.text, &diagnostics);
             }
             error(PROG, "the playbook has errors; nothing applied");
             EXIT_USAGE

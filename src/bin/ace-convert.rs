@@ -10,7 +10,7 @@ use ace_io::Format;
 use ace_io::Source;
 use ace_model::LossEntry;
 use ace_model::Severity;
-use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 
@@ -250,14 +250,4 @@ fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
             Report::Json => ace_report::render_losses_json(losses, target, &mut err),
         };
     }
-}
-
-fn print_diagnostics(name: &str, text: &str, diags: &[ace_model::Diagnostic]) {
-    let report = [ace_report::FileReport {
-        name,
-        text,
-        diagnostics: diags,
-    }];
-    let mut err = std::io::stderr().lock();
-    let _ = ace_report::render(ace_report::OutputFormat::Concise, &report, false, &mut err);
 }

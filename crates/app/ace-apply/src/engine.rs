@@ -142,12 +142,16 @@ impl<'p> State<'p> {
 
     fn applied_ids(&mut self) -> &HashSet<String> {
         if self.applied_ids.is_none() {
-            let ids = self
-                .pb
-                .entries
-                .iter()
-                .filter_map(|e| e.provenance.as_ref()?.delta_id.clone())
-                .collect();
+            // A format with no provenance records no delta: nothing to scan.
+            let ids = if !self.traits.provenance {
+                HashSet::new()
+            } else {
+                self.pb
+                    .entries
+                    .iter()
+                    .filter_map(|e| e.provenance.as_ref()?.delta_id.clone())
+                    .collect()
+            };
             self.applied_ids = Some(ids);
         }
         self.applied_ids.as_ref().expect("built above")
@@ -158,10 +162,8 @@ impl<'p> State<'p> {
     /// `strategies_and_insights`). A new section otherwise; the paper's
     /// code files an unknown section under OTHERS instead.
     fn section(&mut self, name: &str, dialect: Dialect) -> String {
-        let wanted = loose_key(name);
-        let found = self.pb.sections.iter().find(|s| names(s, name, &wanted));
-        if let Some(s) = found {
-            return s.key.clone();
+        if let Some(key) = self.known_section(name) {
+            return key;
         }
         if dialect == Dialect::Paper {
             if let Some(s) = self
@@ -328,7 +330,10 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
                 }
                 if d.dialect == Dialect::AceBeads {
                     let section = e.section.clone().unwrap_or_default();
-                    let key = normalize::dedup_key(&st.section_probe(&section), &e.content);
+                    let key = normalize::dedup_key(
+                        &st.known_section(&section).unwrap_or(section),
+                        &e.content,
+                    );
                     if st.find(&Target::Key(key.clone())).is_some() || !new_keys.insert(key.clone())
                     {
                         return refuse(
@@ -424,14 +429,14 @@ fn content_change(c: &Change, script: bool) -> Option<String> {
 }
 
 impl State<'_> {
-    /// [`State::section`] without creating one: the key a name would get.
-    fn section_probe(&self, name: &str) -> String {
+    /// The key of the section `name` means, if the playbook has it.
+    fn known_section(&self, name: &str) -> Option<String> {
         let wanted = loose_key(name);
         self.pb
             .sections
             .iter()
             .find(|s| names(s, name, &wanted))
-            .map_or_else(|| name.to_owned(), |s| s.key.clone())
+            .map(|s| s.key.clone())
     }
 }
 

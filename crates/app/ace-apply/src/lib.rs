@@ -193,6 +193,31 @@ pub struct Traits {
     pub sections: Arc<SectionMap>,
 }
 
+impl Traits {
+    /// What `format` holds, by the capability table its writer's loss
+    /// report makes, and the document sequence `pb` was read with.
+    pub fn of(
+        format: ace_io::Format,
+        pb: &ace_model::Playbook,
+        sections: Arc<SectionMap>,
+    ) -> Traits {
+        use ace_io::capabilities::{entry_fields, Holds};
+        // One row covers both of an entry's timestamps.
+        let holds = entry_fields(format, &["status", "provenance", "created_at"]);
+        let yes = |i: usize| matches!(holds[i], Some(Holds::Yes | Holds::Changed));
+        Traits {
+            status: yes(0),
+            provenance: yes(1),
+            created_at: yes(2),
+            updated_at: yes(2),
+            dated_ids: format.name() == "skill-json",
+            hex_ids: format.name() == "agents-md",
+            sequence: ace_io::document_sequence(pb),
+            sections,
+        }
+    }
+}
+
 /// Which semantics a skill delta is applied with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compat {

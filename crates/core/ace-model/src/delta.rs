@@ -3,7 +3,7 @@
 //! file into, and what the apply engine applies. Like [`crate::Playbook`],
 //! it knows no format: a dialect maps its fields onto entry fields here.
 
-use crate::{Entry, Span};
+use crate::{rules, Entry, Span};
 
 /// Which entry an operation is about.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -136,6 +136,23 @@ impl Reason {
         Reason::UnknownId,
         Reason::AlreadyApplied,
     ];
+}
+
+impl Reason {
+    /// The reason a delta is refused for an error-level finding of rule
+    /// `code` in it: the curator's own reasons where a rule is one of
+    /// them, `invalid` for every other error.
+    pub fn for_rule(code: &str) -> Reason {
+        match code {
+            c if c == rules::DELTA_LOW_CONFIDENCE.code => Reason::LowConfidence,
+            c if c == rules::DELTA_LOW_EVIDENCE.code => Reason::LowEvidence,
+            c if c == rules::DELTA_DUPLICATE.code => Reason::Duplicate,
+            c if c == rules::DELTA_CONFLICT.code || c == rules::PATCH_UPDATE_CONFLICT.code => {
+                Reason::Conflict
+            }
+            _ => Reason::Invalid,
+        }
+    }
 }
 
 /// A refusal found while reading a delta, before any playbook is seen.

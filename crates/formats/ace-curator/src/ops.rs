@@ -6,7 +6,7 @@
 
 use ace_jsonspan::Node;
 use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
-use ace_model::{normalize, rules, Diagnostic, Entry, Provenance, Severity, Span};
+use ace_model::{normalize, Diagnostic, Entry, Provenance, Severity, Span};
 use serde_json::Value;
 
 use crate::{classify, DocumentKind, Options};
@@ -28,26 +28,13 @@ fn number(n: Option<&Node>) -> Option<f64> {
     n.and_then(|n| n.to_value().as_f64())
 }
 
-fn reason_of(code: &str) -> Reason {
-    match code {
-        c if c == rules::DELTA_LOW_CONFIDENCE.code => Reason::LowConfidence,
-        c if c == rules::DELTA_LOW_EVIDENCE.code => Reason::LowEvidence,
-        c if c == rules::DELTA_DUPLICATE.code => Reason::Duplicate,
-        _ => Reason::Invalid,
-    }
-}
-
 /// The deltas in `text`, or `None` when it holds none of the shapes above
 /// (the curator's output, for one). A text that does not parse is the
 /// error; a JSON Lines text is read line by line.
 pub fn read_deltas(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Diagnostic> {
     let doc = match ace_jsonspan::parse(text) {
         Ok(doc) => doc,
-        Err(e) => {
-            return read_lines(text, opts)
-                .map(|d| d.ok_or(e))
-                .and_then(|r| r.map(Some))
-        }
+        Err(e) => return read_lines(text, opts)?.map(Some).ok_or(e),
     };
     let root = &doc.root;
     if let Some(items) = root.get("insights").and_then(Node::as_array).or_else(|| {
@@ -82,12 +69,12 @@ pub fn read_deltas(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Dia
             .iter_mut()
             .find(|x| x.span.start <= d.span.start && d.span.end <= x.span.end);
         match owner {
-            Some(x) => x.refuse(reason_of(d.code), d.span, d.message.clone()),
+            Some(x) => x.refuse(Reason::for_rule(d.code), d.span, d.message.clone()),
             // A finding about the wrapper (the input's `agentsMd`, say)
             // refuses every delta it carries.
             None => {
                 for x in &mut deltas {
-                    x.refuse(reason_of(d.code), d.span, d.message.clone());
+                    x.refuse(Reason::for_rule(d.code), d.span, d.message.clone());
                 }
             }
         }
@@ -112,7 +99,7 @@ fn read_lines(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Diagnost
                 if f.severity >= Severity::Error {
                     let at = root.span.start;
                     let span = Span::new(f.span.start + at, f.span.end + at);
-                    d.refuse(reason_of(f.code), span, f.message);
+                    d.refuse(Reason::for_rule(f.code), span, f.message);
                 }
             }
             out.push(d);

@@ -6,7 +6,7 @@
 
 use ace_jsonspan::Node;
 use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
-use ace_model::{rules, Diagnostic, Severity, Span};
+use ace_model::{Diagnostic, Severity, Span};
 
 use crate::delta::{kind_of, DocumentKind};
 use crate::parts::read_bullet;
@@ -151,12 +151,11 @@ pub fn read_delta(text: &str) -> Result<Option<Delta>, Diagnostic> {
         if d.severity < Severity::Error || (wrapped && !inside) {
             continue;
         }
-        let reason = if d.code == rules::DELTA_CONFLICT.code {
-            Reason::Conflict
-        } else {
-            Reason::Invalid
-        };
-        delta.refuse(reason, d.span, format!("{} ({})", d.message, d.code));
+        delta.refuse(
+            Reason::for_rule(d.code),
+            d.span,
+            format!("{} ({})", d.message, d.code),
+        );
     }
     if delta.ops.is_empty() && node.members().is_none() {
         delta.refuse(

@@ -5,7 +5,7 @@
 
 use ace_jsonspan::Node;
 use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
-use ace_model::{rules, Diagnostic, Severity};
+use ace_model::{Diagnostic, Severity};
 use serde_json::Value;
 
 use crate::{entry, reader, DocKind, Syntax};
@@ -90,12 +90,11 @@ pub fn read_patch(text: &str, syntax: Syntax) -> Result<Option<Delta>, Diagnosti
         if d.severity < Severity::Error {
             continue;
         }
-        let reason = if d.code == rules::PATCH_UPDATE_CONFLICT.code {
-            Reason::Conflict
-        } else {
-            Reason::Invalid
-        };
-        delta.refuse(reason, d.span, format!("{} ({})", d.message, d.code));
+        delta.refuse(
+            Reason::for_rule(d.code),
+            d.span,
+            format!("{} ({})", d.message, d.code),
+        );
     }
     Ok(Some(delta))
 }
