@@ -296,6 +296,8 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     let now = now(args)?;
     let files = read_delta_files(args)?;
     let mut pb = input.parsed.playbook;
+    // Kept for the formats that write changes over the file's own text.
+    let before = format.imp().splices().then(|| pb.clone());
     let deltas: Vec<(usize, Delta)> = files
         .iter()
         .enumerate()
@@ -332,8 +334,17 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     let wctx = ace_io::WriteCtx::default()
         .with_now(Some(now))
         .with_sections(sections);
+    let spliced = match &before {
+        Some(before) if applied => format.imp().rewrite(&source.text, before, &pb, &wctx),
+        _ => None,
+    };
+    if let Some((_, report)) = &spliced {
+        report_losses(args, &report.losses, format.name());
+    }
     if args.check || args.diff || args.output_format == OutputFormat::Curator {
-        let (main, companion) = if applied {
+        let (main, companion) = if let Some((text, _)) = spliced {
+            (text, None)
+        } else if applied {
             let mut main = Vec::new();
             let mut out = ace_io::Out::to(&mut main);
             let (companion, written) = format.write_with_companion(&pb, &wctx, &mut out);
@@ -381,11 +392,20 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         return Ok(findings_code);
     }
     if !applied {
-        return unchanged(
+        return write_text(
             args,
             format,
-            &source,
-            input.companion.as_ref(),
+            (&source, input.companion.as_ref()),
+            None,
+            findings_code,
+        );
+    }
+    if let Some((text, _)) = &spliced {
+        return write_text(
+            args,
+            format,
+            (&source, input.companion.as_ref()),
+            Some(text),
             findings_code,
         );
     }
@@ -408,15 +428,18 @@ fn io(p: &Path) -> impl Fn(std::io::Error) -> Stopped + '_ {
     move |e| usage(format!("{}: {e}", p.display()))
 }
 
-/// Writes the input's own bytes where the output goes: what applying
-/// deltas that change nothing writes.
-fn unchanged(
+/// Writes `text` where the output goes, or the input's own bytes (`None`:
+/// what applying deltas that change nothing writes); the companion, if
+/// any, is written as it was.
+fn write_text(
     args: &Args,
     format: Format,
-    source: &Source,
-    companion: Option<&Source>,
+    (source, companion): (&Source, Option<&Source>),
+    text: Option<&str>,
     code: i32,
 ) -> Result<i32, Stopped> {
+    let same = text.is_none();
+    let text = text.unwrap_or(&source.text);
     let dest = convert::destination(
         format,
         args.output.as_deref(),
@@ -427,22 +450,22 @@ fn unchanged(
     .map_err(|s| Box::new((s, None)))?;
     check_scope(args, &dest)?;
     match &dest {
-        Destination::Stdout => print_stdout(&source.text)?,
+        Destination::Stdout => print_stdout(text)?,
         // In place, the file already is what it would become.
-        Destination::File(_) if args.in_place => {}
-        Destination::File(p) => ace_io::write_atomic(p, source.text.as_bytes()).map_err(io(p))?,
+        Destination::File(_) if args.in_place && same => {}
+        Destination::File(p) => ace_io::write_atomic(p, text.as_bytes()).map_err(io(p))?,
         Destination::Pair {
             dir,
             main,
             companion: c,
         } => {
-            if args.in_place && dir.is_none() {
+            if args.in_place && dir.is_none() && same {
                 return Ok(code);
             }
             if let Some(d) = dir {
                 std::fs::create_dir_all(d).map_err(io(d))?;
             }
-            ace_io::write_atomic(main, source.text.as_bytes()).map_err(io(main))?;
+            ace_io::write_atomic(main, text.as_bytes()).map_err(io(main))?;
             let text = companion.map(|c| c.text.to_string()).unwrap_or_default();
             ace_io::write_atomic(c, text.as_bytes()).map_err(io(c))?;
         }

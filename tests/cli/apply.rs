@@ -114,3 +114,43 @@ fn a_file_that_is_no_delta_is_rejected() {
         .code(1)
         .stderr(predicate::str::contains("no delta dialect recognises it"));
 }
+
+/// The paper's curator operations into a markdown playbook that deviates
+/// from the seed's layout: the new entries are the only new lines, and the
+/// rest of the file keeps its bytes, odd spacing and CRLF endings included.
+#[test]
+fn curator_operations_into_markdown_change_only_the_lines_they_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "# Safety playbook\r\n\r\nKept as written.\r\n\r\n## STRATEGIES AND INSIGHTS\r\n[sai-00001]  helpful=2 harmful=0 ::   spaced\r\n\r\n\r\n## COMMON MISTAKES TO AVOID\r\n\r\n## OTHERS\r\n";
+    let pb = write(dir.path(), "playbook.md", src);
+    let ops = write(
+        dir.path(),
+        "ops.jsonl",
+        concat!(
+            r#"{"operation_type": "ADD", "section": "strategies_and_insights", "content": "Check the lockout."}"#,
+            "\n",
+            r#"{"operation_type": "ADD", "section": "common_mistakes_to_avoid", "content": "Skipping the tag."}"#,
+            "\n",
+            r#"{"operation_type": "ADD", "section": "no_such_section", "content": "Filed under others."}"#,
+            "\n"
+        ),
+    );
+    let out = dir.path().join("out.md");
+    apply().arg(&pb).arg(&ops).arg("-o").arg(&out).assert().code(0);
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(
+        written,
+        src.replace(
+            "spaced\r\n",
+            "spaced\r\n[sai-00002] helpful=0 harmful=0 :: Check the lockout.\r\n"
+        )
+        .replace(
+            "## COMMON MISTAKES TO AVOID\r\n",
+            "## COMMON MISTAKES TO AVOID\r\n[mis-00001] helpful=0 harmful=0 :: Skipping the tag.\r\n"
+        )
+        .replace(
+            "## OTHERS\r\n",
+            "## OTHERS\r\n[misc-00001] helpful=0 harmful=0 :: Filed under others.\r\n"
+        )
+    );
+}

@@ -345,6 +345,27 @@ pub trait PlaybookFormat: Sync {
     fn companion(&self) -> Option<&'static dyn Companion> {
         None
     }
+
+    /// Whether [`PlaybookFormat::rewrite`] can write a changed playbook over
+    /// its file's own text (so that the caller keeps the playbook as read).
+    fn splices(&self) -> bool {
+        false
+    }
+
+    /// Writes `after` over `src`, the text `before` was read from, so that
+    /// only what changed between the two is written anew. `None` when the
+    /// changes are ones the format cannot place that way: the caller then
+    /// writes the whole playbook. Formats that keep their file's layout in
+    /// the model itself (AGENTS.md, vAgenda) need not splice.
+    fn rewrite(
+        &self,
+        _src: &str,
+        _before: &Playbook,
+        _after: &Playbook,
+        _ctx: &WriteCtx,
+    ) -> Option<(String, WriteReport)> {
+        None
+    }
 }
 
 /// A second file that holds part of a playbook, beside the format's own

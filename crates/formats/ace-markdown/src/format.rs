@@ -51,6 +51,28 @@ impl PlaybookFormat for Markdown {
         crate::write_mapped(pb, &ctx.sections, out)
     }
 
+    fn splices(&self) -> bool {
+        true
+    }
+
+    fn rewrite(
+        &self,
+        src: &str,
+        before: &Playbook,
+        after: &Playbook,
+        _: &WriteCtx,
+    ) -> Option<(String, WriteReport)> {
+        crate::rewrite(src, before, after).map(|w| {
+            (
+                w.text,
+                WriteReport {
+                    losses: w.losses,
+                    id_changes: w.id_changes,
+                },
+            )
+        })
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             suppression_comments: true,

@@ -13,9 +13,11 @@ mod format;
 mod line;
 pub mod ops;
 mod reader;
+mod splice;
 mod writer;
 
 pub use ace_model::ReadOutput;
 pub use format::{Markdown, FORMAT};
 pub use reader::read;
+pub use splice::rewrite;
 pub use writer::{write, write_into, write_mapped, WriteOutput};

@@ -8,8 +8,9 @@ use ace_model::Losses;
 use ace_model::WriteReport;
 use ace_model::{rules, Entry, LossEntry, Playbook, Section};
 
+pub(crate) use crate::line::is_valid_id;
 use crate::line::{
-    comment_open, entry_head, fence_open, heading, is_blank, is_valid_id, looks_like_tail_syntax,
+    comment_open, entry_head, fence_open, heading, is_blank, looks_like_tail_syntax,
 };
 use crate::reader::SharedPrefix;
 use ace_model::keys::HEADING_LEVEL as HEADING_LEVEL_KEY;
@@ -74,8 +75,22 @@ pub fn write_mapped(
     report
 }
 
+/// One entry as [`write`] writes it, with its line ending.
+pub(crate) fn entry_text(e: &Entry, losses: &mut Vec<LossEntry>) -> String {
+    let mut out = Out::with_capacity(e.content.len() + 48);
+    let mut w = Writer {
+        out: &mut out,
+        losses: std::mem::take(losses),
+        started: true,
+        closers: Closers::default(),
+    };
+    w.entry(e);
+    *losses = w.losses;
+    out.into_string()
+}
+
 /// [`write`] for a playbook whose IDs are all markdown IDs.
-fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
+pub(crate) fn write_valid(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
     let mut w = Writer {
         out,
         losses: Vec::new(),

@@ -1,0 +1,403 @@
+//! Writing a changed playbook over the text it was read from: only the
+//! entries that changed, came or went are written; every other byte of the
+//! file stays as it was (its blank lines, headings, prose and the entries
+//! that deviate from the seed's layout but did not change).
+//!
+//! The reader records each entry's span and each heading's; those spans
+//! are where edits go. Changes the spans cannot place (a title, a heading,
+//! an entry moved to another section or another position) give `None`,
+//! and the caller writes the whole playbook.
+
+use std::collections::HashMap;
+
+use ace_exec::Out;
+use ace_model::{Entry, LossEntry, Playbook, Section, Span};
+
+use crate::line::is_blank;
+use crate::writer::{entry_text, is_valid_id, write_valid};
+use crate::WriteOutput;
+
+/// One edit of the source: the bytes `start..end` become `text`.
+struct Edit {
+    start: usize,
+    end: usize,
+    text: String,
+}
+
+/// Writes `after` over `src`, the text `before` was read from (by
+/// [`crate::read`], whose spans its entries and sections carry).
+pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOutput> {
+    if before.title != after.title
+        || before.description != after.description
+        || after.sections.len() < before.sections.len()
+        || after.sections[..before.sections.len()] != before.sections[..]
+        || after.sections[before.sections.len()..]
+            .iter()
+            .any(|s| s.origin.0.is_some())
+    {
+        return None;
+    }
+    let newline = if src.contains("\r\n") { "\r\n" } else { "\n" };
+    let mut at: HashMap<usize, usize> = HashMap::with_capacity(before.entries.len());
+    for (i, e) in before.entries.iter().enumerate() {
+        at.insert(e.origin.0?.start, i);
+    }
+    // Where a section's new entries go: after its last entry in the file.
+    let mut last_of: HashMap<Option<&str>, Span> = HashMap::new();
+    for e in &before.entries {
+        last_of.insert(e.section.as_deref(), e.origin.0?);
+    }
+    let old_keys: HashMap<&str, &Section> = before
+        .sections
+        .iter()
+        .map(|s| (s.key.as_str(), s))
+        .collect();
+
+    let mut losses = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut kept = vec![false; before.entries.len()];
+    let mut last_start = None;
+    // New entries and where they go, in the playbook's order.
+    let mut inserts: Vec<(usize, String)> = Vec::new();
+    let mut new_section_entries: Vec<Entry> = Vec::new();
+    for e in &after.entries {
+        match e.origin.0 {
+            Some(span) => {
+                let &i = at.get(&span.start)?;
+                let old = &before.entries[i];
+                if old.section != e.section || last_start.is_some_and(|s| s >= span.start) {
+                    return None;
+                }
+                last_start = Some(span.start);
+                kept[i] = true;
+                if e != old {
+                    let text = render(e, newline, &mut losses)?;
+                    edits.push(Edit {
+                        start: span.start,
+                        end: span.end,
+                        text,
+                    });
+                }
+            }
+            None => {
+                let section = e.section.as_deref();
+                let (point, after_prose) = match last_of.get(&section) {
+                    Some(span) => (span.end, false),
+                    None => match section {
+                        Some(k) if old_keys.contains_key(k) => empty_section_end(src, before, k)?,
+                        Some(_) => {
+                            new_section_entries.push(e.clone());
+                            continue;
+                        }
+                        None => return None,
+                    },
+                };
+                let text = render(e, newline, &mut losses)?;
+                let lead = if after_prose && !inserts.iter().any(|(p, _)| *p == point) {
+                    format!("{newline}{newline}")
+                } else {
+                    newline.to_owned()
+                };
+                inserts.push((point, format!("{lead}{text}")));
+            }
+        }
+    }
+    for (i, e) in before.entries.iter().enumerate() {
+        if !kept[i] {
+            let span = e.origin.0?;
+            let (start, end) = whole_lines(src, span);
+            edits.push(Edit {
+                start,
+                end,
+                text: String::new(),
+            });
+        }
+    }
+    for (point, text) in inserts {
+        edits.push(Edit {
+            start: point,
+            end: point,
+            text,
+        });
+    }
+    let tail = new_sections(
+        src,
+        before,
+        after,
+        new_section_entries,
+        newline,
+        &mut losses,
+    );
+    if let Some(t) = tail {
+        edits.push(Edit {
+            start: src.len(),
+            end: src.len(),
+            text: t,
+        });
+    }
+    // Insertions at a point follow a replacement ending there and keep
+    // their own order (a stable sort).
+    edits.sort_by_key(|e| (e.start, e.end != e.start));
+    let mut out =
+        String::with_capacity(src.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
+    let mut pos = 0;
+    for e in edits {
+        if e.start < pos {
+            return None;
+        }
+        out.push_str(&src[pos..e.start]);
+        out.push_str(&e.text);
+        pos = e.end;
+    }
+    out.push_str(&src[pos..]);
+    Some(WriteOutput {
+        text: out,
+        losses,
+        id_changes: Vec::new(),
+    })
+}
+
+/// An entry as the seed writes it, without its last line ending, in the
+/// file's line endings. `None` for an ID the format cannot hold: the whole
+/// writer reassigns those.
+fn render(e: &Entry, newline: &str, losses: &mut Vec<LossEntry>) -> Option<String> {
+    if !is_valid_id(&e.id) {
+        return None;
+    }
+    let mut text = entry_text(e, losses);
+    if text.ends_with('\n') {
+        text.pop();
+    }
+    Some(if newline == "\n" {
+        text
+    } else {
+        text.replace('\n', newline)
+    })
+}
+
+/// The bytes an entry's lines take, with one line ending: what removing
+/// it removes.
+fn whole_lines(src: &str, span: Span) -> (usize, usize) {
+    let rest = &src[span.end..];
+    if let Some(n) = ["\r\n", "\n"].iter().find(|n| rest.starts_with(**n)) {
+        return (span.start, span.end + n.len());
+    }
+    // The last line of a file without a final newline: the line ending
+    // before it goes instead.
+    let head = &src[..span.start];
+    let start = head
+        .strip_suffix("\r\n")
+        .or_else(|| head.strip_suffix('\n'))
+        .map_or(span.start, str::len);
+    (start, span.end)
+}
+
+/// Where the first entry of a section that has none goes: after the last
+/// non-blank line under its heading, and whether that line is prose, which
+/// the writer parts from entries by a blank line.
+fn empty_section_end(src: &str, before: &Playbook, key: &str) -> Option<(usize, bool)> {
+    let i = before.sections.iter().position(|s| s.key == key)?;
+    let heading = before.sections[i].origin.0?;
+    let next = match before.sections.get(i + 1) {
+        Some(s) => s.origin.0?.start,
+        None => src.len(),
+    };
+    let mut end = heading.end;
+    let mut offset = heading.end;
+    for line in src[heading.end..next].split_inclusive('\n') {
+        let text = line.trim_end_matches(['\n', '\r']);
+        if !is_blank(text) {
+            end = offset + text.len();
+        }
+        offset += line.len();
+    }
+    Some((end, end != heading.end))
+}
+
+/// The sections the deltas added, with their entries, as the whole writer
+/// writes them, parted from the file's end by a blank line.
+fn new_sections(
+    src: &str,
+    before: &Playbook,
+    after: &Playbook,
+    entries: Vec<Entry>,
+    newline: &str,
+    losses: &mut Vec<LossEntry>,
+) -> Option<String> {
+    let sections: Vec<Section> = after.sections[before.sections.len()..].to_vec();
+    if sections.is_empty() && entries.is_empty() {
+        return None;
+    }
+    let part = Playbook {
+        sections,
+        entries,
+        ..Playbook::default()
+    };
+    let mut out = Out::new();
+    let report = write_valid(&part, &mut out);
+    losses.extend(report.losses);
+    let mut text = out.into_string();
+    if newline != "\n" {
+        text = text.replace('\n', newline);
+    }
+    let lead = if src.is_empty() || src.ends_with(&format!("{newline}{newline}")) {
+        String::new()
+    } else if src.ends_with(newline) {
+        newline.to_owned()
+    } else {
+        format!("{newline}{newline}")
+    };
+    Some(format!("{lead}{text}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, section: &str, content: &str) -> Entry {
+        Entry {
+            id: id.into(),
+            section: Some(section.into()),
+            content: content.into(),
+            helpful: Some(0),
+            harmful: Some(0),
+            ..Entry::default()
+        }
+    }
+
+    /// Rewrites `src` after `change`, and checks that the result reads
+    /// back as the changed playbook.
+    fn spliced(src: &str, change: impl FnOnce(&mut Playbook)) -> Option<String> {
+        let before = crate::read(src).playbook;
+        let mut after = before.clone();
+        change(&mut after);
+        let out = rewrite(src, &before, &after)?;
+        let back = crate::read(&out.text).playbook;
+        assert_eq!(back.entries, after.entries, "{}", out.text);
+        assert_eq!(back.sections.len(), after.sections.len(), "{}", out.text);
+        Some(out.text)
+    }
+
+    const SRC: &str = "# Playbook\n\nSome prose.\n\n## STRATEGIES\n[str-00001]   helpful=1 harmful=0 ::  odd spacing\n[str-00002] helpful=0 harmful=0 :: two\n\n\n## EMPTY\n\n## WITH PROSE\n\nProse under it.\n\n## LAST\n[lst-00001] no counters\n";
+
+    #[test]
+    fn a_changed_entry_is_the_only_line_written() {
+        let out = spliced(SRC, |pb| pb.entries[1].helpful = Some(4)).unwrap();
+        assert_eq!(
+            out,
+            SRC.replace("[str-00002] helpful=0", "[str-00002] helpful=4")
+        );
+        // A deviating line that did not change keeps its bytes.
+        let out = spliced(SRC, |pb| pb.entries[0].harmful = Some(2)).unwrap();
+        assert_eq!(
+            out,
+            SRC.replace(
+                "[str-00001]   helpful=1 harmful=0 ::  odd spacing",
+                "[str-00001] helpful=1 harmful=2 :: odd spacing"
+            )
+        );
+    }
+
+    #[test]
+    fn new_entries_follow_their_section_s_last_entry() {
+        let out = spliced(SRC, |pb| {
+            pb.entries
+                .insert(2, entry("str-00003", "strategies", "three"));
+            pb.entries
+                .insert(3, entry("str-00004", "strategies", "four"));
+            pb.entries.push(entry("lst-00002", "last", "after"));
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            SRC.replace(
+                "two\n",
+                "two\n[str-00003] helpful=0 harmful=0 :: three\n[str-00004] helpful=0 harmful=0 :: four\n"
+            )
+            .replace(
+                "no counters\n",
+                "no counters\n[lst-00002] helpful=0 harmful=0 :: after\n"
+            )
+        );
+    }
+
+    #[test]
+    fn an_empty_section_gets_its_first_entries_under_heading_or_prose() {
+        let out = spliced(SRC, |pb| {
+            pb.entries.insert(2, entry("emp-00001", "empty", "e1"));
+            pb.entries.insert(3, entry("emp-00002", "empty", "e2"));
+            pb.entries.insert(4, entry("wp-00001", "with_prose", "w1"));
+            pb.entries.insert(5, entry("wp-00002", "with_prose", "w2"));
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            SRC.replace(
+                "## EMPTY\n",
+                "## EMPTY\n[emp-00001] helpful=0 harmful=0 :: e1\n[emp-00002] helpful=0 harmful=0 :: e2\n"
+            )
+            .replace(
+                "Prose under it.\n",
+                "Prose under it.\n\n[wp-00001] helpful=0 harmful=0 :: w1\n[wp-00002] helpful=0 harmful=0 :: w2\n"
+            )
+        );
+    }
+
+    #[test]
+    fn removed_entries_take_their_lines_with_them() {
+        let out = spliced(SRC, |pb| {
+            pb.entries.remove(0);
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            SRC.replace("[str-00001]   helpful=1 harmful=0 ::  odd spacing\n", "")
+        );
+        // The last line of a file without a final newline.
+        let src = "## S\n[s-1] a\n[s-2] b";
+        let out = spliced(src, |pb| {
+            pb.entries.pop();
+        })
+        .unwrap();
+        assert_eq!(out, "## S\n[s-1] a");
+    }
+
+    #[test]
+    fn line_endings_and_a_missing_final_newline_are_kept() {
+        let src = "## S\r\n[s-1] a\r\n[s-2] b";
+        let out = spliced(src, |pb| {
+            pb.entries[0].helpful = Some(1);
+            pb.entries.push(entry("s-3", "s", "c\nmore"));
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            "## S\r\n[s-1] helpful=1 :: a\r\n[s-2] b\r\n[s-3] helpful=0 harmful=0 :: c\r\nmore"
+        );
+    }
+
+    #[test]
+    fn new_sections_go_at_the_end_as_the_writer_writes_them() {
+        let out = spliced(SRC, |pb| {
+            let mut s = Section::new("new_one");
+            s.title = Some("NEW ONE".into());
+            pb.sections.push(s);
+            pb.entries.push(entry("new-00001", "new_one", "fresh"));
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            format!("{SRC}\n## NEW ONE\n[new-00001] helpful=0 harmful=0 :: fresh\n")
+        );
+    }
+
+    #[test]
+    fn changes_the_spans_cannot_place_are_left_to_the_whole_writer() {
+        assert!(spliced(SRC, |pb| pb.title = Some("Other".into())).is_none());
+        assert!(spliced(SRC, |pb| pb.sections[0].title = Some("X".into())).is_none());
+        assert!(spliced(SRC, |pb| pb.entries.swap(0, 1)).is_none());
+        assert!(spliced(SRC, |pb| pb.entries[0].section = Some("last".into())).is_none());
+        // An ID the format cannot hold is reassigned by the whole writer.
+        assert!(spliced(SRC, |pb| pb.entries.push(entry("nodigit", "last", "x"))).is_none());
+    }
+}
