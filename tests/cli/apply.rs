@@ -136,7 +136,13 @@ fn curator_operations_into_markdown_change_only_the_lines_they_add() {
         ),
     );
     let out = dir.path().join("out.md");
-    apply().arg(&pb).arg(&ops).arg("-o").arg(&out).assert().code(0);
+    apply()
+        .arg(&pb)
+        .arg(&ops)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(0);
     let written = std::fs::read_to_string(&out).unwrap();
     assert_eq!(
         written,

@@ -7,10 +7,11 @@
 use std::collections::{HashMap, HashSet};
 
 use ace_model::delta::{copy_field, Change, Delta, Dialect, Reason, Refusal, Target};
+use ace_model::ids::natural_cmp;
 use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
 
 use crate::ids::Allocator;
-use crate::{Compat, Options, Traits};
+use crate::{Compat, DeltaLog, Options, Traits};
 
 /// What became of one delta.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,16 +77,18 @@ struct State<'p> {
     opts: &'p Options,
     by_id: HashMap<String, Slot>,
     by_key: Option<HashMap<String, Slot>>,
-    /// New entries, each with the old entry it follows (`None`: the end).
-    added: Vec<(Option<usize>, Entry)>,
+    /// New entries, each with the old entry it goes before (the number of
+    /// old entries: the end).
+    added: Vec<(usize, Entry)>,
     gone_old: Vec<bool>,
     gone_new: Vec<bool>,
-    /// The last old entry of each section, computed on the first addition.
-    last_of_section: Option<HashMap<Option<String>, usize>>,
+    /// The old entries of each section, computed on the first addition.
+    of_section: Option<HashMap<Option<String>, Vec<usize>>>,
     alloc: Option<Allocator>,
     applied_ids: Option<HashSet<String>>,
     sequence: Option<i64>,
     minted: Vec<(String, String)>,
+    logged: Vec<Logged>,
 }
 
 fn key_of(e: &Entry) -> String {
@@ -142,8 +145,9 @@ impl<'p> State<'p> {
 
     fn applied_ids(&mut self) -> &HashSet<String> {
         if self.applied_ids.is_none() {
-            // A format with no provenance records no delta: nothing to scan.
-            let ids = if !self.traits.provenance {
+            // A format with no provenance records no delta there: nothing
+            // to scan.
+            let mut ids: HashSet<String> = if !self.traits.provenance {
                 HashSet::new()
             } else {
                 self.pb
@@ -152,6 +156,20 @@ impl<'p> State<'p> {
                     .filter_map(|e| e.provenance.as_ref()?.delta_id.clone())
                     .collect()
             };
+            match self.traits.delta_log {
+                DeltaLog::Provenance => {}
+                DeltaLog::SkillMetadata => ids.extend(ace_skill::ops::applied_deltas(self.pb)),
+                DeltaLog::Extra => ids.extend(
+                    self.pb
+                        .extra
+                        .get(APPLIED_KEY)
+                        .and_then(serde_json::Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str().map(str::to_owned)),
+                ),
+                DeltaLog::ChangeLog => ids.extend(ace_vagenda::logged_deltas(self.pb)),
+            }
             self.applied_ids = Some(ids);
         }
         self.applied_ids.as_ref().expect("built above")
@@ -187,31 +205,49 @@ impl<'p> State<'p> {
         name.to_owned()
     }
 
-    fn anchor(&mut self, section: &Option<String>) -> Option<usize> {
-        if self.last_of_section.is_none() {
-            let mut m = HashMap::new();
+    /// Where a new entry goes: after its section's last entry, and ahead
+    /// of the old entries at the section's end whose IDs sort after its own.
+    /// Appends therefore commute: whatever order entries with their own IDs
+    /// arrive in, they end up in ID order after what was there before, and
+    /// IDs a playbook numbers upward simply go last.
+    fn anchor(&mut self, e: &Entry) -> usize {
+        let n = self.pb.entries.len();
+        if self.of_section.is_none() {
+            let mut m: HashMap<Option<String>, Vec<usize>> = HashMap::new();
             for (i, e) in self.pb.entries.iter().enumerate() {
-                m.insert(e.section.clone(), i);
+                m.entry(e.section.clone()).or_default().push(i);
             }
-            self.last_of_section = Some(m);
+            self.of_section = Some(m);
         }
-        let m = self.last_of_section.as_ref().expect("built above");
-        match m.get(section) {
-            Some(i) => Some(*i),
-            // A section with no entry yet: after the entries of the
-            // section before it, so that its bullets sit under it.
-            None => {
-                let pos = self
-                    .pb
-                    .sections
-                    .iter()
-                    .position(|s| Some(&s.key) == section.as_ref())?;
-                self.pb.sections[..pos]
-                    .iter()
-                    .rev()
-                    .find_map(|s| m.get(&Some(s.key.clone())).copied())
+        let m = self.of_section.as_ref().expect("built above");
+        let live = |i: &&usize| !self.gone_old[**i];
+        if let Some(list) = m.get(&e.section) {
+            let mut at = None;
+            for &i in list.iter().rev().filter(live) {
+                at = Some(i);
+                if natural_cmp(&self.pb.entries[i].id, &e.id).is_lt() {
+                    return i + 1;
+                }
+            }
+            if let Some(first) = at {
+                return first;
             }
         }
+        // A section with no entry yet: after the entries of the section
+        // before it, so that its entries sit under it.
+        let Some(pos) = self
+            .pb
+            .sections
+            .iter()
+            .position(|s| Some(&s.key) == e.section.as_ref())
+        else {
+            return n;
+        };
+        self.pb.sections[..pos]
+            .iter()
+            .rev()
+            .find_map(|s| m.get(&Some(s.key.clone()))?.iter().rev().find(live))
+            .map_or(n, |i| i + 1)
     }
 
     fn touch(&mut self, s: Slot) {
@@ -506,7 +542,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 } else if d.dialect == Dialect::AceBeads {
                     e.provenance = None;
                 }
-                let anchor = st.anchor(&e.section);
+                let anchor = st.anchor(&e);
                 let slot = Slot::New(st.added.len());
                 st.by_id.insert(e.id.clone(), slot);
                 if let Some(k) = st.by_key.as_mut() {
@@ -686,10 +722,88 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
             ids.insert(id.clone());
         }
     }
-    if let Some(seq) = st.sequence.as_mut() {
-        *seq += 1;
+    if count > 0 {
+        if let Some(seq) = st.sequence.as_mut() {
+            *seq += 1;
+        }
+        st.logged.push(Logged {
+            id: d.id.clone(),
+            sequence: st.sequence,
+            ops: count,
+        });
     }
     count
+}
+
+/// The key under which formats without a place of their own list the
+/// deltas applied to them: the skill's name for it.
+const APPLIED_KEY: &str = ace_skill::ops::APPLIED_KEY;
+
+/// An applied delta, for the format's record of them.
+struct Logged {
+    id: Option<String>,
+    /// The document's sequence once the delta was applied.
+    sequence: Option<i64>,
+    ops: usize,
+}
+
+/// Records the applied deltas where the format keeps them: the skill's
+/// `metadata`, or a vAgenda `Change` per delta in the document's
+/// `changeLog`. Entry provenance is written as entries are added.
+fn record(pb: &mut Playbook, logged: &[Logged], log: DeltaLog, now: &str) {
+    match log {
+        DeltaLog::Provenance => {}
+        DeltaLog::SkillMetadata => {
+            let ids: Vec<String> = logged.iter().filter_map(|l| l.id.clone()).collect();
+            if !ids.is_empty() {
+                ace_skill::ops::record_applied(pb, &ids);
+            }
+        }
+        DeltaLog::Extra => {
+            let mut ids = logged.iter().filter_map(|l| l.id.clone()).peekable();
+            if ids.peek().is_none() {
+                return;
+            }
+            if let serde_json::Value::Array(list) = pb
+                .extra
+                .entry(APPLIED_KEY)
+                .or_insert_with(|| serde_json::Value::Array(Vec::new()))
+            {
+                list.extend(ids.map(serde_json::Value::String));
+            }
+        }
+        DeltaLog::ChangeLog => {
+            let changes = logged
+                .iter()
+                .filter_map(|l| {
+                    let mut c = serde_json::Map::new();
+                    c.insert("sequence".into(), l.sequence?.into());
+                    c.insert("timestamp".into(), now.into());
+                    c.insert(
+                        "agent".into(),
+                        serde_json::json!({"id": "ace-apply", "type": "system"}),
+                    );
+                    c.insert("operation".into(), "update".into());
+                    c.insert("path".into(), "playbook".into());
+                    c.insert(
+                        "reason".into(),
+                        match &l.id {
+                            Some(id) => format!("ace-apply: delta {id}, {} operation(s)", l.ops),
+                            None => format!("ace-apply: {} operation(s)", l.ops),
+                        }
+                        .into(),
+                    );
+                    if let Some(id) = &l.id {
+                        c.insert("relatedChanges".into(), serde_json::json!([id]));
+                    }
+                    Some(serde_json::Value::Object(c))
+                })
+                .collect::<Vec<_>>();
+            if !changes.is_empty() {
+                ace_vagenda::log_changes(pb, changes);
+            }
+        }
+    }
 }
 
 /// Applies `deltas` (each with the index of the file it came from) to
@@ -714,11 +828,12 @@ pub fn apply(
         added: Vec::new(),
         gone_old: vec![false; n],
         gone_new: Vec::new(),
-        last_of_section: None,
+        of_section: None,
         alloc: None,
         applied_ids: None,
         sequence: traits.sequence,
         minted: Vec::new(),
+        logged: Vec::new(),
     };
     let mut out = Outcome::default();
     for (i, (source, d)) in deltas.iter().enumerate() {
@@ -758,6 +873,7 @@ pub fn apply(
     }
     let sequence = st.sequence;
     out.minted = std::mem::take(&mut st.minted);
+    let logged = std::mem::take(&mut st.logged);
     let State {
         pb,
         added,
@@ -772,35 +888,48 @@ pub fn apply(
             ace_vagenda::set_document_sequence(pb, seq);
         }
     }
+    record(pb, &logged, traits.delta_log, &opts.now);
     out
 }
 
-fn rebuild(
-    pb: &mut Playbook,
-    added: Vec<(Option<usize>, Entry)>,
-    gone_old: &[bool],
-    gone_new: &[bool],
-) {
+/// Puts the new entries in place and drops the removed ones. The new
+/// entries bound for one place stand in section order, then ID order.
+fn rebuild(pb: &mut Playbook, added: Vec<(usize, Entry)>, gone_old: &[bool], gone_new: &[bool]) {
     if added.is_empty() && !gone_old.iter().any(|g| *g) {
         return;
     }
-    let mut after: HashMap<Option<usize>, Vec<Entry>> = HashMap::new();
-    for ((anchor, e), gone) in added.into_iter().zip(gone_new) {
+    let rank: HashMap<&str, usize> = pb
+        .sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.key.as_str(), i))
+        .collect();
+    let mut before: HashMap<usize, Vec<Entry>> = HashMap::new();
+    for ((at, e), gone) in added.into_iter().zip(gone_new) {
         if !gone {
-            after.entry(anchor).or_default().push(e);
+            before.entry(at).or_default().push(e);
         }
     }
+    let section_rank = |e: &Entry| e.section.as_deref().and_then(|k| rank.get(k).copied());
+    for list in before.values_mut() {
+        list.sort_by(|a, b| {
+            section_rank(a)
+                .cmp(&section_rank(b))
+                .then_with(|| natural_cmp(&a.id, &b.id))
+        });
+    }
     let old = std::mem::take(&mut pb.entries);
-    let mut entries = Vec::with_capacity(old.len() + after.values().map(Vec::len).sum::<usize>());
+    let n = old.len();
+    let mut entries = Vec::with_capacity(n + before.values().map(Vec::len).sum::<usize>());
     for (i, e) in old.into_iter().enumerate() {
+        if let Some(list) = before.remove(&i) {
+            entries.extend(list);
+        }
         if !gone_old[i] {
             entries.push(e);
         }
-        if let Some(list) = after.remove(&Some(i)) {
-            entries.extend(list);
-        }
     }
-    if let Some(list) = after.remove(&None) {
+    if let Some(list) = before.remove(&n) {
         entries.extend(list);
     }
     pb.entries = entries;

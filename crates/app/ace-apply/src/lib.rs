@@ -191,6 +191,26 @@ pub struct Traits {
     /// `baseDocumentSequence`.
     pub sequence: Option<i64>,
     pub sections: Arc<SectionMap>,
+    /// Where the playbook records the IDs of the deltas applied to it,
+    /// besides entry provenance.
+    pub delta_log: DeltaLog,
+}
+
+/// A format's record of applied deltas, beyond the provenance of the
+/// entries they added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeltaLog {
+    /// Entry provenance only (or nothing, in a format without it).
+    #[default]
+    Provenance,
+    /// The skill playbook's `metadata.applied_deltas`.
+    SkillMetadata,
+    /// `extra.applied_deltas` of the canonical JSON playbook.
+    Extra,
+    /// A vAgenda `Change` per delta in the document's `changeLog`, with
+    /// the delta's ID in `relatedChanges`, when the document keeps a
+    /// `sequence`.
+    ChangeLog,
 }
 
 impl Traits {
@@ -214,6 +234,12 @@ impl Traits {
             hex_ids: format.name() == "agents-md",
             sequence: ace_io::document_sequence(pb),
             sections,
+            delta_log: match format.name() {
+                "skill-json" => DeltaLog::SkillMetadata,
+                "json" => DeltaLog::Extra,
+                "vagenda-json" | "vagenda-tron" => DeltaLog::ChangeLog,
+                _ => DeltaLog::Provenance,
+            },
         }
     }
 }

@@ -214,8 +214,84 @@ pub fn reallocate_by(
     Some((out, changes))
 }
 
+/// Orders IDs as people read them: runs of digits by their value, so that
+/// `str-9` comes before `str-10`; the rest byte by byte. Digit runs sort
+/// before other text, and IDs equal in value (`str-01`, `str-1`) fall back
+/// to byte order, so that the order is total.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    fn run(s: &[u8], digits: bool) -> usize {
+        s.iter()
+            .position(|c| c.is_ascii_digit() != digits)
+            .unwrap_or(s.len())
+    }
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    while let (Some(&cx), Some(&cy)) = (x.first(), y.first()) {
+        let (dx, dy) = (cx.is_ascii_digit(), cy.is_ascii_digit());
+        if dx != dy {
+            return if dx {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+        }
+        let (nx, ny) = (run(x, dx), run(y, dy));
+        let (rx, ry) = (&x[..nx], &y[..ny]);
+        let ord = if dx {
+            let tx = &rx[rx.iter().position(|&c| c != b'0').unwrap_or(nx)..];
+            let ty = &ry[ry.iter().position(|&c| c != b'0').unwrap_or(ny)..];
+            tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty))
+        } else {
+            rx.cmp(ry)
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+        x = &x[nx..];
+        y = &y[ny..];
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn natural_order_reads_digit_runs_as_numbers() {
+        use std::cmp::Ordering::*;
+        let mut ids = vec![
+            "str-10",
+            "str-9",
+            "str-00010",
+            "b",
+            "a10",
+            "a9",
+            "a",
+            "7f1c2a9e",
+            "10",
+            "str-01",
+            "str-1",
+        ];
+        ids.sort_by(|a, b| super::natural_cmp(a, b));
+        assert_eq!(
+            ids,
+            [
+                "7f1c2a9e",
+                "10",
+                "a",
+                "a9",
+                "a10",
+                "b",
+                "str-01",
+                "str-1",
+                "str-9",
+                "str-00010",
+                "str-10"
+            ]
+        );
+        assert_eq!(super::natural_cmp("x-2", "x-2"), Equal);
+        assert_eq!(super::natural_cmp("x", "x-1"), Less);
+    }
+
     use super::*;
     use crate::Section;
 

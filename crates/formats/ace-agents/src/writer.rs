@@ -532,6 +532,18 @@ impl Writer<'_, '_> {
             self.losses.lose(&rules::DROPPED_FIELD, None, "description", "the AGENTS.md layout keeps its own prose; the model's description is not written into it");
         }
         let (slots, placed) = place(&pb.entries, items);
+        // Entries the layout does not have (new ones), per section in model
+        // order: each goes before the first placed entry of its section that
+        // follows it in the model, the rest at the section's end. Where the
+        // model puts a new entry is where it is written, so the writer
+        // agrees with whoever ordered the model (ace-apply keeps appends
+        // in ID order, so that they commute).
+        let mut unplaced: HashMap<Option<&str>, (Vec<usize>, usize)> = HashMap::new();
+        for (i, e) in pb.entries.iter().enumerate() {
+            if !placed[i] {
+                unplaced.entry(e.section.as_deref()).or_default().0.push(i);
+            }
+        }
         let mut slot_no = 0;
         let mut ends: HashSet<Option<&str>> = HashSet::new();
         for item in items {
@@ -539,6 +551,20 @@ impl Writer<'_, '_> {
                 Item::Text(t) => self.out.push_str(t),
                 Item::Bullet { raw, .. } => {
                     if let Some(i) = slots[slot_no] {
+                        if let Some((list, next)) =
+                            unplaced.get_mut(&pb.entries[i].section.as_deref())
+                        {
+                            let from = *next;
+                            while *next < list.len() && list[*next] < i {
+                                *next += 1;
+                            }
+                            if from < *next {
+                                let before: Vec<&Entry> =
+                                    list[from..*next].iter().map(|&j| &pb.entries[j]).collect();
+                                self.ensure_line_start();
+                                self.bullets(&before);
+                            }
+                        }
                         let e = self.prepare(&pb.entries[i]);
                         let rendered = bullet::render_entry(&e);
                         match raw {
@@ -568,17 +594,14 @@ impl Writer<'_, '_> {
                             }
                         }
                     }
-                    let new: Vec<&Entry> = pb
-                        .entries
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, e)| !placed[*i] && e.section.as_deref() == section.as_deref())
-                        .map(|(_, e)| e)
-                        .collect();
-                    if !new.is_empty() {
-                        let new = seed_sorted(&new);
-                        self.ensure_line_start();
-                        self.bullets(&new);
+                    if let Some((list, next)) = unplaced.get_mut(&section.as_deref()) {
+                        let new: Vec<&Entry> =
+                            list[*next..].iter().map(|&j| &pb.entries[j]).collect();
+                        *next = list.len();
+                        if !new.is_empty() {
+                            self.ensure_line_start();
+                            self.bullets(&new);
+                        }
                     }
                 }
             }

@@ -42,11 +42,15 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
     for (i, e) in before.entries.iter().enumerate() {
         at.insert(e.origin.0?.start, i);
     }
-    // Where a section's new entries go: after its last entry in the file.
-    let mut last_of: HashMap<Option<&str>, Span> = HashMap::new();
-    for e in &before.entries {
-        last_of.insert(e.section.as_deref(), e.origin.0?);
+    // A new entry goes where the playbook puts it: after the entry before
+    // it in its section, or before the section's first entry.
+    let mut first_of: HashMap<Option<&str>, Span> = HashMap::new();
+    for e in &after.entries {
+        if let Some(span) = e.origin.0 {
+            first_of.entry(e.section.as_deref()).or_insert(span);
+        }
     }
+    let mut last_of: HashMap<Option<&str>, Span> = HashMap::new();
     let old_keys: HashMap<&str, &Section> = before
         .sections
         .iter()
@@ -69,6 +73,7 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
                     return None;
                 }
                 last_start = Some(span.start);
+                last_of.insert(e.section.as_deref(), span);
                 kept[i] = true;
                 if e != old {
                     let text = render(e, newline, &mut losses)?;
@@ -81,6 +86,11 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
             }
             None => {
                 let section = e.section.as_deref();
+                if let (None, Some(next)) = (last_of.get(&section), first_of.get(&section)) {
+                    let text = render(e, newline, &mut losses)?;
+                    inserts.push((next.start, format!("{text}{newline}")));
+                    continue;
+                }
                 let (point, after_prose) = match last_of.get(&section) {
                     Some(span) => (span.end, false),
                     None => match section {
@@ -317,6 +327,22 @@ mod tests {
             .replace(
                 "no counters\n",
                 "no counters\n[lst-00002] helpful=0 harmful=0 :: after\n"
+            )
+        );
+    }
+
+    #[test]
+    fn a_new_entry_the_playbook_puts_first_goes_before_the_section_s_first() {
+        let out = spliced(SRC, |pb| {
+            pb.entries
+                .insert(0, entry("str-00000", "strategies", "zero"));
+        })
+        .unwrap();
+        assert_eq!(
+            out,
+            SRC.replace(
+                "[str-00001]   helpful",
+                "[str-00000] helpful=0 harmful=0 :: zero\n[str-00001]   helpful"
             )
         );
     }

@@ -166,3 +166,41 @@ pub fn read_delta(text: &str) -> Result<Option<Delta>, Diagnostic> {
     }
     Ok(Some(delta))
 }
+
+/// The key of the playbook's `metadata` where `ace-apply` lists the
+/// `delta_id`s it applied. Seed 003's merge updates `metadata` key by key,
+/// so the list survives the skill's own merges.
+pub const APPLIED_KEY: &str = "applied_deltas";
+
+/// The delta IDs the playbook's `metadata` records as applied.
+pub fn applied_deltas(pb: &ace_model::Playbook) -> Vec<String> {
+    pb.extra
+        .get("metadata")
+        .and_then(|m| m.get(APPLIED_KEY))
+        .and_then(serde_json::Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|id| id.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Records `ids` as applied in the playbook's `metadata`; `false` when the
+/// playbook has no `metadata` object (a bare array of bullets), which has
+/// no place for the record.
+pub fn record_applied(pb: &mut ace_model::Playbook, ids: &[String]) -> bool {
+    let Some(serde_json::Value::Object(meta)) = pb.extra.get_mut("metadata") else {
+        return false;
+    };
+    match meta
+        .entry(APPLIED_KEY)
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()))
+    {
+        serde_json::Value::Array(list) => {
+            list.extend(ids.iter().cloned().map(serde_json::Value::String));
+            true
+        }
+        _ => false,
+    }
+}

@@ -44,6 +44,55 @@ pub fn set_document_sequence(pb: &mut Playbook, sequence: i64) -> bool {
     true
 }
 
+/// The delta IDs the document's `changeLog` names in `relatedChanges`:
+/// where `ace-apply` records the deltas it applied to a document that keeps
+/// a `sequence`.
+pub fn logged_deltas(pb: &Playbook) -> Vec<String> {
+    let Some(doc) = pb.layout_of(LAYOUT_KEY).and_then(|l| l.get("document")) else {
+        return Vec::new();
+    };
+    ["plan", "todoList"]
+        .iter()
+        .filter_map(|c| doc.get(c)?.get("changeLog")?.as_array())
+        .flatten()
+        .filter_map(|change| change.get("relatedChanges")?.as_array())
+        .flatten()
+        .filter_map(|id| id.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Appends `changes` (vAgenda `Change` objects) to the `changeLog` of the
+/// document a playbook was read from, when that document keeps a
+/// `sequence` (Extension 10, which the change log belongs to); `false`
+/// when it does not.
+pub fn log_changes(pb: &mut Playbook, changes: Vec<Value>) -> bool {
+    let Some(mut layout) = pb.layout_of(LAYOUT_KEY).cloned() else {
+        return false;
+    };
+    let Some(doc) = layout.get_mut("document") else {
+        return false;
+    };
+    let Some(container) = ["plan", "todoList"]
+        .iter()
+        .find(|c| doc.get(**c).and_then(|d| d.get("sequence")).is_some())
+    else {
+        return false;
+    };
+    let Some(obj) = doc[*container].as_object_mut() else {
+        return false;
+    };
+    match obj
+        .entry("changeLog")
+        .or_insert_with(|| Value::Array(Vec::new()))
+    {
+        Value::Array(log) => log.extend(changes),
+        // A change log that is not a list is the document's own business.
+        _ => return false,
+    }
+    pb.set_layout(LAYOUT_KEY, layout);
+    true
+}
+
 /// The fields an `updateEntry` changes: every field of its entry but the id,
 /// less those equal to the target entry's current value.
 fn touched(entry: &Map<String, Value>, current: Option<&Map<String, Value>>) -> Vec<String> {
