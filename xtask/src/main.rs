@@ -3,6 +3,7 @@
 //! ace-validate process against named baselines.
 //! `cargo xtask compare OLD NEW` checks that two builds behave the same.
 
+mod apply;
 mod compare;
 mod scale;
 
@@ -33,7 +34,7 @@ fn main() -> ExitCode {
         Some("compare") => compare::compare(&args[1..]),
         Some("__measure") => scale::measure(&args[1..]),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR"
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR"
                 .to_owned(),
         ),
     };
@@ -387,7 +388,9 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 6] = ["markdown", "skill", "tron", "batch", "process", "scale"];
+    const GROUPS: [&str; 7] = [
+        "markdown", "skill", "tron", "batch", "process", "scale", "apply",
+    ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
             "unknown benchmark group `{bad}`; expected one of {}",
@@ -433,6 +436,9 @@ fn bench(only: &[String]) -> Result<(), String> {
             .transpose()?
             .unwrap_or(1_000_000);
         scale::scale_bench(max)?;
+    }
+    if wants("apply") {
+        apply::apply_bench(&root().join("target/release"))?;
     }
     Ok(())
 }

@@ -38,19 +38,28 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
         return None;
     }
     let newline = if src.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut at: HashMap<usize, usize> = HashMap::with_capacity(before.entries.len());
-    for (i, e) in before.entries.iter().enumerate() {
-        at.insert(e.origin.0?.start, i);
-    }
+    // The old entries stand in file order, and the kept ones must keep it:
+    // each is found by walking on from the last one found, not by a map
+    // over every entry (most of a large playbook's time went to hashing).
+    let mut cursor = 0;
     // A new entry goes where the playbook puts it: after the entry before
-    // it in its section, or before the section's first entry.
+    // it in its section, or before the section's first entry. Sections are
+    // hashed only where the section changes from one entry to the next.
     let mut first_of: HashMap<Option<&str>, Span> = HashMap::new();
+    let mut previous: Option<Option<&str>> = None;
     for e in &after.entries {
         if let Some(span) = e.origin.0 {
-            first_of.entry(e.section.as_deref()).or_insert(span);
+            let section = e.section.as_deref();
+            if previous != Some(section) {
+                first_of.entry(section).or_insert(span);
+                previous = Some(section);
+            }
         }
     }
     let mut last_of: HashMap<Option<&str>, Span> = HashMap::new();
+    // The run of kept entries of one section being walked, flushed into
+    // `last_of` when the section changes or a new entry asks.
+    let mut run: Option<(Option<&str>, Span)> = None;
     let old_keys: HashMap<&str, &Section> = before
         .sections
         .iter()
@@ -67,13 +76,27 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
     for e in &after.entries {
         match e.origin.0 {
             Some(span) => {
-                let &i = at.get(&span.start)?;
+                if last_start.is_some_and(|s| s >= span.start) {
+                    return None;
+                }
+                while before.entries.get(cursor)?.origin.0?.start < span.start {
+                    cursor += 1;
+                }
+                let i = cursor;
                 let old = &before.entries[i];
-                if old.section != e.section || last_start.is_some_and(|s| s >= span.start) {
+                if old.origin.0?.start != span.start || old.section != e.section {
                     return None;
                 }
                 last_start = Some(span.start);
-                last_of.insert(e.section.as_deref(), span);
+                let section = e.section.as_deref();
+                match &mut run {
+                    Some((s, last)) if *s == section => *last = span,
+                    _ => {
+                        if let Some((s, last)) = run.replace((section, span)) {
+                            last_of.insert(s, last);
+                        }
+                    }
+                }
                 kept[i] = true;
                 if e != old {
                     let text = render(e, newline, &mut losses)?;
@@ -86,6 +109,9 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
             }
             None => {
                 let section = e.section.as_deref();
+                if let Some((s, last)) = run.take() {
+                    last_of.insert(s, last);
+                }
                 if let (None, Some(next)) = (last_of.get(&section), first_of.get(&section)) {
                     let text = render(e, newline, &mut losses)?;
                     inserts.push((next.start, format!("{text}{newline}")));
