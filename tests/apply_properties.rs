@@ -63,7 +63,7 @@ fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Out
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
     let text = format
         .imp()
-        .rewrite(text, &before, &pb, &ctx)
+        .rewrite(text, &outcome.before, &pb, &ctx)
         .map(|(t, _)| t)
         .unwrap_or_else(|| ace_io::write_with(format, &pb, &ctx).text);
     (text, outcome)

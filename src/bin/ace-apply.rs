@@ -295,9 +295,9 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     };
     let now = now(args)?;
     let files = read_delta_files(args)?;
-    let mut pb = input.parsed.playbook;
-    // Kept for the formats that write changes over the file's own text.
-    let before = format.imp().splices().then(|| pb.clone());
+    // Freeing a million entries at exit takes longer than the process
+    // needs them: the playbook is left to the operating system.
+    let mut pb = std::mem::ManuallyDrop::new(input.parsed.playbook);
     let deltas: Vec<(usize, Delta)> = files
         .iter()
         .enumerate()
@@ -334,9 +334,11 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     let wctx = ace_io::WriteCtx::default()
         .with_now(Some(now))
         .with_sections(sections);
-    let spliced = match &before {
-        Some(before) if applied => format.imp().rewrite(&source.text, before, &pb, &wctx),
-        _ => None,
+    let spliced = match applied {
+        true => format
+            .imp()
+            .rewrite(&source.text, &outcome.before, &pb, &wctx),
+        false => None,
     };
     if let Some((_, report)) = &spliced {
         report_losses(args, &report.losses, format.name());

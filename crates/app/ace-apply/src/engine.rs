@@ -38,6 +38,9 @@ pub struct Outcome {
     /// IDs given to new entries that came without one, or whose own was
     /// taken: `(delta label, new id)`.
     pub minted: Vec<(String, String)>,
+    /// The playbook as it was, as far as writing the change over its file
+    /// needs (what `PlaybookFormat::rewrite` takes).
+    pub before: ace_model::Before,
 }
 
 impl Outcome {
@@ -77,6 +80,7 @@ struct State<'p> {
     pb: &'p mut Playbook,
     traits: &'p Traits,
     opts: &'p Options,
+    /// The old entries with an ID the deltas name, and every new entry.
     by_id: HashMap<String, Slot>,
     by_key: Option<HashMap<String, Slot>>,
     /// New entries, each with the old entry it goes before (the number of
@@ -91,6 +95,9 @@ struct State<'p> {
     sequence: Option<i64>,
     minted: Vec<(String, String)>,
     logged: Vec<Logged>,
+    /// Old entries as they were before their first change.
+    originals: Vec<(usize, Entry)>,
+    saved: HashSet<usize>,
 }
 
 fn key_of(e: &Entry) -> String {
@@ -107,7 +114,10 @@ impl<'p> State<'p> {
 
     fn entry_mut(&mut self, s: Slot) -> &mut Entry {
         match s {
-            Slot::Old(i) => &mut self.pb.entries[i],
+            Slot::Old(i) => {
+                self.save(i);
+                &mut self.pb.entries[i]
+            }
             Slot::New(i) => &mut self.added[i].1,
         }
     }
@@ -285,9 +295,19 @@ impl<'p> State<'p> {
         }
     }
 
+    /// Keeps old entry `i` as it was, before its first change.
+    fn save(&mut self, i: usize) {
+        if self.saved.insert(i) {
+            self.originals.push((i, self.pb.entries[i].clone()));
+        }
+    }
+
     fn remove(&mut self, s: Slot) {
         match s {
-            Slot::Old(i) => self.gone_old[i] = true,
+            Slot::Old(i) => {
+                self.save(i);
+                self.gone_old[i] = true;
+            }
             Slot::New(i) => self.gone_new[i] = true,
         }
         self.by_key = None;
@@ -830,9 +850,30 @@ pub fn apply(
     opts: &Options,
 ) -> Outcome {
     let n = pb.entries.len();
-    let mut by_id = HashMap::with_capacity(n);
-    for (i, e) in pb.entries.iter().enumerate() {
-        by_id.entry(e.id.clone()).or_insert(Slot::Old(i));
+    let shell = ace_model::Before::shell_of(pb);
+    // Only the IDs the deltas name are looked up: a map of those, filled
+    // in one pass, rather than a million owned keys for ten thousand
+    // lookups.
+    let mut wanted: HashSet<&str> = HashSet::new();
+    for (_, d) in deltas {
+        for op in &d.ops {
+            if let Change::Add(e) = &op.change {
+                wanted.insert(&e.id);
+            }
+            for t in op.change.targets() {
+                if let Target::Id(id) = t {
+                    wanted.insert(id);
+                }
+            }
+        }
+    }
+    let mut by_id = HashMap::with_capacity(wanted.len());
+    if !wanted.is_empty() {
+        for (i, e) in pb.entries.iter().enumerate() {
+            if wanted.contains(e.id.as_str()) {
+                by_id.entry(e.id.clone()).or_insert(Slot::Old(i));
+            }
+        }
     }
     let mut st = State {
         pb,
@@ -849,6 +890,8 @@ pub fn apply(
         sequence: traits.sequence,
         minted: Vec::new(),
         logged: Vec::new(),
+        originals: Vec::new(),
+        saved: HashSet::new(),
     };
     let mut out = Outcome::default();
     for (i, (source, d)) in deltas.iter().enumerate() {
@@ -889,6 +932,12 @@ pub fn apply(
     let sequence = st.sequence;
     out.minted = std::mem::take(&mut st.minted);
     let logged = std::mem::take(&mut st.logged);
+    let mut originals = std::mem::take(&mut st.originals);
+    originals.sort_by_key(|(i, _)| *i);
+    out.before = ace_model::Before {
+        shell,
+        originals: originals.into_iter().map(|(_, e)| e).collect(),
+    };
     let State {
         pb,
         added,

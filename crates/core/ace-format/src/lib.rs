@@ -346,12 +346,6 @@ pub trait PlaybookFormat: Sync {
         None
     }
 
-    /// Whether [`PlaybookFormat::rewrite`] can write a changed playbook over
-    /// its file's own text (so that the caller keeps the playbook as read).
-    fn splices(&self) -> bool {
-        false
-    }
-
     /// Writes `after` over `src`, the text `before` was read from, so that
     /// only what changed between the two is written anew. `None` when the
     /// changes are ones the format cannot place that way: the caller then
@@ -360,7 +354,7 @@ pub trait PlaybookFormat: Sync {
     fn rewrite(
         &self,
         _src: &str,
-        _before: &Playbook,
+        _before: &ace_model::Before,
         _after: &Playbook,
         _ctx: &WriteCtx,
     ) -> Option<(String, WriteReport)> {

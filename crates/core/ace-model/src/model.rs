@@ -23,6 +23,43 @@ impl From<Span> for Origin {
     }
 }
 
+/// A playbook as it was before a change, kept as cheaply as writing the
+/// change over the playbook's own file needs: the playbook without its
+/// entries or layout, and the entries the change altered or removed, as
+/// they were (their origins say where they stood). Entries it does not list
+/// are the same in the changed playbook.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Before {
+    /// The playbook without entries or layout.
+    pub shell: Playbook,
+    /// The altered and removed entries as they were, in playbook order.
+    pub originals: Vec<Entry>,
+}
+
+impl Before {
+    /// The playbook without entries or layout.
+    pub fn shell_of(pb: &mut Playbook) -> Playbook {
+        let entries = std::mem::take(&mut pb.entries);
+        let layout = std::mem::take(&mut pb.layout);
+        let shell = pb.clone();
+        pb.entries = entries;
+        pb.layout = layout;
+        shell
+    }
+
+    /// All of `pb`, for a change that does not say which entries it
+    /// touched.
+    pub fn of(pb: &Playbook) -> Before {
+        let mut copy = pb.clone();
+        let originals = std::mem::take(&mut copy.entries);
+        copy.layout = Kept::default();
+        Before {
+            shell: copy,
+            originals,
+        }
+    }
+}
+
 /// A whole playbook: sections in display order and entries in file order.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -51,14 +51,10 @@ impl PlaybookFormat for Markdown {
         crate::write_mapped(pb, &ctx.sections, out)
     }
 
-    fn splices(&self) -> bool {
-        true
-    }
-
     fn rewrite(
         &self,
         src: &str,
-        before: &Playbook,
+        before: &ace_model::Before,
         after: &Playbook,
         _: &WriteCtx,
     ) -> Option<(String, WriteReport)> {

@@ -14,6 +14,12 @@ fn is_operation(n: &Node) -> bool {
 
 /// The operations in `text`, or `None` when it holds none.
 pub fn read_operations(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
+    // Every operation names its type: a text without the key is no file
+    // of operations, found without parsing it (the caller tries the other
+    // dialects next).
+    if memchr::memmem::find(text.as_bytes(), b"\"operation_type\"").is_none() {
+        return Ok(None);
+    }
     let nodes: Vec<Node> = match ace_jsonspan::parse(text) {
         Ok(doc) => match doc.root.kind {
             ace_jsonspan::Kind::Array(items) => items,

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use ace_exec::Out;
-use ace_model::{Entry, LossEntry, Playbook, Section, Span};
+use ace_model::{Before, Entry, LossEntry, Playbook, Section, Span};
 
 use crate::line::is_blank;
 use crate::writer::{entry_text, is_valid_id, write_valid};
@@ -25,8 +25,11 @@ struct Edit {
 }
 
 /// Writes `after` over `src`, the text `before` was read from (by
-/// [`crate::read`], whose spans its entries and sections carry).
-pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOutput> {
+/// [`crate::read`], whose spans its entries and sections carry). The
+/// entries `before` does not list are taken as unchanged.
+pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutput> {
+    let originals = &before.originals;
+    let before = &before.shell;
     if before.title != after.title
         || before.description != after.description
         || after.sections.len() < before.sections.len()
@@ -38,10 +41,11 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
         return None;
     }
     let newline = if src.contains("\r\n") { "\r\n" } else { "\n" };
-    // The old entries stand in file order, and the kept ones must keep it:
-    // each is found by walking on from the last one found, not by a map
-    // over every entry (most of a large playbook's time went to hashing).
-    let mut cursor = 0;
+    // The entries the change altered or removed, by where they stood.
+    let mut original_at: HashMap<usize, usize> = HashMap::with_capacity(originals.len());
+    for (i, e) in originals.iter().enumerate() {
+        original_at.insert(e.origin.0?.start, i);
+    }
     // A new entry goes where the playbook puts it: after the entry before
     // it in its section, or before the section's first entry. Sections are
     // hashed only where the section changes from one entry to the next.
@@ -68,7 +72,7 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
 
     let mut losses = Vec::new();
     let mut edits: Vec<Edit> = Vec::new();
-    let mut kept = vec![false; before.entries.len()];
+    let mut kept = vec![false; originals.len()];
     let mut last_start = None;
     // New entries and where they go, in the playbook's order.
     let mut inserts: Vec<(usize, String)> = Vec::new();
@@ -77,14 +81,6 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
         match e.origin.0 {
             Some(span) => {
                 if last_start.is_some_and(|s| s >= span.start) {
-                    return None;
-                }
-                while before.entries.get(cursor)?.origin.0?.start < span.start {
-                    cursor += 1;
-                }
-                let i = cursor;
-                let old = &before.entries[i];
-                if old.origin.0?.start != span.start || old.section != e.section {
                     return None;
                 }
                 last_start = Some(span.start);
@@ -96,6 +92,13 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
                             last_of.insert(s, last);
                         }
                     }
+                }
+                let Some(&i) = original_at.get(&span.start) else {
+                    continue;
+                };
+                let old = &originals[i];
+                if old.section != e.section {
+                    return None;
                 }
                 kept[i] = true;
                 if e != old {
@@ -138,7 +141,7 @@ pub fn rewrite(src: &str, before: &Playbook, after: &Playbook) -> Option<WriteOu
             }
         }
     }
-    for (i, e) in before.entries.iter().enumerate() {
+    for (i, e) in originals.iter().enumerate() {
         if !kept[i] {
             let span = e.origin.0?;
             let (start, end) = whole_lines(src, span);
@@ -307,7 +310,7 @@ mod tests {
         let before = crate::read(src).playbook;
         let mut after = before.clone();
         change(&mut after);
-        let out = rewrite(src, &before, &after)?;
+        let out = rewrite(src, &Before::of(&before), &after)?;
         let back = crate::read(&out.text).playbook;
         assert_eq!(back.entries, after.entries, "{}", out.text);
         assert_eq!(back.sections.len(), after.sections.len(), "{}", out.text);
