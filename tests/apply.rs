@@ -340,10 +340,9 @@ fn a_patch_on_a_stale_sequence_is_a_conflict_unless_it_commutes() {
 #[test]
 #[ignore = "reads the shared corpus (ACE_CORPUS)"]
 fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
-    let Some(dir) = std::env::var_os("ACE_CORPUS").map(std::path::PathBuf::from) else {
-        return;
-    };
-    let deltas = corpus_files(&corpus_dir("deltas"));
+    let deltas_dir = corpus_dir("deltas");
+    let dir = deltas_dir.parent().expect("the corpus root").to_owned();
+    let deltas = corpus_files(&deltas_dir);
     assert_eq!(deltas.len(), 17, "the corpus holds 17 delta files");
     let read =
         |rel: &str| std::fs::read_to_string(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
@@ -466,4 +465,89 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
             }
         }
     }
+}
+
+/// Seed 001's curator run on the real ace_beads knowledge base: our batch
+/// into its AGENTS.md and playbook.yaml gives the seed's verdicts, a
+/// provenance comment on the bullet it adds, and leaves every other line
+/// of both files as it was.
+#[test]
+#[ignore = "reads the shared corpus (ACE_CORPUS)"]
+fn an_acedelta_batch_into_the_real_ace_beads_pair() {
+    let read = |variant: &str, name: &str| {
+        let path = corpus_dir(variant).join(name);
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let agents = read("agents-md", "sjarmak__ace_beads__knowledge__AGENTS.md");
+    let yaml = read(
+        "playbook-yaml",
+        "sjarmak__ace_beads__knowledge__playbook.yaml",
+    );
+    let format = Format::from_name("agents-md").unwrap();
+    let mut pb = ace_io::read_files(format, &agents, Some(&yaml))
+        .expect("the pair reads")
+        .playbook;
+    let (_, deltas) = ace_apply::read_deltas(
+        &fixture("apply/acedelta-batch.json"),
+        None,
+        None,
+        &ace_apply::ReadOptions::default(),
+    )
+    .expect("the batch reads");
+    let all: Vec<(usize, ace_model::delta::Delta)> = deltas.into_iter().map(|d| (0, d)).collect();
+    let opts = Options {
+        now: NOW.into(),
+        ..Options::default()
+    };
+    let t = Traits::of(format, &pb, Arc::default());
+    let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
+    let verdicts: Vec<&str> = outcome
+        .verdicts
+        .iter()
+        .map(|v| v.refusal.as_ref().map_or("applied", |r| r.reason.code()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["applied", "low-confidence", "low-evidence", "duplicate"]
+    );
+    let ctx = WriteCtx::default().with_now(Some(NOW.into()));
+    let files = ace_io::write_files(format, &pb, &ctx);
+    // The bullet comes with its provenance comment.
+    let lines: Vec<&str> = files.main.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("[Bullet #7f1c2a9e, helpful:1, harmful:0] Run vitest"))
+        .unwrap_or_else(|| panic!("the new bullet is written:\n{}", files.main));
+    assert!(
+        lines[at + 1]
+            .starts_with("<!-- deltaId=7f1c2a9e-0b1d-4c5e-9f00-1a2b3c4d5e6f, beadsId=bd-101,"),
+        "{}",
+        lines[at + 1]
+    );
+    // Every line of the file is still there, in order, and the new ones
+    // are the bullet, its comment and the heading of the section the
+    // knowledge base did not have yet.
+    let old: Vec<&str> = agents.lines().collect();
+    let mut rest = lines.iter();
+    for line in &old {
+        assert!(
+            rest.any(|l| l == line),
+            "line {line:?} is kept, in order:\n{}",
+            files.main
+        );
+    }
+    let added: Vec<&&str> = lines.iter().filter(|l| !old.contains(l)).collect();
+    assert_eq!(added.len(), 3, "{added:?}");
+    assert_eq!(*added[0], "## typescript/testing");
+    // playbook.yaml already lists the section: it is written as it was.
+    assert_eq!(files.companion.as_deref(), Some(yaml.as_str()));
+    // Applied again, the batch finds its bullet recorded.
+    let mut again = ace_io::read_files(format, &files.main, files.companion.as_deref())
+        .unwrap()
+        .playbook;
+    let second = ace_apply::apply(&mut again, &all, &t, &opts);
+    assert_eq!(
+        second.verdicts[0].refusal.as_ref().map(|r| r.reason),
+        Some(ace_model::delta::Reason::AlreadyApplied)
+    );
 }
