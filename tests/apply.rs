@@ -551,3 +551,92 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
         Some(ace_model::delta::Reason::AlreadyApplied)
     );
 }
+
+/// The Playbooks extension's own event examples, applied in order to a
+/// vAgenda playbook: the append creates the entry, the updates count and
+/// refine it, and the dedup event adds a deprecated duplicate. Applied a
+/// second time, each is recorded already.
+#[test]
+#[ignore = "reads the shared corpus (ACE_CORPUS)"]
+fn the_playbooks_extension_events_apply_in_order() {
+    let dir = corpus_dir("vagenda");
+    let events: Vec<String> = [
+        "append",
+        "delta",
+        "refine",
+        "supersede-new",
+        "supersede-old",
+        "dedup",
+    ]
+    .iter()
+    .map(|n| {
+        let p = dir.join(format!(
+            "visionik__vAgenda__vAgenda-extension-playbooks.md--pb-event-{n}.json"
+        ));
+        std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    })
+    .collect();
+    let refs: Vec<&str> = events.iter().map(String::as_str).collect();
+    let base = fixture("apply/vagenda-playbook.json");
+    let (text, outcome) = apply("vagenda-json", &base, &refs, Compat::Seed);
+    assert!(
+        outcome.rejected().next().is_none(),
+        "{:?}",
+        outcome.report_json()
+    );
+    let pb = ace_io::read(Format::from_name("vagenda-json").unwrap(), &text)
+        .unwrap()
+        .playbook;
+    let e = |id: &str| pb.entries.iter().find(|e| e.id == id).expect(id);
+    let first = e("entry-test-first");
+    assert_eq!(first.helpful, Some(1));
+    assert!(first
+        .content
+        .starts_with("Write a failing test first; then"));
+    assert_eq!(
+        first.superseded_by.as_deref(),
+        Some("entry-tests-before-fix-v2")
+    );
+    let dup = e("entry-test-first-duplicate");
+    assert_eq!(dup.status, Some(ace_model::Status::Deprecated));
+    assert_eq!(dup.duplicate_of.as_deref(), Some("entry-test-first"));
+    let (again, second) = apply("vagenda-json", &text, &refs, Compat::Seed);
+    assert_eq!(again, text);
+    assert!(second
+        .verdicts
+        .iter()
+        .all(|v| v.refusal.as_ref().map(|r| r.reason)
+            == Some(ace_model::delta::Reason::AlreadyApplied)));
+}
+
+/// An event applied to an event-log playbook must follow the head of its
+/// target's log: the writer appends the change as an event after it, and
+/// the same event again no longer follows the head.
+#[test]
+fn an_event_must_follow_its_target_s_last_event() {
+    let log = r#"{"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": [
+        {"eventId": "a1", "targetId": "t", "operation": "append", "kind": "rule", "narrative": {"Overview": "Pin the toolchain."}, "createdAt": "2025-12-01T00:00:00Z"},
+        {"eventId": "a2", "targetId": "t", "operation": "update", "prevEventId": "a1", "delta": {"helpfulCount": 1}, "createdAt": "2025-12-02T00:00:00Z"}
+    ]}}"#;
+    let event = r#"{"eventId": "b1", "targetId": "t", "operation": "update", "prevEventId": "a2", "delta": {"helpfulCount": 1}, "createdAt": "2025-12-03T00:00:00Z"}"#;
+    let stale = event.replace("\"a2\"", "\"a1\"").replace("b1", "b0");
+    let (_, outcome) = apply("vagenda-json", log, &[&stale], Compat::Seed);
+    assert_eq!(
+        outcome.verdicts[0].refusal.as_ref().map(|r| r.reason),
+        Some(ace_model::delta::Reason::Conflict)
+    );
+    let (text, outcome) = apply("vagenda-json", log, &[event], Compat::Seed);
+    assert!(outcome.rejected().next().is_none());
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let items = doc["playbook"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), 3);
+    assert_eq!(items[2]["prevEventId"], "a2");
+    assert_eq!(items[2]["delta"], json!({"helpfulCount": 1}));
+    // Nothing else in the event: the narrative did not change.
+    assert!(items[2].get("metadata").is_none(), "{}", items[2]);
+    let (_, again) = apply("vagenda-json", &text, &[event], Compat::Seed);
+    assert_eq!(
+        again.verdicts[0].refusal.as_ref().map(|r| r.reason),
+        Some(ace_model::delta::Reason::Conflict)
+    );
+}

@@ -95,6 +95,9 @@ struct State<'p> {
     sequence: Option<i64>,
     minted: Vec<(String, String)>,
     logged: Vec<Logged>,
+    /// The last event of each target of an event-log playbook, as the
+    /// batch moves them on.
+    heads: Option<std::collections::HashMap<String, String>>,
     /// Old entries as they were before their first change.
     originals: Vec<(usize, Entry)>,
     saved: HashSet<usize>,
@@ -361,6 +364,15 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
                 Reason::Conflict,
                 d.span,
                 format!("`baseDocumentSequence` is {base} but the document is at sequence {seq}, and the patch does more than append and increment, which commute"),
+            );
+        }
+    }
+    if let (Some((target, prev)), Some(heads)) = (&d.base_event, &st.heads) {
+        if let Some(head) = heads.get(target).filter(|h| *h != prev) {
+            return refuse(
+                Reason::Conflict,
+                d.span,
+                format!("the event follows `{prev}`, but the log's last event for `{target}` is `{head}`: it was made against an older state of the entry"),
             );
         }
     }
@@ -757,6 +769,9 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
             ids.insert(id.clone());
         }
     }
+    if let (Some((target, _)), Some(id), Some(heads)) = (&d.base_event, &d.id, st.heads.as_mut()) {
+        heads.insert(target.clone(), id.clone());
+    }
     if count > 0 {
         if let Some(seq) = st.sequence.as_mut() {
             *seq += 1;
@@ -892,6 +907,7 @@ pub fn apply(
         logged: Vec::new(),
         originals: Vec::new(),
         saved: HashSet::new(),
+        heads: traits.event_heads.clone(),
     };
     let mut out = Outcome::default();
     for (i, (source, d)) in deltas.iter().enumerate() {

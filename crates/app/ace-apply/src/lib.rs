@@ -32,14 +32,18 @@ pub enum DeltaFormat {
     SkillDelta,
     /// The paper's code: curator operations with `operation_type`.
     CuratorOps,
+    /// The Playbooks extension's events (vAgenda 0.2 final, 0.3, vContext
+    /// 0.4): `eventId`, `targetId`, `operation`.
+    Events,
 }
 
 impl DeltaFormat {
-    pub const ALL: [DeltaFormat; 4] = [
+    pub const ALL: [DeltaFormat; 5] = [
         DeltaFormat::AceDelta,
         DeltaFormat::AcePatch,
         DeltaFormat::SkillDelta,
         DeltaFormat::CuratorOps,
+        DeltaFormat::Events,
     ];
 
     pub fn name(self) -> &'static str {
@@ -48,6 +52,7 @@ impl DeltaFormat {
             DeltaFormat::AcePatch => "acepatch",
             DeltaFormat::SkillDelta => "skill-delta",
             DeltaFormat::CuratorOps => "curator-ops",
+            DeltaFormat::Events => "playbook-events",
         }
     }
 
@@ -57,6 +62,7 @@ impl DeltaFormat {
             DeltaFormat::AcePatch => "vAgenda PlaybookPatch (AcePatch) or one operation, JSON or TRON",
             DeltaFormat::SkillDelta => "the skill's delta, reflector output (proposed_deltas) or curator output (clean_delta)",
             DeltaFormat::CuratorOps => "the paper's curator operations (operation_type), JSON or JSON Lines",
+            DeltaFormat::Events => "Playbooks extension events (eventId, targetId, operation): one, an array, {items}, JSON Lines",
         }
     }
 
@@ -125,6 +131,7 @@ fn read_as(
         }
         DeltaFormat::SkillDelta => ace_skill::ops::read_delta(text).map(|d| d.map(|d| vec![d])),
         DeltaFormat::CuratorOps => ace_markdown::ops::read_operations(text),
+        DeltaFormat::Events => ace_vagenda::ops::read_events(text),
     }
 }
 
@@ -138,12 +145,14 @@ pub fn read_deltas(
 ) -> Result<(DeltaFormat, Vec<Delta>), ReadError> {
     let order: Vec<DeltaFormat> = match forced {
         Some(f) => vec![f],
-        // The curator's shapes and the paper's operations are told by keys
-        // no other dialect has; the skill's delta by its operation lists; a
-        // vAgenda patch by `operations`/`op`, which AceDelta's `op` shares
-        // but AceDelta claims first by its `section` and `metadata`.
+        // The paper's operations and the events are told by keys no other
+        // dialect has, as are the curator's shapes; the skill's delta by
+        // its operation lists; a vAgenda patch by `operations`/`op`, which
+        // AceDelta's `op` shares but AceDelta claims first by its
+        // `section` and `metadata`.
         None => vec![
             DeltaFormat::CuratorOps,
+            DeltaFormat::Events,
             DeltaFormat::AceDelta,
             DeltaFormat::AcePatch,
             DeltaFormat::SkillDelta,
@@ -194,6 +203,10 @@ pub struct Traits {
     /// Where the playbook records the IDs of the deltas applied to it,
     /// besides entry provenance.
     pub delta_log: DeltaLog,
+    /// The last event of each target, when the playbook was read from the
+    /// Playbooks extension's event log: what `prevEventId` is checked
+    /// against.
+    pub event_heads: Option<std::collections::HashMap<String, String>>,
 }
 
 /// A format's record of applied deltas, beyond the provenance of the
@@ -240,6 +253,7 @@ impl Traits {
                 "vagenda-json" | "vagenda-tron" => DeltaLog::ChangeLog,
                 _ => DeltaLog::Provenance,
             },
+            event_heads: ace_vagenda::event_heads(pb),
         }
     }
 }

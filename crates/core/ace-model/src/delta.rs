@@ -200,6 +200,9 @@ pub struct Delta {
     pub span: Span,
     /// vAgenda's `baseDocumentSequence`.
     pub base_sequence: Option<i64>,
+    /// The event of its target's log that the delta follows (the
+    /// Playbooks extension's `prevEventId`), with that target's ID.
+    pub base_event: Option<(String, String)>,
     /// When the delta was made, if it says.
     pub created_at: Option<String>,
     pub ops: Vec<Op>,
@@ -214,6 +217,7 @@ impl Delta {
             dialect,
             span,
             base_sequence: None,
+            base_event: None,
             created_at: None,
             ops: Vec::new(),
             refusals: Vec::new(),

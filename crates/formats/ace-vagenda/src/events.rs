@@ -204,6 +204,34 @@ pub fn view(events: &[Value]) -> (Vec<ViewEntry>, Vec<Problem>) {
 /// `new` may leave out entries known to be unchanged; `still_there` names
 /// every entry the model has, so that those are not taken as removed.
 /// `narrative` says the log stores content as vContext 0.4's map.
+/// An entry's `metadata` less the vContext `narrative` the entry encoding
+/// keeps in `aceTools.extra` when the log's view already has that same
+/// narrative: it is the event's own field, not a change. `None` when
+/// nothing is left.
+fn without_kept_narrative(meta: &Value, old: Option<&Map<String, Value>>) -> Option<Value> {
+    let mut meta = meta.clone();
+    let old_narrative = old.and_then(|o| o.get("narrative"));
+    if let (Some(n), Value::Object(m)) = (old_narrative, &mut meta) {
+        if let Some(Value::Object(tools)) = m.get_mut(crate::ACE_TOOLS_KEY) {
+            if let Some(Value::Object(extra)) = tools.get_mut("extra") {
+                if extra.get("narrative") == Some(n) {
+                    extra.shift_remove("narrative");
+                }
+                if extra.is_empty() {
+                    tools.shift_remove("extra");
+                }
+            }
+            if tools.is_empty() {
+                m.shift_remove(crate::ACE_TOOLS_KEY);
+            }
+        }
+        if m.is_empty() {
+            return None;
+        }
+    }
+    Some(meta)
+}
+
 pub fn diff(
     old: &[ViewEntry],
     new: &[Map<String, Value>],
@@ -247,8 +275,10 @@ pub fn diff(
                 }
             }
             if let Some(meta) = e.get("metadata") {
-                if only.is_none_or(|o| o.get("metadata") != Some(meta)) {
-                    m.insert("metadata".into(), meta.clone());
+                let meta = without_kept_narrative(meta, only);
+                let same = only.is_some_and(|o| o.get("metadata") == meta.as_ref());
+                if let (Some(meta), false) = (meta, same) {
+                    m.insert("metadata".into(), meta);
                 }
             }
         };

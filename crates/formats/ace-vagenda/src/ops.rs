@@ -98,3 +98,210 @@ pub fn read_patch(text: &str, syntax: Syntax) -> Result<Option<Delta>, Diagnosti
     }
     Ok(Some(delta))
 }
+
+/// The event fields an `update` event sets, as the canonical model names
+/// them. `narrative` (vContext 0.4) is the content too.
+const EVENT_FIELDS: [(&str, &str); 13] = [
+    ("kind", "kind"),
+    ("title", "title"),
+    ("text", "content"),
+    ("narrative", "content"),
+    ("tags", "tags"),
+    ("evidence", "evidence"),
+    ("confidence", "confidence"),
+    ("feedbackType", "extra.feedbackType"),
+    ("status", "status"),
+    ("deprecatedReason", "deprecation_reason"),
+    ("supersedes", "supersedes"),
+    ("supersededBy", "superseded_by"),
+    ("duplicateOf", "duplicate_of"),
+];
+
+fn is_event(n: &Node) -> bool {
+    ["eventId", "targetId", "operation"]
+        .iter()
+        .all(|k| n.get(k).and_then(Node::as_str).is_some())
+}
+
+/// The Playbooks extension's events (vAgenda 0.2 final, 0.3, vContext
+/// 0.4) as deltas, one per event, its `eventId` the delta's ID: one event,
+/// an array, `{"items": [...]}` or `{"entries": [...]}` of them, or JSON
+/// Lines. `None` when `text` holds none.
+pub fn read_events(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
+    // Every event names its target: a text without the key is none,
+    // found without parsing it.
+    if !text.contains("\"targetId\"") {
+        return Ok(None);
+    }
+    let nodes: Vec<Node> = match ace_jsonspan::parse(text) {
+        Ok(doc) => match doc.root.kind {
+            ace_jsonspan::Kind::Array(items) => items,
+            _ => {
+                let list = ["items", "entries"]
+                    .iter()
+                    .find_map(|k| doc.root.get(k).and_then(Node::as_array));
+                match list {
+                    Some(items) => items.to_vec(),
+                    None => vec![doc.root],
+                }
+            }
+        },
+        Err(e) => ace_jsonspan::parse_lines(text).ok_or(e)?,
+    };
+    if nodes.is_empty() || !nodes.iter().all(is_event) {
+        return Ok(None);
+    }
+    Ok(Some(nodes.iter().map(event).collect()))
+}
+
+fn event(n: &Node) -> Delta {
+    let mut d = Delta::new(Dialect::VAgenda, n.span);
+    let text = |k: &str| n.get(k).and_then(Node::as_str).map(str::to_owned);
+    d.id = text("eventId");
+    d.created_at = text("createdAt");
+    let target = text("targetId").unwrap_or_default();
+    let Value::Object(m) = n.to_value() else {
+        return d;
+    };
+    let delta = n.get("delta");
+    let counts = (count(delta, "helpfulCount"), count(delta, "harmfulCount"));
+    let op = text("operation").unwrap_or_default();
+    d.base_event = text("prevEventId").map(|prev| (target.clone(), prev));
+    match op.as_str() {
+        "append" | "initial" => {
+            if m.contains_key("prevEventId") {
+                d.refuse(
+                    Reason::Invalid,
+                    n.span,
+                    "an `append` event starts its target's log: it has no `prevEventId`",
+                );
+                return d;
+            }
+            let (view, problems) = crate::events::view(&[Value::Object(m)]);
+            if let Some(p) = problems.first() {
+                d.refuse(Reason::Invalid, n.span, p.message.clone());
+                return d;
+            }
+            let Some(v) = view.into_iter().next() else {
+                return d;
+            };
+            let mut entry = entry::read(reader::as_ace_entry(v.entry), Some(n.span));
+            entry.id = target;
+            d.ops.push(Op {
+                change: Change::Add(entry),
+                span: n.span,
+            });
+        }
+        "update" => {
+            let mut fields = Vec::new();
+            let mut partial = serde_json::Map::new();
+            partial.insert("id".into(), Value::String(target.clone()));
+            for (key, name) in EVENT_FIELDS {
+                if let Some(v) = m.get(key) {
+                    partial.insert(key.into(), v.clone());
+                    if !fields.iter().any(|f| f == name) {
+                        fields.push(name.to_owned());
+                    }
+                }
+            }
+            if !fields.is_empty() {
+                let from = entry::read(reader::as_ace_entry(partial), Some(n.span));
+                d.ops.push(Op {
+                    change: Change::Set {
+                        target: Target::Id(target.clone()),
+                        from: Box::new(from),
+                        fields,
+                    },
+                    span: n.span,
+                });
+            }
+            if counts != (0, 0) {
+                d.ops.push(Op {
+                    change: Change::Count {
+                        target: Target::Id(target),
+                        helpful: counts.0,
+                        harmful: counts.1,
+                    },
+                    span: delta.map_or(n.span, |x| x.span),
+                });
+            }
+        }
+        "deprecate" => d.ops.push(Op {
+            change: Change::Deprecate {
+                target: Target::Id(target),
+                reason: text("deprecatedReason").or_else(|| text("reason")),
+            },
+            span: n.span,
+        }),
+        other => d.refuse(
+            Reason::Invalid,
+            n.get("operation").map_or(n.span, |o| o.span),
+            format!("event operation `{other}` is not one of `initial`, `append`, `update`, `deprecate`"),
+        ),
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const APPEND: &str = r#"{"eventId": "e1", "targetId": "t1", "operation": "append", "kind": "strategy", "text": "Write the test first.", "tags": ["testing"], "createdAt": "2025-12-27T09:00:00Z"}"#;
+    const UPDATE: &str = r#"{"eventId": "e2", "targetId": "t1", "operation": "update", "prevEventId": "e1", "delta": {"helpfulCount": 2}, "narrative": {"Overview": "Refined."}, "createdAt": "2025-12-27T09:10:00Z"}"#;
+    const DEPRECATE: &str = r#"{"eventId": "e3", "targetId": "t1", "operation": "deprecate", "prevEventId": "e2", "deprecatedReason": "superseded", "createdAt": "2025-12-27T09:20:00Z"}"#;
+
+    fn changes(d: &Delta) -> Vec<&'static str> {
+        d.ops.iter().map(|o| o.change.name()).collect()
+    }
+
+    #[test]
+    fn events_read_one_delta_each_in_every_container() {
+        let lines = format!("{APPEND}\n{UPDATE}\n{DEPRECATE}\n");
+        let array = format!("[{APPEND}, {UPDATE}, {DEPRECATE}]");
+        let items = format!(r#"{{"items": [{APPEND}, {UPDATE}, {DEPRECATE}]}}"#);
+        for text in [lines, array, items] {
+            let ds = read_events(&text).unwrap().expect("events");
+            let ids: Vec<_> = ds.iter().map(|d| d.id.as_deref().unwrap()).collect();
+            assert_eq!(ids, ["e1", "e2", "e3"], "{text}");
+            assert_eq!(changes(&ds[0]), ["add"]);
+            assert_eq!(changes(&ds[1]), ["set", "count"]);
+            assert_eq!(changes(&ds[2]), ["deprecate"]);
+            let Change::Add(e) = &ds[0].ops[0].change else {
+                unreachable!()
+            };
+            assert_eq!(
+                (e.id.as_str(), e.content.as_str()),
+                ("t1", "Write the test first.")
+            );
+            let Change::Set { from, fields, .. } = &ds[1].ops[0].change else {
+                unreachable!()
+            };
+            // vContext 0.4's narrative is the content.
+            assert_eq!(fields, &["content"]);
+            assert_eq!(from.content, "Refined.");
+            assert_eq!(ds[1].base_event, Some(("t1".into(), "e1".into())));
+            assert!(ds.iter().all(|d| d.refusals.is_empty()));
+        }
+        let one = read_events(APPEND).unwrap().expect("one event");
+        assert_eq!(one.len(), 1);
+    }
+
+    #[test]
+    fn what_is_not_an_event_log_is_left_to_the_other_dialects() {
+        assert!(read_events(r#"{"operations": []}"#).unwrap().is_none());
+        // One item that is no event makes the file none.
+        let mixed = format!(r#"[{APPEND}, {{"targetId": "x"}}]"#);
+        assert!(read_events(&mixed).unwrap().is_none());
+    }
+
+    #[test]
+    fn malformed_events_are_refused_as_invalid() {
+        let bad_op = APPEND.replace("\"append\"", "\"rename\"");
+        let d = &read_events(&bad_op).unwrap().unwrap()[0];
+        assert_eq!(d.refusals[0].reason, Reason::Invalid);
+        let linked_append =
+            APPEND.replace("\"operation\"", "\"prevEventId\": \"e0\", \"operation\"");
+        let d = &read_events(&linked_append).unwrap().unwrap()[0];
+        assert_eq!(d.refusals[0].reason, Reason::Invalid);
+    }
+}

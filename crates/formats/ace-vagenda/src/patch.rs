@@ -44,21 +44,58 @@ pub fn set_document_sequence(pb: &mut Playbook, sequence: i64) -> bool {
     true
 }
 
-/// The delta IDs the document's `changeLog` names in `relatedChanges`:
-/// where `ace-apply` records the deltas it applied to a document that keeps
-/// a `sequence`.
+/// The delta IDs the document records as applied: those its `changeLog`
+/// names in `relatedChanges` (where `ace-apply` records the deltas it
+/// applied to a document that keeps a `sequence`), and the `eventId`s of
+/// its playbook's event log.
 pub fn logged_deltas(pb: &Playbook) -> Vec<String> {
     let Some(doc) = pb.layout_of(LAYOUT_KEY).and_then(|l| l.get("document")) else {
         return Vec::new();
     };
-    ["plan", "todoList"]
+    let related = ["plan", "todoList"]
         .iter()
         .filter_map(|c| doc.get(c)?.get("changeLog")?.as_array())
         .flatten()
         .filter_map(|change| change.get("relatedChanges")?.as_array())
+        .flatten();
+    let events = log_of(doc)
+        .into_iter()
         .flatten()
+        .filter_map(|e| e.get("eventId"));
+    related
+        .chain(events)
         .filter_map(|id| id.as_str().map(str::to_owned))
         .collect()
+}
+
+/// The event log of a kept document's playbook, if it is one.
+fn log_of(doc: &Value) -> Option<&Vec<Value>> {
+    let p = crate::writer::playbook_object(doc)?;
+    let items = ["items", "entries"]
+        .iter()
+        .find_map(|k| p.get(*k)?.as_array())?;
+    // A log is events throughout (notes §3.6): its first item tells.
+    items
+        .first()
+        .is_some_and(|e| e.get("eventId").is_some())
+        .then_some(items)
+}
+
+/// The last event of each target of the playbook's event log (target ID to
+/// event ID), when the playbook was read from one: what an `update` or
+/// `deprecate` event's `prevEventId` must name.
+pub fn event_heads(pb: &Playbook) -> Option<std::collections::HashMap<String, String>> {
+    let doc = pb.layout_of(LAYOUT_KEY)?.get("document")?;
+    let log = log_of(doc)?;
+    let (view, _) = crate::events::view(log);
+    Some(
+        view.into_iter()
+            .filter_map(|v| {
+                let id = v.entry.get("id")?.as_str()?.to_owned();
+                Some((id, v.head_event))
+            })
+            .collect(),
+    )
 }
 
 /// Appends `changes` (vAgenda `Change` objects) to the `changeLog` of the

@@ -532,7 +532,7 @@ fn event_document(
 
 /// The playbook object of a vAgenda document (or the document itself, if
 /// it is a playbook), found as [`update_kept`] finds it.
-fn playbook_object(doc: &Value) -> Option<&Map<String, Value>> {
+pub(crate) fn playbook_object(doc: &Value) -> Option<&Map<String, Value>> {
     let container = ["todoList", "plan", "playbook"]
         .into_iter()
         .find(|k| doc.get(*k).is_some());
