@@ -6,6 +6,7 @@ use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
 use ace_apply::{Compat, DeltaFormat, Outcome, ReadError, Traits};
+use ace_config::Loaded;
 use ace_io::convert::{self, Destination, Stop};
 use ace_io::{Format, Source};
 use ace_model::delta::Delta;
@@ -112,15 +113,25 @@ struct Args {
     #[arg(long)]
     strict: bool,
     /// Refuse (exit 2) to write outside these globs, relative to the
-    /// current directory (the curator's `knowledge/**` `prompts/**`).
+    /// current directory (the curator's `knowledge/**` `prompts/**`);
+    /// replaces ace.toml's `[apply] write-scope`, whose globs are relative
+    /// to the folder of ace.toml.
     #[arg(long, value_name = "GLOB", num_args = 1..)]
     write_scope: Vec<String>,
-    /// The lowest confidence an AceDelta may have.
-    #[arg(long, value_name = "N", default_value_t = 0.80)]
-    min_confidence: f64,
-    /// The fewest characters of evidence an AceDelta may give.
-    #[arg(long, value_name = "N", default_value_t = 8)]
-    min_evidence: usize,
+    /// The lowest confidence an AceDelta may have [default: ace.toml's
+    /// `thresholds.confidence`, else 0.80].
+    #[arg(long, value_name = "N")]
+    min_confidence: Option<f64>,
+    /// The fewest characters of evidence an AceDelta may give [default:
+    /// ace.toml's `thresholds.evidence-length`, else 8].
+    #[arg(long, value_name = "N")]
+    min_evidence: Option<usize>,
+    /// Use this configuration file instead of the nearest ace.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    config: Option<PathBuf>,
+    /// Ignore every ace.toml.
+    #[arg(long)]
+    isolated: bool,
     /// Print no verdicts or losses, only errors.
     #[arg(short, long)]
     quiet: bool,
@@ -156,10 +167,18 @@ struct DeltaFile {
     unreadable: Option<String>,
 }
 
-fn read_delta_files(args: &Args) -> Result<Vec<DeltaFile>, Stopped> {
+fn read_delta_files(args: &Args, loaded: &Loaded) -> Result<Vec<DeltaFile>, Stopped> {
+    let defaults = ace_apply::ReadOptions::default();
+    let t = &loaded.config.thresholds;
     let opts = ace_apply::ReadOptions {
-        min_confidence: args.min_confidence,
-        min_evidence: args.min_evidence,
+        min_confidence: args
+            .min_confidence
+            .or(t.confidence)
+            .unwrap_or(defaults.min_confidence),
+        min_evidence: args
+            .min_evidence
+            .or(t.evidence_length)
+            .unwrap_or(defaults.min_evidence),
     };
     let mut files = Vec::new();
     for path in &args.deltas {
@@ -214,20 +233,23 @@ fn now(args: &Args) -> Result<String, Stopped> {
     Ok(ace_tools::rfc3339(secs))
 }
 
-/// Whether `path` (as given) is inside one of the write scope's globs:
-/// relative, never climbing out with `..`.
-fn in_scope(path: &Path, globs: &globset::GlobSet) -> Result<(), String> {
+/// Whether `path` (as given, relative to the current directory) is inside
+/// one of the write scope's globs, which are relative to `base` (the
+/// current directory's path below the folder the globs are relative to):
+/// relative, never climbing out of that folder with `..`.
+fn in_scope(path: &Path, base: &Path, globs: &globset::GlobSet) -> Result<(), String> {
     if path.is_absolute() {
         return Err(format!("{} is absolute", path.display()));
     }
     let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
-    for c in path.components() {
+    for c in base.components().chain(path.components()) {
         match c {
             Component::CurDir => {}
             Component::Normal(p) => parts.push(p),
+            Component::ParentDir if parts.pop().is_some() => {}
             _ => {
                 return Err(format!(
-                    "{} climbs out of the current directory with `..`",
+                    "{} climbs out of the write scope's folder with `..`",
                     path.display()
                 ))
             }
@@ -241,16 +263,46 @@ fn in_scope(path: &Path, globs: &globset::GlobSet) -> Result<(), String> {
     }
 }
 
-fn check_scope(args: &Args, dest: &Destination) -> Result<(), Stopped> {
-    if args.write_scope.is_empty() {
+/// The write scope in force: `--write-scope` (relative to the current
+/// directory), else ace.toml's (relative to its folder), and the current
+/// directory's path below that folder.
+fn write_scope(args: &Args, loaded: &Loaded) -> Result<(Vec<String>, PathBuf), Stopped> {
+    if !args.write_scope.is_empty() {
+        return Ok((args.write_scope.clone(), PathBuf::new()));
+    }
+    let scope = loaded.config.apply.write_scope.clone();
+    if scope.is_empty() {
+        return Ok((scope, PathBuf::new()));
+    }
+    let cwd = std::env::current_dir()
+        .and_then(|d| d.canonicalize())
+        .map_err(|e| usage(format!("the current directory: {e}")))?;
+    let root = loaded
+        .root
+        .canonicalize()
+        .map_err(|e| usage(format!("{}: {e}", loaded.root.display())))?;
+    let below =
+        cwd.strip_prefix(&root).map_err(|_| {
+            usage(format!(
+            "the write scope of {} is relative to {}, which the current directory is not inside",
+            loaded.path.as_deref().unwrap_or(Path::new("ace.toml")).display(),
+            root.display()
+        ))
+        })?;
+    Ok((scope, below.to_owned()))
+}
+
+fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), Stopped> {
+    let (scope, base) = write_scope(args, loaded)?;
+    if scope.is_empty() {
         return Ok(());
     }
     let mut b = globset::GlobSetBuilder::new();
-    for g in &args.write_scope {
+    for g in &scope {
         let glob = globset::GlobBuilder::new(g)
             .literal_separator(true)
             .build()
-            .map_err(|e| usage(format!("--write-scope {g:?}: {e}")))?;
+            .map_err(|e| usage(format!("write scope {g:?}: {e}")))?;
         b.add(glob);
     }
     let set = b.build().map_err(|e| usage(e.to_string()))?;
@@ -262,11 +314,11 @@ fn check_scope(args: &Args, dest: &Destination) -> Result<(), Stopped> {
         } => vec![main, companion],
     };
     for p in paths {
-        in_scope(p, &set).map_err(|why| {
+        in_scope(p, &base, &set).map_err(|why| {
             usage(format!(
                 "refusing to write {}: {why} ({})",
                 p.display(),
-                args.write_scope.join(" ")
+                scope.join(" ")
             ))
         })?;
     }
@@ -274,6 +326,8 @@ fn check_scope(args: &Args, dest: &Destination) -> Result<(), Stopped> {
 }
 
 fn apply(args: &Args) -> Result<i32, Stopped> {
+    let loaded =
+        ace_check::run::configuration(args.config.as_deref(), args.isolated).map_err(usage)?;
     let source =
         load_input(&args.playbook, &args.stdin_filename).map_err(|e| usage(e.to_string()))?;
     let registry = ace_io::Registry::builtin();
@@ -294,7 +348,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         Err(stop) => return Err(Box::new((stop, Some(source)))),
     };
     let now = now(args)?;
-    let files = read_delta_files(args)?;
+    let files = read_delta_files(args, &loaded)?;
     // Freeing a million entries at exit takes longer than the process
     // needs them: the playbook is left to the operating system.
     let mut pb = std::mem::ManuallyDrop::new(input.parsed.playbook);
@@ -396,6 +450,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     if !applied {
         return write_text(
             args,
+            &loaded,
             format,
             (&source, input.companion.as_ref()),
             None,
@@ -405,6 +460,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     if let Some((text, _)) = &spliced {
         return write_text(
             args,
+            &loaded,
             format,
             (&source, input.companion.as_ref()),
             Some(text),
@@ -419,7 +475,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         input.companion.as_ref(),
     )
     .map_err(|s| Box::new((s, None)))?;
-    check_scope(args, &dest)?;
+    check_scope(args, &loaded, &dest)?;
     let mut on_losses = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
     convert::write_output(&pb, format, &wctx, &dest, false, &mut on_losses)
         .map_err(|s| Box::new((s, None)))?;
@@ -435,6 +491,7 @@ fn io(p: &Path) -> impl Fn(std::io::Error) -> Stopped + '_ {
 /// any, is written as it was.
 fn write_text(
     args: &Args,
+    loaded: &Loaded,
     format: Format,
     (source, companion): (&Source, Option<&Source>),
     text: Option<&str>,
@@ -450,7 +507,7 @@ fn write_text(
         companion,
     )
     .map_err(|s| Box::new((s, None)))?;
-    check_scope(args, &dest)?;
+    check_scope(args, loaded, &dest)?;
     match &dest {
         Destination::Stdout => print_stdout(text)?,
         // In place, the file already is what it would become.

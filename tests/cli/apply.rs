@@ -102,6 +102,77 @@ fn writes_outside_the_write_scope_are_refused() {
     assert!(dir.path().join("knowledge/out.json").exists());
 }
 
+/// ace.toml's `[apply] write-scope` holds for a run from any folder below
+/// it, relative to its own folder; `--write-scope` replaces it, and
+/// `--isolated` ignores it. Its curator thresholds are ace-apply's gate.
+#[test]
+fn ace_toml_sets_the_write_scope_and_the_curator_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "ace.toml",
+        "[thresholds]\nconfidence = 0.5\n\n[apply]\nwrite-scope = [\"knowledge/**\"]\n",
+    );
+    let pb = write(
+        dir.path(),
+        "knowledge/playbook.json",
+        &fixture("skill-playbook.json"),
+    );
+    let delta = write(dir.path(), "delta.json", &fixture("skill-delta.json"));
+    let sub = dir.path().join("knowledge");
+    // From knowledge/, `out.json` is knowledge/out.json: inside.
+    apply()
+        .current_dir(&sub)
+        .arg(&pb)
+        .arg(&delta)
+        .args(["-o", "out.json"])
+        .assert()
+        .code(0);
+    // From the top, `out.json` is outside; `../x` from knowledge/ too.
+    for (cwd, out) in [(dir.path(), "out.json"), (sub.as_path(), "../out.json")] {
+        apply()
+            .current_dir(cwd)
+            .arg(&pb)
+            .arg(&delta)
+            .args(["-o", out])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("knowledge/**"));
+    }
+    // `..` that stays inside is fine.
+    apply()
+        .current_dir(&sub)
+        .arg(&pb)
+        .arg(&delta)
+        .args(["-o", "../knowledge/again.json"])
+        .assert()
+        .code(0);
+    apply()
+        .current_dir(dir.path())
+        .arg(&pb)
+        .arg(&delta)
+        .args(["-o", "out.json", "--isolated"])
+        .assert()
+        .code(0);
+    // The confidence threshold of ace.toml lets a 0.55 AceDelta through.
+    let agents = write(dir.path(), "knowledge/AGENTS.md", &fixture("AGENTS.md"));
+    let batch = write(dir.path(), "batch.json", &fixture("acedelta-batch.json"));
+    let report = |extra: &[&str]| {
+        let out = apply()
+            .current_dir(dir.path())
+            .arg(&agents)
+            .arg(&batch)
+            .args(["--check", "--report", "json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert!(!report(&[]).contains("low-confidence"), "{}", report(&[]));
+    assert!(report(&["--isolated"]).contains("low-confidence"));
+    assert!(report(&["--min-confidence", "0.9"]).contains("low-confidence"));
+}
+
 #[test]
 fn a_file_that_is_no_delta_is_rejected() {
     let dir = tempfile::tempdir().unwrap();
@@ -159,4 +230,56 @@ fn curator_operations_into_markdown_change_only_the_lines_they_add() {
             "## OTHERS\r\n[misc-00001] helpful=0 harmful=0 :: Filed under others.\r\n"
         )
     );
+}
+
+/// `--output-format curator` prints seed 001's whole output object and
+/// writes nothing.
+#[test]
+fn curator_output_is_the_seed_s_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let agents = write(dir.path(), "knowledge/AGENTS.md", &fixture("AGENTS.md"));
+    let batch = write(dir.path(), "batch.json", &fixture("acedelta-batch.json"));
+    let out = apply()
+        .arg(&agents)
+        .arg(&batch)
+        .args(["--output-format", "curator"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "some deltas are rejected");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["patchAgentsMd", "playbookYaml", "accepted", "rejected"]
+    );
+    let patch = v["patchAgentsMd"].as_str().unwrap();
+    assert!(patch.starts_with("--- a/"), "{patch}");
+    assert!(
+        patch.contains("\n+[Bullet #7f1c2a9e, helpful:1, harmful:0] Run vitest"),
+        "{patch}"
+    );
+    assert!(v["playbookYaml"]
+        .as_str()
+        .unwrap()
+        .contains("typescript/testing"));
+    assert_eq!(
+        v["accepted"],
+        serde_json::json!(["7f1c2a9e-0b1d-4c5e-9f00-1a2b3c4d5e6f"])
+    );
+    let reasons: Vec<&str> = v["rejected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons, ["low-confidence", "low-evidence", "duplicate"]);
+    assert!(v["rejected"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("0.55"));
+    assert_eq!(
+        std::fs::read_to_string(&agents).unwrap(),
+        fixture("AGENTS.md")
+    );
+    assert!(!dir.path().join("knowledge/playbook.yaml").exists());
 }

@@ -20,7 +20,7 @@ pub const FILE_NAME: &str = "ace.toml";
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 #[schemars(
     title = "ace.toml",
-    description = "Configuration of ace-validate: which files to check, which rules to report and how severe they are, and the thresholds of the rules that have one. Found in the working directory or the nearest folder above it."
+    description = "Configuration of ace-validate and ace-apply: which files to check, which rules to report and how severe they are, the thresholds of the rules that have one, and where ace-apply may write. Found in the working directory or the nearest folder above it."
 )]
 pub struct Config {
     /// Glob patterns (relative to the folder of `ace.toml`) of the files to
@@ -44,9 +44,24 @@ pub struct Config {
     /// `off` turns the rule off.
     #[serde(default)]
     pub severity: BTreeMap<String, Level>,
-    /// Thresholds of the rules that have one.
+    /// Thresholds of the rules that have one (ace-apply's curator gate
+    /// takes `confidence` and `evidence-length` from here too).
     #[serde(default)]
     pub thresholds: Thresholds,
+    /// Settings of ace-apply.
+    #[serde(default)]
+    pub apply: Apply,
+}
+
+/// Settings of ace-apply.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Apply {
+    /// Glob patterns (relative to the folder of `ace.toml`) outside which
+    /// ace-apply refuses to write, as seed 001's curator writes only under
+    /// `knowledge/**` and `prompts/**`. `--write-scope` replaces it.
+    #[serde(default)]
+    pub write_scope: Vec<String>,
 }
 
 /// A rule's severity as set in `ace.toml`.
