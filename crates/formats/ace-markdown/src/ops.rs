@@ -20,13 +20,7 @@ pub fn read_operations(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
     if memchr::memmem::find(text.as_bytes(), b"\"operation_type\"").is_none() {
         return Ok(None);
     }
-    let nodes: Vec<Node> = match ace_jsonspan::parse(text) {
-        Ok(doc) => match doc.root.kind {
-            ace_jsonspan::Kind::Array(items) => items,
-            _ => vec![doc.root],
-        },
-        Err(e) => ace_jsonspan::parse_lines(text).ok_or(e)?,
-    };
+    let nodes = ace_jsonspan::records(text, &[])?;
     if nodes.is_empty() || !nodes.iter().all(is_operation) {
         return Ok(None);
     }

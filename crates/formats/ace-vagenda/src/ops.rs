@@ -133,21 +133,7 @@ pub fn read_events(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
     if !text.contains("\"targetId\"") {
         return Ok(None);
     }
-    let nodes: Vec<Node> = match ace_jsonspan::parse(text) {
-        Ok(doc) => match doc.root.kind {
-            ace_jsonspan::Kind::Array(items) => items,
-            _ => {
-                let list = ["items", "entries"]
-                    .iter()
-                    .find_map(|k| doc.root.get(k).and_then(Node::as_array));
-                match list {
-                    Some(items) => items.to_vec(),
-                    None => vec![doc.root],
-                }
-            }
-        },
-        Err(e) => ace_jsonspan::parse_lines(text).ok_or(e)?,
-    };
+    let nodes = ace_jsonspan::records(text, &["items", "entries"])?;
     if nodes.is_empty() || !nodes.iter().all(is_event) {
         return Ok(None);
     }

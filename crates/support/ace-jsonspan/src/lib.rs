@@ -376,6 +376,23 @@ pub fn parse_at(text: &str, range: std::ops::Range<usize>) -> Option<Node> {
         .flatten()
 }
 
+/// The records of a text that holds a list of them: the items of a JSON
+/// array, of the first array among `lists`' keys of a JSON object, the
+/// object itself, or each line of a JSON Lines text. A text that is none
+/// of these is the JSON parse error.
+pub fn records(text: &str, lists: &[&str]) -> Result<Vec<Node>, Diagnostic> {
+    match parse(text) {
+        Ok(doc) => match doc.root.kind {
+            Kind::Array(items) => Ok(items),
+            _ => Ok(lists
+                .iter()
+                .find_map(|k| doc.root.get(k).and_then(Node::as_array))
+                .map_or_else(|| vec![doc.root.clone()], <[Node]>::to_vec)),
+        },
+        Err(e) => parse_lines(text).ok_or(e),
+    }
+}
+
 /// A JSON Lines text: each non-blank line's value, its spans into the
 /// whole text. `None` when a line is not one JSON value, or there is none.
 pub fn parse_lines(text: &str) -> Option<Vec<Node>> {
