@@ -610,8 +610,7 @@ fn the_playbooks_extension_events_apply_in_order() {
 }
 
 /// An event applied to an event-log playbook must follow the head of its
-/// target's log: the writer appends the change as an event after it, and
-/// the same event again no longer follows the head.
+/// target's log, and is appended to the log as it came.
 #[test]
 fn an_event_must_follow_its_target_s_last_event() {
     let log = r#"{"vContextInfo": {"version": "0.4"}, "playbook": {"version": 1, "items": [
@@ -625,18 +624,36 @@ fn an_event_must_follow_its_target_s_last_event() {
         outcome.verdicts[0].refusal.as_ref().map(|r| r.reason),
         Some(ace_model::delta::Reason::Conflict)
     );
-    let (text, outcome) = apply("vagenda-json", log, &[event], Compat::Seed);
-    assert!(outcome.rejected().next().is_none());
+    let append = r#"{"eventId": "c1", "targetId": "u", "operation": "append", "kind": "warning", "narrative": {"Overview": "Never force-push main."}, "createdAt": "2025-12-03T00:00:00Z", "reason": "incident 12"}"#;
+    let refine = r#"{"eventId": "c2", "targetId": "u", "operation": "update", "prevEventId": "c1", "narrative": {"Overview": "Never force-push a shared branch."}, "createdAt": "2025-12-04T00:00:00Z"}"#;
+    let (text, outcome) = apply("vagenda-json", log, &[event, append, refine], Compat::Seed);
+    assert!(
+        outcome.rejected().next().is_none(),
+        "{:?}",
+        outcome.report_json()
+    );
+    // The log gets the events as they came, and nothing of the writer's.
     let doc: Value = serde_json::from_str(&text).unwrap();
     let items = doc["playbook"]["items"].as_array().unwrap();
-    assert_eq!(items.len(), 3);
-    assert_eq!(items[2]["prevEventId"], "a2");
-    assert_eq!(items[2]["delta"], json!({"helpfulCount": 1}));
-    // Nothing else in the event: the narrative did not change.
-    assert!(items[2].get("metadata").is_none(), "{}", items[2]);
+    let ids: Vec<&str> = items
+        .iter()
+        .map(|e| e["eventId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["a1", "a2", "b1", "c1", "c2"], "{text}");
+    for (got, sent) in items[2..].iter().zip([event, append, refine]) {
+        assert_eq!(got, &serde_json::from_str::<Value>(sent).unwrap());
+    }
+    // The log holds the event now: applied again, it is refused as such;
+    // one of another ID made against the same head is a conflict.
     let (_, again) = apply("vagenda-json", &text, &[event], Compat::Seed);
     assert_eq!(
         again.verdicts[0].refusal.as_ref().map(|r| r.reason),
+        Some(ace_model::delta::Reason::AlreadyApplied)
+    );
+    let rival = event.replace("b1", "b2");
+    let (_, rival) = apply("vagenda-json", &text, &[&rival], Compat::Seed);
+    assert_eq!(
+        rival.verdicts[0].refusal.as_ref().map(|r| r.reason),
         Some(ace_model::delta::Reason::Conflict)
     );
 }

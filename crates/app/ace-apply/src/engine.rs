@@ -98,6 +98,8 @@ struct State<'p> {
     /// The last event of each target of an event-log playbook, as the
     /// batch moves them on.
     heads: Option<std::collections::HashMap<String, String>>,
+    /// Events to append to an event-log playbook's log as they came.
+    raw_events: Vec<serde_json::Value>,
     /// Old entries as they were before their first change.
     originals: Vec<(usize, Entry)>,
     saved: HashSet<usize>,
@@ -581,7 +583,9 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                         e.updated_at = Some(now.clone());
                     }
                 }
-                if st.traits.provenance {
+                // An event-log playbook records the event itself.
+                let logged_as_event = d.raw.is_some() && st.heads.is_some();
+                if st.traits.provenance && !logged_as_event {
                     if let Some(id) = &d.id {
                         let p = e.provenance.get_or_insert_with(Box::default);
                         p.delta_id.get_or_insert_with(|| id.clone());
@@ -772,6 +776,10 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
     if let (Some((target, _)), Some(id), Some(heads)) = (&d.base_event, &d.id, st.heads.as_mut()) {
         heads.insert(target.clone(), id.clone());
     }
+    // An event-log playbook keeps an applied event as it came.
+    if let (true, Some(raw), Some(_)) = (count > 0, &d.raw, &st.heads) {
+        st.raw_events.push(raw.clone());
+    }
     if count > 0 {
         if let Some(seq) = st.sequence.as_mut() {
             *seq += 1;
@@ -908,6 +916,7 @@ pub fn apply(
         originals: Vec::new(),
         saved: HashSet::new(),
         heads: traits.event_heads.clone(),
+        raw_events: Vec::new(),
     };
     let mut out = Outcome::default();
     for (i, (source, d)) in deltas.iter().enumerate() {
@@ -948,6 +957,7 @@ pub fn apply(
     let sequence = st.sequence;
     out.minted = std::mem::take(&mut st.minted);
     let logged = std::mem::take(&mut st.logged);
+    let raw_events = std::mem::take(&mut st.raw_events);
     let mut originals = std::mem::take(&mut st.originals);
     originals.sort_by_key(|(i, _)| *i);
     out.before = ace_model::Before {
@@ -969,6 +979,9 @@ pub fn apply(
         }
     }
     record(pb, &logged, traits.delta_log, &opts.now);
+    if !raw_events.is_empty() {
+        ace_vagenda::append_events(pb, raw_events);
+    }
     out
 }
 

@@ -208,6 +208,10 @@ pub struct Delta {
     pub ops: Vec<Op>,
     /// What its reader found wrong with it: a delta with any is refused.
     pub refusals: Vec<Refusal>,
+    /// The delta as its file holds it, for a playbook that keeps deltas as
+    /// they came: an event of the Playbooks extension, which an event-log
+    /// playbook appends as it is.
+    pub raw: Option<serde_json::Value>,
 }
 
 impl Delta {
@@ -221,6 +225,7 @@ impl Delta {
             created_at: None,
             ops: Vec::new(),
             refusals: Vec::new(),
+            raw: None,
         }
     }
 

@@ -24,8 +24,8 @@ pub use ace_schema::vagenda::Version;
 pub use ace_tron::RootStyle;
 pub use format::{Patches, Vagenda, CONTAINER, JSON, JSON_PATCHES, TRON, TRON_PATCHES, TRON_ROOT};
 pub use patch::{
-    check_patch, document_sequence, event_heads, log_changes, logged_deltas, set_document_sequence,
-    Target,
+    append_events, check_patch, document_sequence, event_heads, log_changes, logged_deltas,
+    set_document_sequence, Target,
 };
 pub use reader::{kind_of, read, read_classified, read_in_one_piece, read_mapped, DocKind};
 pub use writer::{write, write_into, Container, WriteOptions, WriteOutput};

@@ -146,7 +146,9 @@ fn event(n: &Node) -> Delta {
     d.id = text("eventId");
     d.created_at = text("createdAt");
     let target = text("targetId").unwrap_or_default();
-    let Value::Object(m) = n.to_value() else {
+    let value = n.to_value();
+    d.raw = Some(value.clone());
+    let Value::Object(m) = value else {
         return d;
     };
     let delta = n.get("delta");

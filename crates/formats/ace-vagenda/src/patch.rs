@@ -81,6 +81,43 @@ fn log_of(doc: &Value) -> Option<&Vec<Value>> {
         .then_some(items)
 }
 
+/// Appends `events` to the event log of the document a playbook was read
+/// from, as they are; `false` when the playbook is not an event log. The
+/// writer then finds the entries they changed already recorded, and adds
+/// no events of its own for them.
+pub fn append_events(pb: &mut Playbook, events: Vec<Value>) -> bool {
+    let Some(mut layout) = pb.layout_of(LAYOUT_KEY).cloned() else {
+        return false;
+    };
+    let Some(doc) = layout.get_mut("document") else {
+        return false;
+    };
+    if log_of(doc).is_none() {
+        return false;
+    }
+    let container = ["todoList", "plan", "playbook"]
+        .into_iter()
+        .find(|k| doc.get(*k).is_some());
+    let p = match container {
+        Some("playbook") => doc.get_mut("playbook"),
+        Some(c) => doc.get_mut(c).and_then(|c| c.get_mut("playbook")),
+        None => Some(doc),
+    };
+    let Some(Value::Object(p)) = p else {
+        return false;
+    };
+    let Some(Value::Array(log)) = ["items", "entries"]
+        .into_iter()
+        .find(|k| p.get(*k).is_some_and(Value::is_array))
+        .and_then(|k| p.get_mut(k))
+    else {
+        return false;
+    };
+    log.extend(events);
+    pb.set_layout(LAYOUT_KEY, layout);
+    true
+}
+
 /// The last event of each target of the playbook's event log (target ID to
 /// event ID), when the playbook was read from one: what an `update` or
 /// `deprecate` event's `prevEventId` must name.
