@@ -95,15 +95,7 @@ pub fn append_events(pb: &mut Playbook, events: Vec<Value>) -> bool {
     if log_of(doc).is_none() {
         return false;
     }
-    let container = ["todoList", "plan", "playbook"]
-        .into_iter()
-        .find(|k| doc.get(*k).is_some());
-    let p = match container {
-        Some("playbook") => doc.get_mut("playbook"),
-        Some(c) => doc.get_mut(c).and_then(|c| c.get_mut("playbook")),
-        None => Some(doc),
-    };
-    let Some(Value::Object(p)) = p else {
+    let Some(p) = crate::writer::playbook_object_mut(doc) else {
         return false;
     };
     let Some(Value::Array(log)) = ["items", "entries"]

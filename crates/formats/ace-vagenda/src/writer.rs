@@ -533,15 +533,31 @@ fn event_document(
 /// The playbook object of a vAgenda document (or the document itself, if
 /// it is a playbook), found as [`update_kept`] finds it.
 pub(crate) fn playbook_object(doc: &Value) -> Option<&Map<String, Value>> {
-    let container = ["todoList", "plan", "playbook"]
+    playbook_path(doc)
+        .iter()
+        .try_fold(doc, |v, k| v.get(k))
+        .and_then(Value::as_object)
+}
+
+/// [`playbook_object`], to change.
+pub(crate) fn playbook_object_mut(doc: &mut Value) -> Option<&mut Map<String, Value>> {
+    playbook_path(doc)
+        .iter()
+        .try_fold(doc, |v, k| v.get_mut(k))
+        .and_then(Value::as_object_mut)
+}
+
+/// The keys that lead from a document to its playbook: under its
+/// container, the document itself when it is a playbook.
+fn playbook_path(doc: &Value) -> Vec<&'static str> {
+    match ["todoList", "plan", "playbook"]
         .into_iter()
-        .find(|k| doc.get(*k).is_some());
-    let p = match container {
-        Some("playbook") => doc.get("playbook"),
-        Some(c) => doc.get(c).and_then(|c| c.get("playbook")),
-        None => Some(doc),
-    };
-    p.and_then(Value::as_object)
+        .find(|k| doc.get(*k).is_some())
+    {
+        Some("playbook") => vec!["playbook"],
+        Some(c) => vec![c, "playbook"],
+        None => Vec::new(),
+    }
 }
 
 /// The kept document with the model's entries and playbook fields in place.
