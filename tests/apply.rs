@@ -657,3 +657,41 @@ fn an_event_must_follow_its_target_s_last_event() {
         Some(ace_model::delta::Reason::Conflict)
     );
 }
+
+/// A vAgenda file's entries keep their key order when one of them
+/// changes, and every other entry keeps its own.
+#[test]
+fn vagenda_entries_keep_the_file_s_key_order() {
+    let base = fixture("apply/vagenda-playbook.json");
+    let patch = r#"{"operations": [{"op": "incrementCounter", "entryId": "entry-1", "delta": {"helpfulCount": 1}}, {"op": "appendEntry", "entry": {"id": "entry-3", "kind": "rule", "text": "Pin the toolchain.", "tags": ["ci"], "helpfulCount": 0, "harmfulCount": 0}}]}"#;
+    let (text, outcome) = apply("vagenda-json", &base, &[patch], Compat::Seed);
+    assert!(outcome.rejected().next().is_none());
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let keys = |i: usize| -> Vec<String> {
+        doc["plan"]["playbook"]["entries"][i]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    // As the file has them: status before the timestamps.
+    let file_order = [
+        "id",
+        "kind",
+        "text",
+        "helpfulCount",
+        "harmfulCount",
+        "status",
+        "createdAt",
+        "updatedAt",
+    ];
+    assert_eq!(keys(0), file_order);
+    assert_eq!(keys(1), file_order);
+    // A key the file's entries lack (tags) follows the key it follows in
+    // the writer's own order.
+    assert_eq!(
+        keys(2),
+        ["id", "kind", "text", "tags", "helpfulCount", "harmfulCount"]
+    );
+}

@@ -79,6 +79,8 @@ struct EntrySink {
     /// An item handed over as text did not parse: neither does the
     /// document, and it is parsed again in one piece to say why.
     unparsed: bool,
+    /// The key order of the first entry, which the writer follows.
+    first_keys: Option<Vec<String>>,
 }
 
 /// What reading one item gives.
@@ -90,6 +92,8 @@ struct ItemRead {
     /// It came as text and did not parse.
     unparsed: bool,
     entry: Option<(ace_model::Entry, Option<String>)>,
+    /// The keys of the array's first item, in file order.
+    keys: Option<Vec<String>>,
 }
 
 impl EntrySink {
@@ -101,6 +105,7 @@ impl EntrySink {
             derive_from: Vec::new(),
             diags: Vec::new(),
             unparsed: false,
+            first_keys: None,
         }
     }
 
@@ -124,6 +129,9 @@ impl EntrySink {
             }
             self.unparsed = read.unparsed;
             self.diags.extend(read.diags);
+            if self.first_keys.is_none() {
+                self.first_keys = read.keys;
+            }
             self.events = read.event;
             if let Some((entry, derive_from)) = read.entry {
                 self.entries.push(entry);
@@ -222,6 +230,9 @@ impl<'e> Plan<'e> for EntryArrays {
 /// an entry keeps may be taken out of `node`.
 fn read_item(syntax: Syntax, base: &str, index: usize, node: &mut Node) -> ItemRead {
     let mut read = ItemRead::default();
+    if index == 0 {
+        read.keys = member_keys(node);
+    }
     if syntax == Syntax::Json {
         ace_jsonspan::duplicate_keys(node, &mut read.diags);
     }
@@ -232,6 +243,11 @@ fn read_item(syntax: Syntax, base: &str, index: usize, node: &mut Node) -> ItemR
         }
     }
     read_item_checked(syntax, base, index, node, read)
+}
+
+/// An object's keys in file order.
+fn member_keys(node: &Node) -> Option<Vec<String>> {
+    Some(node.members()?.iter().map(|m| m.key.to_string()).collect())
 }
 
 /// [`read_item`] through a `Value` checked with jsonschema: for entries
@@ -685,7 +701,7 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
         read_container(value, container.as_deref(), &mut pb);
         let mut skeleton = copy.unwrap_or(raw);
         drop_layout_fields(&mut skeleton, container.as_deref());
-        pb.set_layout(LAYOUT_KEY, layout(skeleton, None));
+        pb.set_layout(LAYOUT_KEY, layout(skeleton, None, None));
         return ReadOutput {
             playbook: pb,
             diagnostics: diags,
@@ -705,9 +721,11 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
     }
     let pb_node = node_at(root, &path);
     let mut metrics_basis = None;
+    let mut entry_keys = None;
     let mut derive_from: Vec<Option<String>> = Vec::new();
     match (shape, sink) {
         (Shape::Ace, Some(sink)) => {
+            entry_keys = sink.first_keys;
             diags.extend(sink.diags);
             pb.entries = sink.entries;
             derive_from = sink.derive_from;
@@ -724,6 +742,10 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
                 .get("entries")
                 .and_then(Node::as_array)
                 .unwrap_or(&[]);
+            entry_keys = items
+                .first()
+                .and_then(Value::as_object)
+                .map(|m| m.keys().cloned().collect());
             // Exactly, not by doubling (see ace-skill's reader).
             pb.entries.reserve_exact(items.len());
             for (i, item) in items.iter().enumerate() {
@@ -789,7 +811,7 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
         p.shift_remove(ACE_TOOLS_KEY);
     }
     drop_layout_fields(&mut skeleton, container.as_deref());
-    pb.set_layout(LAYOUT_KEY, layout(skeleton, metrics_basis));
+    pb.set_layout(LAYOUT_KEY, layout(skeleton, metrics_basis, entry_keys));
     ReadOutput {
         playbook: pb,
         diagnostics: diags,
@@ -805,14 +827,21 @@ fn drop_layout_fields(skeleton: &mut Value, container: Option<&str>) {
     }
 }
 
-/// What the writer needs to put the entries back: the document, and what
-/// the metrics were computed from. The shape and container are read off
-/// the document again.
-fn layout(document: Value, metrics_basis: Option<Value>) -> Value {
+/// What the writer needs to put the entries back: the document, what the
+/// metrics were computed from, and the key order of the entries (the
+/// first's, which a tool that wrote the file gave them all). The shape and
+/// container are read off the document again.
+fn layout(document: Value, metrics_basis: Option<Value>, entry_keys: Option<Vec<String>>) -> Value {
     let mut m = Map::new();
     m.insert("document".into(), document);
     if let Some(b) = metrics_basis {
         m.insert("metricsBasis".into(), b);
+    }
+    if let Some(keys) = entry_keys {
+        m.insert(
+            "entryKeys".into(),
+            Value::Array(keys.into_iter().map(Value::String).collect()),
+        );
     }
     Value::Object(m)
 }

@@ -74,6 +74,9 @@ struct SectionKinds<'p> {
     kinds: Vec<&'static str>,
     map: &'p SectionMap,
     extras: entry::Extras,
+    /// The key order of the file's entries (the layout's `entryKeys`):
+    /// each entry is written in it, its other keys after, in ours.
+    order: Option<HashMap<String, usize>>,
 }
 
 impl<'p> SectionKinds<'p> {
@@ -90,7 +93,39 @@ impl<'p> SectionKinds<'p> {
             // Fields vAgenda has no place for go to its extension point,
             // under one name, whether the document is new or rewritten.
             extras: entry::Extras::InMetadata,
+            order: None,
         }
+    }
+
+    /// The fields of `e` as [`entry::fields`] gives them, in the file's
+    /// key order when it has one.
+    fn fields<'e>(&self, e: &'e Entry) -> entry::Fields<'e> {
+        let f = entry::fields(e, self.of(e), self.map, self.extras);
+        let Some(order) = &self.order else {
+            return f;
+        };
+        // The file's keys in the file's order; a key the file's order
+        // lacks stays right after the key it follows in ours, so that a
+        // file written in our order keeps it.
+        let mut anchor = None;
+        // (the file's key it follows, whether it is not the file's, ours)
+        type Rank = (Option<usize>, bool, usize);
+        let mut ranked: Vec<(Rank, (&'e str, entry::Field<'e>))> = f
+            .into_iter()
+            .enumerate()
+            .map(|(i, field)| {
+                let rank = match order.get(field.0) {
+                    Some(&at) => {
+                        anchor = Some(at);
+                        (Some(at), false, i)
+                    }
+                    None => (anchor, true, i),
+                };
+                (rank, field)
+            })
+            .collect();
+        ranked.sort_by_key(|(rank, _)| *rank);
+        ranked.into_iter().map(|(_, field)| field).collect()
     }
 
     /// The kind `e`'s section maps to; `note` without a section.
@@ -258,6 +293,17 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
     let mut kinds = SectionKinds::new(pb, &opts.sections);
     if rewriting {
         kinds.extras = entry::Extras::Rewrite;
+        kinds.order = pb
+            .layout_of(LAYOUT_KEY)
+            .and_then(|l| l.get("entryKeys"))
+            .and_then(Value::as_array)
+            .map(|keys| {
+                keys.iter()
+                    .filter_map(Value::as_str)
+                    .enumerate()
+                    .map(|(i, k)| (k.to_owned(), i))
+                    .collect()
+            });
     }
     let entries: Vec<Map<String, Value>> = if stream {
         Vec::new()
@@ -801,10 +847,7 @@ impl Printer<'_, '_> {
             };
             lines(&mut p, range, n, level, |p, i| {
                 let e = &pb.entries[i];
-                p.fields(
-                    &entry::fields(e, kinds.of(e), kinds.map, kinds.extras),
-                    level + 1,
-                );
+                p.fields(&kinds.fields(e), level + 1);
             });
         });
     }
@@ -858,7 +901,7 @@ impl ace_tron::Items for TronEntries<'_> {
     fn with(&self, i: usize, f: &mut dyn FnMut(&ace_tron::Item<'_>)) {
         use ace_tron::Item;
         let e = &self.pb.entries[i];
-        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map, self.kinds.extras);
+        let fields = self.kinds.fields(e);
         f(&Item::Object(ace_tron::Obj {
             class: Ty::PlaybookEntry.class(self.info_key),
             null_is_absent: Ty::PlaybookEntry.typed(),
@@ -873,7 +916,7 @@ impl ace_tron::Items for TronEntries<'_> {
             return;
         };
         let e = &self.pb.entries[i];
-        let fields = entry::fields(e, self.kinds.of(e), self.kinds.map, self.kinds.extras);
+        let fields = self.kinds.fields(e);
         let keys: Vec<&str> = fields.iter().map(|(k, _)| *k).collect();
         f(class, &keys);
     }
@@ -980,7 +1023,7 @@ mod tests {
                     out,
                 };
                 match by_fields {
-                    true => p.fields(&entry::fields(e, kinds.of(e), kinds.map, kinds.extras), 2),
+                    true => p.fields(&kinds.fields(e), 2),
                     false => p.object(&entry::write(e, kinds.of(e), kinds.map, kinds.extras), 2),
                 }
             }
