@@ -695,3 +695,50 @@ fn vagenda_entries_keep_the_file_s_key_order() {
         ["id", "kind", "text", "tags", "helpfulCount", "harmfulCount"]
     );
 }
+
+/// A vAgenda file printed as JSON.stringify or Python's json.dump print
+/// it (each array item on its own line, two or four spaces or a tab) is
+/// written back as it was, and an increment changes only its own lines,
+/// the document's sequence and its change log.
+#[test]
+fn vagenda_files_keep_their_print_style() {
+    use serde::Serialize as _;
+    let mut doc: Value = serde_json::from_str(&fixture("apply/vagenda-playbook.json")).unwrap();
+    doc["plan"]["playbook"]["entries"][0]["tags"] = json!(["review", "size"]);
+    for indent in ["  ", "    ", "\t"] {
+        let mut text = Vec::new();
+        let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+        let mut ser = serde_json::Serializer::with_formatter(&mut text, fmt);
+        doc.serialize(&mut ser).unwrap();
+        let mut text = String::from_utf8(text).unwrap();
+        text.push('\n');
+        let format = Format::from_name("vagenda-json").unwrap();
+        let pb = ace_io::read(format, &text).unwrap().playbook;
+        assert_eq!(ace_io::write(format, &pb).text, text, "indent {indent:?}");
+        let patch = r#"{"operations": [{"op": "incrementCounter", "entryId": "entry-2", "delta": {"helpfulCount": 1}}]}"#;
+        let (out, _) = apply("vagenda-json", &text, &[patch], Compat::Seed);
+        let old: Vec<&str> = text.lines().collect();
+        let new: Vec<&str> = out.lines().collect();
+        let changed: Vec<&&str> = new.iter().filter(|l| !old.contains(l)).collect();
+        // helpfulCount, updatedAt, sequence, updated, and the change log.
+        assert!(
+            changed.iter().all(|l| [
+                "\"helpfulCount\": 3",
+                "2026-01-01T00:00:00Z",
+                "\"sequence\": 13",
+                "changeLog",
+                "ace-apply",
+                "\"system\"",
+                "\"update\"",
+                "\"playbook\"",
+                "{",
+                "}",
+                "},",
+                "]"
+            ]
+            .iter()
+            .any(|k| l.contains(k))),
+            "indent {indent:?}: {changed:#?}"
+        );
+    }
+}

@@ -551,8 +551,85 @@ fn read_split(
     let tree = Tree::new(doc, syntax);
     match (!sink.taken.is_empty()).then_some(sink) {
         Some(sink) if !tree.took_the_entries(&sink) => read_whole(text, syntax, sections),
-        sink => Ok((read_tree(tree, sink, sections), kind)),
+        sink => Ok((
+            with_style(read_tree(tree, sink, sections), text, syntax),
+            kind,
+        )),
     }
+}
+
+/// Keeps in the layout how a JSON file is printed, where it differs from
+/// the spec's style, for the writer to print a rewrite the same way.
+fn with_style(mut out: ReadOutput, text: &str, syntax: Syntax) -> ReadOutput {
+    if syntax != Syntax::Json {
+        return out;
+    }
+    let Some(style) = print_style(text) else {
+        return out;
+    };
+    if let Some(Value::Object(mut layout)) = out.playbook.layout_of(LAYOUT_KEY).cloned() {
+        layout.insert("style".into(), style);
+        out.playbook.set_layout(LAYOUT_KEY, Value::Object(layout));
+    }
+    out
+}
+
+/// The indentation of a JSON text's first nested line and whether its
+/// first array of plain values stands on one line, as a layout `style`;
+/// `None` when both are the spec's (two spaces, one line) or cannot be
+/// told. Only the text's first megabyte is looked at: a file is printed
+/// one way throughout.
+fn print_style(text: &str) -> Option<Value> {
+    let bytes = &text.as_bytes()[..text.len().min(1 << 20)];
+    let mut indent: Option<u64> = None;
+    let mut inline: Option<bool> = None;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() && (indent.is_none() || inline.is_none()) {
+        let b = bytes[i];
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'\n' && indent.is_none() {
+            let ws = bytes[i + 1..]
+                .iter()
+                .take_while(|c| matches!(c, b' ' | b'\t'))
+                .count();
+            if ws > 0 {
+                indent = Some(if bytes[i + 1] == b'\t' { 0 } else { ws as u64 });
+            }
+        } else if b == b'[' && inline.is_none() {
+            let rest = &bytes[i + 1..];
+            let ws = rest.iter().take_while(|c| c.is_ascii_whitespace()).count();
+            // An array of plain values: its first item is not a container.
+            if rest
+                .get(ws)
+                .is_some_and(|c| !matches!(c, b'[' | b'{' | b']'))
+            {
+                inline = Some(!rest[..ws].contains(&b'\n'));
+            }
+        }
+        i += 1;
+    }
+    let indent = indent.filter(|n| *n != 2);
+    let multi_line = inline.filter(|inline| !inline);
+    if indent.is_none() && multi_line.is_none() {
+        return None;
+    }
+    let mut m = Map::new();
+    if let Some(n) = indent {
+        m.insert("indent".into(), Value::from(n));
+    }
+    if multi_line.is_some() {
+        m.insert("inlineArrays".into(), Value::Bool(false));
+    }
+    Some(Value::Object(m))
 }
 
 /// [`read_classified`] from a parse in one piece, with no sink: what the
@@ -564,7 +641,8 @@ fn read_whole(
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
     let doc = parse(text, syntax)?;
     let kind = classify(&doc.root.to_value_within(2)).ok();
-    Ok((read_tree(Tree::new(doc, syntax), None, sections), kind))
+    let out = read_tree(Tree::new(doc, syntax), None, sections);
+    Ok((with_style(out, text, syntax), kind))
 }
 
 /// A parsed document made ready to read: its value, what it is, and the

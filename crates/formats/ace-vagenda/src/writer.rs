@@ -338,6 +338,11 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
                 pb,
                 kinds: &kinds,
                 out,
+                style: if rewriting {
+                    Style::of(pb.layout_of(LAYOUT_KEY))
+                } else {
+                    Style::default()
+                },
             }
             .value(&doc, 0);
             out.push('\n');
@@ -771,6 +776,47 @@ struct Printer<'a, 'w> {
     pb: &'a Playbook,
     kinds: &'a SectionKinds<'a>,
     out: &'a mut Out<'w>,
+    style: Style,
+}
+
+/// How a rewritten file was printed, where it differs from the spec's
+/// style: what `JSON.stringify(doc, null, 4)` or Python's `json.dump`
+/// write (each array item on its own line, another indentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Style {
+    /// Spaces per level (0: a tab).
+    pub indent: usize,
+    /// Arrays of plain values on one line.
+    pub inline_arrays: bool,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style {
+            indent: 2,
+            inline_arrays: true,
+        }
+    }
+}
+
+impl Style {
+    /// The style the layout keeps (`style`), the spec's without one.
+    fn of(layout: Option<&Value>) -> Style {
+        let d = Style::default();
+        let Some(s) = layout.and_then(|l| l.get("style")) else {
+            return d;
+        };
+        Style {
+            indent: s
+                .get("indent")
+                .and_then(Value::as_u64)
+                .map_or(d.indent, |n| n.min(16) as usize),
+            inline_arrays: s
+                .get("inlineArrays")
+                .and_then(Value::as_bool)
+                .unwrap_or(d.inline_arrays),
+        }
+    }
 }
 
 impl<'w> Blocks<'w> for Printer<'_, 'w> {
@@ -780,7 +826,10 @@ impl<'w> Blocks<'w> for Printer<'_, 'w> {
 
     fn indent(&mut self, level: usize) {
         for _ in 0..level {
-            self.out.push_str("  ");
+            match self.style.indent {
+                0 => self.out.push('\t'),
+                n => (0..n).for_each(|_| self.out.push(' ')),
+            }
         }
     }
 }
@@ -793,7 +842,10 @@ impl Printer<'_, '_> {
         match v {
             Value::Object(m) => self.object(m, level),
             Value::Array(a) if a.is_empty() => self.out.push_str("[]"),
-            Value::Array(a) if a.iter().all(|x| !x.is_object() && !x.is_array()) => {
+            Value::Array(a)
+                if self.style.inline_arrays
+                    && a.iter().all(|x| !x.is_object() && !x.is_array()) =>
+            {
                 self.out.push('[');
                 for (i, x) in a.iter().enumerate() {
                     if i > 0 {
@@ -836,7 +888,7 @@ impl Printer<'_, '_> {
     /// The entries as an array of objects would print, runs of them
     /// printed on several threads.
     fn entries(&mut self, level: usize) {
-        let (pb, kinds) = (self.pb, self.kinds);
+        let (pb, kinds, style) = (self.pb, self.kinds, self.style);
         let n = pb.entries.len();
         spread_block(self, "[", "]", n, level, |range, out| {
             let mut p = Printer {
@@ -844,6 +896,7 @@ impl Printer<'_, '_> {
                 pb,
                 kinds,
                 out,
+                style,
             };
             lines(&mut p, range, n, level, |p, i| {
                 let e = &pb.entries[i];
@@ -860,6 +913,11 @@ impl Printer<'_, '_> {
             |p, field| match field {
                 Field::Str(s) => push_json_str(p.out, s),
                 Field::Strs([]) => p.out.push_str("[]"),
+                Field::Strs(items) if !p.style.inline_arrays => {
+                    block(p, "[", "]", items.len(), level + 1, |p, i| {
+                        push_json_str(p.out, &items[i]);
+                    })
+                }
                 Field::Strs(items) => {
                     p.out.push('[');
                     for (i, s) in items.iter().enumerate() {
@@ -1013,7 +1071,18 @@ mod tests {
     fn entry_fields_print_as_the_entry_object_prints() {
         let pb = varied();
         let kinds = SectionKinds::new(&pb, &ace_model::mapping::BUILT_IN);
-        for e in &pb.entries {
+        let styles = [
+            Style::default(),
+            Style {
+                indent: 4,
+                inline_arrays: false,
+            },
+            Style {
+                indent: 0,
+                inline_arrays: true,
+            },
+        ];
+        for (e, style) in pb.entries.iter().flat_map(|e| styles.map(|s| (e, s))) {
             let (mut a, mut b) = (Out::new(), Out::new());
             for (out, by_fields) in [(&mut a, true), (&mut b, false)] {
                 let mut p = Printer {
@@ -1021,13 +1090,14 @@ mod tests {
                     pb: &pb,
                     kinds: &kinds,
                     out,
+                    style,
                 };
                 match by_fields {
                     true => p.fields(&kinds.fields(e), 2),
                     false => p.object(&entry::write(e, kinds.of(e), kinds.map, kinds.extras), 2),
                 }
             }
-            assert_eq!(a.into_string(), b.into_string(), "{}", e.id);
+            assert_eq!(a.into_string(), b.into_string(), "{} {style:?}", e.id);
         }
     }
 
