@@ -705,13 +705,19 @@ fn vagenda_files_keep_their_print_style() {
     use serde::Serialize as _;
     let mut doc: Value = serde_json::from_str(&fixture("apply/vagenda-playbook.json")).unwrap();
     doc["plan"]["playbook"]["entries"][0]["tags"] = json!(["review", "size"]);
-    for indent in ["  ", "    ", "\t"] {
+    doc["plan"]["playbook"]["entries"][0]["text"] =
+        json!("Don\u{2019}t merge work a reviewer can\u{2019}t check in ten minutes.");
+    for (indent, ascii) in [("  ", false), ("    ", true), ("\t", false)] {
         let mut text = Vec::new();
         let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
         let mut ser = serde_json::Serializer::with_formatter(&mut text, fmt);
         doc.serialize(&mut ser).unwrap();
         let mut text = String::from_utf8(text).unwrap();
         text.push('\n');
+        if ascii {
+            // As json.dump writes it by default.
+            text = text.replace('\u{2019}', "\\u2019");
+        }
         let format = Format::from_name("vagenda-json").unwrap();
         let pb = ace_io::read(format, &text).unwrap().playbook;
         assert_eq!(ace_io::write(format, &pb).text, text, "indent {indent:?}");

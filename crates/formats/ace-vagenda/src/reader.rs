@@ -619,7 +619,10 @@ fn print_style(text: &str) -> Option<Value> {
     }
     let indent = indent.filter(|n| *n != 2);
     let multi_line = inline.filter(|inline| !inline);
-    if indent.is_none() && multi_line.is_none() {
+    // Nothing beyond ASCII, and escapes: what json.dump's ensure_ascii
+    // writes. (Escapes of ASCII alone would say nothing; they are rare.)
+    let ascii_only = bytes.is_ascii() && bytes.windows(2).any(|w| w == b"\\u");
+    if indent.is_none() && multi_line.is_none() && !ascii_only {
         return None;
     }
     let mut m = Map::new();
@@ -628,6 +631,9 @@ fn print_style(text: &str) -> Option<Value> {
     }
     if multi_line.is_some() {
         m.insert("inlineArrays".into(), Value::Bool(false));
+    }
+    if ascii_only {
+        m.insert("asciiOnly".into(), Value::Bool(true));
     }
     Some(Value::Object(m))
 }

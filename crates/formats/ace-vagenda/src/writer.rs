@@ -788,6 +788,8 @@ pub(crate) struct Style {
     pub indent: usize,
     /// Arrays of plain values on one line.
     pub inline_arrays: bool,
+    /// Characters beyond ASCII written as `\u` escapes.
+    pub ascii_only: bool,
 }
 
 impl Default for Style {
@@ -795,6 +797,7 @@ impl Default for Style {
         Style {
             indent: 2,
             inline_arrays: true,
+            ascii_only: false,
         }
     }
 }
@@ -815,6 +818,10 @@ impl Style {
                 .get("inlineArrays")
                 .and_then(Value::as_bool)
                 .unwrap_or(d.inline_arrays),
+            ascii_only: s
+                .get("asciiOnly")
+                .and_then(Value::as_bool)
+                .unwrap_or(d.ascii_only),
         }
     }
 }
@@ -835,6 +842,22 @@ impl<'w> Blocks<'w> for Printer<'_, 'w> {
 }
 
 impl Printer<'_, '_> {
+    /// A JSON string in the file's style.
+    fn string(&mut self, s: &str) {
+        if self.style.ascii_only && !s.is_ascii() {
+            push_ascii_json_str(self.out, s);
+        } else {
+            push_json_str(self.out, s);
+        }
+    }
+
+    fn scalar(&mut self, v: &Value) {
+        match v {
+            Value::String(s) => self.string(s),
+            other => self.scalar(other),
+        }
+    }
+
     fn value(&mut self, v: &Value, level: usize) {
         if self.slot.is_some_and(|s| std::ptr::eq(s, v)) {
             return self.entries(level);
@@ -851,7 +874,7 @@ impl Printer<'_, '_> {
                     if i > 0 {
                         self.out.push_str(", ");
                     }
-                    scalar_into(x, self.out);
+                    self.scalar(x);
                 }
                 self.out.push(']');
             }
@@ -878,7 +901,7 @@ impl Printer<'_, '_> {
         let mut members = members;
         block(self, "{", "}", n, level, |p, _| {
             if let Some((k, v)) = members.next() {
-                push_json_str(p.out, k.as_ref());
+                p.string(k.as_ref());
                 p.out.push_str(": ");
                 value(p, v);
             }
@@ -911,11 +934,11 @@ impl Printer<'_, '_> {
             m.iter().map(|(k, f)| (*k, f)),
             level,
             |p, field| match field {
-                Field::Str(s) => push_json_str(p.out, s),
+                Field::Str(s) => p.string(s),
                 Field::Strs([]) => p.out.push_str("[]"),
                 Field::Strs(items) if !p.style.inline_arrays => {
                     block(p, "[", "]", items.len(), level + 1, |p, i| {
-                        push_json_str(p.out, &items[i]);
+                        p.string(&items[i]);
                     })
                 }
                 Field::Strs(items) => {
@@ -924,7 +947,7 @@ impl Printer<'_, '_> {
                         if i > 0 {
                             p.out.push_str(", ");
                         }
-                        push_json_str(p.out, s);
+                        p.string(s);
                     }
                     p.out.push(']');
                 }
@@ -1017,6 +1040,23 @@ fn scalar_into(v: &Value, out: &mut Out<'_>) {
     }
 }
 
+/// [`push_json_str`] with every character beyond ASCII as a `\u` escape
+/// (UTF-16 pairs above the first plane), as Python's `json.dump` writes.
+fn push_ascii_json_str(out: &mut Out<'_>, s: &str) {
+    use std::fmt::Write;
+    let mut quoted = Out::new();
+    push_json_str(&mut quoted, s);
+    for c in quoted.into_string().chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        }
+    }
+}
+
 /// A quoted JSON string; serde_json escapes only quotes, backslashes and
 /// control characters, so text without them is copied as it is.
 fn push_json_str(out: &mut Out<'_>, s: &str) {
@@ -1076,10 +1116,12 @@ mod tests {
             Style {
                 indent: 4,
                 inline_arrays: false,
+                ascii_only: true,
             },
             Style {
                 indent: 0,
                 inline_arrays: true,
+                ascii_only: false,
             },
         ];
         for (e, style) in pb.entries.iter().flat_map(|e| styles.map(|s| (e, s))) {
