@@ -854,7 +854,7 @@ impl Printer<'_, '_> {
     fn scalar(&mut self, v: &Value) {
         match v {
             Value::String(s) => self.string(s),
-            other => self.scalar(other),
+            other => scalar_into(other, self.out),
         }
     }
 
@@ -881,7 +881,7 @@ impl Printer<'_, '_> {
             Value::Array(a) => block(self, "[", "]", a.len(), level, |p, i| {
                 p.value(&a[i], level + 1)
             }),
-            other => scalar_into(other, self.out),
+            other => self.scalar(other),
         }
     }
 
