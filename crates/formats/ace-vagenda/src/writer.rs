@@ -1107,6 +1107,38 @@ mod tests {
         }
     }
 
+    /// Arrays of plain values of every type, in each style.
+    #[test]
+    fn plain_arrays_print_in_the_file_s_style() {
+        let pb = Playbook::default();
+        let kinds = SectionKinds::new(&pb, &ace_model::mapping::BUILT_IN);
+        let v = serde_json::json!({"a": [1, -2.5, true, null, "caf\u{e9}"]});
+        let print = |style: Style| {
+            let mut out = Out::new();
+            Printer {
+                slot: None,
+                pb: &pb,
+                kinds: &kinds,
+                out: &mut out,
+                style,
+            }
+            .value(&v, 0);
+            out.into_string()
+        };
+        assert_eq!(
+            print(Style::default()),
+            "{\n  \"a\": [1, -2.5, true, null, \"caf\u{e9}\"]\n}"
+        );
+        assert_eq!(
+            print(Style {
+                indent: 4,
+                inline_arrays: false,
+                ascii_only: true,
+            }),
+            "{\n    \"a\": [\n        1,\n        -2.5,\n        true,\n        null,\n        \"caf\\u00e9\"\n    ]\n}"
+        );
+    }
+
     #[test]
     fn entry_fields_print_as_the_entry_object_prints() {
         let pb = varied();
