@@ -57,7 +57,7 @@ fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Out
     };
     let all: Vec<(usize, Delta)> = deltas.iter().cloned().map(|d| (0, d)).collect();
     let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
-    if !outcome.accepted().any(|v| v.applied > 0) {
+    if !outcome.changed() {
         return (text.to_owned(), outcome);
     }
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));

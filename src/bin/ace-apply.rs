@@ -2,7 +2,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ace_apply::{Compat, DeltaFormat, Outcome, ReadError, Traits};
@@ -233,79 +233,12 @@ fn now(args: &Args) -> Result<String, Stopped> {
     Ok(ace_tools::rfc3339(secs))
 }
 
-/// Whether `path` (as given, relative to the current directory) is inside
-/// one of the write scope's globs, which are relative to `base` (the
-/// current directory's path below the folder the globs are relative to):
-/// relative, never climbing out of that folder with `..`.
-fn in_scope(path: &Path, base: &Path, globs: &globset::GlobSet) -> Result<(), String> {
-    if path.is_absolute() {
-        return Err(format!("{} is absolute", path.display()));
-    }
-    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
-    for c in base.components().chain(path.components()) {
-        match c {
-            Component::CurDir => {}
-            Component::Normal(p) => parts.push(p),
-            Component::ParentDir if parts.pop().is_some() => {}
-            _ => {
-                return Err(format!(
-                    "{} climbs out of the write scope's folder with `..`",
-                    path.display()
-                ))
-            }
-        }
-    }
-    let clean: PathBuf = parts.iter().collect();
-    if globs.is_match(&clean) {
-        Ok(())
-    } else {
-        Err(format!("{} is outside the write scope", path.display()))
-    }
-}
-
-/// The write scope in force: `--write-scope` (relative to the current
-/// directory), else ace.toml's (relative to its folder), and the current
-/// directory's path below that folder.
-fn write_scope(args: &Args, loaded: &Loaded) -> Result<(Vec<String>, PathBuf), Stopped> {
-    if !args.write_scope.is_empty() {
-        return Ok((args.write_scope.clone(), PathBuf::new()));
-    }
-    let scope = loaded.config.apply.write_scope.clone();
-    if scope.is_empty() {
-        return Ok((scope, PathBuf::new()));
-    }
-    let cwd = std::env::current_dir()
-        .and_then(|d| d.canonicalize())
-        .map_err(|e| usage(format!("the current directory: {e}")))?;
-    let root = loaded
-        .root
-        .canonicalize()
-        .map_err(|e| usage(format!("{}: {e}", loaded.root.display())))?;
-    let below =
-        cwd.strip_prefix(&root).map_err(|_| {
-            usage(format!(
-            "the write scope of {} is relative to {}, which the current directory is not inside",
-            loaded.path.as_deref().unwrap_or(Path::new("ace.toml")).display(),
-            root.display()
-        ))
-        })?;
-    Ok((scope, below.to_owned()))
-}
-
 fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), Stopped> {
-    let (scope, base) = write_scope(args, loaded)?;
-    if scope.is_empty() {
+    let Some(scope) =
+        ace_config::WriteScope::of(&args.write_scope, loaded).map_err(|e| usage(e.to_string()))?
+    else {
         return Ok(());
-    }
-    let mut b = globset::GlobSetBuilder::new();
-    for g in &scope {
-        let glob = globset::GlobBuilder::new(g)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| usage(format!("write scope {g:?}: {e}")))?;
-        b.add(glob);
-    }
-    let set = b.build().map_err(|e| usage(e.to_string()))?;
+    };
     let paths: Vec<&Path> = match dest {
         Destination::Stdout => Vec::new(),
         Destination::File(p) => vec![p],
@@ -314,13 +247,7 @@ fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), S
         } => vec![main, companion],
     };
     for p in paths {
-        in_scope(p, &base, &set).map_err(|why| {
-            usage(format!(
-                "refusing to write {}: {why} ({})",
-                p.display(),
-                scope.join(" ")
-            ))
-        })?;
+        scope.check(p).map_err(usage)?;
     }
     Ok(())
 }
@@ -383,7 +310,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     let findings_code = if refused > 0 { EXIT_FINDINGS } else { EXIT_OK };
     // Nothing applied: the file is left as it is, byte for byte, rather
     // than rewritten by a writer that may not keep every byte of it.
-    let applied = outcome.accepted().any(|v| v.applied > 0) || !outcome.pruned.is_empty();
+    let applied = outcome.changed();
     let old_companion = input.companion.as_ref().map(|c| c.text.to_string());
     let wctx = ace_io::WriteCtx::default()
         .with_now(Some(now))

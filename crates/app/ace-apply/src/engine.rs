@@ -52,6 +52,12 @@ impl Outcome {
         self.verdicts.iter().filter(|v| v.refusal.is_some())
     }
 
+    /// Whether the playbook changed: an operation applied, or an entry
+    /// pruned. When it did not, the file's own bytes are the output.
+    pub fn changed(&self) -> bool {
+        self.accepted().any(|v| v.applied > 0) || !self.pruned.is_empty()
+    }
+
     /// seed 001's report: `{accepted: [id], rejected: [{id, reason, message}]}`.
     pub fn report_json(&self) -> serde_json::Value {
         let accepted: Vec<_> = self.accepted().map(|v| v.id.clone()).collect();

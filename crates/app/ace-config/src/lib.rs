@@ -174,6 +174,97 @@ pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
     })
 }
 
+/// Where ace-apply may write: globs, and the current directory's path
+/// below the folder they are relative to.
+#[derive(Debug, Clone)]
+pub struct WriteScope {
+    globs: Vec<String>,
+    set: GlobSet,
+    base: PathBuf,
+}
+
+impl WriteScope {
+    /// The scope in force: `cli` (`--write-scope`, relative to the current
+    /// directory), else ace.toml's `[apply] write-scope` (relative to its
+    /// folder, which the current directory must be inside); `None` when
+    /// neither sets one.
+    pub fn of(cli: &[String], loaded: &Loaded) -> Result<Option<WriteScope>, ConfigError> {
+        if !cli.is_empty() {
+            return WriteScope::new(cli, PathBuf::new()).map(Some);
+        }
+        let globs = &loaded.config.apply.write_scope;
+        if globs.is_empty() {
+            return Ok(None);
+        }
+        let cwd = std::env::current_dir()
+            .and_then(|d| d.canonicalize())
+            .map_err(|e| ConfigError(format!("the current directory: {e}")))?;
+        let root = loaded
+            .root
+            .canonicalize()
+            .map_err(|e| ConfigError(format!("{}: {e}", loaded.root.display())))?;
+        let below = cwd.strip_prefix(&root).map_err(|_| {
+            ConfigError(format!(
+                "the write scope of {} is relative to {}, which the current directory is not inside",
+                loaded.path.as_deref().unwrap_or(Path::new(FILE_NAME)).display(),
+                root.display()
+            ))
+        })?;
+        WriteScope::new(globs, below.to_owned()).map(Some)
+    }
+
+    fn new(globs: &[String], base: PathBuf) -> Result<WriteScope, ConfigError> {
+        let mut b = GlobSetBuilder::new();
+        for g in globs {
+            let glob = globset::GlobBuilder::new(g)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| ConfigError(format!("write scope {g:?}: {e}")))?;
+            b.add(glob);
+        }
+        Ok(WriteScope {
+            globs: globs.to_vec(),
+            set: b.build().map_err(|e| ConfigError(e.to_string()))?,
+            base,
+        })
+    }
+
+    /// Whether `path` (relative to the current directory) is inside one of
+    /// the globs: relative, never climbing out of their folder with `..`.
+    pub fn check(&self, path: &Path) -> Result<(), String> {
+        let refuse = |why: String| {
+            Err(format!(
+                "refusing to write {}: {why} ({})",
+                path.display(),
+                self.globs.join(" ")
+            ))
+        };
+        if path.is_absolute() {
+            return refuse(format!("{} is absolute", path.display()));
+        }
+        let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+        for c in self.base.components().chain(path.components()) {
+            match c {
+                Component::CurDir => {}
+                Component::Normal(p) => parts.push(p),
+                Component::ParentDir if parts.pop().is_some() => {}
+                _ => {
+                    return refuse(format!(
+                        "{} climbs out of the write scope's folder with `..`",
+                        path.display()
+                    ))
+                }
+            }
+        }
+        let clean: PathBuf = parts.iter().collect();
+        if self.set.is_match(&clean) {
+            Ok(())
+        } else {
+            refuse(format!("{} is outside the write scope", path.display()))
+        }
+    }
+}
+
 /// Include and exclude patterns, compiled.
 #[derive(Debug, Clone)]
 pub struct Selector {

@@ -8,7 +8,7 @@
 //! an entry moved to another section or another position) give `None`,
 //! and the caller writes the whole playbook.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ace_exec::Out;
 use ace_model::{Before, Entry, LossEntry, Playbook, Section, Span};
@@ -22,6 +22,16 @@ struct Edit {
     start: usize,
     end: usize,
     text: String,
+}
+
+impl Edit {
+    fn insert(at: usize, text: String) -> Edit {
+        Edit {
+            start: at,
+            end: at,
+            text,
+        }
+    }
 }
 
 /// Writes `after` over `src`, the text `before` was read from (by
@@ -64,18 +74,13 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
     // The run of kept entries of one section being walked, flushed into
     // `last_of` when the section changes or a new entry asks.
     let mut run: Option<(Option<&str>, Span)> = None;
-    let old_keys: HashMap<&str, &Section> = before
-        .sections
-        .iter()
-        .map(|s| (s.key.as_str(), s))
-        .collect();
 
     let mut losses = Vec::new();
     let mut edits: Vec<Edit> = Vec::new();
     let mut kept = vec![false; originals.len()];
     let mut last_start = None;
-    // New entries and where they go, in the playbook's order.
-    let mut inserts: Vec<(usize, String)> = Vec::new();
+    // The points under a section's prose that have had their blank line.
+    let mut parted: HashSet<usize> = HashSet::new();
     let mut new_section_entries: Vec<Entry> = Vec::new();
     for e in &after.entries {
         match e.origin.0 {
@@ -117,13 +122,15 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
                 }
                 if let (None, Some(next)) = (last_of.get(&section), first_of.get(&section)) {
                     let text = render(e, newline, &mut losses)?;
-                    inserts.push((next.start, format!("{text}{newline}")));
+                    edits.push(Edit::insert(next.start, format!("{text}{newline}")));
                     continue;
                 }
                 let (point, after_prose) = match last_of.get(&section) {
                     Some(span) => (span.end, false),
                     None => match section {
-                        Some(k) if old_keys.contains_key(k) => empty_section_end(src, before, k)?,
+                        Some(k) if before.section(k).is_some() => {
+                            empty_section_end(src, before, k)?
+                        }
                         Some(_) => {
                             new_section_entries.push(e.clone());
                             continue;
@@ -132,12 +139,12 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
                     },
                 };
                 let text = render(e, newline, &mut losses)?;
-                let lead = if after_prose && !inserts.iter().any(|(p, _)| *p == point) {
+                let lead = if after_prose && parted.insert(point) {
                     format!("{newline}{newline}")
                 } else {
                     newline.to_owned()
                 };
-                inserts.push((point, format!("{lead}{text}")));
+                edits.push(Edit::insert(point, format!("{lead}{text}")));
             }
         }
     }
@@ -152,13 +159,6 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
             });
         }
     }
-    for (point, text) in inserts {
-        edits.push(Edit {
-            start: point,
-            end: point,
-            text,
-        });
-    }
     let tail = new_sections(
         src,
         before,
@@ -168,11 +168,7 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
         &mut losses,
     );
     if let Some(t) = tail {
-        edits.push(Edit {
-            start: src.len(),
-            end: src.len(),
-            text: t,
-        });
+        edits.push(Edit::insert(src.len(), t));
     }
     // Insertions at a point follow a replacement ending there and keep
     // their own order (a stable sort).
