@@ -37,7 +37,20 @@ fn apply(
     let t = Traits::of(format, &pb, Arc::default());
     let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
-    (ace_io::write_with(format, &pb, &ctx).text, outcome)
+    if !outcome.changed() {
+        // ace-apply leaves the file as it is.
+        return (playbook.to_owned(), outcome);
+    }
+    let whole = ace_io::write_with(format, &pb, &ctx).text;
+    // As ace-apply writes: over the file, where the format can.
+    match format.imp().rewrite(playbook, &outcome.before, &pb, &ctx) {
+        Some((edits, _)) => {
+            let spliced = edits.text(playbook);
+            ace_tests::assert_same_document(format, &spliced, &whole);
+            (spliced, outcome)
+        }
+        None => (whole, outcome),
+    }
 }
 
 fn bullets(text: &str) -> Vec<Value> {
@@ -747,4 +760,87 @@ fn vagenda_files_keep_their_print_style() {
             "indent {indent:?}: {changed:#?}"
         );
     }
+}
+
+/// A vAgenda file laid out by hand (one-line entries, blank lines between
+/// groups of them, compact objects) keeps every byte the deltas do not
+/// change: the changed entry is written on one line as its neighbours
+/// are, the new one follows the last, and the document's sequence, times,
+/// metrics and change log are edited in place.
+#[test]
+fn a_hand_laid_out_vagenda_file_changes_only_where_the_deltas_do() {
+    let src = r#"{
+  "vAgendaInfo": {"version": "0.2"},
+  "plan": {
+    "title": "Hand-kept playbook",
+    "status": "inProgress",
+    "sequence": 3,
+    "narratives": {"proposal": {"title": "Why", "content": "Lessons we keep."}},
+    "playbook": {
+      "version": 1,
+      "created": "2025-12-01T00:00:00Z",
+      "updated": "2025-12-01T00:00:00Z",
+      "entries": [
+        { "id": "entry-a", "kind": "strategy", "text": "Small pull requests.", "helpfulCount": 1, "harmfulCount": 0 },
+
+        { "id": "entry-b", "kind": "warning", "text": "No merges on red CI.", "helpfulCount": 0, "harmfulCount": 0 },
+        { "id": "entry-c", "kind": "warning", "text": "No force pushes.", "helpfulCount": 0, "harmfulCount": 0 }
+      ]
+    }
+  }
+}
+"#;
+    let patch = r#"{"baseDocumentSequence": 3, "operations": [
+        {"op": "incrementCounter", "entryId": "entry-a", "delta": {"helpfulCount": 2}},
+        {"op": "appendEntry", "entry": {"id": "entry-d", "kind": "rule", "text": "Pin the toolchain."}}]}"#;
+    let (out, outcome) = apply("vagenda-json", src, &[patch], Compat::Seed);
+    assert!(outcome.rejected().next().is_none());
+    let expected = r#"{
+  "vAgendaInfo": {"version": "0.2"},
+  "plan": {
+    "title": "Hand-kept playbook",
+    "status": "inProgress",
+    "sequence": 4,
+    "narratives": {"proposal": {"title": "Why", "content": "Lessons we keep."}},
+    "playbook": {
+      "version": 1,
+      "created": "2025-12-01T00:00:00Z",
+      "updated": "2026-01-01T00:00:00Z",
+      "entries": [
+        { "id": "entry-a", "kind": "strategy", "text": "Small pull requests.", "helpfulCount": 3, "harmfulCount": 0, "updatedAt": "2026-01-01T00:00:00Z" },
+
+        { "id": "entry-b", "kind": "warning", "text": "No merges on red CI.", "helpfulCount": 0, "harmfulCount": 0 },
+        { "id": "entry-c", "kind": "warning", "text": "No force pushes.", "helpfulCount": 0, "harmfulCount": 0 },
+        { "id": "entry-d", "kind": "rule", "text": "Pin the toolchain." }
+      ],
+      "metrics": {
+        "totalEntries": 4,
+        "lastUpdated": "2026-01-01T00:00:00Z"
+      }
+    },
+    "changeLog": [
+      {
+        "sequence": 4,
+        "timestamp": "2026-01-01T00:00:00Z",
+        "agent": {
+          "id": "ace-apply",
+          "type": "system"
+        },
+        "operation": "update",
+        "path": "playbook",
+        "reason": "ace-apply: 2 operation(s)"
+      }
+    ]
+  }
+}
+"#;
+    assert_eq!(out, expected);
+    // In CRLF, the same edits in the file's line endings.
+    let (crlf, _) = apply(
+        "vagenda-json",
+        &src.replace('\n', "\r\n"),
+        &[patch],
+        Compat::Seed,
+    );
+    assert_eq!(crlf, expected.replace('\n', "\r\n"));
 }

@@ -61,12 +61,15 @@ fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Out
         return (text.to_owned(), outcome);
     }
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
-    let text = format
-        .imp()
-        .rewrite(text, &outcome.before, &pb, &ctx)
-        .map(|(t, _)| t)
-        .unwrap_or_else(|| ace_io::write_with(format, &pb, &ctx).text);
-    (text, outcome)
+    let whole = ace_io::write_with(format, &pb, &ctx).text;
+    match format.imp().rewrite(text, &outcome.before, &pb, &ctx) {
+        Some((edits, _)) => {
+            let spliced = edits.text(text);
+            ace_tests::assert_same_document(format, &spliced, &whole);
+            (spliced, outcome)
+        }
+        None => (whole, outcome),
+    }
 }
 
 /// What the engine can change, as vAgenda's commuting operations.

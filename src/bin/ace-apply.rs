@@ -1,6 +1,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use ace_model::edit::Edits;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -325,8 +326,8 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         report_losses(args, &report.losses, format.name());
     }
     if args.check || args.diff || args.output_format == OutputFormat::Curator {
-        let (main, companion) = if let Some((text, _)) = spliced {
-            (text, None)
+        let (main, companion) = if let Some((edits, _)) = &spliced {
+            (edits.text(&source.text), None)
         } else if applied {
             let mut main = Vec::new();
             let mut out = ace_io::Out::to(&mut main);
@@ -384,13 +385,13 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
             findings_code,
         );
     }
-    if let Some((text, _)) = &spliced {
+    if let Some((edits, _)) = &spliced {
         return write_text(
             args,
             &loaded,
             format,
             (&source, input.companion.as_ref()),
-            Some(text),
+            Some(edits),
             findings_code,
         );
     }
@@ -413,19 +414,20 @@ fn io(p: &Path) -> impl Fn(std::io::Error) -> Stopped + '_ {
     move |e| usage(format!("{}: {e}", p.display()))
 }
 
-/// Writes `text` where the output goes, or the input's own bytes (`None`:
-/// what applying deltas that change nothing writes); the companion, if
-/// any, is written as it was.
+/// Writes the input with `edits` made where the output goes, or the
+/// input's own bytes (`None`: what applying deltas that change nothing
+/// writes); the companion, if any, is written as it was.
 fn write_text(
     args: &Args,
     loaded: &Loaded,
     format: Format,
     (source, companion): (&Source, Option<&Source>),
-    text: Option<&str>,
+    edits: Option<&Edits>,
     code: i32,
 ) -> Result<i32, Stopped> {
-    let same = text.is_none();
-    let text = text.unwrap_or(&source.text);
+    let same = edits.is_none();
+    let none = Edits::default();
+    let pieces = || edits.unwrap_or(&none).pieces(&source.text);
     let dest = convert::destination(
         format,
         args.output.as_deref(),
@@ -436,10 +438,10 @@ fn write_text(
     .map_err(|s| Box::new((s, None)))?;
     check_scope(args, loaded, &dest)?;
     match &dest {
-        Destination::Stdout => print_stdout(text)?,
+        Destination::Stdout => print_pieces(pieces())?,
         // In place, the file already is what it would become.
         Destination::File(_) if args.in_place && same => {}
-        Destination::File(p) => ace_io::write_atomic(p, text.as_bytes()).map_err(io(p))?,
+        Destination::File(p) => ace_io::write_atomic_pieces(p, pieces()).map_err(io(p))?,
         Destination::Pair {
             dir,
             main,
@@ -451,7 +453,7 @@ fn write_text(
             if let Some(d) = dir {
                 std::fs::create_dir_all(d).map_err(io(d))?;
             }
-            ace_io::write_atomic(main, text.as_bytes()).map_err(io(main))?;
+            ace_io::write_atomic_pieces(main, pieces()).map_err(io(main))?;
             let text = companion.map(|c| c.text.to_string()).unwrap_or_default();
             ace_io::write_atomic(c, text.as_bytes()).map_err(io(c))?;
         }
@@ -460,8 +462,16 @@ fn write_text(
 }
 
 fn print_stdout(s: &str) -> Result<(), Stopped> {
+    print_pieces([s])
+}
+
+fn print_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> Result<(), Stopped> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+    let written = pieces
+        .into_iter()
+        .try_for_each(|s| out.write_all(s.as_bytes()))
+        .and_then(|()| out.flush());
+    match written {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(usage(format!("<stdout>: {e}"))),

@@ -46,3 +46,22 @@ pub fn fixture(rel: &str) -> String {
 }
 pub mod matrix;
 pub mod props;
+
+/// Checks that a file written over the old one (a format's `rewrite`)
+/// holds what the whole writer writes for the same playbook: the same
+/// JSON value for JSON formats, the same entries read back for all.
+pub fn assert_same_document(format: ace_io::Format, spliced: &str, whole: &str) {
+    if format.name().ends_with("json") {
+        let a: serde_json::Value = serde_json::from_str(spliced).expect("the spliced file is JSON");
+        let b: serde_json::Value = serde_json::from_str(whole).expect("the written file is JSON");
+        assert_eq!(a, b, "spliced:\n{spliced}\nwhole:\n{whole}");
+    }
+    let entries = |text: &str| -> Vec<ace_model::Entry> {
+        let mut pb = ace_io::read(format, text).expect("reads back").playbook;
+        pb.entries
+            .iter_mut()
+            .for_each(|e| e.origin = Default::default());
+        pb.entries
+    };
+    assert_eq!(entries(spliced), entries(whole), "spliced:\n{spliced}");
+}

@@ -25,6 +25,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     file.commit()
 }
 
+/// [`write_atomic`] of the concatenation of `pieces`: a file edited in
+/// place of a few spans is written as the runs it keeps and the new text
+/// between them, never copied into one text first.
+pub fn write_atomic_pieces<'a>(
+    path: &Path,
+    pieces: impl IntoIterator<Item = &'a str>,
+) -> io::Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    {
+        let mut w = io::BufWriter::with_capacity(1 << 16, &mut file);
+        for piece in pieces {
+            w.write_all(piece.as_bytes())?;
+        }
+        w.flush()?;
+    }
+    file.commit()
+}
+
 /// Links followed before giving up, as the kernel's own limit (`ELOOP`).
 const MAX_LINKS: usize = 40;
 

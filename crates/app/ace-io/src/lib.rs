@@ -16,7 +16,7 @@ pub use ace_format::{
     ReadCtx, Sniff, WriteCtx, WriteOption,
 };
 use ace_model::WriteReport;
-pub use atomic::{write_atomic, AtomicFile};
+pub use atomic::{write_atomic, write_atomic_pieces, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use registry::{Format, Registry};
 

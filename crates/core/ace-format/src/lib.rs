@@ -347,7 +347,8 @@ pub trait PlaybookFormat: Sync {
     }
 
     /// Writes `after` over `src`, the text `before` was read from, so that
-    /// only what changed between the two is written anew. `None` when the
+    /// only what changed between the two is written anew: the edits of
+    /// `src` that make the new file. `None` when the
     /// changes are ones the format cannot place that way: the caller then
     /// writes the whole playbook. Formats that keep their file's layout in
     /// the model itself (AGENTS.md, vAgenda) need not splice.
@@ -357,7 +358,7 @@ pub trait PlaybookFormat: Sync {
         _before: &ace_model::Before,
         _after: &Playbook,
         _ctx: &WriteCtx,
-    ) -> Option<(String, WriteReport)> {
+    ) -> Option<(ace_model::edit::Edits, WriteReport)> {
         None
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod delta;
 pub mod diag;
+pub mod edit;
 pub mod ids;
 pub mod keys;
 pub mod loss;

@@ -57,13 +57,13 @@ impl PlaybookFormat for Markdown {
         before: &ace_model::Before,
         after: &Playbook,
         _: &WriteCtx,
-    ) -> Option<(String, WriteReport)> {
-        crate::rewrite(src, before, after).map(|w| {
+    ) -> Option<(ace_model::edit::Edits, WriteReport)> {
+        crate::rewrite(src, before, after).map(|(edits, losses)| {
             (
-                w.text,
+                edits,
                 WriteReport {
-                    losses: w.losses,
-                    id_changes: w.id_changes,
+                    losses,
+                    id_changes: Vec::new(),
                 },
             )
         })

@@ -11,33 +11,16 @@
 use std::collections::{HashMap, HashSet};
 
 use ace_exec::Out;
+use ace_model::edit::{Edit, Edits};
 use ace_model::{Before, Entry, LossEntry, Playbook, Section, Span};
 
 use crate::line::is_blank;
 use crate::writer::{entry_text, is_valid_id, write_valid};
-use crate::WriteOutput;
-
-/// One edit of the source: the bytes `start..end` become `text`.
-struct Edit {
-    start: usize,
-    end: usize,
-    text: String,
-}
-
-impl Edit {
-    fn insert(at: usize, text: String) -> Edit {
-        Edit {
-            start: at,
-            end: at,
-            text,
-        }
-    }
-}
 
 /// Writes `after` over `src`, the text `before` was read from (by
 /// [`crate::read`], whose spans its entries and sections carry). The
 /// entries `before` does not list are taken as unchanged.
-pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutput> {
+pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<(Edits, Vec<LossEntry>)> {
     let originals = &before.originals;
     let before = &before.shell;
     if before.title != after.title
@@ -108,11 +91,7 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
                 kept[i] = true;
                 if e != old {
                     let text = render(e, newline, &mut losses)?;
-                    edits.push(Edit {
-                        start: span.start,
-                        end: span.end,
-                        text,
-                    });
+                    edits.push(Edit::replace(span.start, span.end, text));
                 }
             }
             None => {
@@ -152,11 +131,7 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
         if !kept[i] {
             let span = e.origin.0?;
             let (start, end) = whole_lines(src, span);
-            edits.push(Edit {
-                start,
-                end,
-                text: String::new(),
-            });
+            edits.push(Edit::delete(start, end));
         }
     }
     let tail = new_sections(
@@ -170,26 +145,7 @@ pub fn rewrite(src: &str, before: &Before, after: &Playbook) -> Option<WriteOutp
     if let Some(t) = tail {
         edits.push(Edit::insert(src.len(), t));
     }
-    // Insertions at a point follow a replacement ending there and keep
-    // their own order (a stable sort).
-    edits.sort_by_key(|e| (e.start, e.end != e.start));
-    let mut out =
-        String::with_capacity(src.len() + edits.iter().map(|e| e.text.len()).sum::<usize>());
-    let mut pos = 0;
-    for e in edits {
-        if e.start < pos {
-            return None;
-        }
-        out.push_str(&src[pos..e.start]);
-        out.push_str(&e.text);
-        pos = e.end;
-    }
-    out.push_str(&src[pos..]);
-    Some(WriteOutput {
-        text: out,
-        losses,
-        id_changes: Vec::new(),
-    })
+    Some((Edits::new(src, edits)?, losses))
 }
 
 /// An entry as the seed writes it, without its last line ending, in the
@@ -306,11 +262,12 @@ mod tests {
         let before = crate::read(src).playbook;
         let mut after = before.clone();
         change(&mut after);
-        let out = rewrite(src, &Before::of(&before), &after)?;
-        let back = crate::read(&out.text).playbook;
-        assert_eq!(back.entries, after.entries, "{}", out.text);
-        assert_eq!(back.sections.len(), after.sections.len(), "{}", out.text);
-        Some(out.text)
+        let (edits, _) = rewrite(src, &Before::of(&before), &after)?;
+        let text = edits.text(src);
+        let back = crate::read(&text).playbook;
+        assert_eq!(back.entries, after.entries, "{text}");
+        assert_eq!(back.sections.len(), after.sections.len(), "{text}");
+        Some(text)
     }
 
     const SRC: &str = "# Playbook\n\nSome prose.\n\n## STRATEGIES\n[str-00001]   helpful=1 harmful=0 ::  odd spacing\n[str-00002] helpful=0 harmful=0 :: two\n\n\n## EMPTY\n\n## WITH PROSE\n\nProse under it.\n\n## LAST\n[lst-00001] no counters\n";

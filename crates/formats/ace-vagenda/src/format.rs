@@ -84,6 +84,25 @@ const TRON_WORDS: [&str; 5] = [
     "entries",
 ];
 
+impl Vagenda {
+    fn options(&self, ctx: &WriteCtx) -> crate::WriteOptions {
+        crate::WriteOptions {
+            syntax: self.syntax,
+            container: match ctx.option(CONTAINER.name) {
+                Some("todoList") => Container::TodoList,
+                _ => Container::Plan,
+            },
+            tron_root: match ctx.option(TRON_ROOT.name) {
+                Some("braced") => RootStyle::Braced,
+                _ => RootStyle::Implicit,
+            },
+            now: ctx.now.clone(),
+            sections: ctx.sections.clone(),
+            version: ctx.option(VERSION.name).and_then(crate::Version::parse),
+        }
+    }
+}
+
 impl PlaybookFormat for Vagenda {
     fn name(&self) -> &'static str {
         match self.syntax {
@@ -170,21 +189,24 @@ impl PlaybookFormat for Vagenda {
     }
 
     fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
-        let opts = crate::WriteOptions {
-            syntax: self.syntax,
-            container: match ctx.option(CONTAINER.name) {
-                Some("todoList") => Container::TodoList,
-                _ => Container::Plan,
+        crate::write_into(pb, &self.options(ctx), out)
+    }
+
+    fn rewrite(
+        &self,
+        src: &str,
+        before: &ace_model::Before,
+        after: &Playbook,
+        ctx: &WriteCtx,
+    ) -> Option<(ace_model::edit::Edits, WriteReport)> {
+        let (edits, losses) = crate::splice::rewrite(src, before, after, &self.options(ctx))?;
+        Some((
+            edits,
+            WriteReport {
+                losses,
+                id_changes: Vec::new(),
             },
-            tron_root: match ctx.option(TRON_ROOT.name) {
-                Some("braced") => RootStyle::Braced,
-                _ => RootStyle::Implicit,
-            },
-            now: ctx.now.clone(),
-            sections: ctx.sections.clone(),
-            version: ctx.option(VERSION.name).and_then(crate::Version::parse),
-        };
-        crate::write_into(pb, &opts, out)
+        ))
     }
 
     /// vAgenda ids are free-form (`entry-task-first`) and kinds are not

@@ -16,6 +16,7 @@ pub mod ops;
 mod patch;
 mod plain;
 mod reader;
+mod splice;
 mod types;
 mod writer;
 

@@ -68,7 +68,7 @@ fn metrics(entries: &[Entry], last_updated: &str) -> Value {
 
 /// The kind each section maps to, worked out once per write rather than
 /// looked up in the mapping's table for every entry.
-struct SectionKinds<'p> {
+pub(crate) struct SectionKinds<'p> {
     pb: &'p Playbook,
     /// Beside `pb.sections`.
     kinds: Vec<&'static str>,
@@ -237,8 +237,22 @@ pub fn write(pb: &Playbook, opts: &WriteOptions) -> WriteOutput {
     }
 }
 
-/// [`write`] into `out`, which may send the text on as it is printed.
-pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> WriteReport {
+/// The document a playbook is written as, before it is printed: its
+/// entries left out (an empty `entries` array) when they are printed from
+/// the model as the document is.
+pub(crate) struct Prepared<'p> {
+    pub doc: Value,
+    pub info_key: &'static str,
+    pub kinds: SectionKinds<'p>,
+    /// Entries are printed from the model into the empty `entries` array.
+    pub stream: bool,
+    /// Written over the document the playbook was read from.
+    pub rewriting: bool,
+    pub style: Style,
+    pub losses: Vec<LossEntry>,
+}
+
+pub(crate) fn prepare<'p>(pb: &'p Playbook, opts: &'p WriteOptions) -> Prepared<'p> {
     let mut losses = Vec::new();
     zone_losses(pb, &mut losses);
     derived_kinds(pb, &opts.sections, &mut losses);
@@ -313,6 +327,11 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             .map(|e| entry::write(e, kinds.of(e), kinds.map, kinds.extras))
             .collect()
     };
+    let style = if rewriting {
+        Style::of(pb.layout_of(LAYOUT_KEY))
+    } else {
+        Style::default()
+    };
     let (doc, info_key) = match kept {
         Some(doc) => {
             let mut doc = doc;
@@ -328,6 +347,28 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
             "vAgendaInfo",
         ),
     };
+    Prepared {
+        doc,
+        info_key,
+        kinds,
+        stream,
+        rewriting,
+        style,
+        losses,
+    }
+}
+
+/// [`write`] into `out`, which may send the text on as it is printed.
+pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> WriteReport {
+    let Prepared {
+        doc,
+        info_key,
+        kinds,
+        stream,
+        style,
+        losses,
+        ..
+    } = prepare(pb, opts);
     let slot = playbook_object(&doc)
         .and_then(|p| p.get("entries"))
         .filter(|_| stream);
@@ -338,11 +379,7 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut Out<'_>) -> Writ
                 pb,
                 kinds: &kinds,
                 out,
-                style: if rewriting {
-                    Style::of(pb.layout_of(LAYOUT_KEY))
-                } else {
-                    Style::default()
-                },
+                style,
             }
             .value(&doc, 0);
             out.push('\n');
@@ -399,8 +436,13 @@ fn playbook_tools(kinds: &SectionKinds, version_kept: bool) -> Map<String, Value
     if let Some(p) = &pb.project_id {
         t.insert("projectId".into(), Value::String(p.clone()));
     }
-    // No sections is nothing to keep: a reader derives them from the kinds.
-    if !pb.sections.is_empty() && pb.sections != derived_sections(kinds) {
+    // Sections a reader derives from the kinds are nothing to keep: none,
+    // or some of the derived ones in their order (a playbook that gained
+    // an entry of a new kind lacks its section until it is read again).
+    let derived = derived_sections(kinds);
+    let mut rest = derived.iter();
+    let derivable = pb.sections.iter().all(|s| rest.any(|d| d == s));
+    if !derivable {
         t.insert(
             "sections".into(),
             serde_json::to_value(sections_read_back(kinds)).unwrap_or(Value::Null),
@@ -600,7 +642,7 @@ pub(crate) fn playbook_object_mut(doc: &mut Value) -> Option<&mut Map<String, Va
 
 /// The keys that lead from a document to its playbook: under its
 /// container, the document itself when it is a playbook.
-fn playbook_path(doc: &Value) -> Vec<&'static str> {
+pub(crate) fn playbook_path(doc: &Value) -> Vec<&'static str> {
     match ["todoList", "plan", "playbook"]
         .into_iter()
         .find(|k| doc.get(*k).is_some())
@@ -955,6 +997,68 @@ impl Printer<'_, '_> {
                 Field::Obj(fields) => p.fields(fields, level + 1),
             },
         );
+    }
+}
+
+/// Prints the parts of a document that a rewrite writes anew, in the
+/// file's style and line endings.
+pub(crate) struct Reprint<'a> {
+    pub pb: &'a Playbook,
+    pub kinds: &'a SectionKinds<'a>,
+    pub style: Style,
+    pub crlf: bool,
+    unit: String,
+}
+
+impl<'a> Reprint<'a> {
+    pub fn new(pb: &'a Playbook, kinds: &'a SectionKinds<'a>, style: Style, crlf: bool) -> Self {
+        let unit = match style.indent {
+            0 => "\t".to_owned(),
+            n => " ".repeat(n),
+        };
+        Reprint {
+            pb,
+            kinds,
+            style,
+            crlf,
+            unit,
+        }
+    }
+
+    fn print(&self, f: impl FnOnce(&mut Printer<'_, '_>)) -> String {
+        let mut out = Out::new();
+        f(&mut Printer {
+            slot: None,
+            pb: self.pb,
+            kinds: self.kinds,
+            out: &mut out,
+            style: self.style,
+        });
+        let text = out.into_string();
+        if self.crlf {
+            text.replace('\n', "\r\n")
+        } else {
+            text
+        }
+    }
+
+    /// An entry as the whole writer prints it, on a line `level` deep.
+    pub fn entry(&self, e: &Entry, level: usize) -> String {
+        self.print(|p| p.fields(&self.kinds.fields(e), level))
+    }
+}
+
+impl ace_jsonspan::splice::Print for Reprint<'_> {
+    fn value(&mut self, v: &Value, level: usize) -> String {
+        self.print(|p| p.value(v, level))
+    }
+
+    fn key(&mut self, k: &str) -> String {
+        self.print(|p| p.string(k))
+    }
+
+    fn unit(&self) -> &str {
+        &self.unit
     }
 }
 

@@ -14,6 +14,7 @@ use ace_model::{rules, Diagnostic, Span};
 use serde_json::{Map, Number, Value};
 
 mod parser;
+pub mod splice;
 pub mod stream;
 mod top;
 
