@@ -338,19 +338,21 @@ fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
     a.intersection(b).count() as f64 / union as f64
 }
 
-/// Pairs of entries with similar words and shared tags. Only entries that
-/// share a tag are compared, so a large playbook with diverse tags stays far
-/// from quadratic.
+/// Pairs of entries with similar words and shared tags.
+///
+/// Candidates come from prefix filtering, as similarity joins find them
+/// (AllPairs, Bayardo et al. 2007): with the words of every entry ordered
+/// rarest first, two sets whose Jaccard similarity reaches `t` share a word
+/// among the first `|x| - ceil(t |x|) + 1` of each. Only entries sharing
+/// such a word are compared, so a playbook whose entries share a few
+/// common tags (every entry tagged `testing`) is not compared pair by pair;
+/// the pairs found are exactly those the definition gives.
 pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
-    let mut by_tag: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut tag_sets = Vec::with_capacity(pb.entries.len());
-    for (i, e) in pb.entries.iter().enumerate() {
-        let set: HashSet<&str> = e.tags.iter().flatten().map(String::as_str).collect();
-        for t in &set {
-            by_tag.entry(t).or_default().push(i);
-        }
-        tag_sets.push(set);
-    }
+    let tag_sets: Vec<HashSet<&str>> = pb
+        .entries
+        .iter()
+        .map(|e| e.tags.iter().flatten().map(String::as_str).collect())
+        .collect();
     // Word sets only for entries that can be compared at all.
     let word_sets: Vec<HashSet<String>> = pb
         .entries
@@ -365,54 +367,223 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
             w.into_iter().collect()
         })
         .collect();
-    let mut reported = HashSet::new();
+    // Each word's rank, rarest first (ties by the word, for a fixed order).
+    let mut frequency: HashMap<&str, usize> = HashMap::new();
+    for w in word_sets.iter().flatten() {
+        *frequency.entry(w.as_str()).or_default() += 1;
+    }
+    let mut order: Vec<(&str, usize)> = frequency.into_iter().collect();
+    order.sort_unstable_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
+    let rank: HashMap<&str, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(r, (w, _))| (*w, r as u32))
+        .collect();
+    let threshold = opts.similarity.clamp(0.0, 1.0);
+    // Each comparable entry's words as ranks, ascending: rarest first.
+    let ranked: Vec<Vec<u32>> = word_sets
+        .iter()
+        .map(|set| {
+            let mut r: Vec<u32> = set.iter().map(|w| rank[w.as_str()]).collect();
+            r.sort_unstable();
+            r
+        })
+        .collect();
+    // Each word of an entry's prefix, with the entries (and the word's
+    // place in their lists) whose prefix has it.
+    let mut by_word: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
+    let mut normalized: Vec<Option<String>> = vec![None; pb.entries.len()];
     for (i, e) in pb.entries.iter().enumerate() {
-        if tag_sets[i].is_empty() {
+        let ranks = &ranked[i];
+        if tag_sets[i].is_empty() || ranks.is_empty() {
             continue;
         }
-        let mut candidates: Vec<usize> = tag_sets[i]
+        let n = ranks.len();
+        let prefix = (n + 1)
+            .saturating_sub((threshold * n as f64).ceil() as usize)
+            .clamp(1, n);
+        // The entries sharing a prefix word, earliest first: each word's
+        // list is in entry order, and the lists are merged, so the search
+        // stops at the first entry this one repeats.
+        let mut lists: Vec<(usize, &[(usize, usize)])> = ranks[..prefix]
             .iter()
-            .flat_map(|t| by_tag[t].iter().copied())
-            .filter(|&j| j < i)
+            .enumerate()
+            .filter_map(|(p, r)| by_word.get(r).map(|l| (p, l.as_slice())))
             .collect();
-        candidates.sort_unstable();
-        candidates.dedup();
-        for j in candidates {
+        let mut checked = None;
+        while let Some((k, &(j, q))) = lists
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (_, l))| l.first().map(|x| (k, x)))
+            .min_by_key(|(_, x)| x.0)
+        {
+            let p = lists[k].0;
+            lists[k].1 = &lists[k].1[1..];
+            if checked == Some(j) {
+                continue;
+            }
+            let m = ranked[j].len();
+            // Filters exact for a similarity of `threshold` or more
+            // (PPJoin, Xiao et al. 2008): sizes within the ratio, and
+            // enough words left after the first shared one to reach the
+            // overlap that similarity needs.
+            if (m as f64) < threshold * n as f64 || (n as f64) < threshold * m as f64 {
+                continue;
+            }
+            let needed = (threshold / (1.0 + threshold) * (n + m) as f64 - 1e-9).ceil() as usize;
+            if 1 + (n - p - 1).min(m - q - 1) < needed {
+                continue;
+            }
+            checked = Some(j);
             let overlap = jaccard(&tag_sets[i], &tag_sets[j]);
             if overlap <= opts.tag_overlap {
                 continue;
             }
-            let other = &pb.entries[j];
-            if ace_model::normalize::normalize(&e.content)
-                == ace_model::normalize::normalize(&other.content)
-            {
+            let similarity = sorted_jaccard(ranks, &ranked[j]);
+            if similarity <= opts.similarity {
+                continue;
+            }
+            for k in [i, j] {
+                if normalized[k].is_none() {
+                    normalized[k] = Some(ace_model::normalize::normalize(&pb.entries[k].content));
+                }
+            }
+            if normalized[i] == normalized[j] {
                 continue; // ACE008
             }
-            let similarity = jaccard(&word_sets[i], &word_sets[j]);
-            if similarity > opts.similarity && reported.insert(i) {
-                out.push(
-                    Diagnostic::new(
-                        &rules::LIKELY_DUPLICATE,
-                        span(e),
-                        format!(
-                            "`{}` is likely a duplicate of `{}`: {:.0}% similar words, {:.0}% shared tags",
-                            e.id,
-                            other.id,
-                            similarity * 100.0,
-                            overlap * 100.0
-                        ),
-                    )
-                    .with_related(span(other), "the earlier entry")
-                    .with_help("merge the two, keeping the older id and adding up the counters"),
-                );
+            let other = &pb.entries[j];
+            out.push(
+                Diagnostic::new(
+                    &rules::LIKELY_DUPLICATE,
+                    span(e),
+                    format!(
+                        "`{}` is likely a duplicate of `{}`: {:.0}% similar words, {:.0}% shared tags",
+                        e.id,
+                        other.id,
+                        similarity * 100.0,
+                        overlap * 100.0
+                    ),
+                )
+                .with_related(span(other), "the earlier entry")
+                .with_help("merge the two, keeping the older id and adding up the counters"),
+            );
+            // An entry is reported once, with the earliest entry it repeats.
+            break;
+        }
+        for (p, r) in ranks[..prefix].iter().enumerate() {
+            by_word.entry(*r).or_default().push((i, p));
+        }
+    }
+}
+
+/// [`jaccard`] of two ascending lists without repeats.
+fn sorted_jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
             }
         }
     }
+    let union = a.len() + b.len() - common;
+    if union == 0 {
+        return 0.0;
+    }
+    common as f64 / union as f64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    /// ACE061 by its definition: every earlier entry in turn, the first
+    /// that shares enough tags and words without being the same content.
+    fn by_definition(pb: &Playbook, opts: &Options) -> Vec<(String, String)> {
+        fn tags(e: &Entry) -> HashSet<&str> {
+            e.tags.iter().flatten().map(String::as_str).collect()
+        }
+        let word_set = |e: &Entry| -> HashSet<String> {
+            let mut w = words(&e.content);
+            w.extend(e.title.as_deref().map(words).unwrap_or_default());
+            w.into_iter().collect()
+        };
+        let mut found = Vec::new();
+        for (i, e) in pb.entries.iter().enumerate() {
+            for other in &pb.entries[..i] {
+                let (a, b) = (tags(e), tags(other));
+                if a.is_empty() || b.is_empty() || jaccard(&a, &b) <= opts.tag_overlap {
+                    continue;
+                }
+                if ace_model::normalize::normalize(&e.content)
+                    == ace_model::normalize::normalize(&other.content)
+                {
+                    continue;
+                }
+                if jaccard(&word_set(e), &word_set(other)) > opts.similarity {
+                    found.push((e.id.clone(), other.id.clone()));
+                    break;
+                }
+            }
+        }
+        found
+    }
+
+    proptest! {
+        /// The prefix-filtered search reports exactly the pairs the
+        /// definition gives, over a small vocabulary where most entries
+        /// share words and tags.
+        #[test]
+        fn likely_duplicates_are_those_the_definition_gives(
+            entries in prop::collection::vec(
+                (
+                    prop::collection::vec(0usize..6, 0..7),
+                    prop::collection::vec(0usize..3, 0..3),
+                ),
+                0..24,
+            ),
+            similarity in prop_oneof![Just(0.0), Just(0.5), Just(0.8), Just(1.0)],
+        ) {
+            const WORDS: [&str; 6] = ["check", "input", "loop", "Retry", "cache", "the"];
+            const TAGS: [&str; 3] = ["api", "db", "ci"];
+            let pb = Playbook {
+                entries: entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (w, t))| {
+                        let mut e = Entry {
+                            id: format!("e-{i}"),
+                            content: w.iter().map(|k| WORDS[*k]).collect::<Vec<_>>().join(" "),
+                            ..Entry::default()
+                        };
+                        e.tags = Some(t.iter().map(|k| TAGS[*k].to_owned()).collect());
+                        e
+                    })
+                    .collect(),
+                ..Playbook::default()
+            };
+            let opts = Options {
+                similarity,
+                ..Options::default()
+            };
+            let mut out = Vec::new();
+            likely_duplicates(&pb, &opts, &mut out);
+            let got: Vec<(String, String)> = out
+                .iter()
+                .map(|d| {
+                    let ids: Vec<&str> = d.message.split('`').collect();
+                    (ids[1].to_owned(), ids[3].to_owned())
+                })
+                .collect();
+            prop_assert_eq!(got, by_definition(&pb, &opts));
+        }
+    }
 
     #[test]
     fn generic_max_words_bounds_every_generic_phrase() {
