@@ -37,20 +37,8 @@ fn apply(
     let t = Traits::of(format, &pb, Arc::default());
     let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
-    if !outcome.changed() {
-        // ace-apply leaves the file as it is.
-        return (playbook.to_owned(), outcome);
-    }
-    let whole = ace_io::write_with(format, &pb, &ctx).text;
-    // As ace-apply writes: over the file, where the format can.
-    match format.imp().rewrite(playbook, &outcome.before, &pb, &ctx) {
-        Some((edits, _)) => {
-            let spliced = edits.text(playbook);
-            ace_tests::assert_same_document(format, &spliced, &whole);
-            (spliced, outcome)
-        }
-        None => (whole, outcome),
-    }
+    let text = ace_tests::applied_text(format, playbook, &outcome, &pb, &ctx);
+    (text, outcome)
 }
 
 fn bullets(text: &str) -> Vec<Value> {

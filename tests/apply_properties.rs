@@ -57,19 +57,9 @@ fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Out
     };
     let all: Vec<(usize, Delta)> = deltas.iter().cloned().map(|d| (0, d)).collect();
     let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
-    if !outcome.changed() {
-        return (text.to_owned(), outcome);
-    }
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
-    let whole = ace_io::write_with(format, &pb, &ctx).text;
-    match format.imp().rewrite(text, &outcome.before, &pb, &ctx) {
-        Some((edits, _)) => {
-            let spliced = edits.text(text);
-            ace_tests::assert_same_document(format, &spliced, &whole);
-            (spliced, outcome)
-        }
-        None => (whole, outcome),
-    }
+    let text = ace_tests::applied_text(format, text, &outcome, &pb, &ctx);
+    (text, outcome)
 }
 
 /// What the engine can change, as vAgenda's commuting operations.

@@ -47,6 +47,31 @@ pub fn fixture(rel: &str) -> String {
 pub mod matrix;
 pub mod props;
 
+/// The file `ace-apply` writes after `outcome` changed `src`'s playbook
+/// into `pb`: `src` itself when nothing changed, else the format's edits
+/// over `src` (checked against the whole writer's file), else the whole
+/// writer's file.
+pub fn applied_text(
+    format: ace_io::Format,
+    src: &str,
+    outcome: &ace_apply::Outcome,
+    pb: &ace_model::Playbook,
+    ctx: &ace_io::WriteCtx,
+) -> String {
+    if !outcome.changed() {
+        return src.to_owned();
+    }
+    let whole = ace_io::write_with(format, pb, ctx).text;
+    match format.imp().rewrite(src, &outcome.before, pb, ctx) {
+        Some((edits, _)) => {
+            let spliced = edits.text(src);
+            assert_same_document(format, &spliced, &whole);
+            spliced
+        }
+        None => whole,
+    }
+}
+
 /// Checks that a file written over the old one (a format's `rewrite`)
 /// holds what the whole writer writes for the same playbook: the same
 /// JSON value for JSON formats, the same entries read back for all.
