@@ -641,7 +641,10 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                     e.provenance = None;
                 }
                 st.by_key = None;
-                st.touch(s);
+                // A change that says when it was made keeps that time.
+                if !fields.iter().any(|f| f == "updated_at") {
+                    st.touch(s);
+                }
                 touched.push(s);
             }
             Change::Replace { target, entry } => {
@@ -664,8 +667,14 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
             } => {
                 let Some(s) = st.find(target) else { continue };
                 let e = st.entry_mut(s);
-                e.helpful = Some(e.helpful.unwrap_or(0).saturating_add(*helpful));
-                e.harmful = Some(e.harmful.unwrap_or(0).saturating_add(*harmful));
+                // A counter the entry lacks stays absent when the change
+                // does not move it.
+                if *helpful != 0 || e.helpful.is_some() {
+                    e.helpful = Some(e.helpful.unwrap_or(0).saturating_add(*helpful));
+                }
+                if *harmful != 0 || e.harmful.is_some() {
+                    e.harmful = Some(e.harmful.unwrap_or(0).saturating_add(*harmful));
+                }
                 st.touch(s);
                 touched.push(s);
             }

@@ -6,6 +6,7 @@
 //! told in [`Traits`], and the caller writes the result with the format's
 //! layout-keeping writer.
 
+pub mod diff;
 mod engine;
 mod ids;
 

@@ -243,6 +243,33 @@ impl Delta {
     }
 }
 
+/// The entry fields [`copy_field`] knows, by their canonical names; an
+/// extension field is `extra.NAME` besides these.
+pub const FIELDS: [&str; 22] = [
+    "id",
+    "section",
+    "kind",
+    "content",
+    "helpful",
+    "harmful",
+    "title",
+    "tags",
+    "evidence",
+    "confidence",
+    "neutral",
+    "status",
+    "deprecation_reason",
+    "created_at",
+    "updated_at",
+    "supersedes",
+    "superseded_by",
+    "duplicate_of",
+    "links",
+    "provenance",
+    "scope",
+    "project_id",
+];
+
 /// Copies `field` (a canonical field name, or `extra.NAME`) from `from` to
 /// `to`; a field `from` lacks is removed from `to`. `false` for a name the
 /// model does not have.
@@ -287,4 +314,32 @@ pub fn copy_field(to: &mut Entry, from: &Entry, field: &str) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every field listed is one `copy_field` knows, and copying each from
+    /// an entry that has them all makes an empty entry that entry.
+    #[test]
+    fn the_field_list_is_every_field_copy_field_knows() {
+        let full: Entry = serde_json::from_value(serde_json::json!({
+            "id": "x", "section": "s", "kind": "rule", "content": "c",
+            "helpful": 1, "harmful": 2, "title": "t", "tags": ["a"],
+            "evidence": [{"ref": "r"}], "confidence": 0.5, "neutral": 3,
+            "status": "deprecated", "deprecation_reason": "why",
+            "created_at": "2025-01-01T00:00:00Z", "updated_at": "2025-01-02T00:00:00Z",
+            "supersedes": ["y"], "superseded_by": "z", "duplicate_of": "w",
+            "links": ["l"], "provenance": {"delta_id": "d"}, "scope": "global",
+            "project_id": "pr"
+        }))
+        .expect("a full entry");
+        let mut empty = Entry::default();
+        for f in FIELDS {
+            assert!(copy_field(&mut empty, &full, f), "{f}");
+        }
+        assert_eq!(empty, full);
+        assert!(!copy_field(&mut empty, &full, "no_such_field"));
+    }
 }
