@@ -12,6 +12,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 mod apply;
+mod diff;
 mod edges;
 mod rules;
 mod validate;

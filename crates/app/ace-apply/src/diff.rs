@@ -52,6 +52,25 @@ impl Diff {
         self.entries.is_empty()
     }
 
+    /// Keeps only the field changes `keep` allows, and the changed entries
+    /// left with a change: comparing two formats, a field one of them
+    /// cannot hold (a markdown entry has no `kind`, vAgenda derives one)
+    /// is not a difference.
+    pub fn retain_fields(&mut self, keep: impl Fn(&str) -> bool) {
+        self.entries.retain_mut(|c| match c {
+            EntryDiff::Changed {
+                fields,
+                helpful,
+                harmful,
+                ..
+            } => {
+                fields.retain(|f| keep(f));
+                !fields.is_empty() || *helpful != 0 || *harmful != 0
+            }
+            _ => true,
+        });
+    }
+
     /// The delta that the engine applies to the old playbook to give the
     /// new one's entries. Per entry: its counters, then a deprecation,
     /// then the other fields (`updated_at` last, so that the new
@@ -162,6 +181,88 @@ pub fn differing_fields(a: &Entry, b: &Entry) -> Vec<String> {
     out
 }
 
+/// What changed from `o` to `e`, the same entry, if anything did.
+fn changed(o: &Entry, e: &Entry) -> Option<EntryDiff> {
+    let mut fields = differing_fields(o, e);
+    if o.id != e.id {
+        fields.insert(0, "id".to_owned());
+    }
+    let counter =
+        |a: Option<i64>, b: Option<i64>, name: &str, fields: &mut Vec<String>| match (a, b) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            (a, b) => {
+                if a != b {
+                    fields.push(name.to_owned());
+                }
+                0
+            }
+        };
+    let helpful = counter(o.helpful, e.helpful, "helpful", &mut fields);
+    let harmful = counter(o.harmful, e.harmful, "harmful", &mut fields);
+    (!fields.is_empty() || helpful != 0 || harmful != 0).then(|| EntryDiff::Changed {
+        old: o.clone(),
+        new: e.clone(),
+        fields,
+        helpful,
+        harmful,
+    })
+}
+
+/// [`diff`] for two files of different formats, where IDs may not carry
+/// over (a conversion to skill-json gives every bullet a new one): an
+/// entry added and one removed with the same normalized content are the
+/// same entry, changed (its `id` among the fields).
+pub fn diff_across(old: &Playbook, new: &Playbook) -> Diff {
+    let d = diff(old, new);
+    let mut removed: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, c) in d.entries.iter().enumerate() {
+        if let EntryDiff::Removed(e) = c {
+            removed
+                .entry(normalize::normalize(&e.content))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut taken = vec![false; d.entries.len()];
+    let mut entries = Vec::with_capacity(d.entries.len());
+    for c in &d.entries {
+        match c {
+            EntryDiff::Added(e) => {
+                let pair = removed
+                    .get_mut(&normalize::normalize(&e.content))
+                    .and_then(|v| (!v.is_empty()).then(|| v.remove(0)));
+                match pair {
+                    Some(i) => {
+                        taken[i] = true;
+                        if let EntryDiff::Removed(o) = &d.entries[i] {
+                            entries.extend(changed(o, e));
+                        }
+                    }
+                    None => entries.push(c.clone()),
+                }
+            }
+            _ => entries.push(c.clone()),
+        }
+    }
+    // Removed entries were last; those paired are gone.
+    let mut out = Vec::with_capacity(entries.len());
+    let mut i_removed = d
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c, EntryDiff::Removed(_)));
+    for c in entries {
+        if matches!(c, EntryDiff::Removed(_)) {
+            let (i, _) = i_removed.next().expect("one removed entry for each");
+            if taken[i] {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    Diff { entries: out }
+}
+
 /// The difference from `old` to `new`.
 pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
     let (old_ids, new_ids) = (unique_ids(old), unique_ids(new));
@@ -193,29 +294,7 @@ pub fn diff(old: &Playbook, new: &Playbook) -> Diff {
             continue;
         };
         matched[i] = true;
-        let o = &old.entries[i];
-        let mut fields = differing_fields(o, e);
-        let counter =
-            |a: Option<i64>, b: Option<i64>, name: &str, fields: &mut Vec<String>| match (a, b) {
-                (Some(a), Some(b)) => b.saturating_sub(a),
-                (a, b) => {
-                    if a != b {
-                        fields.push(name.to_owned());
-                    }
-                    0
-                }
-            };
-        let helpful = counter(o.helpful, e.helpful, "helpful", &mut fields);
-        let harmful = counter(o.harmful, e.harmful, "harmful", &mut fields);
-        if !fields.is_empty() || helpful != 0 || harmful != 0 {
-            entries.push(EntryDiff::Changed {
-                old: o.clone(),
-                new: e.clone(),
-                fields,
-                helpful,
-                harmful,
-            });
-        }
+        entries.extend(changed(&old.entries[i], e));
     }
     for (i, e) in old.entries.iter().enumerate() {
         if !matched[i] {

@@ -1,0 +1,155 @@
+//! ace-diff from the command line: exit statuses as diff(1), the text and
+//! JSON outputs, git's textconv and external-diff forms.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use crate::validate::write;
+
+fn ace_diff() -> Command {
+    Command::cargo_bin("ace-diff").unwrap()
+}
+
+const OLD: &str = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Check the input first.\n[str-00002] helpful=0 harmful=0 :: Keep functions small.\n\n## COMMON MISTAKES TO AVOID\n[cm-00001] helpful=2 harmful=0 :: Never swallow errors.\n";
+const NEW: &str = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=3 harmful=0 :: Check the input first.\n[str-00003] helpful=0 harmful=0 :: Name things for what they do.\n\n## COMMON MISTAKES TO AVOID\n[cm-00001] helpful=2 harmful=0 :: Never swallow errors silently.\n";
+
+#[test]
+fn the_same_playbook_exits_0_and_prints_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    let b = write(dir.path(), "b.md", OLD);
+    ace_diff().arg(&a).arg(&b).assert().code(0).stdout("");
+}
+
+#[test]
+fn changes_are_listed_by_section_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    let b = write(dir.path(), "b.md", NEW);
+    ace_diff()
+        .arg(&a)
+        .arg(&b)
+        .args(["--color", "never"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "## STRATEGIES & INSIGHTS\n~ [str-00001]\n    helpful: 1 -> 3\n+ [str-00003] helpful=0 harmful=0 :: Name things for what they do.\n- [str-00002] helpful=0 harmful=0 :: Keep functions small.\n## COMMON MISTAKES TO AVOID\n~ [cm-00001]\n    content: \"Never swallow errors.\" -> \"Never swallow errors silently.\"\n",
+        ));
+}
+
+#[test]
+fn json_output_has_the_documented_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    let b = write(dir.path(), "b.md", NEW);
+    let out = ace_diff()
+        .arg(&a)
+        .arg(&b)
+        .args(["--output-format", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["same"], false);
+    assert_eq!(v["old"]["format"], "markdown");
+    assert_eq!(
+        v["summary"],
+        serde_json::json!({"added": 1, "removed": 1, "changed": 2})
+    );
+    let first = &v["entries"][0];
+    assert_eq!(first["change"], "changed");
+    assert_eq!(first["id"], "str-00001");
+    assert_eq!(first["counters"]["helpful"]["delta"], 2);
+    let cm = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "cm-00001")
+        .unwrap();
+    assert_eq!(cm["fields"][0]["field"], "content");
+    assert_eq!(cm["fields"][0]["new"], "Never swallow errors silently.");
+}
+
+/// A playbook and its conversion hold the same entries: fields one format
+/// derives (vAgenda's kind) are not differences.
+#[test]
+fn a_playbook_and_its_conversion_are_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    for to in ["json", "vagenda-json", "skill-json", "agents-md"] {
+        let out = dir.path().join(format!("out-{to}"));
+        Command::cargo_bin("ace-convert")
+            .unwrap()
+            .arg(&a)
+            .args(["--to", to, "-q", "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        let assert = ace_diff()
+            .arg(&a)
+            .arg(&out)
+            .args(["--color", "never"])
+            .assert();
+        if to == "skill-json" {
+            // A new skill file numbers its bullets anew: the entries are
+            // matched by content, and only their IDs differ.
+            let text = String::from_utf8(assert.code(1).get_output().stdout.clone()).unwrap();
+            let changes: Vec<&str> = text.lines().filter(|l| l.starts_with("    ")).collect();
+            assert_eq!(changes.len(), 3, "{text}");
+            assert!(changes.iter().all(|l| l.starts_with("    id: ")), "{text}");
+        } else {
+            assert.code(0).stdout("");
+        }
+    }
+}
+
+#[test]
+fn textconv_prints_one_line_per_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(
+        dir.path(),
+        "a.md",
+        "## RULES\n[rul-00001] helpful=1 harmful=0 :: First line\n  continued.\n",
+    );
+    ace_diff()
+        .arg("--textconv")
+        .arg(&a)
+        .assert()
+        .code(0)
+        .stdout("## RULES\n[rul-00001] helpful=1 harmful=0 :: First line\\n  continued.\n");
+}
+
+/// git runs an external diff with seven arguments and takes any status
+/// but 0 for a failure.
+#[test]
+fn as_git_s_external_diff_it_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    let b = write(dir.path(), "b.md", NEW);
+    ace_diff()
+        .arg("playbook.md")
+        .arg(&a)
+        .args(["0000000", "100644"])
+        .arg(&b)
+        .args(["1111111", "100644"])
+        .args(["--color", "never"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with(
+            "--- a/playbook.md\n+++ b/playbook.md\n",
+        ));
+}
+
+#[test]
+fn an_unreadable_file_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    ace_diff()
+        .arg(&a)
+        .arg(dir.path().join("missing.md"))
+        .assert()
+        .code(2);
+    ace_diff().arg(&a).assert().code(2);
+}
