@@ -23,6 +23,8 @@ const PROG: &str = "ace-diff";
 enum OutputFormat {
     Text,
     Json,
+    /// The difference as a vAgenda PlaybookPatch, for `ace-apply OLD`.
+    Acepatch,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -141,6 +143,19 @@ fn run(args: &Args) -> i32 {
             serde_json::to_string_pretty(&as_json(&d, &names, (old_fmt, new_fmt)))
                 .unwrap_or_default()
         )),
+        OutputFormat::Acepatch => {
+            let sections = ace_model::mapping::SectionMap::default();
+            let (patch, lost) =
+                ace_apply::write_delta(&d.to_delta(), ace_apply::DeltaFormat::AcePatch, &sections)
+                    .expect("ace-tools writes AcePatches");
+            for l in &lost {
+                eprintln!("{PROG}: warning: {l}");
+            }
+            print(&format!(
+                "{}\n",
+                serde_json::to_string_pretty(&patch).unwrap_or_default()
+            ))
+        }
         OutputFormat::Text => {
             let color = match args.color {
                 Color::Always => true,

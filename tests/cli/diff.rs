@@ -153,3 +153,65 @@ fn an_unreadable_file_exits_2() {
         .code(2);
     ace_diff().arg(&a).assert().code(2);
 }
+
+/// The difference as an AcePatch, applied to the old file, gives the new
+/// file's entries, but for what the patch cannot say: the increments stamp
+/// `updated_at`, and a removal is a deprecation (a warning says so).
+#[test]
+fn an_acepatch_of_the_difference_applies_to_the_old_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.md", OLD);
+    let b = write(dir.path(), "b.md", NEW);
+    let (va, vb) = (dir.path().join("a.json"), dir.path().join("b.json"));
+    for (from, to) in [(&a, &va), (&b, &vb)] {
+        Command::cargo_bin("ace-convert")
+            .unwrap()
+            .arg(from)
+            .args(["--to", "vagenda-json", "-q", "-o"])
+            .arg(to)
+            .assert()
+            .success();
+    }
+    let out = ace_diff()
+        .arg(&va)
+        .arg(&vb)
+        .args(["--output-format", "acepatch"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("`str-00002` is removed"))
+        .get_output()
+        .stdout
+        .clone();
+    let patch = write(dir.path(), "patch.json", &String::from_utf8(out).unwrap());
+    let vc = dir.path().join("c.json");
+    Command::cargo_bin("ace-apply")
+        .unwrap()
+        .arg(&va)
+        .arg(&patch)
+        .args(["--now", "2026-01-01T00:00:00Z", "-q", "-o"])
+        .arg(&vc)
+        .assert()
+        .code(0);
+    let text = String::from_utf8(
+        ace_diff()
+            .arg(&vb)
+            .arg(&vc)
+            .args(["--color", "never"])
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .unwrap();
+    let rest: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("---") && !l.starts_with("+++") && !l.starts_with("## "))
+        .filter(|l| !l.starts_with("~ ") && !l.starts_with("    updated_at: "))
+        .collect();
+    assert_eq!(
+        rest,
+        ["+ [str-00002] helpful=0 harmful=0 (deprecated) :: Keep functions small."],
+        "{text}"
+    );
+}

@@ -72,6 +72,19 @@ impl DeltaFormat {
     }
 }
 
+/// `delta` written in the dialect `format`, with what the dialect cannot
+/// say; `None` for a dialect ace-tools does not write yet.
+pub fn write_delta(
+    delta: &Delta,
+    format: DeltaFormat,
+    sections: &SectionMap,
+) -> Option<(serde_json::Value, Vec<String>)> {
+    match format {
+        DeltaFormat::AcePatch => Some(ace_vagenda::ops::write_patch(delta, sections)),
+        _ => None,
+    }
+}
+
 /// What reading a delta file needs besides its text.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadOptions {

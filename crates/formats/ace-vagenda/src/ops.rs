@@ -230,6 +230,113 @@ fn event(n: &Node) -> Delta {
     d
 }
 
+/// `delta` as a vAgenda PlaybookPatch (`{"operations": [...]}`), entries
+/// written as the vAgenda writer writes them, and what the patch cannot
+/// say: a removal (AcePatch deprecates, softly, and has no removal; it is
+/// written as `deprecateEntry`), a target without an ID, a merge.
+///
+/// A `set` change is an `updateEntry` carrying the whole entry with the
+/// counters it had before, so that the `incrementCounter` of the same
+/// entry adds to them as it would to a counter changed meanwhile.
+pub fn write_patch(
+    delta: &Delta,
+    sections: &ace_model::mapping::SectionMap,
+) -> (Value, Vec<String>) {
+    use serde_json::json;
+    let kind = |e: &ace_model::Entry| match e.section.as_deref() {
+        Some(key) => sections.kind_for_section(key, None, None),
+        None => "note",
+    };
+    let entry = |e: &ace_model::Entry| {
+        Value::Object(entry::write(e, kind(e), sections, entry::Extras::OnEntry))
+    };
+    let mut ops = Vec::new();
+    let mut lost = Vec::new();
+    let mut counts: Vec<Value> = Vec::new();
+    for op in &delta.ops {
+        let id = |t: &Target, lost: &mut Vec<String>| match t {
+            Target::Id(id) => Some(id.clone()),
+            Target::Key(k) => {
+                lost.push(format!(
+                    "the entry with hash `{k}` has no ID for an AcePatch to name"
+                ));
+                None
+            }
+        };
+        match &op.change {
+            Change::Add(e) => ops.push(json!({"op": "appendEntry", "entry": entry(e)})),
+            Change::Count {
+                target,
+                helpful,
+                harmful,
+            } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let mut d = serde_json::Map::new();
+                if *helpful != 0 {
+                    d.insert("helpfulCount".into(), json!(helpful));
+                }
+                if *harmful != 0 {
+                    d.insert("harmfulCount".into(), json!(harmful));
+                }
+                counts.push(json!({"op": "incrementCounter", "entryId": id, "delta": d}));
+            }
+            Change::Set { target, from, .. } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let mut e = (**from).clone();
+                // The counters before the increments of this patch.
+                for c in &delta.ops {
+                    if let Change::Count {
+                        target: Target::Id(t),
+                        helpful,
+                        harmful,
+                    } = &c.change
+                    {
+                        if *t == id {
+                            e.helpful = e.helpful.map(|h| h - helpful);
+                            e.harmful = e.harmful.map(|h| h - harmful);
+                        }
+                    }
+                }
+                e.id.clone_from(&id);
+                ops.push(json!({"op": "updateEntry", "entryId": id, "entry": entry(&e)}));
+            }
+            Change::Replace { target, entry: e } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                ops.push(json!({"op": "updateEntry", "entryId": id, "entry": entry(e)}));
+            }
+            Change::Deprecate { target, reason } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let mut o = json!({"op": "deprecateEntry", "entryId": id});
+                if let Some(r) = reason {
+                    o["reason"] = json!(r);
+                }
+                ops.push(o);
+            }
+            Change::Remove { target } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                lost.push(format!(
+                    "`{id}` is removed; an AcePatch has no removal and deprecates it instead"
+                ));
+                ops.push(json!({"op": "deprecateEntry", "entryId": id, "reason": "removed"}));
+            }
+            Change::Merge { .. } => lost.push("a merge has no AcePatch operation".into()),
+        }
+    }
+    // Increments last: they add to what the updates leave.
+    ops.extend(counts);
+    (json!({ "operations": ops }), lost)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
