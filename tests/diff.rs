@@ -93,3 +93,155 @@ proptest! {
         prop_assert!(diff(&pb, &pb).is_empty());
     }
 }
+
+/// One side's edit of an entry.
+#[derive(Debug, Clone)]
+enum Edit {
+    Bump(i64, i64),
+    Content(String),
+    Deprecate,
+    Remove,
+}
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (1i64..4, 0i64..3).prop_map(|(h, m)| Edit::Bump(h, m)),
+        "[e-h]{1,6}".prop_map(Edit::Content),
+        Just(Edit::Deprecate),
+        Just(Edit::Remove),
+    ]
+}
+
+fn edited(base: &Playbook, edits: &[(usize, Edit)], added: &[Entry]) -> Playbook {
+    let mut pb = base.clone();
+    let mut remove = Vec::new();
+    for (i, edit) in edits {
+        let Some(e) = pb.entries.get_mut(*i) else {
+            continue;
+        };
+        match edit {
+            Edit::Bump(h, m) => {
+                e.helpful = Some(e.helpful.unwrap_or(0) + h);
+                e.harmful = Some(e.harmful.unwrap_or(0) + m);
+            }
+            Edit::Content(c) => e.content = c.clone(),
+            Edit::Deprecate => e.status = Some(Status::Deprecated),
+            Edit::Remove => remove.push(e.id.clone()),
+        }
+        e.updated_at = Some("2025-12-01T00:00:00Z".into());
+    }
+    pb.entries.retain(|e| !remove.contains(&e.id));
+    pb.entries.extend(added.iter().cloned());
+    pb
+}
+
+fn engine(pb: &Playbook, d: ace_model::delta::Delta) -> Playbook {
+    let mut pb = pb.clone();
+    let format = Format::from_name("json").unwrap();
+    let t = Traits::of(format, &pb, Arc::default());
+    let opts = Options {
+        now: NOW.into(),
+        ..Options::default()
+    };
+    let outcome = ace_apply::apply(&mut pb, &[(0, d)], &t, &opts);
+    assert!(
+        outcome.rejected().next().is_none(),
+        "{:?}",
+        outcome.report_json()
+    );
+    pb
+}
+
+proptest! {
+    /// OURS and THEIRS change different entries and add their own: the
+    /// merge has no conflict and equals applying both differences to
+    /// BASE, in either order.
+    #[test]
+    fn a_merge_of_disjoint_changes_is_both_diffs_applied(
+        base in playbook_strategy(),
+        edits in prop::collection::vec((any::<bool>(), edit_strategy()), 8),
+        ours_new in prop::collection::vec("[a-d]{1,8}", 0..3),
+        theirs_new in prop::collection::vec("[a-d]{1,8}", 0..3),
+    ) {
+        let (mut mine, mut yours) = (Vec::new(), Vec::new());
+        for (i, (side, edit)) in edits.into_iter().enumerate() {
+            if side { mine.push((i, edit)) } else { yours.push((i, edit)) }
+        }
+        let new_entry = |prefix: &str, i: usize, c: &String| Entry {
+            id: format!("{prefix}-{i}"),
+            section: Some("beta".into()),
+            content: c.clone(),
+            helpful: Some(0),
+            harmful: Some(0),
+            ..Entry::default()
+        };
+        let ours_added: Vec<Entry> = ours_new.iter().enumerate().map(|(i, c)| new_entry("o", i, c)).collect();
+        let theirs_added: Vec<Entry> = theirs_new.iter().enumerate().map(|(i, c)| new_entry("t", i, c)).collect();
+        let ours = edited(&base, &mine, &ours_added);
+        let theirs = edited(&base, &yours, &theirs_added);
+        let plan = ace_apply::merge::plan(&base, &ours, &theirs);
+        prop_assert!(plan.conflicts.is_empty(), "{:?}", plan.conflicts);
+        let merged = engine(&ours, plan.delta);
+        let ours_first = engine(&engine(&base, diff(&base, &ours).to_delta()), diff(&base, &theirs).to_delta());
+        let theirs_first = engine(&engine(&base, diff(&base, &theirs).to_delta()), diff(&base, &ours).to_delta());
+        prop_assert_eq!(entries(&merged), entries(&ours_first));
+        prop_assert_eq!(entries(&merged), entries(&theirs_first));
+    }
+}
+
+/// Both sides bump one counter and change one entry's text differently:
+/// the counters add up, the text is a conflict that keeps OURS'.
+#[test]
+fn counters_add_and_two_texts_conflict() {
+    let base = Playbook {
+        entries: vec![Entry {
+            id: "a".into(),
+            section: Some("alpha".into()),
+            content: "one".into(),
+            helpful: Some(1),
+            harmful: Some(0),
+            ..Entry::default()
+        }],
+        ..Playbook::default()
+    };
+    let mut ours = base.clone();
+    ours.entries[0].helpful = Some(3);
+    ours.entries[0].content = "ours".into();
+    let mut theirs = base.clone();
+    theirs.entries[0].helpful = Some(2);
+    theirs.entries[0].content = "theirs".into();
+    let plan = ace_apply::merge::plan(&base, &ours, &theirs);
+    assert_eq!(plan.conflicts.len(), 1);
+    assert_eq!(plan.conflicts[0].field, "content");
+    let merged = engine(&ours, plan.delta);
+    assert_eq!(merged.entries[0].helpful, Some(4));
+    assert_eq!(merged.entries[0].content, "ours");
+}
+
+/// One side deprecates an entry while the other bumps its counter: a clean
+/// merge, deprecated with the counter bumped.
+#[test]
+fn deprecation_and_a_bump_merge_cleanly() {
+    let base = Playbook {
+        entries: vec![Entry {
+            id: "a".into(),
+            section: Some("alpha".into()),
+            content: "one".into(),
+            helpful: Some(1),
+            harmful: Some(0),
+            ..Entry::default()
+        }],
+        ..Playbook::default()
+    };
+    let mut ours = base.clone();
+    ours.entries[0].status = Some(Status::Deprecated);
+    let mut theirs = base.clone();
+    theirs.entries[0].helpful = Some(5);
+    for (a, b) in [(&ours, &theirs), (&theirs, &ours)] {
+        let plan = ace_apply::merge::plan(&base, a, b);
+        assert!(plan.conflicts.is_empty(), "{:?}", plan.conflicts);
+        let merged = engine(a, plan.delta);
+        assert_eq!(merged.entries[0].helpful, Some(5));
+        assert_eq!(merged.entries[0].status, Some(Status::Deprecated));
+    }
+}

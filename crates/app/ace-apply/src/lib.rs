@@ -9,6 +9,7 @@
 pub mod diff;
 mod engine;
 mod ids;
+pub mod merge;
 
 use std::sync::Arc;
 

@@ -1,0 +1,217 @@
+//! A three-way merge of playbooks by the rules of the vAgenda ACE
+//! extension: appends commute, counters add, two different changes of one
+//! field of one entry conflict, deprecation wins.
+//!
+//! The merge is THEIRS' difference from BASE, applied to OURS by the
+//! engine, less what conflicts with OURS' own difference: so OURS keeps
+//! its file and layout, as `ace-apply` keeps them, and each entry's
+//! counters end as `base + (ours - base) + (theirs - base)`.
+
+use std::collections::HashMap;
+
+use ace_model::delta::{Change, Delta, Op, Target};
+use ace_model::{Entry, Playbook, Span, Status};
+use serde_json::Value;
+
+use crate::diff::{diff, EntryDiff};
+
+/// Two changes that cannot both be made; OURS' is kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    /// The entry's ID (or its content, for an entry without one).
+    pub entry: String,
+    /// The field both sides changed, or `entry` for the whole entry (added
+    /// on both sides differently, removed on one side and changed on the
+    /// other).
+    pub field: String,
+    pub ours: Value,
+    pub theirs: Value,
+}
+
+/// The delta that brings THEIRS' changes into OURS, and the conflicts.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub delta: Delta,
+    pub conflicts: Vec<Conflict>,
+}
+
+fn name(e: &Entry) -> String {
+    if e.id.is_empty() {
+        e.content.clone()
+    } else {
+        e.id.clone()
+    }
+}
+
+fn value(e: &Entry, field: &str) -> Value {
+    if let Some(k) = field.strip_prefix("extra.") {
+        return e.extra.get(k).cloned().unwrap_or(Value::Null);
+    }
+    serde_json::to_value(e)
+        .ok()
+        .and_then(|v| v.get(field).cloned())
+        .unwrap_or(Value::Null)
+}
+
+fn whole(e: &Entry) -> Value {
+    serde_json::to_value(e).unwrap_or(Value::Null)
+}
+
+/// What merging THEIRS into OURS, both from BASE, takes.
+pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
+    let d_ours = diff(base, ours);
+    let d_theirs = diff(base, theirs);
+    // OURS' changes by the base entry they change, and its entries by ID.
+    let mut ours_changed: HashMap<String, &EntryDiff> = HashMap::new();
+    for c in &d_ours.entries {
+        match c {
+            EntryDiff::Changed { old, .. } | EntryDiff::Removed(old) => {
+                ours_changed.insert(name(old), c);
+            }
+            EntryDiff::Added(_) => {}
+        }
+    }
+    let ours_by_id: HashMap<&str, &Entry> = ours
+        .entries
+        .iter()
+        .filter(|e| !e.id.is_empty())
+        .map(|e| (e.id.as_str(), e))
+        .collect();
+    let mut out = Plan {
+        delta: d_theirs.to_delta(),
+        conflicts: Vec::new(),
+    };
+    out.delta.ops.clear();
+    let push = |ops: &mut Vec<Op>, change| {
+        ops.push(Op {
+            change,
+            span: Span::default(),
+        })
+    };
+    let mut ops = Vec::new();
+    for c in &d_theirs.entries {
+        match c {
+            EntryDiff::Added(e) => match ours_by_id.get(e.id.as_str()) {
+                Some(o) if *o == e => {}
+                Some(o) => out.conflicts.push(Conflict {
+                    entry: name(e),
+                    field: "entry".into(),
+                    ours: whole(o),
+                    theirs: whole(e),
+                }),
+                None => push(&mut ops, Change::Add(e.clone())),
+            },
+            EntryDiff::Removed(e) => match ours_changed.get(&name(e)) {
+                Some(EntryDiff::Removed(_)) => {}
+                Some(EntryDiff::Changed { new, .. }) => out.conflicts.push(Conflict {
+                    entry: name(e),
+                    field: "entry".into(),
+                    ours: whole(new),
+                    theirs: Value::Null,
+                }),
+                _ => push(&mut ops, Change::Remove { target: target(e) }),
+            },
+            EntryDiff::Changed {
+                old,
+                new,
+                fields,
+                helpful,
+                harmful,
+            } => {
+                let mine = ours_changed.get(&name(old));
+                let (my_new, my_fields) = match mine {
+                    Some(EntryDiff::Removed(_)) => {
+                        out.conflicts.push(Conflict {
+                            entry: name(old),
+                            field: "entry".into(),
+                            ours: Value::Null,
+                            theirs: whole(new),
+                        });
+                        continue;
+                    }
+                    Some(EntryDiff::Changed { new, fields, .. }) => (Some(new), fields.as_slice()),
+                    _ => (None, &[][..]),
+                };
+                let t = target(old);
+                if *helpful != 0 || *harmful != 0 {
+                    push(
+                        &mut ops,
+                        Change::Count {
+                            target: t.clone(),
+                            helpful: *helpful,
+                            harmful: *harmful,
+                        },
+                    );
+                }
+                let mut from = new.clone();
+                let mut take = Vec::new();
+                for f in fields {
+                    let Some(mine) = my_new.filter(|_| my_fields.contains(f)) else {
+                        take.push(f.clone());
+                        continue;
+                    };
+                    let (a, b) = (value(mine, f), value(new, f));
+                    if a == b {
+                        continue;
+                    }
+                    match f.as_str() {
+                        // The later of the two times.
+                        "updated_at" => {
+                            if b.as_str() > a.as_str() {
+                                take.push(f.clone());
+                            }
+                        }
+                        // Deprecation wins over a change to active.
+                        "status" | "deprecation_reason"
+                            if new.status == Some(Status::Deprecated)
+                                || mine.status == Some(Status::Deprecated) =>
+                        {
+                            if new.status == Some(Status::Deprecated)
+                                && mine.status != Some(Status::Deprecated)
+                            {
+                                take.push(f.clone());
+                            }
+                        }
+                        _ => out.conflicts.push(Conflict {
+                            entry: name(old),
+                            field: f.clone(),
+                            ours: a,
+                            theirs: b,
+                        }),
+                    }
+                }
+                if !take.is_empty() || *helpful != 0 || *harmful != 0 {
+                    // The entry's time: THEIRS' when it is the later one
+                    // (taken above), else OURS', not the time of merging.
+                    if !take.iter().any(|f| f == "updated_at") {
+                        if let Some(m) = my_new {
+                            from.updated_at.clone_from(&m.updated_at);
+                        }
+                        take.push("updated_at".into());
+                    }
+                    push(
+                        &mut ops,
+                        Change::Set {
+                            target: t,
+                            from: Box::new(from),
+                            fields: take,
+                        },
+                    );
+                }
+            }
+        }
+    }
+    out.delta.ops = ops;
+    out
+}
+
+fn target(e: &Entry) -> Target {
+    if e.id.is_empty() {
+        Target::Key(ace_model::normalize::dedup_key(
+            e.section.as_deref().unwrap_or(""),
+            &e.content,
+        ))
+    } else {
+        Target::Id(e.id.clone())
+    }
+}
