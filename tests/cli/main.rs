@@ -14,6 +14,7 @@ fn fixture(name: &str) -> PathBuf {
 mod apply;
 mod diff;
 mod edges;
+mod merge;
 mod rules;
 mod validate;
 

@@ -1,0 +1,208 @@
+//! `ace-merge BASE OURS THEIRS`: a three-way merge of playbooks by the
+//! ACE merge rules (counters add, appends commute, deprecation wins, two
+//! changes of one field conflict), as git's merge driver:
+//! `ace-merge %O %A %B --path %P` writes the result into OURS.
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use ace_apply::merge::plan;
+use ace_apply::Traits;
+use ace_io::convert::{self, Stop};
+use ace_io::{Format, Source};
+use ace_model::{LineIndex, Playbook, Severity};
+use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use clap::Parser;
+
+const PROG: &str = "ace-merge";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = PROG,
+    version,
+    about = "Three-way merge of playbooks by the ACE merge rules (git merge driver: ace-merge %O %A %B --path %P)"
+)]
+struct Args {
+    base: String,
+    ours: String,
+    theirs: String,
+    /// The file's path in the repository (git's %P): names it in messages
+    /// and tells its format when the three files are git's temporary ones.
+    #[arg(long, value_name = "P")]
+    path: Option<String>,
+    /// Where the result goes; OURS itself by default, as git expects.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Also write the conflicts as JSON here.
+    #[arg(long, value_name = "FILE")]
+    conflicts: Option<PathBuf>,
+    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
+    from: Option<Format>,
+    /// The time for changed entries' `updated_at` (RFC 3339); else
+    /// SOURCE_DATE_EPOCH, else the clock.
+    #[arg(long, value_name = "TIME")]
+    now: Option<String>,
+}
+
+fn main() -> ExitCode {
+    ace_tools::prepare_process();
+    let args = Args::parse();
+    ExitCode::from(run(&args) as u8)
+}
+
+fn read(source: &Source, format: Format) -> Result<Playbook, i32> {
+    let ctx = ace_io::ReadCtx::min(Severity::Error);
+    match convert::read_input(source, format, None, &ctx) {
+        Ok(input) => Ok(input.parsed.playbook),
+        Err(Stop::Findings {
+            companion,
+            diagnostics,
+        }) => {
+            let f = companion.as_ref().unwrap_or(source);
+            print_diagnostics(&f.name, &f.text, &diagnostics);
+            error(PROG, format!("{}: the playbook has errors", source.name));
+            Err(EXIT_USAGE)
+        }
+        Err(Stop::Usage(m)) => {
+            error(PROG, m);
+            Err(EXIT_USAGE)
+        }
+        Err(Stop::Lossy { lost, target }) => {
+            error(PROG, format!("{lost} piece(s) lost reading {target}"));
+            Err(EXIT_USAGE)
+        }
+    }
+}
+
+fn now(args: &Args) -> Result<String, String> {
+    if let Some(n) = &args.now {
+        return Ok(n.clone());
+    }
+    if let Some(t) = ace_tools::source_date_epoch()? {
+        return Ok(t);
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Ok(ace_tools::rfc3339(secs))
+}
+
+fn run(args: &Args) -> i32 {
+    match merge(args) {
+        Ok(code) => code,
+        Err(code) => code,
+    }
+}
+
+fn merge(args: &Args) -> Result<i32, i32> {
+    let load = |p: &str| {
+        load_input(p, "-").map_err(|e| {
+            error(PROG, e);
+            EXIT_USAGE
+        })
+    };
+    let (base_src, ours_src, theirs_src) =
+        (load(&args.base)?, load(&args.ours)?, load(&args.theirs)?);
+    let name = args.path.clone().unwrap_or_else(|| ours_src.name.clone());
+    let registry = ace_io::Registry::builtin();
+    let format = args.from.unwrap_or_else(|| {
+        let by_name = args
+            .path
+            .as_deref()
+            .map(Path::new)
+            .or(ours_src.path.as_deref());
+        registry.detect(by_name, &ours_src.text)
+    });
+    let base = read(&base_src, format)?;
+    let mut ours = read(&ours_src, format)?;
+    let theirs = read(&theirs_src, format)?;
+    let p = plan(&base, &ours, &theirs);
+    let now = now(args).map_err(|e| {
+        error(PROG, e);
+        EXIT_USAGE
+    })?;
+    // Lines of OURS' entries, for the conflicts' messages.
+    let lines = LineIndex::new(&ours_src.text);
+    let at: std::collections::HashMap<String, usize> = p
+        .conflicts
+        .iter()
+        .map(|c| {
+            let line = ours
+                .entries
+                .iter()
+                .find(|e| e.id == c.entry || e.content == c.entry)
+                .and_then(|e| e.origin.0)
+                .map_or(1, |s| lines.line_col(&ours_src.text, s.start).line);
+            (c.entry.clone(), line)
+        })
+        .collect();
+    let line_of = |id: &str| at.get(id).copied().unwrap_or(1);
+    for c in &p.conflicts {
+        eprintln!(
+            "{name}:{}: conflict: `{}` {}: ours {}, theirs {}; ours kept",
+            line_of(&c.entry),
+            c.entry,
+            c.field,
+            c.ours,
+            c.theirs
+        );
+    }
+    let sections = Arc::new(ace_model::mapping::SectionMap::default());
+    let t = Traits::of(format, &ours, sections.clone());
+    let opts = ace_apply::Options {
+        now: now.clone(),
+        ..ace_apply::Options::default()
+    };
+    let outcome = ace_apply::apply(&mut ours, &[(0, p.delta)], &t, &opts);
+    for v in outcome.rejected() {
+        if let Some(r) = &v.refusal {
+            eprintln!("{name}: {PROG}: THEIRS' change not applied: {}", r.message);
+        }
+    }
+    let text = if outcome.changed() {
+        let wctx = ace_io::WriteCtx::default()
+            .with_now(Some(now))
+            .with_sections(sections);
+        match format
+            .imp()
+            .rewrite(&ours_src.text, &outcome.before, &ours, &wctx)
+        {
+            Some((edits, _)) => edits.text(&ours_src.text),
+            None => ace_io::write_with(format, &ours, &wctx).text,
+        }
+    } else {
+        ours_src.text.to_string()
+    };
+    let dest = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&args.ours));
+    ace_io::write_atomic(&dest, text.as_bytes()).map_err(|e| {
+        error(PROG, format!("{}: {e}", dest.display()));
+        EXIT_USAGE
+    })?;
+    if let Some(f) = &args.conflicts {
+        let report: Vec<serde_json::Value> = p
+            .conflicts
+            .iter()
+            .map(|c| {
+                serde_json::json!({"path": name, "line": line_of(&c.entry), "entry": c.entry,
+                    "field": c.field, "ours": c.ours, "theirs": c.theirs})
+            })
+            .collect();
+        let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
+        ace_io::write_atomic(f, body.as_bytes()).map_err(|e| {
+            error(PROG, format!("{}: {e}", f.display()));
+            EXIT_USAGE
+        })?;
+    }
+    Ok(if p.conflicts.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    })
+}
