@@ -1,4 +1,4 @@
-//! What the two binaries share: argument types and input loading. Everything
+//! What the binaries share: argument types and input loading. Everything
 //! else lives in the library crates.
 
 use std::path::Path;
@@ -154,6 +154,38 @@ pub fn rfc3339(secs: i64) -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// The playbook `source` holds, read as `format` for comparing or merging
+/// (`ace-diff`, `ace-merge`); a file that cannot be read has its findings
+/// printed and gives the exit status to stop with.
+pub fn read_playbook(
+    prog: &str,
+    source: &Source,
+    format: Format,
+) -> Result<ace_model::Playbook, i32> {
+    use ace_io::convert::Stop;
+    let ctx = ace_io::ReadCtx::min(ace_model::Severity::Error);
+    match ace_io::convert::read_input(source, format, None, &ctx) {
+        Ok(input) => Ok(input.parsed.playbook),
+        Err(Stop::Findings {
+            companion,
+            diagnostics,
+        }) => {
+            let f = companion.as_ref().unwrap_or(source);
+            print_diagnostics(&f.name, &f.text, &diagnostics);
+            error(prog, format!("{}: the playbook has errors", source.name));
+            Err(EXIT_USAGE)
+        }
+        Err(Stop::Usage(m)) => {
+            error(prog, m);
+            Err(EXIT_USAGE)
+        }
+        Err(Stop::Lossy { lost, target }) => {
+            error(prog, format!("{lost} piece(s) lost reading {target}"));
+            Err(EXIT_USAGE)
+        }
+    }
 }
 
 #[cfg(test)]

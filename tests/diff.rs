@@ -64,21 +64,7 @@ fn playbook_strategy() -> impl Strategy<Value = Playbook> {
 }
 
 fn apply_diff(old: &Playbook, new: &Playbook) -> Playbook {
-    let d = diff(old, new).to_delta();
-    let mut pb = old.clone();
-    let format = Format::from_name("json").unwrap();
-    let t = Traits::of(format, &pb, Arc::default());
-    let opts = Options {
-        now: NOW.into(),
-        ..Options::default()
-    };
-    let outcome = ace_apply::apply(&mut pb, &[(0, d)], &t, &opts);
-    assert!(
-        outcome.rejected().next().is_none(),
-        "{:?}",
-        outcome.report_json()
-    );
-    pb
+    engine(old, diff(old, new).to_delta())
 }
 
 proptest! {
@@ -189,11 +175,9 @@ proptest! {
     }
 }
 
-/// Both sides bump one counter and change one entry's text differently:
-/// the counters add up, the text is a conflict that keeps OURS'.
-#[test]
-fn counters_add_and_two_texts_conflict() {
-    let base = Playbook {
+/// A playbook of one entry, `a`, helpful once.
+fn one_entry() -> Playbook {
+    Playbook {
         entries: vec![Entry {
             id: "a".into(),
             section: Some("alpha".into()),
@@ -203,7 +187,14 @@ fn counters_add_and_two_texts_conflict() {
             ..Entry::default()
         }],
         ..Playbook::default()
-    };
+    }
+}
+
+/// Both sides bump one counter and change one entry's text differently:
+/// the counters add up, the text is a conflict that keeps OURS'.
+#[test]
+fn counters_add_and_two_texts_conflict() {
+    let base = one_entry();
     let mut ours = base.clone();
     ours.entries[0].helpful = Some(3);
     ours.entries[0].content = "ours".into();
@@ -222,17 +213,7 @@ fn counters_add_and_two_texts_conflict() {
 /// merge, deprecated with the counter bumped.
 #[test]
 fn deprecation_and_a_bump_merge_cleanly() {
-    let base = Playbook {
-        entries: vec![Entry {
-            id: "a".into(),
-            section: Some("alpha".into()),
-            content: "one".into(),
-            helpful: Some(1),
-            harmful: Some(0),
-            ..Entry::default()
-        }],
-        ..Playbook::default()
-    };
+    let base = one_entry();
     let mut ours = base.clone();
     ours.entries[0].status = Some(Status::Deprecated);
     let mut theirs = base.clone();

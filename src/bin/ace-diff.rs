@@ -9,11 +9,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use ace_apply::diff::{diff, diff_across, Diff, EntryDiff};
-use ace_io::convert::{self, Stop};
+use ace_apply::diff::{diff, diff_across, field_value, Diff, EntryDiff};
 use ace_io::{Format, Source};
-use ace_model::{Entry, Playbook, Severity, Status};
-use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_model::{Entry, Playbook, Status};
+use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
 
@@ -75,27 +74,8 @@ fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), i32> {
     let format = args
         .from
         .unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
-    let ctx = ace_io::ReadCtx::min(Severity::Error);
-    match convert::read_input(&source, format, None, &ctx) {
-        Ok(input) => Ok((source, format, input.parsed.playbook)),
-        Err(Stop::Findings {
-            companion,
-            diagnostics,
-        }) => {
-            let f = companion.as_ref().unwrap_or(&source);
-            print_diagnostics(&f.name, &f.text, &diagnostics);
-            error(PROG, format!("{}: the playbook has errors", source.name));
-            Err(EXIT_USAGE)
-        }
-        Err(Stop::Usage(m)) => {
-            error(PROG, m);
-            Err(EXIT_USAGE)
-        }
-        Err(Stop::Lossy { lost, target }) => {
-            error(PROG, format!("{lost} piece(s) lost reading {target}"));
-            Err(EXIT_USAGE)
-        }
-    }
+    let pb = ace_tools::read_playbook(PROG, &source, format)?;
+    Ok((source, format, pb))
 }
 
 fn run(args: &Args) -> i32 {
@@ -203,18 +183,6 @@ fn print(text: &str) -> i32 {
             EXIT_USAGE
         }
     }
-}
-
-/// A value of one field of an entry, canonical names (`extra.NAME` for an
-/// extension field); `null` when the entry lacks it.
-fn field_value(e: &Entry, field: &str) -> Value {
-    if let Some(name) = field.strip_prefix("extra.") {
-        return e.extra.get(name).cloned().unwrap_or(Value::Null);
-    }
-    serde_json::to_value(e)
-        .ok()
-        .and_then(|v| v.get(field).cloned())
-        .unwrap_or(Value::Null)
 }
 
 /// The shape docs/diff.md documents.

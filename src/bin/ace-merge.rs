@@ -12,10 +12,9 @@ use std::sync::Arc;
 
 use ace_apply::merge::plan;
 use ace_apply::Traits;
-use ace_io::convert::{self, Stop};
 use ace_io::{Format, Source};
-use ace_model::{LineIndex, Playbook, Severity};
-use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_model::{LineIndex, Playbook};
+use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::Parser;
 
 const PROG: &str = "ace-merge";
@@ -55,27 +54,7 @@ fn main() -> ExitCode {
 }
 
 fn read(source: &Source, format: Format) -> Result<Playbook, i32> {
-    let ctx = ace_io::ReadCtx::min(Severity::Error);
-    match convert::read_input(source, format, None, &ctx) {
-        Ok(input) => Ok(input.parsed.playbook),
-        Err(Stop::Findings {
-            companion,
-            diagnostics,
-        }) => {
-            let f = companion.as_ref().unwrap_or(source);
-            print_diagnostics(&f.name, &f.text, &diagnostics);
-            error(PROG, format!("{}: the playbook has errors", source.name));
-            Err(EXIT_USAGE)
-        }
-        Err(Stop::Usage(m)) => {
-            error(PROG, m);
-            Err(EXIT_USAGE)
-        }
-        Err(Stop::Lossy { lost, target }) => {
-            error(PROG, format!("{lost} piece(s) lost reading {target}"));
-            Err(EXIT_USAGE)
-        }
-    }
+    ace_tools::read_playbook(PROG, source, format)
 }
 
 fn now(args: &Args) -> Result<String, String> {

@@ -129,9 +129,22 @@ impl Diff {
     }
 }
 
+/// The value of one field of an entry by its canonical name (`extra.NAME`
+/// for an extension field), as the canonical JSON writes it; `null` when
+/// the entry lacks it.
+pub fn field_value(e: &Entry, field: &str) -> serde_json::Value {
+    if let Some(name) = field.strip_prefix("extra.") {
+        return e.extra.get(name).cloned().unwrap_or_default();
+    }
+    serde_json::to_value(e)
+        .ok()
+        .and_then(|v| v.get(field).cloned())
+        .unwrap_or_default()
+}
+
 /// How a delta names an entry: by its ID, or by seed 001's key when it has
 /// none.
-fn target(e: &Entry) -> Target {
+pub(crate) fn target(e: &Entry) -> Target {
     if e.id.is_empty() {
         Target::Key(key(e))
     } else {

@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use ace_model::delta::{Change, Delta, Op, Target};
+use ace_model::delta::{Change, Delta, Op};
 use ace_model::{Entry, Playbook, Span, Status};
 use serde_json::Value;
 
-use crate::diff::{diff, EntryDiff};
+use crate::diff::{diff, field_value as value, target, EntryDiff};
 
 /// Two changes that cannot both be made; OURS' is kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,16 +41,6 @@ fn name(e: &Entry) -> String {
     } else {
         e.id.clone()
     }
-}
-
-fn value(e: &Entry, field: &str) -> Value {
-    if let Some(k) = field.strip_prefix("extra.") {
-        return e.extra.get(k).cloned().unwrap_or(Value::Null);
-    }
-    serde_json::to_value(e)
-        .ok()
-        .and_then(|v| v.get(field).cloned())
-        .unwrap_or(Value::Null)
 }
 
 fn whole(e: &Entry) -> Value {
@@ -203,15 +193,4 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
     }
     out.delta.ops = ops;
     out
-}
-
-fn target(e: &Entry) -> Target {
-    if e.id.is_empty() {
-        Target::Key(ace_model::normalize::dedup_key(
-            e.section.as_deref().unwrap_or(""),
-            &e.content,
-        ))
-    } else {
-        Target::Id(e.id.clone())
-    }
 }
