@@ -471,12 +471,23 @@ fn an_interrupted_write_leaves_the_target_untouched() {
         let mut landed = false;
         for _attempt in 0..5 {
             std::fs::write(&target, "old\n").unwrap();
-            let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ace-convert"))
-                .arg(&input)
+            let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ace-convert"));
+            cmd.arg(&input)
                 .args(["--to", "vagenda-json", "-q", "-o"])
-                .arg(&target)
-                .spawn()
-                .unwrap();
+                .arg(&target);
+            // A shell without job control starts background commands with
+            // SIGINT ignored, and children inherit that: the conversion
+            // gets the signals' default actions, as from a terminal.
+            // SAFETY: pre_exec runs in the forked child before exec and only
+            // calls signal(2), which is async-signal-safe.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::signal(libc::SIGINT, libc::SIG_DFL);
+                    libc::signal(libc::SIGTERM, libc::SIG_DFL);
+                    Ok(())
+                });
+            }
+            let mut child = cmd.spawn().unwrap();
             let writing = wait_for_output_fd(child.id(), &out_dir);
             // SAFETY: kill sends a signal to our own child; no memory is shared.
             unsafe {
