@@ -117,6 +117,66 @@ pub fn error(prog: &str, message: impl std::fmt::Display) {
     eprintln!("{prog}: error: {message}");
 }
 
+/// `--color`, as ace-validate and ace-diff take it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Color {
+    /// Colour when standard output is a terminal.
+    Auto,
+    Always,
+    Never,
+}
+
+impl Color {
+    /// Whether to colour standard output: `auto` follows `NO_COLOR`, then
+    /// `FORCE_COLOR` (each when set and not empty), then the terminal.
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        let set = |v: &str| std::env::var_os(v).is_some_and(|x| !x.is_empty());
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto if set("NO_COLOR") => false,
+            Color::Auto if set("FORCE_COLOR") => true,
+            Color::Auto => std::io::stdout().is_terminal(),
+        }
+    }
+}
+
+/// Writes `pieces` to standard output; a reader that went away (a closed
+/// pipe, `| head`) is not an error.
+pub fn write_stdout<'a>(pieces: impl IntoIterator<Item = &'a str>) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let written = pieces
+        .into_iter()
+        .try_for_each(|s| out.write_all(s.as_bytes()))
+        .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// The time to stamp on what a run changes: `--now` (an RFC 3339 time),
+/// else `SOURCE_DATE_EPOCH`, else the clock.
+pub fn now(given: Option<&str>) -> Result<String, String> {
+    if let Some(n) = given {
+        if ace_model::time::shape(n) != ace_model::time::Shape::DateTime {
+            return Err(format!(
+                "--now {n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
+            ));
+        }
+        return Ok(n.to_owned());
+    }
+    if let Some(t) = source_date_epoch()? {
+        return Ok(t);
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Ok(rfc3339(secs))
+}
+
 /// `SOURCE_DATE_EPOCH` (the reproducible-builds convention) as an RFC 3339
 /// UTC time, for timestamps a conversion must invent. Unset: `None`, and
 /// writers fall back to the input's own latest timestamp, so the output

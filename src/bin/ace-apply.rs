@@ -217,21 +217,7 @@ fn read_delta_files(args: &Args, loaded: &Loaded) -> Result<Vec<DeltaFile>, Stop
 }
 
 fn now(args: &Args) -> Result<String, Stopped> {
-    if let Some(n) = &args.now {
-        if ace_model::time::shape(n) != ace_model::time::Shape::DateTime {
-            return Err(usage(format!(
-                "--now {n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
-            )));
-        }
-        return Ok(n.clone());
-    }
-    if let Some(t) = ace_tools::source_date_epoch().map_err(usage)? {
-        return Ok(t);
-    }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    Ok(ace_tools::rfc3339(secs))
+    ace_tools::now(args.now.as_deref()).map_err(usage)
 }
 
 fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), Stopped> {
@@ -466,16 +452,7 @@ fn print_stdout(s: &str) -> Result<(), Stopped> {
 }
 
 fn print_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> Result<(), Stopped> {
-    let mut out = std::io::stdout().lock();
-    let written = pieces
-        .into_iter()
-        .try_for_each(|s| out.write_all(s.as_bytes()))
-        .and_then(|()| out.flush());
-    match written {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(usage(format!("<stdout>: {e}"))),
-    }
+    ace_tools::write_stdout(pieces).map_err(|e| usage(format!("<stdout>: {e}")))
 }
 
 /// A unified diff of `old` to `new`, as `diff -u` and git print it.

@@ -6,13 +6,12 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use ace_apply::diff::{diff, diff_across, field_value, Diff, EntryDiff};
 use ace_io::{Format, Source};
 use ace_model::{Entry, Playbook, Status};
-use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, Color, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Value};
 
@@ -24,13 +23,6 @@ enum OutputFormat {
     Json,
     /// The difference as a vAgenda PlaybookPatch, for `ace-apply OLD`.
     Acepatch,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum Color {
-    Auto,
-    Always,
-    Never,
 }
 
 #[derive(Parser, Debug)]
@@ -137,15 +129,7 @@ fn run(args: &Args) -> i32 {
             ))
         }
         OutputFormat::Text => {
-            let color = match args.color {
-                Color::Always => true,
-                Color::Never => false,
-                Color::Auto => {
-                    std::env::var_os("NO_COLOR").is_none()
-                        && (std::env::var_os("FORCE_COLOR").is_some()
-                            || std::io::stdout().is_terminal())
-                }
-            };
+            let color = args.color.enabled();
             if d.is_empty() {
                 EXIT_OK
             } else {
@@ -173,11 +157,8 @@ fn both_hold(a: Format, b: Format, field: &str) -> bool {
 }
 
 fn print(text: &str) -> i32 {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match ace_tools::write_stdout([text]) {
         Ok(()) => EXIT_OK,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
             error(PROG, format!("<stdout>: {e}"));
             EXIT_USAGE

@@ -57,24 +57,8 @@ fn read(source: &Source, format: Format) -> Result<Playbook, i32> {
     ace_tools::read_playbook(PROG, source, format)
 }
 
-fn now(args: &Args) -> Result<String, String> {
-    if let Some(n) = &args.now {
-        return Ok(n.clone());
-    }
-    if let Some(t) = ace_tools::source_date_epoch()? {
-        return Ok(t);
-    }
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    Ok(ace_tools::rfc3339(secs))
-}
-
 fn run(args: &Args) -> i32 {
-    match merge(args) {
-        Ok(code) => code,
-        Err(code) => code,
-    }
+    merge(args).unwrap_or_else(|code| code)
 }
 
 fn merge(args: &Args) -> Result<i32, i32> {
@@ -100,7 +84,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     let mut ours = read(&ours_src, format)?;
     let theirs = read(&theirs_src, format)?;
     let p = plan(&base, &ours, &theirs);
-    let now = now(args).map_err(|e| {
+    let now = ace_tools::now(args.now.as_deref()).map_err(|e| {
         error(PROG, e);
         EXIT_USAGE
     })?;
@@ -142,25 +126,28 @@ fn merge(args: &Args) -> Result<i32, i32> {
             eprintln!("{name}: {PROG}: THEIRS' change not applied: {}", r.message);
         }
     }
-    let text = if outcome.changed() {
-        let wctx = ace_io::WriteCtx::default()
-            .with_now(Some(now))
-            .with_sections(sections);
-        match format
-            .imp()
-            .rewrite(&ours_src.text, &outcome.before, &ours, &wctx)
-        {
-            Some((edits, _)) => edits.text(&ours_src.text),
-            None => ace_io::write_with(format, &ours, &wctx).text,
-        }
-    } else {
-        ours_src.text.to_string()
-    };
     let dest = args
         .output
         .clone()
         .unwrap_or_else(|| PathBuf::from(&args.ours));
-    ace_io::write_atomic(&dest, text.as_bytes()).map_err(|e| {
+    // As ace-apply writes: OURS as it is when nothing changed, else edits
+    // over its text where the format splices, else the whole writer's.
+    let src: &str = &ours_src.text;
+    let written = if outcome.changed() {
+        let wctx = ace_io::WriteCtx::default()
+            .with_now(Some(now))
+            .with_sections(sections);
+        match format.imp().rewrite(src, &outcome.before, &ours, &wctx) {
+            Some((edits, _)) => ace_io::write_atomic_pieces(&dest, edits.pieces(src)),
+            None => ace_io::write_atomic(
+                &dest,
+                ace_io::write_with(format, &ours, &wctx).text.as_bytes(),
+            ),
+        }
+    } else {
+        ace_io::write_atomic(&dest, src.as_bytes())
+    };
+    written.map_err(|e| {
         error(PROG, format!("{}: {e}", dest.display()));
         EXIT_USAGE
     })?;

@@ -1,7 +1,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,7 +10,7 @@ use ace_check::Companion;
 use ace_io::Format;
 use ace_model::Severity;
 use ace_report::{FileReport, OutputFormat};
-use ace_tools::{error, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, Color, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
 
 const PROG: &str = "ace-validate";
@@ -30,14 +30,6 @@ enum Output {
     Github,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Color {
-    /// Colour when standard output is a terminal.
-    Auto,
-    Always,
-    Never,
 }
 
 /// Check ACE playbooks, deltas and patches against the rules of their specs.
@@ -117,17 +109,6 @@ struct Args {
 fn main() -> ExitCode {
     ace_tools::prepare_process();
     ExitCode::from(run(Args::parse()) as u8)
-}
-
-fn use_color(choice: Color) -> bool {
-    let set = |v: &str| std::env::var_os(v).is_some_and(|x| !x.is_empty());
-    match choice {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto if set("NO_COLOR") => false,
-        Color::Auto if set("FORCE_COLOR") => true,
-        Color::Auto => std::io::stdout().is_terminal(),
-    }
 }
 
 fn run(args: Args) -> i32 {
@@ -223,8 +204,7 @@ fn run(args: Args) -> i32 {
     };
     let mut out = std::io::stdout().lock();
     let options = ace_report::Options {
-        color: use_color(args.color)
-            && matches!(format, OutputFormat::Full | OutputFormat::Concise),
+        color: args.color.enabled() && matches!(format, OutputFormat::Full | OutputFormat::Concise),
         summary: !args.quiet,
     };
     let printed = if args.statistics {

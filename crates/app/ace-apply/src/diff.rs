@@ -104,7 +104,7 @@ impl Diff {
                     }
                     let mut fields = fields.clone();
                     if new.status == Some(Status::Deprecated)
-                        && old.status != Some(Status::Deprecated)
+                        && fields.iter().any(|f| f == "status")
                     {
                         push(Change::Deprecate {
                             target: t.clone(),
@@ -144,7 +144,7 @@ pub fn field_value(e: &Entry, field: &str) -> serde_json::Value {
 
 /// How a delta names an entry: by its ID, or by seed 001's key when it has
 /// none.
-pub(crate) fn target(e: &Entry) -> Target {
+fn target(e: &Entry) -> Target {
     if e.id.is_empty() {
         Target::Key(key(e))
     } else {
@@ -173,14 +173,16 @@ fn unique_ids(pb: &Playbook) -> HashSet<&str> {
 /// The fields other than the counters in which `a` and `b` differ.
 pub fn differing_fields(a: &Entry, b: &Entry) -> Vec<String> {
     let mut out = Vec::new();
+    // One copy of `a`, each field of `b` tried in it and put back.
+    let mut probe = a.clone();
     for f in FIELDS {
         if matches!(f, "id" | "helpful" | "harmful") {
             continue;
         }
-        let mut probe = a.clone();
         copy_field(&mut probe, b, f);
         if probe != *a {
             out.push(f.to_owned());
+            copy_field(&mut probe, a, f);
         }
     }
     let mut extra: Vec<&String> = a.extra.keys().chain(b.extra.keys()).collect();
@@ -196,6 +198,9 @@ pub fn differing_fields(a: &Entry, b: &Entry) -> Vec<String> {
 
 /// What changed from `o` to `e`, the same entry, if anything did.
 fn changed(o: &Entry, e: &Entry) -> Option<EntryDiff> {
+    if o == e {
+        return None;
+    }
     let mut fields = differing_fields(o, e);
     if o.id != e.id {
         fields.insert(0, "id".to_owned());
@@ -236,44 +241,29 @@ pub fn diff_across(old: &Playbook, new: &Playbook) -> Diff {
                 .push(i);
         }
     }
+    // Each added entry's removed twin, if it has one.
+    let mut twin = vec![None; d.entries.len()];
     let mut taken = vec![false; d.entries.len()];
-    let mut entries = Vec::with_capacity(d.entries.len());
-    for c in &d.entries {
-        match c {
-            EntryDiff::Added(e) => {
-                let pair = removed
-                    .get_mut(&normalize::normalize(&e.content))
-                    .and_then(|v| (!v.is_empty()).then(|| v.remove(0)));
-                match pair {
-                    Some(i) => {
-                        taken[i] = true;
-                        if let EntryDiff::Removed(o) = &d.entries[i] {
-                            entries.extend(changed(o, e));
-                        }
-                    }
-                    None => entries.push(c.clone()),
-                }
+    for (j, c) in d.entries.iter().enumerate() {
+        if let EntryDiff::Added(e) = c {
+            let pair = removed
+                .get_mut(&normalize::normalize(&e.content))
+                .and_then(|v| (!v.is_empty()).then(|| v.remove(0)));
+            if let Some(i) = pair {
+                twin[j] = Some(i);
+                taken[i] = true;
             }
+        }
+    }
+    let mut entries = Vec::with_capacity(d.entries.len());
+    for (j, c) in d.entries.iter().enumerate() {
+        match (c, twin[j].map(|i| &d.entries[i])) {
+            (EntryDiff::Added(e), Some(EntryDiff::Removed(o))) => entries.extend(changed(o, e)),
+            (EntryDiff::Removed(_), _) if taken[j] => {}
             _ => entries.push(c.clone()),
         }
     }
-    // Removed entries were last; those paired are gone.
-    let mut out = Vec::with_capacity(entries.len());
-    let mut i_removed = d
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| matches!(c, EntryDiff::Removed(_)));
-    for c in entries {
-        if matches!(c, EntryDiff::Removed(_)) {
-            let (i, _) = i_removed.next().expect("one removed entry for each");
-            if taken[i] {
-                continue;
-            }
-        }
-        out.push(c);
-    }
-    Diff { entries: out }
+    Diff { entries }
 }
 
 /// The difference from `old` to `new`.

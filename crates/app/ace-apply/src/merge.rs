@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use ace_model::delta::{Change, Delta, Op};
-use ace_model::{Entry, Playbook, Span, Status};
+use ace_model::delta::Delta;
+use ace_model::{Entry, Playbook, Status};
 use serde_json::Value;
 
-use crate::diff::{diff, field_value as value, target, EntryDiff};
+use crate::diff::{diff, field_value as value, Diff, EntryDiff};
 
 /// Two changes that cannot both be made; OURS' is kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,7 +47,9 @@ fn whole(e: &Entry) -> Value {
     serde_json::to_value(e).unwrap_or(Value::Null)
 }
 
-/// What merging THEIRS into OURS, both from BASE, takes.
+/// What merging THEIRS into OURS, both from BASE, takes: THEIRS'
+/// difference less its conflicts with OURS', as the delta
+/// [`crate::diff::Diff::to_delta`] makes of it.
 pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
     let d_ours = diff(base, ours);
     let d_theirs = diff(base, theirs);
@@ -67,39 +69,29 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
         .filter(|e| !e.id.is_empty())
         .map(|e| (e.id.as_str(), e))
         .collect();
-    let mut out = Plan {
-        delta: d_theirs.to_delta(),
-        conflicts: Vec::new(),
-    };
-    out.delta.ops.clear();
-    let push = |ops: &mut Vec<Op>, change| {
-        ops.push(Op {
-            change,
-            span: Span::default(),
-        })
-    };
-    let mut ops = Vec::new();
+    let mut conflicts = Vec::new();
+    let mut taken = Diff::default();
     for c in &d_theirs.entries {
         match c {
             EntryDiff::Added(e) => match ours_by_id.get(e.id.as_str()) {
                 Some(o) if *o == e => {}
-                Some(o) => out.conflicts.push(Conflict {
+                Some(o) => conflicts.push(Conflict {
                     entry: name(e),
                     field: "entry".into(),
                     ours: whole(o),
                     theirs: whole(e),
                 }),
-                None => push(&mut ops, Change::Add(e.clone())),
+                None => taken.entries.push(c.clone()),
             },
             EntryDiff::Removed(e) => match ours_changed.get(&name(e)) {
                 Some(EntryDiff::Removed(_)) => {}
-                Some(EntryDiff::Changed { new, .. }) => out.conflicts.push(Conflict {
+                Some(EntryDiff::Changed { new, .. }) => conflicts.push(Conflict {
                     entry: name(e),
                     field: "entry".into(),
                     ours: whole(new),
                     theirs: Value::Null,
                 }),
-                _ => push(&mut ops, Change::Remove { target: target(e) }),
+                _ => taken.entries.push(c.clone()),
             },
             EntryDiff::Changed {
                 old,
@@ -108,10 +100,9 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
                 helpful,
                 harmful,
             } => {
-                let mine = ours_changed.get(&name(old));
-                let (my_new, my_fields) = match mine {
+                let (my_new, my_fields) = match ours_changed.get(&name(old)) {
                     Some(EntryDiff::Removed(_)) => {
-                        out.conflicts.push(Conflict {
+                        conflicts.push(Conflict {
                             entry: name(old),
                             field: "entry".into(),
                             ours: Value::Null,
@@ -122,25 +113,14 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
                     Some(EntryDiff::Changed { new, fields, .. }) => (Some(new), fields.as_slice()),
                     _ => (None, &[][..]),
                 };
-                let t = target(old);
-                if *helpful != 0 || *harmful != 0 {
-                    push(
-                        &mut ops,
-                        Change::Count {
-                            target: t.clone(),
-                            helpful: *helpful,
-                            harmful: *harmful,
-                        },
-                    );
-                }
-                let mut from = new.clone();
+                let mut new = new.clone();
                 let mut take = Vec::new();
                 for f in fields {
                     let Some(mine) = my_new.filter(|_| my_fields.contains(f)) else {
                         take.push(f.clone());
                         continue;
                     };
-                    let (a, b) = (value(mine, f), value(new, f));
+                    let (a, b) = (value(mine, f), value(&new, f));
                     if a == b {
                         continue;
                     }
@@ -162,7 +142,7 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
                                 take.push(f.clone());
                             }
                         }
-                        _ => out.conflicts.push(Conflict {
+                        _ => conflicts.push(Conflict {
                             entry: name(old),
                             field: f.clone(),
                             ours: a,
@@ -170,27 +150,23 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
                         }),
                     }
                 }
-                if !take.is_empty() || *helpful != 0 || *harmful != 0 {
-                    // The entry's time: THEIRS' when it is the later one
-                    // (taken above), else OURS', not the time of merging.
-                    if !take.iter().any(|f| f == "updated_at") {
-                        if let Some(m) = my_new {
-                            from.updated_at.clone_from(&m.updated_at);
-                        }
-                        take.push("updated_at".into());
-                    }
-                    push(
-                        &mut ops,
-                        Change::Set {
-                            target: t,
-                            from: Box::new(from),
-                            fields: take,
-                        },
-                    );
+                // The entry's time: THEIRS' when it is the later one (taken
+                // above), else OURS', not the time of merging.
+                if let (Some(m), false) = (my_new, take.iter().any(|f| f == "updated_at")) {
+                    new.updated_at.clone_from(&m.updated_at);
                 }
+                taken.entries.push(EntryDiff::Changed {
+                    old: old.clone(),
+                    new,
+                    fields: take,
+                    helpful: *helpful,
+                    harmful: *harmful,
+                });
             }
         }
     }
-    out.delta.ops = ops;
-    out
+    Plan {
+        delta: taken.to_delta(),
+        conflicts,
+    }
 }

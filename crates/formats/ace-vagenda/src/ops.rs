@@ -253,6 +253,19 @@ pub fn write_patch(
     let mut ops = Vec::new();
     let mut lost = Vec::new();
     let mut counts: Vec<Value> = Vec::new();
+    // Each entry's increments in this delta, by ID.
+    let mut counted: std::collections::HashMap<&str, (i64, i64)> = Default::default();
+    for op in &delta.ops {
+        if let Change::Count {
+            target: Target::Id(id),
+            helpful,
+            harmful,
+        } = &op.change
+        {
+            let c = counted.entry(id.as_str()).or_default();
+            *c = (c.0 + helpful, c.1 + harmful);
+        }
+    }
     for op in &delta.ops {
         let id = |t: &Target, lost: &mut Vec<String>| match t {
             Target::Id(id) => Some(id.clone()),
@@ -288,18 +301,9 @@ pub fn write_patch(
                 };
                 let mut e = (**from).clone();
                 // The counters before the increments of this patch.
-                for c in &delta.ops {
-                    if let Change::Count {
-                        target: Target::Id(t),
-                        helpful,
-                        harmful,
-                    } = &c.change
-                    {
-                        if *t == id {
-                            e.helpful = e.helpful.map(|h| h - helpful);
-                            e.harmful = e.harmful.map(|h| h - harmful);
-                        }
-                    }
+                if let Some((helpful, harmful)) = counted.get(id.as_str()) {
+                    e.helpful = e.helpful.map(|h| h - helpful);
+                    e.harmful = e.harmful.map(|h| h - harmful);
                 }
                 e.id.clone_from(&id);
                 ops.push(json!({"op": "updateEntry", "entryId": id, "entry": entry(&e)}));

@@ -69,7 +69,9 @@ pub(crate) fn rewrite(
     } else {
         ace_jsonspan::parse(src).ok()?
     };
-    let mut print = Reprint::new(after, &prep.kinds, prep.style, src.contains("\r\n"));
+    // The file's line endings, by its first.
+    let crlf = src.find('\n').is_some_and(|i| src[..i].ends_with('\r'));
+    let mut print = Reprint::new(after, &prep.kinds, prep.style, crlf);
     let mut edits = Vec::new();
     splice::edits(src, &tree.root, &prep.doc, &mut print, &mut edits);
     if prep.stream {

@@ -178,12 +178,9 @@ pub fn separator(
     match (first, spans.next()) {
         (Some(a), Some(b)) => src[a.end..b.start].to_owned(),
         (Some(a), None) => {
-            if src[node.span.start..node.span.end].contains('\n') {
-                let newline = if src[..a.start].ends_with('\r') || src.contains("\r\n") {
-                    "\r\n"
-                } else {
-                    "\n"
-                };
+            let body = &src[node.span.start..node.span.end];
+            if body.contains('\n') {
+                let newline = if body.contains("\r\n") { "\r\n" } else { "\n" };
                 format!(",{newline}{}", line_indent(src, a.start))
             } else {
                 ", ".to_owned()
