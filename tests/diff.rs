@@ -226,3 +226,30 @@ fn deprecation_and_a_bump_merge_cleanly() {
         assert_eq!(merged.entries[0].status, Some(Status::Deprecated));
     }
 }
+
+/// Without a status (markdown, AGENTS.md) deprecating is removing: a
+/// removal wins over a counter bump on either side, and conflicts with a
+/// change of the entry's text.
+#[test]
+fn a_removal_wins_over_a_bump_and_conflicts_with_an_edit() {
+    let base = one_entry();
+    let removed = Playbook {
+        entries: Vec::new(),
+        ..base.clone()
+    };
+    let mut bumped = base.clone();
+    bumped.entries[0].helpful = Some(5);
+    for (a, b) in [(&removed, &bumped), (&bumped, &removed)] {
+        let plan = ace_apply::merge::plan(&base, a, b);
+        assert!(plan.conflicts.is_empty(), "{:?}", plan.conflicts);
+        assert!(engine(a, plan.delta).entries.is_empty());
+    }
+    let mut edited = base.clone();
+    edited.entries[0].content = "two".into();
+    for (a, b) in [(&removed, &edited), (&edited, &removed)] {
+        let plan = ace_apply::merge::plan(&base, a, b);
+        assert_eq!(plan.conflicts.len(), 1, "{:?}", plan.conflicts);
+        assert_eq!(plan.conflicts[0].field, "entry");
+        assert_eq!(engine(a, plan.delta).entries, a.entries);
+    }
+}

@@ -6,6 +6,17 @@ use std::process::Command;
 
 const BASE: &str = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Check the input first.\n[str-00002] helpful=0 harmful=0 :: Keep functions small.\n";
 
+/// The driver line, as the README gives it.
+const DRIVER: &str =
+    "ace-merge %O %A %B --path %P --marker-size %L --ours-label %X --theirs-label %Y";
+
+#[test]
+fn the_readme_gives_the_driver_line_the_tests_use() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains(&format!("git config merge.ace.driver \"{DRIVER}\"")));
+}
+
 fn git(dir: &Path, args: &[&str]) -> std::process::Output {
     let bin = assert_cmd::cargo::cargo_bin("ace-merge");
     let path = format!(
@@ -40,10 +51,7 @@ fn repo(file: &str, base: &str, a: &str, b: &str) -> tempfile::TempDir {
     ok(d, &["init", "-q", "-b", "main"]);
     std::fs::write(d.join(".gitattributes"), format!("{file} merge=ace\n")).unwrap();
     ok(d, &["config", "merge.ace.name", "ACE playbook merge"]);
-    ok(
-        d,
-        &["config", "merge.ace.driver", "ace-merge %O %A %B --path %P"],
-    );
+    ok(d, &["config", "merge.ace.driver", DRIVER]);
     std::fs::write(d.join(file), base).unwrap();
     ok(d, &["add", "."]);
     ok(d, &["commit", "-qm", "base"]);
@@ -56,43 +64,135 @@ fn repo(file: &str, base: &str, a: &str, b: &str) -> tempfile::TempDir {
     dir
 }
 
-#[test]
-fn two_branches_bump_one_counter_and_append_a_bullet_each() {
-    let a = BASE.replace("helpful=1", "helpful=3")
-        + "[str-00003] helpful=0 harmful=0 :: Name things for what they do.\n";
-    let b = BASE.replace("helpful=1", "helpful=2")
-        + "[str-00004] helpful=0 harmful=0 :: Delete dead code.\n";
-    let dir = repo("playbook.md", BASE, &a, &b);
-    let out = git(dir.path(), &["merge", "-q", "--no-edit", "b"]);
+/// The entries of a playbook file as the canonical JSON has them.
+fn entries(file: &Path) -> Vec<serde_json::Value> {
+    let out = assert_cmd::Command::cargo_bin("ace-convert")
+        .unwrap()
+        .arg(file)
+        .args(["--to", "json"])
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let merged = std::fs::read_to_string(dir.path().join("playbook.md")).unwrap();
-    assert_eq!(
-        merged,
-        "## STRATEGIES & INSIGHTS\n[str-00001] helpful=4 harmful=0 :: Check the input first.\n[str-00002] helpful=0 harmful=0 :: Keep functions small.\n[str-00003] helpful=0 harmful=0 :: Name things for what they do.\n[str-00004] helpful=0 harmful=0 :: Delete dead code.\n"
-    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["playbook"]["entries"].as_array().unwrap().clone()
 }
 
-#[test]
-fn two_branches_change_one_bullet_s_text_and_git_reports_a_conflict() {
-    let a = BASE.replace("Check the input first.", "Check the input first, always.");
-    let b = BASE.replace("Check the input first.", "Validate the input first.");
-    let dir = repo("playbook.md", BASE, &a, &b);
-    let out = git(dir.path(), &["merge", "-q", "--no-edit", "b"]);
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("playbook.md:2: conflict: `str-00001` content"),
-        "{stderr}"
-    );
+/// One format's playbook and the changes the branches make to it.
+struct Case {
+    file: &'static str,
+    base: &'static str,
+    /// The bullet both branches touch: its ID, its text, a counter line as
+    /// the file writes it with helpful = 1, and that line with `{}` for
+    /// another count.
+    id: &'static str,
+    text: &'static str,
+    counter: &'static str,
+    counter_as: &'static str,
+    /// Where a new bullet goes (the text is inserted before it) and the
+    /// bullet with `{id}` and `{text}` to fill in.
+    append_before: &'static str,
+    bullet: &'static str,
+    /// The bullet deprecated, as the text replacing `deprecate.0`.
+    deprecate: (&'static str, &'static str),
+    /// Whether the format has a status (else deprecating is removing).
+    status: bool,
 }
 
-#[test]
-fn a_deprecation_and_a_counter_bump_merge_cleanly_in_vagenda_json() {
-    let base = r#"{
+impl Case {
+    fn bump(&self, text: &str, helpful: i64) -> String {
+        text.replacen(
+            self.counter,
+            &self.counter_as.replace("{}", &helpful.to_string()),
+            1,
+        )
+    }
+    fn append(&self, text: &str, id: &str, content: &str) -> String {
+        let bullet = self.bullet.replace("{id}", id).replace("{text}", content);
+        text.replacen(self.append_before, &(bullet + self.append_before), 1)
+    }
+}
+
+const MARKDOWN: Case = Case {
+    file: "playbook.md",
+    base: BASE,
+    id: "str-00001",
+    text: "Check the input first.",
+    counter: "helpful=1",
+    counter_as: "helpful={}",
+    append_before: "<end>",
+    bullet: "[{id}] helpful=0 harmful=0 :: {text}\n",
+    deprecate: (
+        "[str-00001] helpful=1 harmful=0 :: Check the input first.\n",
+        "",
+    ),
+    status: false,
+};
+
+const AGENTS_MD: Case = Case {
+    file: "AGENTS.md",
+    base: "# Project Knowledge\n\nKept by the ACE curator.\n\n## typescript/testing\n\n[Bullet #43ea43ee, helpful:1, harmful:0] Import with .js extensions under ESM resolution\n<!-- deltaId=1c7d2e3f-bbbb-4ccc-9ddd-1e2f3a4b5c6d, beadsId=bd-9, createdAt=2025-11-02T09:00:00Z, hash=typescript/testing::import with .js extensions under esm resolution -->\n[Bullet #5e6f7a8b, helpful:0, harmful:0] Run the type checker before the tests\n\n> Notes for humans: run `bd ready` before picking work.\n",
+    id: "43ea43ee",
+    text: "Import with .js extensions under ESM resolution",
+    counter: "helpful:1",
+    counter_as: "helpful:{}",
+    append_before: "\n> Notes",
+    bullet: "[Bullet #{id}, helpful:0, harmful:0] {text}\n",
+    deprecate: (
+        "[Bullet #43ea43ee, helpful:1, harmful:0] Import with .js extensions under ESM resolution\n<!-- deltaId=1c7d2e3f-bbbb-4ccc-9ddd-1e2f3a4b5c6d, beadsId=bd-9, createdAt=2025-11-02T09:00:00Z, hash=typescript/testing::import with .js extensions under esm resolution -->\n",
+        "",
+    ),
+    status: false,
+};
+
+const SKILL_JSON: Case = Case {
+    file: "playbook.json",
+    base: r#"{
+  "version": "1.0.0",
+  "last_updated": "2025-10-25T00:00:00Z",
+  "bullets": [
+    {
+      "id": "bullet-2025-10-25-001",
+      "title": "Read before editing",
+      "content": "Read a file before editing it.",
+      "tags": ["tool.edit"],
+      "helpful_count": 1,
+      "harmful_count": 0,
+      "last_updated": "2025-10-25T00:00:00Z",
+      "created": "2025-10-25T00:00:00Z",
+      "status": "active"
+    }
+  ],
+  "metadata": {
+    "total_bullets": 1,
+    "active_bullets": 1
+  }
+}
+"#,
+    id: "bullet-2025-10-25-001",
+    text: "Read a file before editing it.",
+    counter: r#""helpful_count": 1"#,
+    counter_as: r#""helpful_count": {}"#,
+    append_before: "\n  ],\n  \"metadata\"",
+    bullet: ",\n    {\n      \"id\": \"{id}\",\n      \"title\": \"A lesson\",\n      \"content\": \"{text}\",\n      \"tags\": [\"lesson\"],\n      \"helpful_count\": 0,\n      \"harmful_count\": 0,\n      \"last_updated\": \"2025-10-26T00:00:00Z\",\n      \"created\": \"2025-10-26T00:00:00Z\",\n      \"status\": \"active\"\n    }",
+    deprecate: (
+        r#""status": "active"
+    }
+  ],"#,
+        r#""status": "deprecated",
+      "deprecation_reason": "Superseded by the editor's own check"
+    }
+  ],"#,
+    ),
+    status: true,
+};
+
+const VAGENDA_JSON: Case = Case {
+    file: "team.vagenda.json",
+    base: r#"{
   "vAgendaInfo": {"version": "0.2"},
   "plan": {
     "title": "Playbook",
@@ -108,22 +208,229 @@ fn a_deprecation_and_a_counter_bump_merge_cleanly_in_vagenda_json() {
     }
   }
 }
-"#;
-    let a = base.replace(
+"#,
+    id: "entry-a",
+    text: "Check the input before the loop.",
+    counter: r#""helpfulCount": 1"#,
+    counter_as: r#""helpfulCount": {}"#,
+    append_before: "\n      ]\n    }\n  }",
+    bullet: ",\n        {\"id\": \"{id}\", \"kind\": \"strategy\", \"text\": \"{text}\", \"helpfulCount\": 0, \"harmfulCount\": 0, \"status\": \"active\"}",
+    deprecate: (
         r#""status": "active"}"#,
         r#""status": "deprecated", "deprecatedReason": "superseded"}"#,
+    ),
+    status: true,
+};
+
+const CASES: [&Case; 4] = [&MARKDOWN, &AGENTS_MD, &SKILL_JSON, &VAGENDA_JSON];
+
+fn merge(dir: &Path) -> std::process::Output {
+    git(dir, &["merge", "-q", "--no-edit", "b"])
+}
+
+#[test]
+fn two_branches_bump_one_counter_and_append_a_bullet_each() {
+    for case in CASES {
+        let base = case.base.replace("<end>", "") + "<end>";
+        let base_text = base.replace("<end>", "");
+        let (id_a, id_b) = match case.file {
+            "playbook.md" => ("str-00003", "str-00004"),
+            "AGENTS.md" => ("aaaa0001", "bbbb0002"),
+            "playbook.json" => ("bullet-2025-10-26-001", "bullet-2025-10-26-002"),
+            _ => ("entry-b", "entry-c"),
+        };
+        let a = case
+            .append(&case.bump(&base, 3), id_a, "Name things for what they do.")
+            .replace("<end>", "");
+        let b = case
+            .append(&case.bump(&base, 2), id_b, "Delete dead code at once.")
+            .replace("<end>", "");
+        let dir = repo(case.file, &base_text, &a, &b);
+        let out = merge(dir.path());
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            case.file,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let merged = dir.path().join(case.file);
+        let es = entries(&merged);
+        let text = std::fs::read_to_string(&merged).unwrap();
+        let bumped = es.iter().find(|e| e["id"] == case.id).unwrap();
+        assert_eq!(bumped["helpful"], 4, "{}:\n{text}", case.file);
+        let contents: Vec<&str> = es.iter().filter_map(|e| e["content"].as_str()).collect();
+        for c in ["Name things for what they do.", "Delete dead code at once."] {
+            assert!(contents.contains(&c), "{}: {c} missing:\n{text}", case.file);
+        }
+        assert_eq!(es.len(), if case.status { 3 } else { 4 }, "{}", case.file);
+        if case.file == "playbook.md" {
+            assert_eq!(
+                text,
+                "## STRATEGIES & INSIGHTS\n[str-00001] helpful=4 harmful=0 :: Check the input first.\n[str-00002] helpful=0 harmful=0 :: Keep functions small.\n[str-00003] helpful=0 harmful=0 :: Name things for what they do.\n[str-00004] helpful=0 harmful=0 :: Delete dead code at once.\n"
+            );
+        }
+    }
+}
+
+#[test]
+fn two_branches_change_one_bullet_s_text_and_git_reports_a_conflict() {
+    for case in CASES {
+        let a = case.base.replace(case.text, "Ours: never skip this step.");
+        let b = case.base.replace(case.text, "Theirs: always do this step.");
+        let dir = repo(case.file, case.base, &a, &b);
+        let out = merge(dir.path());
+        assert!(!out.status.success(), "{}", case.file);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(&format!(
+                "CONFLICT (content): Merge conflict in {}",
+                case.file
+            )),
+            "{}: {stdout}",
+            case.file
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let merged = std::fs::read_to_string(dir.path().join(case.file)).unwrap();
+        let head = format!("{}:", case.file);
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with(&head) && l.contains(&format!("`{}` content", case.id)))
+            .unwrap_or_else(|| panic!("{}: {stderr}", case.file));
+        let n: usize = line[head.len()..]
+            .split(':')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        if matches!(case.file, "playbook.md" | "AGENTS.md") {
+            // Markers around the bullet, where git users look for them.
+            let lines: Vec<&str> = merged.lines().collect();
+            assert!(
+                lines[n - 1].starts_with("<<<<<<< "),
+                "{}: {n}:\n{merged}",
+                case.file
+            );
+            let end = lines
+                .iter()
+                .position(|l| l.starts_with(">>>>>>> "))
+                .unwrap();
+            let inner = lines[n..end].join("\n");
+            assert!(
+                inner.contains("Ours: never") && inner.contains("=======\n"),
+                "{merged}"
+            );
+            assert!(inner.contains("Theirs: always"), "{merged}");
+        } else {
+            // JSON keeps OURS' value: markers would break it.
+            assert!(!merged.contains("<<<<<<<"), "{merged}");
+            serde_json::from_str::<serde_json::Value>(&merged).unwrap();
+            assert!(merged.contains("Ours: never") && !merged.contains("Theirs"));
+            // The line is the entry's, at its text where the format
+            // points at that.
+            let at = merged.lines().nth(n - 1).unwrap();
+            assert!(
+                at.contains(case.id) || at.contains("Ours: never"),
+                "{}: line {n}:\n{merged}",
+                case.file
+            );
+        }
+    }
+}
+
+#[test]
+fn a_deprecation_and_a_counter_bump_merge_cleanly() {
+    for case in CASES {
+        let a = case.base.replace(case.deprecate.0, case.deprecate.1);
+        assert_ne!(a, case.base, "{}", case.file);
+        let b = case.bump(case.base, 4);
+        // Each way round: the deprecation on OURS' side, then on THEIRS'.
+        for (ours, theirs) in [(&a, &b), (&b, &a)] {
+            let dir = repo(case.file, case.base, ours, theirs);
+            let out = merge(dir.path());
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                case.file,
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let merged = dir.path().join(case.file);
+            let es = entries(&merged);
+            let e = es.iter().find(|e| e["id"] == case.id);
+            if case.status {
+                let e = e.unwrap();
+                assert_eq!(e["helpful"], 4, "{}", case.file);
+                assert_eq!(e["status"], "deprecated", "{}", case.file);
+            } else {
+                // Without a status, deprecating is removing, and it wins.
+                assert!(e.is_none(), "{}: {e:?}", case.file);
+            }
+        }
+    }
+}
+
+/// What THEIRS changed outside its entries (prose, a title) is merged too,
+/// and never dropped without a word.
+#[test]
+fn changes_outside_the_entries_are_merged_or_reported() {
+    // Markdown: THEIRS rewrites the intro, OURS bumps a counter.
+    let base = format!("# Lessons\n\nKept by the team.\n\n{BASE}");
+    let ours = base.replace("helpful=1", "helpful=2");
+    let theirs = base.replace("Kept by the team.", "Kept by the team; review monthly.");
+    let dir = repo("playbook.md", &base, &ours, &theirs);
+    assert!(merge(dir.path()).status.success());
+    let text = std::fs::read_to_string(dir.path().join("playbook.md")).unwrap();
+    assert_eq!(
+        text,
+        base.replace("helpful=1", "helpful=2")
+            .replace("Kept by the team.", "Kept by the team; review monthly.")
     );
-    let b = base.replace(r#""helpfulCount": 1"#, r#""helpfulCount": 4"#);
-    let dir = repo("team.vagenda.json", base, &a, &b);
-    let out = git(dir.path(), &["merge", "-q", "--no-edit", "b"]);
+    // AGENTS.md: THEIRS edits the notes and appends, OURS edits the intro.
+    let base = AGENTS_MD.base;
+    let ours = base.replace("Kept by the ACE curator.", "Kept by the curator.");
+    let theirs = AGENTS_MD
+        .append(base, "cccc0003", "Pin the node version in CI")
+        .replace("run `bd ready`", "run `bd ready` first");
+    let dir = repo("AGENTS.md", base, &ours, &theirs);
+    let out = merge(dir.path());
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let merged = std::fs::read_to_string(dir.path().join("team.vagenda.json")).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&merged).unwrap();
-    let e = &v["plan"]["playbook"]["entries"][0];
-    assert_eq!(e["helpfulCount"], 4, "{merged}");
-    assert_eq!(e["status"], "deprecated", "{merged}");
+    let text = std::fs::read_to_string(dir.path().join("AGENTS.md")).unwrap();
+    for s in [
+        "Kept by the curator.",
+        "Pin the node version in CI",
+        "run `bd ready` first",
+    ] {
+        assert!(text.contains(s), "{s}:\n{text}");
+    }
+    // vAgenda JSON: THEIRS renames the plan, OURS bumps a counter; then
+    // both rename it, a conflict that keeps OURS' title.
+    let base = VAGENDA_JSON.base;
+    let ours = VAGENDA_JSON.bump(base, 2);
+    let theirs = base.replace("\"title\": \"Playbook\"", "\"title\": \"Team lessons\"");
+    let dir = repo("team.vagenda.json", base, &ours, &theirs);
+    let out = merge(dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("team.vagenda.json")).unwrap();
+    assert_eq!(
+        text,
+        ours.replace("\"title\": \"Playbook\"", "\"title\": \"Team lessons\"")
+    );
+    let ours = ours.replace("\"title\": \"Playbook\"", "\"title\": \"Our lessons\"");
+    let dir = repo("team.vagenda.json", base, &ours, &theirs);
+    let out = merge(dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("team.vagenda.json:4: conflict: `/plan/title` changed on both sides"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("team.vagenda.json")).unwrap();
+    assert_eq!(text, ours);
 }

@@ -144,7 +144,7 @@ pub fn field_value(e: &Entry, field: &str) -> serde_json::Value {
 
 /// How a delta names an entry: by its ID, or by seed 001's key when it has
 /// none.
-fn target(e: &Entry) -> Target {
+pub(crate) fn target(e: &Entry) -> Target {
     if e.id.is_empty() {
         Target::Key(key(e))
     } else {

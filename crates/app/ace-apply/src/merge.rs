@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use ace_model::delta::Delta;
+use ace_model::delta::{Change, Delta};
 use ace_model::{Entry, Playbook, Status};
 use serde_json::Value;
 
@@ -21,8 +21,8 @@ pub struct Conflict {
     /// The entry's ID (or its content, for an entry without one).
     pub entry: String,
     /// The field both sides changed, or `entry` for the whole entry (added
-    /// on both sides differently, removed on one side and changed on the
-    /// other).
+    /// on both sides differently, removed on one side and edited on the
+    /// other: a removal wins over a change of counters alone).
     pub field: String,
     pub ours: Value,
     pub theirs: Value,
@@ -45,6 +45,11 @@ fn name(e: &Entry) -> String {
 
 fn whole(e: &Entry) -> Value {
     serde_json::to_value(e).unwrap_or(Value::Null)
+}
+
+/// Whether a change of an entry is to its counters (and time) alone.
+fn counters_only(fields: &[String]) -> bool {
+    fields.iter().all(|f| f == "updated_at")
 }
 
 /// What merging THEIRS into OURS, both from BASE, takes: THEIRS'
@@ -85,6 +90,11 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
             },
             EntryDiff::Removed(e) => match ours_changed.get(&name(e)) {
                 Some(EntryDiff::Removed(_)) => {}
+                // A removal is how a format without a status deprecates:
+                // it wins over counters, as a deprecation does.
+                Some(EntryDiff::Changed { fields, .. }) if counters_only(fields) => {
+                    taken.entries.push(c.clone())
+                }
                 Some(EntryDiff::Changed { new, .. }) => conflicts.push(Conflict {
                     entry: name(e),
                     field: "entry".into(),
@@ -101,6 +111,7 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
                 harmful,
             } => {
                 let (my_new, my_fields) = match ours_changed.get(&name(old)) {
+                    Some(EntryDiff::Removed(_)) if counters_only(fields) => continue,
                     Some(EntryDiff::Removed(_)) => {
                         conflicts.push(Conflict {
                             entry: name(old),
@@ -168,5 +179,273 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
     Plan {
         delta: taken.to_delta(),
         conflicts,
+    }
+}
+
+/// The delta that, applied after [`Plan::delta`], resolves every conflict
+/// THEIRS' way: a field set to THEIRS' value, an entry added on both sides
+/// replaced by THEIRS', one removed on one side removed or brought back.
+/// Writing the merge both ways gives the two sides of each conflict's
+/// markers.
+pub fn theirs_way(conflicts: &[Conflict], merged: &Playbook, theirs: &Playbook) -> Delta {
+    let find = |pb: &'_ Playbook, name: &str| -> Option<Entry> {
+        pb.entries
+            .iter()
+            .find(|e| e.id == name || (e.id.is_empty() && e.content == name))
+            .cloned()
+    };
+    let mut d = Delta::new(
+        ace_model::delta::Dialect::VAgenda,
+        ace_model::Span::default(),
+    );
+    let mut done: Vec<&str> = Vec::new();
+    for c in conflicts {
+        if done.contains(&c.entry.as_str()) {
+            continue;
+        }
+        done.push(&c.entry);
+        let fields: Vec<String> = conflicts
+            .iter()
+            .filter(|x| x.entry == c.entry)
+            .map(|x| x.field.clone())
+            .collect();
+        let change = match (find(merged, &c.entry), find(theirs, &c.entry)) {
+            (Some(o), Some(t)) if fields.iter().any(|f| f == "entry") => Change::Replace {
+                target: crate::diff::target(&o),
+                entry: Box::new(t),
+            },
+            (Some(o), Some(t)) => Change::Set {
+                target: crate::diff::target(&o),
+                from: Box::new(t),
+                fields,
+            },
+            (Some(o), None) => Change::Remove {
+                target: crate::diff::target(&o),
+            },
+            (None, Some(t)) => Change::Add(t),
+            (None, None) => continue,
+        };
+        d.ops.push(ace_model::delta::Op {
+            change,
+            span: ace_model::Span::default(),
+        });
+    }
+    d
+}
+
+/// Brings into `ours` (the merged document, as a JSON value) what THEIRS
+/// changed outside its entries: a title, a narrative, a member of a
+/// vAgenda plan. `bare` is BASE with THEIRS' entry changes applied by the
+/// engine: where it differs from `base` (the entries, the timestamps,
+/// counts and change log the engine keeps) the merge's own values stand.
+/// Elsewhere a value THEIRS changed is taken when OURS left it, kept when
+/// OURS changed it the same way, and is a conflict otherwise, OURS' kept.
+/// Objects are merged member by member, anything else whole. Gives each
+/// conflict's JSON pointer.
+pub fn merge_outside(base: &Value, bare: &Value, theirs: &Value, ours: &mut Value) -> Vec<String> {
+    let mut conflicts = Vec::new();
+    if let (Value::Object(b), Value::Object(x), Value::Object(t), Value::Object(o)) =
+        (base, bare, theirs, &mut *ours)
+    {
+        members("", b, x, t, o, &mut conflicts);
+    } else if theirs == base || bare != base || ours == theirs {
+    } else if ours == base {
+        *ours = theirs.clone();
+    } else {
+        conflicts.push(String::new());
+    }
+    conflicts
+}
+
+fn members(
+    path: &str,
+    b: &serde_json::Map<String, Value>,
+    x: &serde_json::Map<String, Value>,
+    t: &serde_json::Map<String, Value>,
+    o: &mut serde_json::Map<String, Value>,
+    conflicts: &mut Vec<String>,
+) {
+    // THEIRS' keys in its order, then those it removed.
+    let keys: Vec<&String> = t
+        .keys()
+        .chain(b.keys().filter(|k| !t.contains_key(*k)))
+        .collect();
+    for k in keys {
+        let (bv, xv, tv) = (b.get(k), x.get(k), t.get(k));
+        if tv == bv {
+            continue;
+        }
+        let p = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
+        if let (Some(Value::Object(bm)), Some(Value::Object(xm)), Some(Value::Object(tm))) =
+            (bv, xv, tv)
+        {
+            if let Some(Value::Object(om)) = o.get_mut(k) {
+                members(&p, bm, xm, tm, om, conflicts);
+                continue;
+            }
+        }
+        if xv != bv {
+            continue;
+        }
+        let ov = o.get(k);
+        if ov == tv {
+            continue;
+        }
+        if ov == bv {
+            match tv {
+                Some(v) => {
+                    o.insert(k.clone(), v.clone());
+                }
+                None => {
+                    o.shift_remove(k);
+                }
+            }
+        } else {
+            conflicts.push(p);
+        }
+    }
+}
+
+/// How conflict markers are written: git's defaults, or what git passes a
+/// merge driver (`%L`, `%X`, `%Y`).
+#[derive(Debug, Clone)]
+pub struct Markers {
+    pub size: usize,
+    pub ours: String,
+    pub theirs: String,
+}
+
+impl Default for Markers {
+    fn default() -> Self {
+        Markers {
+            size: 7,
+            ours: "ours".into(),
+            theirs: "theirs".into(),
+        }
+    }
+}
+
+/// `ours` with each run of lines where `theirs` differs put between
+/// conflict markers, git's way: `<<<<<<< OURS`, OURS' lines, `=======`,
+/// THEIRS' lines, `>>>>>>> THEIRS`. The two texts are the merge written
+/// with the conflicts resolved each way, so they differ only at the
+/// conflicting entries. Marker lines end as `ours`' first line does.
+pub fn with_markers(ours: &str, theirs: &str, m: &Markers) -> String {
+    let eol = if ours.find('\n').is_some_and(|i| ours[..i].ends_with('\r')) {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    // Byte offset of each line's start, and of the text's end.
+    let starts = |s: &str| -> Vec<usize> {
+        let mut v = vec![0];
+        v.extend(s.match_indices('\n').map(|(i, _)| i + 1));
+        if *v.last().unwrap_or(&0) != s.len() {
+            v.push(s.len());
+        }
+        v
+    };
+    let (so, st) = (starts(ours), starts(theirs));
+    let diff = similar::TextDiff::from_lines(ours, theirs);
+    // Runs of changed lines, as line ranges of each text.
+    let mut runs: Vec<(std::ops::Range<usize>, std::ops::Range<usize>)> = Vec::new();
+    let mut last_equal = true;
+    for op in diff.ops() {
+        let (o, t) = (op.old_range(), op.new_range());
+        if matches!(op, similar::DiffOp::Equal { .. }) {
+            last_equal = true;
+            continue;
+        }
+        match runs.last_mut() {
+            Some(r) if !last_equal => {
+                r.0.end = o.end;
+                r.1.end = t.end;
+            }
+            _ => runs.push((o, t)),
+        }
+        last_equal = false;
+    }
+    let mut out = String::with_capacity(ours.len() + 64 * runs.len());
+    let mut line = 1;
+    let mut at = 0;
+    let push = |out: &mut String, text: &str, line: &mut usize| {
+        out.push_str(text);
+        *line += text.matches('\n').count();
+    };
+    for (o, t) in runs {
+        let (o, t) = (so[o.start]..so[o.end], st[t.start]..st[t.end]);
+        push(&mut out, &ours[at..o.start], &mut line);
+        let bar = |c: char| c.to_string().repeat(m.size);
+        push(
+            &mut out,
+            &format!("{} {}{eol}", bar('<'), m.ours),
+            &mut line,
+        );
+        for (side, close) in [
+            (&ours[o.clone()], bar('=')),
+            (&theirs[t], format!("{} {}", bar('>'), m.theirs)),
+        ] {
+            push(&mut out, side, &mut line);
+            if !side.is_empty() && !side.ends_with('\n') {
+                push(&mut out, eol, &mut line);
+            }
+            push(&mut out, &format!("{close}{eol}"), &mut line);
+        }
+        at = o.end;
+    }
+    push(&mut out, &ours[at..], &mut line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn theirs_changes_outside_the_entries_are_taken_unless_ours_changed_them() {
+        let base = json!({"title": "T", "notes": {"a": 1, "b": 2}, "updated": "1", "entries": [1]});
+        // The engine, bringing THEIRS' entries: new entries, a new time.
+        let bare =
+            json!({"title": "T", "notes": {"a": 1, "b": 2}, "updated": "2", "entries": [1, 2]});
+        let theirs = json!({"title": "T2", "notes": {"a": 5, "b": 2, "c": 3}, "updated": "9", "entries": [1, 2]});
+        let mut ours =
+            json!({"title": "T", "notes": {"a": 1, "b": 7}, "updated": "3", "entries": [1, 2, 3]});
+        assert!(merge_outside(&base, &bare, &theirs, &mut ours).is_empty());
+        assert_eq!(
+            ours,
+            json!({"title": "T2", "notes": {"a": 5, "b": 7, "c": 3}, "updated": "3", "entries": [1, 2, 3]})
+        );
+        let mut ours = json!({"title": "T3", "notes": {"b": 2}, "updated": "3", "entries": [1]});
+        assert_eq!(
+            merge_outside(&base, &bare, &theirs, &mut ours),
+            ["/title", "/notes/a"]
+        );
+        assert_eq!(ours["title"], "T3");
+    }
+
+    #[test]
+    fn markers_surround_the_lines_that_differ() {
+        let ours = "# P\n[a] x\n[b] y\n[c] z";
+        let theirs = "# P\n[a] X\n[b] y\n[c] Z";
+        let text = with_markers(ours, theirs, &Markers::default());
+        assert_eq!(
+            text,
+            "# P\n<<<<<<< ours\n[a] x\n=======\n[a] X\n>>>>>>> theirs\n[b] y\n<<<<<<< ours\n[c] z\n=======\n[c] Z\n>>>>>>> theirs\n"
+        );
+    }
+
+    #[test]
+    fn an_entry_one_side_lacks_has_an_empty_side() {
+        let ours = "[a] x\r\n[b] y\r\n";
+        let theirs = "[a] x\r\n";
+        let m = Markers {
+            size: 3,
+            ours: "HEAD".into(),
+            theirs: "b".into(),
+        };
+        let text = with_markers(ours, theirs, &m);
+        assert_eq!(text, "[a] x\r\n<<< HEAD\r\n[b] y\r\n===\r\n>>> b\r\n");
+        assert_eq!(with_markers(ours, ours, &m), ours);
     }
 }

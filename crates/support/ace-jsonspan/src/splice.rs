@@ -206,6 +206,45 @@ fn line_indent(src: &str, at: usize) -> &str {
     &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
 }
 
+/// A [`Print`] for a JSON file with no writer of its own: serde_json's
+/// pretty form, indented by the unit the file's own first indented line
+/// uses (two spaces when none is).
+pub struct Plain {
+    unit: String,
+}
+
+impl Plain {
+    pub fn of(src: &str) -> Plain {
+        let unit = src
+            .lines()
+            .map(|l| &l[..l.len() - l.trim_start_matches([' ', '\t']).len()])
+            .find(|ws| !ws.is_empty())
+            .unwrap_or("  ");
+        Plain {
+            unit: unit.to_owned(),
+        }
+    }
+}
+
+impl Print for Plain {
+    fn value(&mut self, v: &Value, level: usize) -> String {
+        let mut buf = Vec::new();
+        let fmt = serde_json::ser::PrettyFormatter::with_indent(self.unit.as_bytes());
+        let mut ser = serde_json::Serializer::with_formatter(&mut buf, fmt);
+        let text = match serde::Serialize::serialize(v, &mut ser) {
+            Ok(()) => String::from_utf8(buf).unwrap_or_default(),
+            Err(_) => v.to_string(),
+        };
+        text.replace('\n', &format!("\n{}", self.unit.repeat(level)))
+    }
+    fn key(&mut self, k: &str) -> String {
+        Value::String(k.to_owned()).to_string()
+    }
+    fn unit(&self) -> &str {
+        &self.unit
+    }
+}
+
 /// How many indentation `unit`s open the line `at` is on.
 pub fn level_at(src: &str, at: usize, unit: &str) -> usize {
     let ws = line_indent(src, at);
@@ -220,26 +259,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    struct Pretty;
-
-    impl Print for Pretty {
-        fn value(&mut self, v: &Value, level: usize) -> String {
-            let text = serde_json::to_string_pretty(v).unwrap();
-            let pad = "  ".repeat(level);
-            text.replace('\n', &format!("\n{pad}"))
-        }
-        fn key(&mut self, k: &str) -> String {
-            serde_json::to_string(k).unwrap()
-        }
-        fn unit(&self) -> &str {
-            "  "
-        }
-    }
-
     fn spliced(src: &str, new: Value) -> String {
         let doc = crate::parse(src).unwrap();
         let mut out = Vec::new();
-        edits(src, &doc.root, &new, &mut Pretty, &mut out);
+        edits(src, &doc.root, &new, &mut Plain::of(src), &mut out);
         let text = ace_model::edit::apply(src, out).unwrap();
         assert_eq!(crate::parse(&text).unwrap().root.to_value(), new, "{text}");
         text
@@ -380,7 +403,7 @@ mod tests {
             mutate(&mut new, &mut picks.into_iter(), &fresh);
             let doc = crate::parse(&src).unwrap();
             let mut out = Vec::new();
-            edits(&src, &doc.root, &new, &mut Pretty, &mut out);
+            edits(&src, &doc.root, &new, &mut Plain::of(&src), &mut out);
             let text = ace_model::edit::apply(&src, out).expect("edits do not overlap");
             prop_assert_eq!(crate::parse(&text).unwrap().root.to_value(), new);
         }
