@@ -23,6 +23,10 @@ enum OutputFormat {
     Json,
     /// The difference as a vAgenda PlaybookPatch, for `ace-apply OLD`.
     Acepatch,
+    /// The difference as a skill delta, for `ace-apply OLD`.
+    SkillDelta,
+    /// The difference as ace_beads AceDeltas, for `ace-apply OLD`.
+    Acedelta,
 }
 
 #[derive(Parser, Debug)]
@@ -115,17 +119,36 @@ fn run(args: &Args) -> i32 {
             serde_json::to_string_pretty(&as_json(&d, &names, (old_fmt, new_fmt)))
                 .unwrap_or_default()
         )),
-        OutputFormat::Acepatch => {
-            let sections = ace_model::mapping::SectionMap::default();
-            let (patch, lost) =
-                ace_apply::write_delta(&d.to_delta(), ace_apply::DeltaFormat::AcePatch, &sections)
-                    .expect("ace-tools writes AcePatches");
+        OutputFormat::Acepatch | OutputFormat::SkillDelta | OutputFormat::Acedelta => {
+            let dialect = match args.output_format {
+                OutputFormat::Acepatch => ace_apply::DeltaFormat::AcePatch,
+                OutputFormat::SkillDelta => ace_apply::DeltaFormat::SkillDelta,
+                _ => ace_apply::DeltaFormat::AceDelta,
+            };
+            let now = match ace_tools::now(None) {
+                Ok(n) => n,
+                Err(e) => {
+                    error(PROG, e);
+                    return EXIT_USAGE;
+                }
+            };
+            let note = format!("ace-diff {} {}", names.0, names.1);
+            let holds = |field: &str| both_hold(old_fmt, old_fmt, field);
+            let ctx = ace_apply::WriteDeltaCtx {
+                old: &old_pb,
+                sections: &ace_model::mapping::SectionMap::default(),
+                now: &now,
+                note: &note,
+                holds: &holds,
+            };
+            let (delta, lost) = ace_apply::write_delta(&d.to_delta(), dialect, &ctx)
+                .expect("ace-tools writes the dialects ace-diff offers");
             for l in &lost {
                 eprintln!("{PROG}: warning: {l}");
             }
             print(&format!(
                 "{}\n",
-                serde_json::to_string_pretty(&patch).unwrap_or_default()
+                serde_json::to_string_pretty(&delta).unwrap_or_default()
             ))
         }
         OutputFormat::Text => {

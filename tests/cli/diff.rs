@@ -215,3 +215,104 @@ fn an_acepatch_of_the_difference_applies_to_the_old_file() {
         "{text}"
     );
 }
+
+/// `ace-diff OLD NEW --output-format DIALECT`, then `ace-apply OLD`: the
+/// applied file and NEW differ in nothing but what ace-diff warned of.
+fn diff_then_apply(old: &str, new: &str, name: &str, dialect: &str) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), &format!("a-{name}"), old);
+    let b = write(dir.path(), &format!("b-{name}"), new);
+    let out = ace_diff()
+        .arg(&a)
+        .arg(&b)
+        .args(["--output-format", dialect])
+        .env("SOURCE_DATE_EPOCH", "1766880000")
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let delta = write(
+        dir.path(),
+        "delta.json",
+        &String::from_utf8(out.stdout).unwrap(),
+    );
+    let c = dir.path().join(format!("c-{name}"));
+    Command::cargo_bin("ace-apply")
+        .unwrap()
+        .arg(&a)
+        .arg(&delta)
+        .args(["--now", "2026-01-01T00:00:00Z", "-q", "-o"])
+        .arg(&c)
+        .assert()
+        .code(0);
+    let after = ace_diff()
+        .arg(&c)
+        .arg(&b)
+        .args(["--color", "never"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    (
+        String::from_utf8(after).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_skill_delta_of_the_difference_applies_to_the_old_file() {
+    let old = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/apply/skill-playbook.json"
+    ))
+    .unwrap();
+    let new = old
+        .replacen("\"helpful_count\": 3", "\"helpful_count\": 5", 1)
+        .replace("Use the Read tool, not cat.", "Use the Read tool, never cat.")
+        .replacen(
+            "\"status\": \"active\"",
+            "\"status\": \"deprecated\",\n      \"deprecation_reason\": \"Folded into the Read rule\"",
+            1,
+        );
+    assert_ne!(old, new);
+    let (after, warnings) = diff_then_apply(&old, &new, "playbook.json", "skill-delta");
+    assert_eq!(after, "", "{after}\n{warnings}");
+    assert_eq!(warnings, "", "a skill delta says all of it");
+}
+
+#[test]
+fn acedeltas_of_the_difference_apply_to_the_old_agents_md() {
+    let old = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/apply/AGENTS.md"
+    ))
+    .unwrap();
+    let new = old
+        .replace("helpful:2, harmful:0]", "helpful:4, harmful:1]")
+        .replace(
+            "\n> Notes",
+            "[Bullet #0badc0de, helpful:0, harmful:0] Run the linter before pushing\n\n> Notes",
+        );
+    let (after, warnings) = diff_then_apply(&old, &new, "AGENTS.md", "acedelta");
+    assert!(
+        warnings.contains("`0badc0de` is added without its ID")
+            && warnings.contains("`43ea43ee`: an amend records itself as the bullet's provenance"),
+        "{warnings}"
+    );
+    // What differs is what the warnings said: the new bullet's ID, the
+    // amended bullet's provenance.
+    let rest: Vec<&str> = after
+        .lines()
+        .filter(|l| !l.starts_with("---") && !l.starts_with("+++") && !l.starts_with("## "))
+        .filter(|l| !l.starts_with("    provenance: "))
+        .collect();
+    assert!(
+        rest.len() == 3
+            && rest.contains(&"~ [43ea43ee]")
+            && rest.contains(&"+ [0badc0de] helpful=0 harmful=0 :: Run the linter before pushing")
+            && rest
+                .iter()
+                .any(|l| l.starts_with("- [") && l.ends_with(":: Run the linter before pushing")),
+        "{after}"
+    );
+}

@@ -217,6 +217,12 @@ impl<'p> State<'p> {
             }
         }
         let mut s = Section::new(name);
+        // A section the kinds map to (an AcePatch entry's, derived from
+        // its kind) gets the title and prefix a reader of the kinds gives.
+        if let Some(row) = self.traits.sections.rows().find(|r| r.key == name) {
+            s.title = Some(row.title.to_owned());
+            s.prefix = Some(row.prefix.to_owned());
+        }
         if dialect == Dialect::Paper {
             s.title = Some(name.replace('_', " ").to_uppercase());
         }

@@ -73,16 +73,47 @@ impl DeltaFormat {
     }
 }
 
+/// What writing a delta needs besides the delta.
+pub struct WriteDeltaCtx<'a> {
+    /// The playbook the delta applies to (an AceDelta names a bullet by
+    /// its section and text).
+    pub old: &'a ace_model::Playbook,
+    pub sections: &'a SectionMap,
+    /// The time a delta is stamped with, when its dialect stamps one.
+    pub now: &'a str,
+    /// Why the delta was made, for a dialect that says (the skill's
+    /// `rationale`, an AceDelta's `evidence`).
+    pub note: &'a str,
+    /// Whether the playbook's format holds an entry field (a canonical
+    /// name): what a dialect adds to a field the playbook has no place for
+    /// is no difference worth a warning.
+    pub holds: &'a dyn Fn(&str) -> bool,
+}
+
 /// `delta` written in the dialect `format`, with what the dialect cannot
-/// say; `None` for a dialect ace-tools does not write yet.
+/// say; `None` for a dialect ace-tools does not write (the paper's
+/// operations, the Playbooks extension's events).
 pub fn write_delta(
     delta: &Delta,
     format: DeltaFormat,
-    sections: &SectionMap,
+    ctx: &WriteDeltaCtx<'_>,
 ) -> Option<(serde_json::Value, Vec<String>)> {
     match format {
-        DeltaFormat::AcePatch => Some(ace_vagenda::ops::write_patch(delta, sections)),
-        _ => None,
+        DeltaFormat::AcePatch => Some(ace_vagenda::ops::write_patch(
+            delta,
+            ctx.sections,
+            (ctx.holds)("kind"),
+        )),
+        DeltaFormat::SkillDelta => Some(ace_skill::ops::write_delta(delta, Some(ctx.note))),
+        DeltaFormat::AceDelta => Some(ace_curator::ops::write_deltas(
+            delta,
+            &ace_curator::ops::WriteOptions {
+                old: ctx.old,
+                now: ctx.now,
+                evidence: ctx.note,
+            },
+        )),
+        DeltaFormat::CuratorOps | DeltaFormat::Events => None,
     }
 }
 

@@ -224,7 +224,7 @@ impl SectionMap {
 
     /// Every row in the order they are tried: the user's, the kinds' own
     /// sections, then the sections known from the wild.
-    fn rows(&self) -> impl Iterator<Item = &KindSection> {
+    pub fn rows(&self) -> impl Iterator<Item = &KindSection> {
         self.user.iter().chain(TABLE.iter()).chain(KNOWN.iter())
     }
 

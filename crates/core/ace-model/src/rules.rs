@@ -285,6 +285,9 @@ rules! {
     SKILLBOOK_INDEX = "ACE079" "skillbook-index" Diagnostic Warning "kayba"
         summary: "A skillbook's `sections` index or `next_id` disagrees with its skills."
         doc: "The framework keeps, beside the skills, an index of each section's skill IDs and a counter for new IDs (`{section}-{next_id:05d}`). An ID listed that has no skill, a skill not listed under its section, or a `next_id` lower than the number of an existing ID (the next ADD would overwrite that skill) is reported. A rewrite keeps the index as the file had it and adds the skills it misses.";
+    DELTA_ID_SHAPE = "ACE080" "delta-id-shape" Diagnostic Warning "ace-context-engineering skill spec"
+        summary: "A skill delta adds or names a bullet by an ID that is not `bullet-YYYY-MM-DD-NNN`."
+        doc: "`delta.schema.json` requires every bullet ID of a delta (a new bullet's, and those `counters`, `edits`, `merges` and `deprecations` name) to be `bullet-YYYY-MM-DD-NNN`, so `validate_delta.py` rejects the delta. The skill's own playbooks hold other IDs (`appworld-login-001`, and `bullet-2025-10-27-012842` from its reflector), which no valid delta can name, while the merge script finds a bullet by whatever ID it has. ace-tools reports the ID and applies the delta; an ID the playbook does not have is ACE040, an error.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";

@@ -300,3 +300,254 @@ fn insight(n: &Node, opts: &Options) -> Delta {
     }
     d
 }
+
+/// What [`write_deltas`] needs besides the delta.
+pub struct WriteOptions<'a> {
+    /// The playbook the delta applies to: an AceDelta names a bullet by its
+    /// section and text, which the delta's other operations leave to it.
+    pub old: &'a ace_model::Playbook,
+    /// `metadata.createdAt` of every delta, and part of each new ID.
+    pub now: &'a str,
+    /// `metadata.evidence` of every delta.
+    pub evidence: &'a str,
+}
+
+/// `delta` as a JSON array of AceDeltas, for ace_beads' curator: `add` for
+/// a new bullet, `amend` for a bullet whose counters grow or whose text
+/// changes without changing its hash, `deprecate` for one deprecated or
+/// removed. A bullet whose text or section changed is deprecated and added
+/// anew, as the curator has no other way to say it. Gives, besides the
+/// deltas, what they could not say (the curator gives new bullets IDs of
+/// its own; counters only grow; fields an AGENTS.md bullet lacks).
+pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<String>) {
+    use std::collections::HashMap;
+    let mut lost = Vec::new();
+    let mut out: Vec<Value> = Vec::new();
+    let by_id: HashMap<&str, &Entry> = opts
+        .old
+        .entries
+        .iter()
+        .filter(|e| !e.id.is_empty())
+        .map(|e| (e.id.as_str(), e))
+        .collect();
+    let find = |t: &Target| -> Option<&Entry> {
+        match t {
+            Target::Id(id) => by_id.get(id.as_str()).copied(),
+            Target::Key(k) => opts.old.entries.iter().find(|e| &e.dedup_key() == k),
+        }
+    };
+    let name = |e: &Entry| {
+        if e.id.is_empty() {
+            e.content.clone()
+        } else {
+            e.id.clone()
+        }
+    };
+    // Each target's operations together: an amend carries both the
+    // counters and the text.
+    let mut order: Vec<&Target> = Vec::new();
+    let mut ops: HashMap<&Target, Vec<&Change>> = HashMap::new();
+    // The hashes a new bullet may not have: the curator refuses a second
+    // bullet of one hash (the old playbook's, less those the delta
+    // retires, and those it adds).
+    let retired: std::collections::HashSet<String> = delta
+        .ops
+        .iter()
+        .filter(|op| matches!(op.change, Change::Deprecate { .. } | Change::Remove { .. }))
+        .flat_map(|op| op.change.targets())
+        .filter_map(|t| find(t).map(Entry::dedup_key))
+        .collect();
+    let mut taken: std::collections::HashSet<String> = opts
+        .old
+        .entries
+        .iter()
+        .map(Entry::dedup_key)
+        .filter(|k| !retired.contains(k))
+        .collect();
+    for op in &delta.ops {
+        match &op.change {
+            Change::Add(e) if !taken.insert(e.dedup_key()) => lost.push(format!(
+                "`{}` repeats a bullet of the same section and text; the curator refuses a second one",
+                name(e)
+            )),
+            Change::Add(e) => {
+                if !e.id.is_empty() {
+                    lost.push(format!(
+                        "`{}` is added without its ID: the curator gives a new bullet its own",
+                        e.id
+                    ));
+                }
+                out.push(ace_delta_value("add", e, e.helpful, e.harmful, opts, out.len()));
+            }
+            Change::Merge { .. } => lost.push("a merge is not written as AceDeltas".into()),
+            other => {
+                for t in other.targets() {
+                    if !ops.contains_key(t) {
+                        order.push(t);
+                    }
+                    ops.entry(t).or_default().push(other);
+                }
+            }
+        }
+    }
+    for t in order {
+        let Some(old) = find(t) else {
+            lost.push(format!("{t} is not in the old playbook"));
+            continue;
+        };
+        let (mut helpful, mut harmful) = (0, 0);
+        let mut retire = false;
+        let mut new = old.clone();
+        let mut fields: Vec<&str> = Vec::new();
+        for change in &ops[t] {
+            match change {
+                Change::Count {
+                    helpful: h,
+                    harmful: m,
+                    ..
+                } => {
+                    helpful += h;
+                    harmful += m;
+                }
+                Change::Deprecate { .. } | Change::Remove { .. } => retire = true,
+                Change::Set {
+                    from, fields: f, ..
+                } => {
+                    for field in f {
+                        ace_model::delta::copy_field(&mut new, from, field);
+                        fields.push(field);
+                    }
+                }
+                Change::Replace { entry, .. } => {
+                    new = (**entry).clone();
+                    fields.extend(["content", "section"]);
+                }
+                _ => {}
+            }
+        }
+        if retire {
+            out.push(ace_delta_value(
+                "deprecate",
+                old,
+                Some(0),
+                Some(0),
+                opts,
+                out.len(),
+            ));
+            continue;
+        }
+        for f in &fields {
+            if !matches!(*f, "content" | "section" | "updated_at" | "provenance") {
+                lost.push(format!(
+                    "`{}` {f}: an AceDelta carries a bullet's text and counters alone",
+                    name(old)
+                ));
+            }
+        }
+        if new.dedup_key() != old.dedup_key() {
+            lost.push(format!(
+                "`{}` changed its text: the curator amends only a bullet with the same hash, so it is deprecated and added anew",
+                name(old)
+            ));
+            out.push(ace_delta_value(
+                "deprecate",
+                old,
+                Some(0),
+                Some(0),
+                opts,
+                out.len(),
+            ));
+            if !taken.insert(new.dedup_key()) {
+                lost.push(format!(
+                    "`{}`'s new text repeats a bullet of its section; the curator refuses a second one",
+                    name(old)
+                ));
+                continue;
+            }
+            let mut added = new.clone();
+            // A delta of its own, which keeps only the bullet's beads issue.
+            added.provenance = old.provenance.as_ref().map(|p| {
+                Box::new(ace_model::Provenance {
+                    beads_id: p.beads_id.clone(),
+                    ..Default::default()
+                })
+            });
+            added.helpful = new.helpful.map(|h| h + helpful);
+            added.harmful = new.harmful.map(|h| h + harmful);
+            out.push(ace_delta_value(
+                "add",
+                &added,
+                added.helpful,
+                added.harmful,
+                opts,
+                out.len(),
+            ));
+            continue;
+        }
+        if helpful < 0 || harmful < 0 {
+            lost.push(format!(
+                "`{}`: its counters fall ({helpful:+}, {harmful:+}); an AceDelta's counters only grow",
+                name(old)
+            ));
+        }
+        if old.provenance.is_some() {
+            lost.push(format!(
+                "`{}`: an amend records itself as the bullet's provenance (deltaId, createdAt)",
+                name(old)
+            ));
+        }
+        out.push(ace_delta_value(
+            "amend",
+            &new,
+            Some(helpful.max(0)),
+            Some(harmful.max(0)),
+            opts,
+            out.len(),
+        ));
+    }
+    (Value::Array(out), lost)
+}
+
+/// One AceDelta about `e`: its section and text, counters as given, tags,
+/// and `e`'s own provenance (delta ID, beads ID, time) where it has one,
+/// else a name-based UUID of what the delta says and the time of writing.
+fn ace_delta_value(
+    op: &str,
+    e: &Entry,
+    helpful: Option<i64>,
+    harmful: Option<i64>,
+    opts: &WriteOptions<'_>,
+    index: usize,
+) -> Value {
+    use serde_json::json;
+    // A new bullet keeps the delta that added it; any other delta is new
+    // and names only the bullet's beads issue.
+    let p = e.provenance.as_deref();
+    let own = p.filter(|_| op == "add");
+    let section = e.section.clone().unwrap_or_default();
+    let created = own
+        .and_then(|p| p.created_at.clone())
+        .unwrap_or_else(|| opts.now.to_owned());
+    let id = own
+        .and_then(|p| p.delta_id.clone())
+        .filter(|id| uuid::Uuid::try_parse(id).is_ok())
+        .unwrap_or_else(|| {
+            let name = format!("ace-tools:{created}:{index}:{op}:{section}:{}", e.content);
+            uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, name.as_bytes()).to_string()
+        });
+    json!({
+        "id": id,
+        "section": section,
+        "op": op,
+        "content": e.content,
+        "metadata": {
+            "source": {"beadsId": p.and_then(|p| p.beads_id.clone()).unwrap_or_default()},
+            "confidence": 1.0,
+            "helpful": helpful.unwrap_or(0),
+            "harmful": harmful.unwrap_or(0),
+            "tags": e.tags.clone().unwrap_or_default(),
+            "evidence": opts.evidence,
+            "createdAt": created,
+        }
+    })
+}

@@ -183,6 +183,24 @@ fn schema_check(
             }
         }
     }
+    // A bullet ID of another shape, new or referred to, is reported, not
+    // refused: the skill's own playbooks have such IDs.
+    let (refs, errors): (Vec<_>, Vec<_>) = errors.into_iter().partition(|e| {
+        let n = e.path.len();
+        e.keyword == "pattern"
+            && n >= 3
+            && ["counters", "edits", "merges", "deprecations", "new_bullets"]
+                .contains(&e.path[n - 3].as_str())
+            && matches!(e.path[n - 1].as_str(), "id" | "keep_id" | "replacement_id")
+            || n >= 4 && e.keyword == "pattern" && e.path[n - 2] == "merge_ids"
+    });
+    out.extend(ace_schema::diagnostics(
+        &refs,
+        node,
+        &rules::DELTA_ID_SHAPE,
+        base,
+        schema.file_name(),
+    ));
     out.extend(ace_schema::diagnostics(
         &errors,
         node,

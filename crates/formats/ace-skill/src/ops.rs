@@ -167,6 +167,191 @@ pub fn read_delta(text: &str) -> Result<Option<Delta>, Diagnostic> {
     Ok(Some(delta))
 }
 
+/// The skill field a canonical field name is written as in an edit's
+/// `set`: [`canonical`] the other way round.
+fn skill_key(field: &str) -> String {
+    match field {
+        "created_at" => "created".into(),
+        "updated_at" => "last_updated".into(),
+        other => other.strip_prefix("extra.").unwrap_or(other).into(),
+    }
+}
+
+/// The `set` of the edit of `id`, a new one when it has none yet.
+fn edit<'a>(
+    edits: &'a mut Vec<(String, serde_json::Map<String, serde_json::Value>)>,
+    id: &str,
+) -> &'a mut serde_json::Map<String, serde_json::Value> {
+    let i = match edits.iter().position(|(e, _)| e == id) {
+        Some(i) => i,
+        None => {
+            edits.push((id.to_owned(), serde_json::Map::new()));
+            edits.len() - 1
+        }
+    };
+    &mut edits[i].1
+}
+
+/// `delta` as a skill delta: `counters`, `new_bullets`, and an edit per
+/// changed bullet whose `set` holds the changed fields as the skill
+/// writes them. A deprecation is an edit of `status` and
+/// `deprecation_reason` (a delta may not both edit and deprecate one
+/// bullet). Gives, besides the delta, what it could not say: a removal is
+/// written as a deprecation, an entry without an ID cannot be named, a
+/// field removed has no `set` to say so.
+pub fn write_delta(delta: &Delta, rationale: Option<&str>) -> (serde_json::Value, Vec<String>) {
+    use serde_json::{json, Map, Value};
+    let mut lost = Vec::new();
+    let mut counters = Vec::new();
+    let mut new_bullets = Vec::new();
+    // One edit per bullet, in the order bullets are first edited.
+    let mut edits: Vec<(String, Map<String, Value>)> = Vec::new();
+    let id = |t: &Target, lost: &mut Vec<String>| match t {
+        Target::Id(id) => Some(id.clone()),
+        Target::Key(k) => {
+            lost.push(format!(
+                "the entry with hash `{k}` has no ID for a skill delta to name"
+            ));
+            None
+        }
+    };
+    let losses = |l: Vec<ace_model::LossEntry>, lost: &mut Vec<String>| {
+        lost.extend(l.into_iter().map(|l| {
+            format!(
+                "`{}` {}: {}",
+                l.entry_id.as_deref().unwrap_or("?"),
+                l.field,
+                l.reason
+            )
+        }))
+    };
+    for op in &delta.ops {
+        match &op.change {
+            Change::Add(e) => {
+                if e.created_at.is_some() || e.updated_at.is_some() {
+                    lost.push(format!(
+                        "`{}` is added with the time of applying as `created` and `last_updated`, as the skill's merge sets them",
+                        e.id
+                    ));
+                }
+                let (v, l) = crate::writer::bullet_value(e);
+                losses(l, &mut lost);
+                new_bullets.push(v);
+            }
+            Change::Count {
+                target,
+                helpful,
+                harmful,
+            } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let mut c = Map::new();
+                c.insert("id".into(), json!(id));
+                if *helpful != 0 {
+                    c.insert("helpful_delta".into(), json!(helpful));
+                }
+                if *harmful != 0 {
+                    c.insert("harmful_delta".into(), json!(harmful));
+                }
+                counters.push(Value::Object(c));
+            }
+            Change::Set {
+                target,
+                from,
+                fields,
+            } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let (bullet, l) = crate::writer::bullet_value(from);
+                losses(l, &mut lost);
+                let set = edit(&mut edits, &id);
+                for f in fields {
+                    let key = skill_key(f);
+                    match bullet.get(&key) {
+                        Some(v) => {
+                            set.insert(key, v.clone());
+                        }
+                        None => lost.push(format!(
+                            "`{id}` loses `{key}`; a skill edit can set a field but not remove it"
+                        )),
+                    }
+                }
+            }
+            Change::Replace { target, entry } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let (bullet, l) = crate::writer::bullet_value(entry);
+                losses(l, &mut lost);
+                let set = edit(&mut edits, &id);
+                if let Value::Object(m) = bullet {
+                    for (k, v) in m {
+                        if !matches!(k.as_str(), "id" | "helpful_count" | "harmful_count") {
+                            set.insert(k, v);
+                        }
+                    }
+                }
+            }
+            Change::Deprecate { target, reason } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let set = edit(&mut edits, &id);
+                set.insert("status".into(), json!("deprecated"));
+                if let Some(r) = reason {
+                    set.insert("deprecation_reason".into(), json!(r));
+                }
+            }
+            Change::Remove { target } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                lost.push(format!(
+                    "`{id}` is removed; a skill delta has no removal and deprecates it instead"
+                ));
+                let set = edit(&mut edits, &id);
+                set.insert("status".into(), json!("deprecated"));
+                set.insert("deprecation_reason".into(), json!("removed"));
+            }
+            Change::Merge { .. } => lost.push("a merge is not written into a skill delta".into()),
+        }
+    }
+    let mut out = Map::new();
+    if let Some(r) = rationale {
+        out.insert("rationale".into(), json!(r));
+    }
+    if !counters.is_empty() {
+        out.insert("counters".into(), Value::Array(counters));
+    }
+    if !new_bullets.is_empty() {
+        out.insert("new_bullets".into(), Value::Array(new_bullets));
+    }
+    let edits: Vec<Value> = edits
+        .into_iter()
+        .filter(|(_, set)| !set.is_empty())
+        .map(|(id, set)| json!({"id": id, "set": set}))
+        .collect();
+    if !edits.is_empty() {
+        out.insert("edits".into(), Value::Array(edits));
+    }
+    let out = Value::Object(out);
+    // What a bullet carries that the skill's schemas reject (a scope out of
+    // its enum, as its own playbooks have) makes validate_delta.py, and
+    // ace-apply, refuse the delta: said here, before anyone applies it.
+    let text = serde_json::to_string_pretty(&out).unwrap_or_default();
+    if let Ok(findings) = crate::delta::check(&text, None) {
+        for d in findings.iter().filter(|d| d.severity >= Severity::Error) {
+            lost.push(format!(
+                "the delta will be refused: {} ({})",
+                d.message, d.code
+            ));
+        }
+    }
+    (out, lost)
+}
+
 /// The key of the playbook's `metadata` where `ace-apply` lists the
 /// `delta_id`s it applied. Seed 003's merge updates `metadata` key by key,
 /// so the list survives the skill's own merges.

@@ -42,6 +42,18 @@ const WRAPPER_ORDER: [&str; 5] = [
     "metadata",
 ];
 
+/// One entry as the bullet object this writer prints into a skill file
+/// (each value in the form it was read in, keys in the skill's order), and
+/// what the bullet could not hold: what a skill delta carries.
+pub fn bullet_value(e: &Entry) -> (Value, Vec<LossEntry>) {
+    let mut w = Writer {
+        losses: Vec::new(),
+        opts: WriteOptions::default(),
+    };
+    let v = w.bullet(e, &KeyOrder::new(&[][..]));
+    (v, w.losses)
+}
+
 pub fn write(pb: &Playbook) -> WriteOutput {
     write_with(pb, &WriteOptions::default())
 }
@@ -329,7 +341,6 @@ enum Field<'e> {
     List(&'e [String]),
 }
 
-#[cfg(test)]
 impl Field<'_> {
     fn into_value(self) -> Value {
         match self {
@@ -488,7 +499,6 @@ impl Writer {
 
     /// A bullet as a JSON object: the reference [`Writer::write_bullet`]
     /// prints the same as.
-    #[cfg(test)]
     fn bullet(&mut self, e: &Entry, order: &KeyOrder<'_>) -> Value {
         self.bullet_losses(e);
         let mut m = Map::new();

@@ -17,6 +17,21 @@ fn entry_of(n: &Node) -> Option<ace_model::Entry> {
     }
 }
 
+/// A new entry, in the section its kind derives, as a document holding it
+/// would be read: the writer leaves out a section the kind gives back.
+fn new_entry(n: &Node) -> Option<ace_model::Entry> {
+    let mut e = entry_of(n)?;
+    if e.section.is_none() {
+        let m = reader::as_ace_entry(n.to_value().as_object()?.clone());
+        if let Some(row) = entry::kind_for_derivation(&m)
+            .and_then(|k| ace_model::mapping::BUILT_IN.section_for_kind(k))
+        {
+            e.section = Some(row.key.to_owned());
+        }
+    }
+    Some(e)
+}
+
 fn count(delta: Option<&Node>, key: &str) -> i64 {
     delta
         .and_then(|d| d.get(key))
@@ -34,7 +49,7 @@ fn op(n: &Node) -> Option<Change> {
         .map(|s| Target::Id(s.to_owned()));
     let reason = n.get("reason").and_then(Node::as_str).map(str::to_owned);
     Some(match kind {
-        "appendEntry" => Change::Add(entry_of(entry?)?),
+        "appendEntry" => Change::Add(new_entry(entry?)?),
         "updateEntry" => Change::Replace {
             target: id?,
             entry: Box::new(entry_of(entry?)?),
@@ -241,6 +256,7 @@ fn event(n: &Node) -> Delta {
 pub fn write_patch(
     delta: &Delta,
     sections: &ace_model::mapping::SectionMap,
+    holds_kind: bool,
 ) -> (Value, Vec<String>) {
     use serde_json::json;
     let kind = |e: &ace_model::Entry| match e.section.as_deref() {
@@ -266,7 +282,32 @@ pub fn write_patch(
             *c = (c.0 + helpful, c.1 + harmful);
         }
     }
+    let zones = |e: &ace_model::Entry, lost: &mut Vec<String>| {
+        // Every vAgenda entry has a kind: one without gets its section's,
+        // which the playbook keeps if it holds kinds.
+        if holds_kind && e.kind.is_none() {
+            lost.push(format!(
+                "`{}` has no kind; an AcePatch entry gets its section's (`{}`)",
+                e.id,
+                kind(e)
+            ));
+        }
+        for (field, t) in [("created_at", &e.created_at), ("updated_at", &e.updated_at)] {
+            if t.as_deref().and_then(ace_model::time::with_zone).is_some() {
+                lost.push(format!(
+                    "`{}` {field} {}",
+                    e.id,
+                    ace_model::time::ZONE_ADDED
+                ));
+            }
+        }
+    };
     for op in &delta.ops {
+        match &op.change {
+            Change::Add(e) => zones(e, &mut lost),
+            Change::Replace { entry: e, .. } | Change::Set { from: e, .. } => zones(e, &mut lost),
+            _ => {}
+        }
         let id = |t: &Target, lost: &mut Vec<String>| match t {
             Target::Id(id) => Some(id.clone()),
             Target::Key(k) => {
