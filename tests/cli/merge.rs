@@ -434,3 +434,32 @@ fn changes_outside_the_entries_are_merged_or_reported() {
     let text = std::fs::read_to_string(dir.path().join("team.vagenda.json")).unwrap();
     assert_eq!(text, ours);
 }
+
+/// A version that is no readable playbook (a JSON file left broken on one
+/// branch) is merged line by line, as git merges it without the driver,
+/// with a note saying why.
+#[test]
+fn a_file_that_does_not_read_is_merged_as_git_merges_lines() {
+    let base = SKILL_JSON.base;
+    let ours = base.replace("\"version\": \"1.0.0\"", "\"version\": \"1.0.1\"");
+    let theirs = base.replace("\"status\": \"active\"", "\"status\": \"active\",");
+    let dir = repo("playbook.json", base, &ours, &theirs);
+    let out = merge(dir.path());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("is not a readable skill-json playbook")
+            && stderr.contains("merged line by line"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("playbook.json")).unwrap();
+    assert_eq!(
+        text,
+        base.replace("\"version\": \"1.0.0\"", "\"version\": \"1.0.1\"")
+            .replace("\"status\": \"active\"", "\"status\": \"active\",")
+    );
+}

@@ -15,6 +15,9 @@ use serde_json::Value;
 
 use crate::diff::{diff, field_value as value, Diff, EntryDiff};
 
+mod file;
+pub use file::{merge_file, merge_lines, takes_markers, FileOptions, Merged, Reported, Side};
+
 /// Two changes that cannot both be made; OURS' is kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conflict {
@@ -308,7 +311,7 @@ fn members(
 
 /// How conflict markers are written: git's defaults, or what git passes a
 /// merge driver (`%L`, `%X`, `%Y`).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Markers {
     pub size: usize,
     pub ours: String,
