@@ -228,6 +228,17 @@ fn merge(dir: &Path) -> std::process::Output {
     git(dir, &["merge", "-q", "--no-edit", "b"])
 }
 
+/// Merges branch `b`, which must go cleanly, and gives the merged `file`.
+fn merge_cleanly(dir: &Path, file: &str) -> std::path::PathBuf {
+    let out = merge(dir);
+    assert!(
+        out.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.join(file)
+}
+
 #[test]
 fn two_branches_bump_one_counter_and_append_a_bullet_each() {
     for case in CASES {
@@ -246,14 +257,7 @@ fn two_branches_bump_one_counter_and_append_a_bullet_each() {
             .append(&case.bump(&base, 2), id_b, "Delete dead code at once.")
             .replace("<end>", "");
         let dir = repo(case.file, &base_text, &a, &b);
-        let out = merge(dir.path());
-        assert!(
-            out.status.success(),
-            "{}: {}",
-            case.file,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let merged = dir.path().join(case.file);
+        let merged = merge_cleanly(dir.path(), case.file);
         let es = entries(&merged);
         let text = std::fs::read_to_string(&merged).unwrap();
         let bumped = es.iter().find(|e| e["id"] == case.id).unwrap();
@@ -346,14 +350,7 @@ fn a_deprecation_and_a_counter_bump_merge_cleanly() {
         // Each way round: the deprecation on OURS' side, then on THEIRS'.
         for (ours, theirs) in [(&a, &b), (&b, &a)] {
             let dir = repo(case.file, case.base, ours, theirs);
-            let out = merge(dir.path());
-            assert!(
-                out.status.success(),
-                "{}: {}",
-                case.file,
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let merged = dir.path().join(case.file);
+            let merged = merge_cleanly(dir.path(), case.file);
             let es = entries(&merged);
             let e = es.iter().find(|e| e["id"] == case.id);
             if case.status {
@@ -391,13 +388,7 @@ fn changes_outside_the_entries_are_merged_or_reported() {
         .append(base, "cccc0003", "Pin the node version in CI")
         .replace("run `bd ready`", "run `bd ready` first");
     let dir = repo("AGENTS.md", base, &ours, &theirs);
-    let out = merge(dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(dir.path().join("AGENTS.md")).unwrap();
+    let text = std::fs::read_to_string(merge_cleanly(dir.path(), "AGENTS.md")).unwrap();
     for s in [
         "Kept by the curator.",
         "Pin the node version in CI",
@@ -411,13 +402,7 @@ fn changes_outside_the_entries_are_merged_or_reported() {
     let ours = VAGENDA_JSON.bump(base, 2);
     let theirs = base.replace("\"title\": \"Playbook\"", "\"title\": \"Team lessons\"");
     let dir = repo("team.vagenda.json", base, &ours, &theirs);
-    let out = merge(dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(dir.path().join("team.vagenda.json")).unwrap();
+    let text = std::fs::read_to_string(merge_cleanly(dir.path(), "team.vagenda.json")).unwrap();
     assert_eq!(
         text,
         ours.replace("\"title\": \"Playbook\"", "\"title\": \"Team lessons\"")

@@ -24,6 +24,23 @@ impl std::fmt::Display for Target {
     }
 }
 
+impl Target {
+    /// The ID a dialect that names entries by ID (`dialect`, for the
+    /// message) writes for the target; `None` for an entry named by its
+    /// hash, which such a dialect cannot name, with that said in `lost`.
+    pub fn id_for(&self, dialect: &str, lost: &mut Vec<String>) -> Option<String> {
+        match self {
+            Target::Id(id) => Some(id.clone()),
+            Target::Key(k) => {
+                lost.push(format!(
+                    "the entry with hash `{k}` has no ID for {dialect} to name"
+                ));
+                None
+            }
+        }
+    }
+}
+
 /// One change to a playbook.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {

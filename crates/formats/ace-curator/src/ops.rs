@@ -425,15 +425,12 @@ pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<Strin
                 _ => {}
             }
         }
+        let deprecate = |out: &mut Vec<Value>| {
+            let v = ace_delta_value("deprecate", old, Some(0), Some(0), opts, out.len());
+            out.push(v);
+        };
         if retire {
-            out.push(ace_delta_value(
-                "deprecate",
-                old,
-                Some(0),
-                Some(0),
-                opts,
-                out.len(),
-            ));
+            deprecate(&mut out);
             continue;
         }
         for f in &fields {
@@ -449,14 +446,7 @@ pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<Strin
                 "`{}` changed its text: the curator amends only a bullet with the same hash, so it is deprecated and added anew",
                 name(old)
             ));
-            out.push(ace_delta_value(
-                "deprecate",
-                old,
-                Some(0),
-                Some(0),
-                opts,
-                out.len(),
-            ));
+            deprecate(&mut out);
             if !taken.insert(new.dedup_key()) {
                 lost.push(format!(
                     "`{}`'s new text repeats a bullet of its section; the curator refuses a second one",

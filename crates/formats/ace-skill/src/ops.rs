@@ -206,15 +206,7 @@ pub fn write_delta(delta: &Delta, rationale: Option<&str>) -> (serde_json::Value
     let mut new_bullets = Vec::new();
     // One edit per bullet, in the order bullets are first edited.
     let mut edits: Vec<(String, Map<String, Value>)> = Vec::new();
-    let id = |t: &Target, lost: &mut Vec<String>| match t {
-        Target::Id(id) => Some(id.clone()),
-        Target::Key(k) => {
-            lost.push(format!(
-                "the entry with hash `{k}` has no ID for a skill delta to name"
-            ));
-            None
-        }
-    };
+    let id = |t: &Target, lost: &mut Vec<String>| t.id_for("a skill delta", lost);
     let losses = |l: Vec<ace_model::LossEntry>, lost: &mut Vec<String>| {
         lost.extend(l.into_iter().map(|l| {
             format!(

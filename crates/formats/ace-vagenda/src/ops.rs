@@ -308,15 +308,7 @@ pub fn write_patch(
             Change::Replace { entry: e, .. } | Change::Set { from: e, .. } => zones(e, &mut lost),
             _ => {}
         }
-        let id = |t: &Target, lost: &mut Vec<String>| match t {
-            Target::Id(id) => Some(id.clone()),
-            Target::Key(k) => {
-                lost.push(format!(
-                    "the entry with hash `{k}` has no ID for an AcePatch to name"
-                ));
-                None
-            }
-        };
+        let id = |t: &Target, lost: &mut Vec<String>| t.id_for("an AcePatch", lost);
         match &op.change {
             Change::Add(e) => ops.push(json!({"op": "appendEntry", "entry": entry(e)})),
             Change::Count {
