@@ -21,6 +21,19 @@ fn read(format: Format, text: &str) -> Playbook {
         .playbook
 }
 
+/// Saves a delta written of a fixture where `.ci/run` has check-jsonschema
+/// check it against its dialect's schema (tests/schemas/check.py):
+/// `ACE_MIGRATION_OUT/DIALECT/`. The corpus pairs' are not saved: they
+/// carry what their own files hold against the schemas.
+fn save(dialect: DeltaFormat, format: Format, text: &str) {
+    let Some(root) = std::env::var_os("ACE_MIGRATION_OUT") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(root).join(dialect.name());
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("fixture-{}.json", format.name())), text).unwrap();
+}
+
 /// OLD with the difference to NEW written in `dialect`, read back and
 /// applied, and the warnings the writer gave; `None` when the delta is
 /// refused, as the writer warned it would be.
@@ -29,6 +42,7 @@ fn round_trip(
     old: &Playbook,
     new: &Playbook,
     dialect: DeltaFormat,
+    fixture: bool,
 ) -> Option<(Playbook, Vec<String>)> {
     let d = diff(old, new);
     let holds = |field: &str| {
@@ -44,6 +58,9 @@ fn round_trip(
     };
     let (value, lost) = ace_apply::write_delta(&d.to_delta(), dialect, &ctx).expect("written");
     let text = serde_json::to_string_pretty(&value).unwrap();
+    if fixture {
+        save(dialect, format, &text);
+    }
     let (_, deltas) = ace_apply::read_deltas(&text, None, Some(dialect), &Default::default())
         .unwrap_or_else(|e| panic!("{} reads back: {e:?}\n{text}", dialect.name()));
     let opts = Options {
@@ -199,14 +216,20 @@ fn check_pair(old_path: &Path, new_path: &Path) -> (usize, usize) {
         old_path.file_name().unwrap().to_string_lossy(),
         new_path.file_name().unwrap().to_string_lossy()
     );
-    check_texts(format, &old_text, &new_text, &what)
+    check_texts(format, &old_text, &new_text, &what, false)
 }
 
-fn check_texts(format: Format, old_text: &str, new_text: &str, what: &str) -> (usize, usize) {
+fn check_texts(
+    format: Format,
+    old_text: &str,
+    new_text: &str,
+    what: &str,
+    fixture: bool,
+) -> (usize, usize) {
     let (old, new) = (read(format, old_text), read(format, new_text));
     let mut n = (0, 0);
     for dialect in dialects(format) {
-        match round_trip(format, &old, &new, dialect) {
+        match round_trip(format, &old, &new, dialect, fixture) {
             Some((applied, lost)) => {
                 assert_same(&applied, &new, dialect, what, &lost);
                 n.0 += 1;
@@ -262,7 +285,7 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
             }
         }
         let new_text = ace_io::write_with(format, &new, &ctx).text;
-        let (same, refused) = check_texts(format, &old_text, &new_text, rel);
+        let (same, refused) = check_texts(format, &old_text, &new_text, rel, true);
         assert_eq!(refused, 0, "{name}");
         runs += same;
     }

@@ -1,5 +1,11 @@
 """Checks conversion outputs with check-jsonschema, an independent validator.
 
+tests/diff_dialects.rs saves the deltas ace-diff writes of its fixtures
+under OUT/acepatch, OUT/skill-delta and OUT/acedelta; they are checked
+against the PlaybookPatch of the vAgenda ACE extension, the skill's
+delta.schema.json and an array of ace-tools' transcription of ace_beads'
+AceDelta.
+
 tests/migration.rs saves every corpus playbook converted to skill-json and
 to vAgenda JSON under OUT/skill-json and OUT/vagenda-json. Skill playbooks
 are checked against the skill's bullet.schema.json (each bullet, through a
@@ -84,7 +90,25 @@ def prepare(tmp: pathlib.Path) -> dict:
     copy(SCHEMAS / "vagenda" / "vcontext-core.schema.json", v04 / "vcontext-core.schema.json")
     copy(SCHEMAS / "vagenda" / "vcontext-extension-playbooks.schema.json",
          v04 / "vcontext-extension-playbooks.schema.json")
+    copy(SCHEMAS / "skill" / "delta.schema.json", skill / "delta.schema.json")
+    copy(SCHEMAS / "vagenda" / "vagenda-extension-ace.schema.json", v02 / "vagenda-extension-ace.schema.json")
+    (v02 / "patch.schema.json").write_text(json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": "vagenda-extension-ace.schema.json#/$defs/PlaybookPatch",
+    }))
+    curator = tmp / "curator"
+    curator.mkdir()
+    ace_delta = json.loads((SCHEMAS / "curator" / "ace-delta.schema.json").read_text(encoding="utf-8"))
+    ace_delta.pop("$id", None)
+    (curator / "ace-deltas.schema.json").write_text(json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "array",
+        "items": ace_delta,
+    }))
     return {
+        "acepatch": v02 / "patch.schema.json",
+        "skill-delta": skill / "delta.schema.json",
+        "acedelta": curator / "ace-deltas.schema.json",
         "skill": skill / "playbook.schema.json",
         "0.2": v02 / "document.schema.json",
         "0.2 event log": v02e / "document.schema.json",
@@ -113,7 +137,12 @@ def main() -> int:
         groups.setdefault("skill", []).append(f)
     for f in sorted((out / "vagenda-json").glob("*.json")):
         groups.setdefault(version_of(f), []).append(f)
-    if not groups.get("skill") or not groups.get("0.2"):
+    # tests/diff_dialects.rs saves the deltas ace-diff writes of fixtures.
+    for dialect in ("acepatch", "skill-delta", "acedelta"):
+        for f in sorted((out / dialect).glob("*.json")):
+            groups.setdefault(dialect, []).append(f)
+    required = ("skill", "0.2", "acepatch", "skill-delta", "acedelta")
+    if not all(groups.get(k) for k in required):
         print(f"check.py: no outputs under {out}: {sorted(groups)}", file=sys.stderr)
         return 1
     failed = False

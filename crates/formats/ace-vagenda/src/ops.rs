@@ -328,10 +328,20 @@ pub fn write_patch(
                 }
                 counts.push(json!({"op": "incrementCounter", "entryId": id, "delta": d}));
             }
-            Change::Set { target, from, .. } => {
+            Change::Set {
+                target,
+                from,
+                fields,
+            } => {
                 let Some(id) = id(target, &mut lost) else {
                     continue;
                 };
+                // A time alone, on an entry this patch increments: the
+                // increment stamps its own time, so an update would only
+                // be overwritten.
+                if fields.iter().all(|f| f == "updated_at") && counted.contains_key(id.as_str()) {
+                    continue;
+                }
                 let mut e = (**from).clone();
                 // The counters before the increments of this patch.
                 if let Some((helpful, harmful)) = counted.get(id.as_str()) {
