@@ -73,6 +73,25 @@ impl DeltaFormat {
     }
 }
 
+/// The playbook's text after `outcome`: `src` itself when nothing
+/// changed, else edits over it where the format splices, else the whole
+/// writer's. What ace-apply, ace-merge and the Python module write.
+pub fn written_text(
+    format: ace_io::Format,
+    src: &str,
+    outcome: &Outcome,
+    pb: &ace_model::Playbook,
+    wctx: &ace_io::WriteCtx,
+) -> String {
+    if !outcome.changed() {
+        return src.to_owned();
+    }
+    match format.imp().rewrite(src, &outcome.before, pb, wctx) {
+        Some((edits, _)) => edits.text(src),
+        None => ace_io::write_with(format, pb, wctx).text,
+    }
+}
+
 /// What writing a delta needs besides the delta.
 pub struct WriteDeltaCtx<'a> {
     /// The playbook the delta applies to (an AceDelta names a bullet by

@@ -110,8 +110,74 @@ pub fn earliest(pb: &crate::Playbook) -> Option<&str> {
         .min()
 }
 
+/// The time to stamp on what a run changes: `--now` (an RFC 3339 time),
+/// else `SOURCE_DATE_EPOCH`, else the clock.
+pub fn now(given: Option<&str>) -> Result<String, String> {
+    if let Some(n) = given {
+        if shape(n) != Shape::DateTime {
+            return Err(format!(
+                "--now {n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
+            ));
+        }
+        return Ok(n.to_owned());
+    }
+    if let Some(t) = source_date_epoch()? {
+        return Ok(t);
+    }
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    Ok(rfc3339(secs))
+}
+
+/// `SOURCE_DATE_EPOCH` (the reproducible-builds convention) as an RFC 3339
+/// UTC time, for timestamps a conversion must invent. Unset: `None`, and
+/// writers fall back to the input's own latest timestamp, so the output
+/// depends on nothing but the input.
+pub fn source_date_epoch() -> Result<Option<String>, String> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Err(_) => Ok(None),
+        Ok(v) => v
+            .trim()
+            .parse::<i64>()
+            .map(|secs| Some(rfc3339(secs)))
+            .map_err(|_| {
+                format!("SOURCE_DATE_EPOCH={v:?}: expected whole seconds since 1970-01-01")
+            }),
+    }
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (proleptic
+/// Gregorian; the days-to-civil algorithm of H. Hinnant).
+pub fn rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn epoch_seconds_become_utc_times() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_766_880_000), "2025-12-28T00:00:00Z");
+        assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
     use super::with_zone;
 
     #[test]

@@ -75,6 +75,18 @@ pub fn write_into(playbook: &Playbook, out: &mut ace_exec::Out<'_>) {
     out.push('\n');
 }
 
+/// The same document on one line, without indentation: for a program
+/// that parses it at once (the Python module's `read`), half the bytes to
+/// write and to parse.
+pub fn write_compact(playbook: &Playbook) -> String {
+    let doc = DocOut {
+        format: FORMAT_TAG,
+        version: VERSION,
+        playbook,
+    };
+    serde_json::to_string(&doc).unwrap_or_default()
+}
+
 /// Reads a canonical document; any error is an `ACE000` diagnostic at the
 /// position serde_json reports.
 pub fn read(src: &str) -> Result<Playbook, Diagnostic> {

@@ -13,7 +13,7 @@ use ace_model::{LineIndex, Playbook};
 
 use super::{plan, theirs_way, with_markers, Conflict, Markers};
 use crate::diff::diff;
-use crate::{apply, Options, Outcome, Traits};
+use crate::{apply, Options, Traits};
 
 /// One of the three versions: its text and the playbook read from it.
 #[derive(Clone, Copy)]
@@ -78,7 +78,7 @@ pub fn merge_file(
         let mut pb = side.playbook.clone();
         let t = Traits::of(format, &pb, sections.clone());
         let outcome = apply(&mut pb, deltas, &t, &apply_opts);
-        let text = written(format, side.text, &outcome, &pb, &wctx);
+        let text = crate::written_text(format, side.text, &outcome, &pb, &wctx);
         (text, pb, outcome)
     };
     let (mut out, merged_pb, outcome) = write(ours, &[(0, p.delta.clone())]);
@@ -226,24 +226,6 @@ pub fn merge_lines(base: &str, ours: &str, theirs: &str, m: &Markers) -> Result<
             .collect()
     };
     o.merge(base, ours, theirs).map_err(relabel)
-}
-
-/// The merged playbook's text: edits over its side's where the format
-/// splices, else the whole writer's; the side's own when nothing changed.
-fn written(
-    format: Format,
-    src: &str,
-    outcome: &Outcome,
-    pb: &Playbook,
-    wctx: &ace_io::WriteCtx,
-) -> String {
-    if !outcome.changed() {
-        return src.to_owned();
-    }
-    match format.imp().rewrite(src, &outcome.before, pb, wctx) {
-        Some((edits, _)) => edits.text(src),
-        None => ace_io::write_with(format, pb, wctx).text,
-    }
 }
 
 /// The marked blocks of a text: the line of each `<<<<<<<` and the

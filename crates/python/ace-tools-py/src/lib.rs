@@ -1,0 +1,345 @@
+//! `_ace_tools`: the native half of the `ace_tools` Python package. Each
+//! function takes and gives text (the playbook, the canonical JSON, the
+//! JSON of findings), so that what Python sees is byte for byte what the
+//! command-line tools print; the package's `__init__.py` turns JSON into
+//! dicts and losses into warnings. Reading, checking and writing run with
+//! the GIL released.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ace_io::{Format, Registry, Source};
+use ace_model::{Diagnostic, Severity};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+pyo3::create_exception!(
+    _ace_tools,
+    AceError,
+    PyValueError,
+    "Input that cannot be read, converted or applied; `findings` lists why, with the fields of `ace-validate --output-format json`."
+);
+
+/// Why a call stops: a message, and the findings behind it as
+/// `ace-validate --output-format json` prints them.
+struct Stop {
+    message: String,
+    findings: String,
+}
+
+impl Stop {
+    fn plain(message: impl Into<String>) -> Stop {
+        Stop {
+            message: message.into(),
+            findings: "[]".into(),
+        }
+    }
+
+    fn findings(source: &Source, diagnostics: &[Diagnostic], message: String) -> Stop {
+        Stop {
+            message,
+            findings: findings_json(&source.name, &source.text, diagnostics),
+        }
+    }
+
+    fn raise(self, py: Python<'_>) -> PyErr {
+        let err = AceError::new_err(self.message);
+        let findings = py
+            .import("json")
+            .and_then(|json| json.call_method1("loads", (self.findings,)));
+        match findings {
+            Ok(list) => match err.value(py).setattr("findings", list) {
+                Ok(()) => err,
+                Err(e) => e,
+            },
+            Err(e) => e,
+        }
+    }
+}
+
+/// `diagnostics` of the file `name` as `ace-validate --output-format json`
+/// prints them.
+fn findings_json(name: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
+    let report = [ace_report::FileReport {
+        name,
+        text,
+        diagnostics,
+    }];
+    let mut out = Vec::new();
+    let opts = ace_report::Options {
+        color: false,
+        summary: false,
+    };
+    match ace_report::render_with(ace_report::OutputFormat::Json, &report, opts, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_else(|_| "[]".into()),
+        Err(_) => "[]".into(),
+    }
+}
+
+fn source(text: String, filename: Option<String>) -> Source {
+    Source {
+        name: filename.clone().unwrap_or_else(|| "<string>".into()),
+        path: filename.map(PathBuf::from),
+        text: text.into(),
+    }
+}
+
+fn format_named(name: &str) -> Result<Format, Stop> {
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Registry::builtin()
+            .formats()
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        Stop::plain(format!(
+            "unknown format `{name}`; expected one of {}",
+            names.join(", ")
+        ))
+    })
+}
+
+/// The format to read `source` as: the one named, else the one its name
+/// or content shows.
+fn format_of(source: &Source, named: Option<&str>) -> Result<Format, Stop> {
+    match named {
+        Some(n) => format_named(n),
+        None => Ok(Registry::builtin().detect(source.path.as_deref(), &source.text)),
+    }
+}
+
+/// The playbook `source` holds, as ace-convert reads it: an error-level
+/// finding stops it.
+fn read_playbook(source: &Source, format: Format) -> Result<ace_model::Playbook, Stop> {
+    use ace_io::convert::Stop as S;
+    let ctx = ace_io::ReadCtx::min(Severity::Error);
+    match ace_io::convert::read_input(source, format, None, &ctx) {
+        Ok(input) => Ok(input.parsed.playbook),
+        Err(S::Findings {
+            companion,
+            diagnostics,
+        }) => {
+            let f = companion.as_ref().unwrap_or(source);
+            let message = format!(
+                "{}: does not read as a {} playbook: {}",
+                source.name,
+                format.name(),
+                diagnostics
+                    .first()
+                    .map_or(String::new(), |d| format!("{} {}", d.code, d.message))
+            );
+            Err(Stop::findings(f, &diagnostics, message))
+        }
+        Err(S::Usage(m)) => Err(Stop::plain(m)),
+        Err(S::Lossy { lost, target }) => Err(Stop::plain(format!(
+            "{lost} piece(s) lost reading {target}"
+        ))),
+    }
+}
+
+fn write_ctx() -> Result<ace_io::WriteCtx, Stop> {
+    let now = ace_model::time::source_date_epoch().map_err(Stop::plain)?;
+    Ok(ace_io::WriteCtx::default().with_now(now))
+}
+
+/// `losses` as ace-convert prints them, one line per group.
+fn loss_lines(losses: &[ace_model::LossEntry], target: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let _ = ace_report::render_losses_text(losses, target, &mut out);
+    String::from_utf8_lossy(&out)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `text` converted to `to`, and what the target could not hold (one line
+/// per group, as ace-convert prints them).
+#[pyfunction]
+#[pyo3(signature = (text, to, from_format=None, filename=None))]
+fn convert(
+    py: Python<'_>,
+    text: String,
+    to: &str,
+    from_format: Option<&str>,
+    filename: Option<String>,
+) -> PyResult<(String, Vec<String>)> {
+    py.detach(|| -> Result<(String, Vec<String>), Stop> {
+        let source = source(text, filename);
+        let to = format_named(to)?;
+        let from = format_of(&source, from_format)?;
+        let pb = read_playbook(&source, from)?;
+        let written = ace_io::write_with(to, &pb, &write_ctx()?);
+        Ok((written.text, loss_lines(&written.losses, to.name())))
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// The canonical JSON of the playbook in `text`: what `--to json` writes,
+/// without its indentation.
+#[pyfunction]
+#[pyo3(signature = (text, format=None, filename=None))]
+fn read_json(
+    py: Python<'_>,
+    text: String,
+    format: Option<&str>,
+    filename: Option<String>,
+) -> PyResult<String> {
+    py.detach(|| -> Result<String, Stop> {
+        let source = source(text, filename);
+        let from = format_of(&source, format)?;
+        let pb = read_playbook(&source, from)?;
+        // The model `--to json` writes, on one line: the dict is the same.
+        Ok(ace_json::write_compact(&pb))
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// The canonical JSON `model` written as `to`, and what `to` could not
+/// hold.
+#[pyfunction]
+fn write(py: Python<'_>, model: String, to: &str) -> PyResult<(String, Vec<String>)> {
+    py.detach(|| -> Result<(String, Vec<String>), Stop> {
+        let source = source(model, Some("<model>".into()));
+        let pb = read_playbook(&source, format_named("json")?)?;
+        let to = format_named(to)?;
+        let written = ace_io::write_with(to, &pb, &write_ctx()?);
+        Ok((written.text, loss_lines(&written.losses, to.name())))
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// The findings of `ace-validate` on `text`, as its `--output-format json`
+/// prints them. `config` is an `ace.toml` to use; without one, none is
+/// looked for.
+#[pyfunction]
+#[pyo3(signature = (text, format=None, filename=None, config=None))]
+fn validate(
+    py: Python<'_>,
+    text: String,
+    format: Option<&str>,
+    filename: Option<String>,
+    config: Option<PathBuf>,
+) -> PyResult<String> {
+    py.detach(|| -> Result<String, Stop> {
+        let source = source(text, filename);
+        let loaded = ace_check::run::configuration(config.as_deref(), config.is_none())
+            .map_err(Stop::plain)?;
+        let overrides = ace_check::run::Overrides {
+            from: format.map(format_named).transpose()?,
+            // A text has no file beside it.
+            companion: ace_check::Companion::Never,
+            ..Default::default()
+        };
+        let settings = ace_check::run::settings(&loaded, &overrides).map_err(Stop::plain)?;
+        let outcome = ace_check::check(source, &settings);
+        if let Some(e) = outcome.errors.first() {
+            return Err(Stop::plain(e.clone()));
+        }
+        let reports: Vec<ace_report::FileReport> = outcome
+            .reports
+            .iter()
+            .map(|(s, d)| ace_report::FileReport {
+                name: &s.name,
+                text: &s.text,
+                diagnostics: d,
+            })
+            .collect();
+        let mut out = Vec::new();
+        let opts = ace_report::Options {
+            color: false,
+            summary: false,
+        };
+        ace_report::render_with(ace_report::OutputFormat::Json, &reports, opts, &mut out)
+            .map_err(|e| Stop::plain(e.to_string()))?;
+        String::from_utf8(out).map_err(|e| Stop::plain(e.to_string()))
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// `deltas` applied to the playbook in `text` by ace-apply's engine: the
+/// new text (the input's own bytes where nothing changed) and the report
+/// `{accepted, rejected}` as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, deltas, format=None, now=None, filename=None))]
+fn apply(
+    py: Python<'_>,
+    text: String,
+    deltas: Vec<String>,
+    format: Option<&str>,
+    now: Option<String>,
+    filename: Option<String>,
+) -> PyResult<(String, String)> {
+    py.detach(|| -> Result<(String, String), Stop> {
+        let source = source(text, filename);
+        let format = format_of(&source, format)?;
+        let mut pb = read_playbook(&source, format)?;
+        if let Some(n) = now
+            .as_deref()
+            .filter(|n| ace_model::time::shape(n) != ace_model::time::Shape::DateTime)
+        {
+            return Err(Stop::plain(format!(
+                "now={n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
+            )));
+        }
+        let now = ace_model::time::now(now.as_deref()).map_err(Stop::plain)?;
+        let opts = ace_apply::ReadOptions::default();
+        let mut batch = Vec::new();
+        let mut unreadable = Vec::new();
+        for (i, d) in deltas.iter().enumerate() {
+            match ace_apply::read_deltas(d, None, None, &opts) {
+                Ok((_, ds)) => batch.extend(ds.into_iter().map(|d| (i, d))),
+                Err(ace_apply::ReadError::Parse(diag)) => unreadable.push(serde_json::json!({
+                    "id": format!("#{}", i + 1),
+                    "reason": "invalid",
+                    "message": diag.message,
+                })),
+                Err(ace_apply::ReadError::NotADelta(why)) => unreadable.push(serde_json::json!({
+                    "id": format!("#{}", i + 1),
+                    "reason": "invalid",
+                    "message": why,
+                })),
+            }
+        }
+        let sections = Arc::new(ace_model::mapping::SectionMap::default());
+        let t = ace_apply::Traits::of(format, &pb, sections.clone());
+        let apply_opts = ace_apply::Options {
+            now: now.clone(),
+            ..Default::default()
+        };
+        let outcome = ace_apply::apply(&mut pb, &batch, &t, &apply_opts);
+        let wctx = ace_io::WriteCtx::default()
+            .with_now(Some(now))
+            .with_sections(sections);
+        let new = ace_apply::written_text(format, &source.text, &outcome, &pb, &wctx);
+        let mut report = outcome.report_json();
+        if let Some(rejected) = report["rejected"].as_array_mut() {
+            rejected.extend(unreadable);
+        }
+        Ok((new, report.to_string()))
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// The names of the formats, as `to=` and `format=` take them.
+#[pyfunction]
+fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let names: Vec<&str> = Registry::builtin()
+        .formats()
+        .iter()
+        .map(|f| f.name())
+        .collect();
+    PyList::new(py, names)
+}
+
+#[pymodule]
+fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("AceError", m.py().get_type::<AceError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(convert, m)?)?;
+    m.add_function(wrap_pyfunction!(read_json, m)?)?;
+    m.add_function(wrap_pyfunction!(write, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(formats, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,111 @@
+"""Read, convert, validate and apply ACE playbooks from Python.
+
+The same crates as the ``ace-convert``, ``ace-validate`` and ``ace-apply``
+command-line tools, which ``pip install ace-tools`` also puts on PATH. Every
+function takes the text of a file and gives text or plain dicts, exactly
+what the tools print. docs/python.md in the repository documents each one.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+import _ace_tools as _native
+from _ace_tools import AceError
+
+__all__ = [
+    "AceError",
+    "FORMATS",
+    "LossWarning",
+    "apply",
+    "convert",
+    "read",
+    "validate",
+    "write",
+]
+
+__version__: str = _native.__version__
+
+#: The format names ``to=``, ``from_format=`` and ``format=`` take.
+FORMATS: Tuple[str, ...] = tuple(_native.formats())
+
+
+class LossWarning(UserWarning):
+    """Something the target format cannot hold, dropped or changed by a
+    conversion; ace-convert prints the same line as a warning."""
+
+
+def _warn(losses: List[str]) -> None:
+    # ace-convert also prints `info` lines, for values it derived (a vAgenda
+    # kind from the section): nothing was lost, so no warning is raised.
+    for line in losses:
+        if not line.startswith("info["):
+            warnings.warn(line, LossWarning, stacklevel=3)
+
+
+def convert(
+    text: str,
+    *,
+    to: str,
+    from_format: Optional[str] = None,
+    filename: Optional[str] = None,
+) -> str:
+    """``text`` converted to the format ``to``, as ``ace-convert --to`` writes it.
+
+    The source format is ``from_format``, else what ``filename`` and the
+    content show. What ``to`` cannot hold is a :class:`LossWarning`.
+    Raises :class:`AceError` when the text does not read as a playbook.
+    """
+    out, losses = _native.convert(text, to, from_format, filename)
+    _warn(losses)
+    return out
+
+
+def read(
+    text: str,
+    *,
+    format: Optional[str] = None,
+    filename: Optional[str] = None,
+) -> Dict[str, Any]:
+    """The playbook in ``text`` as the canonical model, the dict
+    ``ace-convert --to json`` writes."""
+    return json.loads(_native.read_json(text, format, filename))
+
+
+def write(model: Dict[str, Any], *, to: str) -> str:
+    """The canonical model ``model`` (as :func:`read` gives it) written as ``to``."""
+    out, losses = _native.write(json.dumps(model), to)
+    _warn(losses)
+    return out
+
+
+def validate(
+    text: str,
+    *,
+    format: Optional[str] = None,
+    filename: Optional[str] = None,
+    config: Optional[str] = None,
+) -> List[Dict[str, Any]]:
+    """The findings of ``ace-validate`` on ``text``, each a dict with the
+    fields of ``--output-format json`` (``code``, ``severity``, ``line``,
+    ...). ``config`` is the path of an ``ace.toml``; without it none is
+    looked for."""
+    return json.loads(_native.validate(text, format, filename, config))
+
+
+def apply(
+    playbook_text: str,
+    deltas: Iterable[str],
+    *,
+    format: Optional[str] = None,
+    now: Optional[str] = None,
+) -> Tuple[str, Dict[str, Any]]:
+    """``deltas`` (texts of any delta dialect) applied to the playbook, as
+    ``ace-apply`` applies them: the new text, and the curator's report
+    ``{"accepted": [...], "rejected": [{"id", "reason", "message"}]}``.
+    Each delta is applied whole or refused; ``now`` (RFC 3339) is the time
+    stamped on what changes, else ``SOURCE_DATE_EPOCH``, else the clock."""
+    out, report = _native.apply(playbook_text, list(deltas), format, now)
+    return out, json.loads(report)
