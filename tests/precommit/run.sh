@@ -75,6 +75,11 @@ YAML
   git add .pre-commit-config.yaml
   git commit -q -m config
   pre-commit install >/dev/null
+  # The hook's first installation, which a new clone pays on its first
+  # commit (for `language: rust`, a cargo install of ace-tools).
+  start=$(date +%s)
+  pre-commit install-hooks >/dev/null
+  echo "pre-commit ($mode, $hook): first install of the hook took $(( $(date +%s) - start )) s"
   mkdir -p knowledge
   printf '## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' > knowledge/playbook.md
   git add knowledge/playbook.md
