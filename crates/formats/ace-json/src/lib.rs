@@ -75,16 +75,15 @@ pub fn write_into(playbook: &Playbook, out: &mut ace_exec::Out<'_>) {
     out.push('\n');
 }
 
-/// The same document on one line, without indentation: for a program
-/// that parses it at once (the Python module's `read`), half the bytes to
-/// write and to parse.
-pub fn write_compact(playbook: &Playbook) -> String {
-    let doc = DocOut {
+/// The canonical document of `playbook` as a value to serialize: what
+/// [`write`] prints, for a serializer of another kind (the Python module
+/// builds its dict straight from it).
+pub fn document(playbook: &Playbook) -> impl Serialize + '_ {
+    DocOut {
         format: FORMAT_TAG,
         version: VERSION,
         playbook,
-    };
-    serde_json::to_string(&doc).unwrap_or_default()
+    }
 }
 
 /// Reads a canonical document; any error is an `ACE000` diagnostic at the

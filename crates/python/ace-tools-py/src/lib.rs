@@ -175,7 +175,10 @@ fn convert(
 }
 
 /// The canonical JSON of the playbook in `text`: what `--to json` writes,
-/// without its indentation.
+/// without its indentation, for `json.loads`. (Building the dict here
+/// instead was slower: serde_json keeps numbers as lexemes in this
+/// workspace, which a serializer into Python objects must re-read, and
+/// `json.loads` shares repeated keys.)
 #[pyfunction]
 #[pyo3(signature = (text, format=None, filename=None))]
 fn read_json(
@@ -188,8 +191,8 @@ fn read_json(
         let source = source(text, filename);
         let from = format_of(&source, format)?;
         let pb = read_playbook(&source, from)?;
-        // The model `--to json` writes, on one line: the dict is the same.
-        Ok(ace_json::write_compact(&pb))
+        let json = serde_json::to_string(&ace_json::document(&pb));
+        json.map_err(|e| Stop::plain(e.to_string()))
     })
     .map_err(|s| s.raise(py))
 }
