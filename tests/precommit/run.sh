@@ -14,6 +14,8 @@ here="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 modes="${*:-system local rust}"
+# shellcheck source=tests/precommit/commits.sh
+. "$here/tests/precommit/commits.sh"
 
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install --quiet --disable-pip-version-check "pre-commit==4.3.0"
@@ -80,26 +82,6 @@ YAML
   start=$(date +%s)
   pre-commit install-hooks >/dev/null
   echo "pre-commit ($mode, $hook): first install of the hook took $(( $(date +%s) - start )) s"
-  mkdir -p knowledge
-  printf '## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' > knowledge/playbook.md
-  git add knowledge/playbook.md
-  if git commit -q -m bad > "$work/bad.log" 2>&1; then
-    echo "FAIL ($mode): a playbook with a duplicate ID was committed" >&2
-    cat "$work/bad.log" >&2
-    exit 1
-  fi
-  if ! grep -q 'error\[ACE002\]: duplicate ID `str-00001`' "$work/bad.log"; then
-    echo "FAIL ($mode): the failed commit does not show ACE002" >&2
-    cat "$work/bad.log" >&2
-    exit 1
-  fi
-  sed -i 's/^\[str-00001\] helpful=1/[str-00002] helpful=1/' knowledge/playbook.md
-  git add knowledge/playbook.md
-  if ! git commit -q -m good > "$work/good.log" 2>&1; then
-    echo "FAIL ($mode): a good playbook was refused" >&2
-    cat "$work/good.log" >&2
-    exit 1
-  fi
-  echo "pre-commit ($mode, $hook): bad playbook refused with ACE002, good playbook committed"
+  check_commits "$mode, $hook" "$work"
   cd "$here"
 done

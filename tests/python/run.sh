@@ -16,6 +16,8 @@ here="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 wheels="${1:-$work/wheels}"
+# shellcheck source=tests/precommit/commits.sh
+. "$here/tests/precommit/commits.sh"
 
 python3 -m venv "$work/tools"
 "$work/tools/bin/pip" install --quiet --disable-pip-version-check \
@@ -83,24 +85,4 @@ hook_env=(env -i HOME="$work" PATH="$work/tools/bin:$clean_path" LANG=C.UTF-8
 start=$(date +%s%N)
 "${hook_env[@]}" pre-commit install-hooks
 echo "pre-commit (python mirror): first install of the hook took $(( ($(date +%s%N) - start) / 1000000 )) ms"
-mkdir -p knowledge
-printf '## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test first.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request.\n' > knowledge/playbook.md
-git add knowledge/playbook.md
-if "${hook_env[@]}" git commit -q -m bad > "$work/bad.log" 2>&1; then
-  echo "FAIL (python mirror): a playbook with a duplicate ID was committed" >&2
-  cat "$work/bad.log" >&2
-  exit 1
-fi
-if ! grep -q 'error\[ACE002\]: duplicate ID `str-00001`' "$work/bad.log"; then
-  echo "FAIL (python mirror): the failed commit does not show ACE002" >&2
-  cat "$work/bad.log" >&2
-  exit 1
-fi
-sed -i 's/^\[str-00001\] helpful=1/[str-00002] helpful=1/' knowledge/playbook.md
-git add knowledge/playbook.md
-if ! "${hook_env[@]}" git commit -q -m good > "$work/good.log" 2>&1; then
-  echo "FAIL (python mirror): a good playbook was refused" >&2
-  cat "$work/good.log" >&2
-  exit 1
-fi
-echo "pre-commit (python mirror, no cargo on PATH): bad playbook refused with ACE002, good playbook committed"
+check_commits "python mirror, no cargo on PATH" "$work" "${hook_env[@]}"
