@@ -1,5 +1,16 @@
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+__all__ = [
+    "AceError",
+    "FORMATS",
+    "LossWarning",
+    "apply",
+    "convert",
+    "read",
+    "validate",
+    "write",
+]
+
 __version__: str
 FORMATS: Tuple[str, ...]
 

@@ -3,7 +3,8 @@
 #   1. builds the two wheels with maturin (ace-tools-native, the abi3
 #      module; ace-tools, the five executables and the package);
 #   2. installs them offline (`pip install --no-index`) into a fresh
-#      virtualenv and runs tests/python with no Rust toolchain on PATH;
+#      virtualenv and runs tests/python with no Rust toolchain on PATH,
+#      and mypy's stubtest over the package's typed stubs;
 #   3. makes a git repository of the pre-commit mirror template
 #      (packaging/pre-commit-mirror) and a repository using it, and shows
 #      with PIP_NO_INDEX=1 and PIP_FIND_LINKS=<the wheels> that a bad
@@ -46,7 +47,7 @@ for t in cargo rustc rustup; do
 done
 
 python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install --quiet --disable-pip-version-check "pytest==8.4.2"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check "pytest==8.4.2" "mypy==2.4.1"
 start=$(date +%s%N)
 env -i HOME="$work" PATH="$work/venv/bin:$clean_path" PIP_NO_INDEX=1 \
   "$work/venv/bin/pip" install --quiet --disable-pip-version-check \
@@ -55,6 +56,10 @@ echo "python: pip install --no-index ace-tools took $(( ($(date +%s%N) - start) 
 env -i HOME="$work" PATH="$work/venv/bin:$clean_path" LANG=C.UTF-8 \
   ACE_CORPUS="${ACE_CORPUS:-}" \
   "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$here/tests/python"
+# The typed stubs say what the package has: mypy's stubtest compares them
+# with the installed module.
+(cd "$work" && env -i HOME="$work" PATH="$work/venv/bin:$clean_path" \
+  "$work/venv/bin/python" -m mypy.stubtest ace_tools)
 
 # The pre-commit mirror, as a repository of its own.
 mirror="$work/mirror"
