@@ -12,7 +12,6 @@ use ace_model::delta::Delta;
 use ace_model::{LineIndex, Playbook};
 
 use super::{plan, theirs_way, with_markers, Conflict, Markers};
-use crate::diff::diff;
 use crate::{apply, Options, Traits};
 
 /// One of the three versions: its text and the playbook read from it.
@@ -99,7 +98,7 @@ pub fn merge_file(
     // THEIRS and BASE with THEIRS' entry changes written over it by the
     // engine, whose own timestamps, counts and change log are then the
     // merge's, not lines in conflict.
-    let to_theirs = diff(base.playbook, theirs.playbook).to_delta();
+    let to_theirs = p.theirs.to_delta();
     let (bare, _, _) = write(base, &[(0, to_theirs)]);
     let mut other: Vec<(usize, String)> = Vec::new();
     let json = |t: &str| serde_json::from_str::<serde_json::Value>(t).ok();

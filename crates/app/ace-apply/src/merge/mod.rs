@@ -36,6 +36,8 @@ pub struct Conflict {
 pub struct Plan {
     pub delta: Delta,
     pub conflicts: Vec<Conflict>,
+    /// THEIRS' whole difference from BASE, conflicts included.
+    pub theirs: Diff,
 }
 
 fn name(e: &Entry) -> String {
@@ -181,6 +183,7 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
     }
     Plan {
         delta: taken.to_delta(),
+        theirs: d_theirs,
         conflicts,
     }
 }
