@@ -213,3 +213,20 @@ fn through_vagenda_a_skill_keeps_its_fields_in_the_extension_point() {
         assert_eq!((&a.evidence, &a.status), (&b.evidence, &b.status));
     }
 }
+
+#[test]
+fn a_read_for_errors_only_skips_the_layout_check_and_reads_the_same() {
+    // Indented by four: the framework writes two, so a rewrite would differ.
+    let text = fixture("skillbook/skills-0.9.json").replace("\n  ", "\n    ");
+    let all = skillbook()
+        .read(&text, &ace_io::ReadCtx::default())
+        .unwrap_or_else(|d| panic!("{d}"))
+        .parsed;
+    let errors_only = skillbook()
+        .read(&text, &ace_io::ReadCtx::min(Severity::Error))
+        .unwrap_or_else(|d| panic!("{d}"))
+        .parsed;
+    assert!(all.diagnostics.iter().any(|d| d.code == "ACE046"));
+    assert!(errors_only.diagnostics.iter().all(|d| d.code != "ACE046"));
+    assert_eq!(all.playbook, errors_only.playbook);
+}

@@ -44,8 +44,8 @@ impl PlaybookFormat for Skillbook {
         named.then_some(Confidence::Name)
     }
 
-    fn read(&self, text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
-        crate::read(text).map(Read::from)
+    fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
+        crate::read_with(text, ctx.min).map(Read::from)
     }
 
     fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> WriteReport {

@@ -15,7 +15,7 @@ mod read;
 mod write;
 
 pub use format::{Skillbook, FORMAT};
-pub use read::read;
+pub use read::{read, read_with};
 pub use write::{write, write_into};
 
 /// The owner name of the layout a skillbook is read with.

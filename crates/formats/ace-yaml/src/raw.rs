@@ -3,49 +3,23 @@
 //! `53.0`, an integer past 64 bits), and an unknown key's plain scalar
 //! (`note: kept even though unknown`) is written back plain by a rewrite.
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use serde_saphyr::Spanned;
 
-/// A YAML node with where each scalar is in the text.
+/// A YAML node with where each node is in the text. A scalar holds its
+/// value until [`take_value`] moves it out: one parse gives both the value
+/// and the positions (serde-saphyr's parse is most of a read's time).
 pub(crate) enum Raw {
-    Scalar,
+    Scalar(Value),
     Seq(Vec<Spanned<Raw>>),
     Map(Vec<(String, Spanned<Raw>)>),
 }
 
-/// A mapping key as text, whatever scalar it was.
-struct Key(String);
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a mapping key")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
-                Ok(Key(v.to_owned()))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Key, E> {
-                Ok(Key(v.to_string()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Key, E> {
-                Ok(Key("null".into()))
-            }
-        }
-        d.deserialize_any(V)
-    }
+/// A scalar's value exactly as `serde_json::Value` would deserialize it
+/// (non-finite floats null, 128-bit integers by its own rules).
+fn scalar<'de, T: IntoDeserializer<'de, E>, E: de::Error>(v: T) -> Result<Raw, E> {
+    Value::deserialize(v.into_deserializer()).map(Raw::Scalar)
 }
 
 impl<'de> Deserialize<'de> for Raw {
@@ -56,32 +30,35 @@ impl<'de> Deserialize<'de> for Raw {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("any YAML node")
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Raw, E> {
+                scalar(v)
             }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Raw, E> {
+                scalar(v)
             }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Raw, E> {
+                scalar(v)
             }
-            fn visit_i128<E: de::Error>(self, _: i128) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_i128<E: de::Error>(self, v: i128) -> Result<Raw, E> {
+                scalar(v)
             }
-            fn visit_u128<E: de::Error>(self, _: u128) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_u128<E: de::Error>(self, v: u128) -> Result<Raw, E> {
+                scalar(v)
             }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Raw, E> {
+                scalar(v)
             }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Raw, E> {
+                Ok(Raw::Scalar(Value::String(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Raw, E> {
+                Ok(Raw::Scalar(Value::String(v)))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+                Ok(Raw::Scalar(Value::Null))
             }
             fn visit_none<E: de::Error>(self) -> Result<Raw, E> {
-                Ok(Raw::Scalar)
+                Ok(Raw::Scalar(Value::Null))
             }
             fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Raw, D::Error> {
                 Raw::deserialize(d)
@@ -93,15 +70,36 @@ impl<'de> Deserialize<'de> for Raw {
                 }
                 Ok(Raw::Seq(items))
             }
+            // Keys are read as strings, as `serde_json::Value` reads them,
+            // so a key names the same member in the value and in the tree.
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
                 let mut pairs = Vec::new();
-                while let Some(Key(k)) = map.next_key::<Key>()? {
+                while let Some(k) = map.next_key::<String>()? {
                     pairs.push((k, map.next_value::<Spanned<Raw>>()?));
                 }
                 Ok(Raw::Map(pairs))
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// Moves the value out of the tree, which keeps its shape and positions.
+/// A key given twice keeps its first place and its last value, as
+/// `serde_json::Value`'s map does.
+pub(crate) fn take_value(node: &mut Raw) -> Value {
+    match node {
+        Raw::Scalar(v) => std::mem::take(v),
+        Raw::Seq(items) => {
+            Value::Array(items.iter_mut().map(|n| take_value(&mut n.value)).collect())
+        }
+        Raw::Map(pairs) => {
+            let mut map = Map::with_capacity(pairs.len());
+            for (k, n) in pairs.iter_mut() {
+                map.insert(k.clone(), take_value(&mut n.value));
+            }
+            Value::Object(map)
+        }
     }
 }
 
@@ -123,7 +121,7 @@ impl Raw {
 
 /// The text of a scalar node as written, when it is one line.
 pub(crate) fn text<'s>(src: &'s str, node: &Spanned<Raw>) -> Option<&'s str> {
-    if !matches!(node.value, Raw::Scalar) {
+    if !matches!(node.value, Raw::Scalar(_)) {
         return None;
     }
     let span = node.referenced.span();
@@ -144,7 +142,7 @@ pub(crate) fn plain<'s>(src: &'s str, node: &Spanned<Raw>) -> Option<&'s str> {
 /// keeps every digit, where the parser gave a float.
 pub(crate) fn keep_number_lexemes(src: &str, value: &mut Value, node: &Spanned<Raw>) {
     match (value, &node.value) {
-        (Value::Number(n), Raw::Scalar) => {
+        (Value::Number(n), Raw::Scalar(_)) => {
             if let Some(lexeme) = plain(src, node) {
                 // Only a lexeme of the very number read: YAML's own forms
                 // (`0x1F`, `012`, `.inf`) are no JSON numbers and stay.
@@ -183,7 +181,7 @@ pub(crate) fn plain_scalars(
     out: &mut Map<String, Value>,
 ) {
     match (value, &node.value) {
-        (Value::Array(_) | Value::Object(_), Raw::Scalar) => {}
+        (Value::Array(_) | Value::Object(_), Raw::Scalar(_)) => {}
         (Value::Array(items), Raw::Seq(nodes)) => {
             for (i, (v, n)) in items.iter().zip(nodes).enumerate() {
                 plain_scalars(src, &format!("{at}/{i}"), v, n, out);
@@ -196,7 +194,7 @@ pub(crate) fn plain_scalars(
                 }
             }
         }
-        (v, Raw::Scalar) => {
+        (v, Raw::Scalar(_)) => {
             if let Some(t) = plain(src, node) {
                 out.insert(at.to_owned(), Value::Array(vec![t.into(), v.clone()]));
             }

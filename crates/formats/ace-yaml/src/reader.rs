@@ -112,32 +112,30 @@ fn span_of(src: &str, loc: Option<Location>) -> Span {
 /// its position; a file of the wrong shape is read as far as it goes, with
 /// an error for each value that does not fit, and nothing is dropped.
 pub fn read(src: &str) -> Result<ReadOutput, Diagnostic> {
-    let mut value: Value = if src.trim().is_empty() {
-        Value::Object(Map::new())
+    // One parse gives the value and where every node is: list items and
+    // section fields their positions, numbers their lexemes, unknown keys
+    // their plain scalars.
+    let (mut value, tree) = if src.trim().is_empty() {
+        (Value::Object(Map::new()), None)
     } else {
-        serde_saphyr::from_str_with_options(src, options(src.len())).map_err(|e| {
-            let plain = e.render_with_options(serde_saphyr::render_options! {
-                snippets: serde_saphyr::SnippetMode::Off,
-            });
-            let message = plain
-                .split(" at line ")
-                .next()
-                .unwrap_or(&plain)
-                .replace(", set DuplicateKeyPolicy in Options if acceptable", "");
-            Diagnostic::new(
-                &rules::PARSE_ERROR,
-                span_of(src, e.location()),
-                format!("invalid YAML: {message}"),
-            )
-        })?
-    };
-    // Where every node is, and each scalar's text: a second parse, with
-    // spans. It gives numbers their lexemes, list items and section fields
-    // their positions, and unknown keys their plain scalars.
-    let tree = if src.trim().is_empty() {
-        None
-    } else {
-        serde_saphyr::from_str_with_options::<Spanned<raw::Raw>>(src, options(src.len())).ok()
+        let mut tree =
+            serde_saphyr::from_str_with_options::<Spanned<raw::Raw>>(src, options(src.len()))
+                .map_err(|e| {
+                    let plain = e.render_with_options(serde_saphyr::render_options! {
+                        snippets: serde_saphyr::SnippetMode::Off,
+                    });
+                    let message = plain
+                        .split(" at line ")
+                        .next()
+                        .unwrap_or(&plain)
+                        .replace(", set DuplicateKeyPolicy in Options if acceptable", "");
+                    Diagnostic::new(
+                        &rules::PARSE_ERROR,
+                        span_of(src, e.location()),
+                        format!("invalid YAML: {message}"),
+                    )
+                })?;
+        (raw::take_value(&mut tree.value), Some(tree))
     };
     if let Some(t) = &tree {
         raw::keep_number_lexemes(src, &mut value, t);

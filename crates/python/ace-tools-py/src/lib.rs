@@ -5,6 +5,13 @@
 //! dicts and losses into warnings. Reading, checking and writing run with
 //! the GIL released.
 
+// The module's own Rust allocations (every read builds millions of small
+// strings and maps) go to mimalloc, as in the command-line tools; Python's
+// objects stay with Python's allocator. Nothing allocated on one side is
+// freed on the other: text crosses as copies.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
