@@ -1,0 +1,94 @@
+//! The differential checks: a grammar and the hand-written reader it
+//! specifies, run on the same text, must give the same verdict and the
+//! same result. Each check says where they part, or nothing.
+
+use ace_jsonspan::{Kind, Node};
+
+/// Where `grammars/tron.pest` and `ace_tron::parse` disagree on `text`,
+/// strict and lenient: one accepting what the other refuses, or two
+/// different span trees (the first differing node named by its path).
+pub fn tron(text: &str) -> Option<String> {
+    for lenient in [false, true] {
+        let hand = ace_tron::parse(
+            text,
+            &ace_tron::Options {
+                lenient,
+                ..ace_tron::Options::default()
+            },
+        );
+        let ours = crate::tron::parse(
+            text,
+            &crate::tron::Options {
+                lenient,
+                ..crate::tron::Options::default()
+            },
+        );
+        let mode = if lenient { "lenient" } else { "strict" };
+        match (hand, ours) {
+            (Ok(a), Ok(b)) => {
+                if let Some(d) = first_difference(&a.root, &b.root, "$") {
+                    return Some(format!("{mode}: the trees differ at {d}"));
+                }
+                let codes = |d: &ace_jsonspan::Document| {
+                    d.diagnostics.iter().map(|x| x.code).collect::<Vec<_>>()
+                };
+                if codes(&a) != codes(&b) {
+                    return Some(format!(
+                        "{mode}: ace-tron notes {:?}, the grammar {:?}",
+                        codes(&a),
+                        codes(&b)
+                    ));
+                }
+            }
+            (Err(_), Err(_)) => {}
+            (Ok(_), Err(e)) => {
+                return Some(format!(
+                    "{mode}: ace-tron accepts; the grammar refuses at byte {}: {}",
+                    e.span.start, e.message
+                ))
+            }
+            (Err(e), Ok(_)) => {
+                return Some(format!(
+                    "{mode}: the grammar accepts; ace-tron refuses at byte {}: {}",
+                    e.span.start, e.message
+                ))
+            }
+        }
+    }
+    None
+}
+
+/// The path of the first node where `a` and `b` differ, and how.
+pub fn first_difference(a: &Node, b: &Node, path: &str) -> Option<String> {
+    if a.span != b.span {
+        return Some(format!("{path}: span {:?} against {:?}", a.span, b.span));
+    }
+    match (&a.kind, &b.kind) {
+        (Kind::Array(x), Kind::Array(y)) => {
+            if x.len() != y.len() {
+                return Some(format!("{path}: {} items against {}", x.len(), y.len()));
+            }
+            x.iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]")))
+        }
+        (Kind::Object(x), Kind::Object(y)) => {
+            if x.len() != y.len() {
+                return Some(format!("{path}: {} members against {}", x.len(), y.len()));
+            }
+            x.iter().zip(y).find_map(|(p, q)| {
+                let here = format!("{path}.{}", p.key);
+                if p.key != q.key || p.key_span != q.key_span {
+                    return Some(format!(
+                        "{here}: key {:?} at {:?} against {:?} at {:?}",
+                        p.key, p.key_span, q.key, q.key_span
+                    ));
+                }
+                first_difference(&p.value, &q.value, &here)
+            })
+        }
+        (x, y) if x != y => Some(format!("{path}: {x:?} against {y:?}")),
+        _ => None,
+    }
+}
