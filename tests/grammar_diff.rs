@@ -444,3 +444,93 @@ fn generated_inputs_reach_both_verdicts() {
     assert!((10..=90).contains(&misses), "near misses {misses}%");
     assert!(soup <= 50, "soup {soup}%");
 }
+
+// ---------- the markdown playbook ----------
+
+fn assert_markdown_agrees(what: &str, text: &str) {
+    if let Some(d) = ace_grammars::diff::markdown(text) {
+        panic!("{what}: {d}\n--- input ---\n{text}");
+    }
+}
+
+/// A markdown playbook never fails to read, so every text file is one:
+/// every fixture is read as markdown by both.
+#[test]
+fn markdown_grammar_agrees_on_every_fixture() {
+    let mut checked = 0;
+    for path in fixtures() {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            assert_markdown_agrees(&path.display().to_string(), &text);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "{checked} fixtures");
+}
+
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn markdown_grammar_agrees_on_the_whole_corpus() {
+    let root = PathBuf::from(std::env::var_os("ACE_CORPUS").expect(NEEDS_CORPUS));
+    let mut all = Vec::new();
+    files_under(&root, &mut all);
+    let mut checked = 0;
+    for path in all {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            assert_markdown_agrees(&path.display().to_string(), &text);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "{checked} corpus files");
+}
+
+/// Lines of every shape the reader tells apart, and their near misses.
+fn markdown_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just("  \t".to_owned()),
+        "#{1,7}( [A-Za-z &:]{0,12}| ?)",
+        "(- |\\* |\\+ |-\\t|)\\[(str|s|x|TODO|a\\.b|1)-?[0-9]{0,5}\\]( | \\t)?",
+        "\\[[a-z]{1,3}-[0-9]{1,5}\\]( (helpful|harmful|neutral)=(-?[0-9]{1,3}|N|\\+1|99999999999999999999|)){0,3}( ::?)?( [a-z]{0,8})?",
+        "(```|~~~|````|``)( ?[a-z`]{0,4})",
+        " {0,4}(```|~~~)",
+        "<!--( [a-z]{0,5})?( -->)?",
+        "-->",
+        "<!-- ace-validate: disable-next-line ACE012 -->",
+        "[a-z :\\[\\]#]{1,16}",
+        Just("\u{feff}[s-1] x".to_owned()),
+    ]
+}
+
+fn markdown_text() -> impl Strategy<Value = String> {
+    (
+        prop::option::of(Just("\u{feff}")),
+        prop::collection::vec(
+            (
+                markdown_line(),
+                prop::sample::select(vec!["\n", "\r\n", "\r", "\n\n"]),
+            ),
+            0..16,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(bom, lines, last_newline)| {
+            let mut out = bom.unwrap_or("").to_owned();
+            let n = lines.len();
+            for (i, (line, end)) in lines.into_iter().enumerate() {
+                out.push_str(&line);
+                if i + 1 < n || last_newline {
+                    out.push_str(end);
+                }
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn markdown_grammar_agrees_on_generated_playbooks(text in markdown_text()) {
+        prop_assert_eq!(ace_grammars::diff::markdown(&text), None, "{:?}", text);
+    }
+}

@@ -4,6 +4,8 @@
 
 use ace_jsonspan::{Kind, Node};
 
+use crate::outline::{Entry, Heading, Outline};
+
 /// Where `grammars/tron.pest` and `ace_tron::parse` disagree on `text`,
 /// strict and lenient: one accepting what the other refuses, or two
 /// different span trees (the first differing node named by its path).
@@ -91,4 +93,54 @@ pub fn first_difference(a: &Node, b: &Node, path: &str) -> Option<String> {
         (x, y) if x != y => Some(format!("{path}: {x:?} against {y:?}")),
         _ => None,
     }
+}
+
+/// Where `grammars/markdown-playbook.pest` and `ace_markdown::read` part:
+/// a different title, section heading or entry (ID, section, content,
+/// counters, byte range).
+pub fn markdown(text: &str) -> Option<String> {
+    let grammar = match crate::markdown::outline(text) {
+        Ok(o) => o,
+        Err(e) => return Some(format!("the grammar refuses what the reader reads: {e}")),
+    };
+    let read = ace_markdown::read(text);
+    let pb = &read.playbook;
+    let section_of = |key: &Option<String>| {
+        key.as_ref()
+            .and_then(|k| pb.sections.iter().position(|s| &s.key == k))
+    };
+    let reader = Outline {
+        bom: read
+            .diagnostics
+            .iter()
+            .any(|d| d.code == ace_model::rules::BOM.code),
+        title: pb.title.clone(),
+        sections: pb
+            .sections
+            .iter()
+            .map(|s| Heading {
+                level: s
+                    .extra
+                    .get(ace_model::keys::HEADING_LEVEL)
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or(2, |l| l as usize),
+                title: s.title.clone().unwrap_or_default(),
+                span: s.origin.0.unwrap_or_default(),
+            })
+            .collect(),
+        entries: pb
+            .entries
+            .iter()
+            .map(|e| Entry {
+                id: e.id.clone(),
+                section: section_of(&e.section),
+                content: e.content.clone(),
+                helpful: e.helpful,
+                harmful: e.harmful,
+                neutral: e.neutral,
+                span: e.origin.0.unwrap_or_default(),
+            })
+            .collect(),
+    };
+    crate::outline::first_difference(&reader, &grammar)
 }

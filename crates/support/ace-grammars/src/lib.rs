@@ -6,6 +6,8 @@
 //! grammar must name.
 
 pub mod diff;
+pub mod markdown;
+pub mod outline;
 pub mod tron;
 
 use ace_model::{rules, Diagnostic, Span};

@@ -1,0 +1,77 @@
+//! What a line-based playbook grammar gives, and what its reader gives,
+//! in one shape to compare: the title, the section headings and the
+//! entries, each with its byte range.
+
+use ace_model::Span;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outline {
+    /// The text starts with U+FEFF, which is skipped.
+    pub bom: bool,
+    pub title: Option<String>,
+    pub sections: Vec<Heading>,
+    pub entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heading {
+    pub level: usize,
+    pub title: String,
+    /// The heading's line, without its line ending.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entry {
+    pub id: String,
+    /// The index of its section in [`Outline::sections`].
+    pub section: Option<usize>,
+    pub content: String,
+    pub helpful: Option<i64>,
+    pub harmful: Option<i64>,
+    pub neutral: Option<i64>,
+    /// From the entry's first line to the end of its last, without the
+    /// line ending.
+    pub span: Span,
+}
+
+/// The first place two outlines differ, in words.
+pub fn first_difference(reader: &Outline, grammar: &Outline) -> Option<String> {
+    if reader.bom != grammar.bom {
+        return Some(format!(
+            "BOM: reader {}, grammar {}",
+            reader.bom, grammar.bom
+        ));
+    }
+    if reader.title != grammar.title {
+        return Some(format!(
+            "title: reader {:?}, grammar {:?}",
+            reader.title, grammar.title
+        ));
+    }
+    for (i, (a, b)) in reader.sections.iter().zip(&grammar.sections).enumerate() {
+        if a != b {
+            return Some(format!("section {i}: reader {a:?}, grammar {b:?}"));
+        }
+    }
+    if reader.sections.len() != grammar.sections.len() {
+        return Some(format!(
+            "sections: reader {}, grammar {}",
+            reader.sections.len(),
+            grammar.sections.len()
+        ));
+    }
+    for (i, (a, b)) in reader.entries.iter().zip(&grammar.entries).enumerate() {
+        if a != b {
+            return Some(format!("entry {i}: reader {a:?}, grammar {b:?}"));
+        }
+    }
+    if reader.entries.len() != grammar.entries.len() {
+        return Some(format!(
+            "entries: reader {}, grammar {}",
+            reader.entries.len(),
+            grammar.entries.len()
+        ));
+    }
+    None
+}
