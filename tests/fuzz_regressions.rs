@@ -30,6 +30,7 @@ fn every_fuzz_finding_stays_fixed() {
             let data = std::fs::read(&input).unwrap();
             match (name.as_str(), reader_format(&name)) {
                 ("round_trip", _) => checks::round_trip(&data),
+                ("grammar_diff", _) => checks::grammar_diff(&data),
                 (_, Some(format)) => checks::read_and_lint(format, &data),
                 _ => panic!("{}: no fuzz target `{name}`", target.display()),
             }

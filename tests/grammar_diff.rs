@@ -534,3 +534,104 @@ proptest! {
         prop_assert_eq!(ace_grammars::diff::markdown(&text), None, "{:?}", text);
     }
 }
+
+// ---------- AGENTS.md ----------
+
+fn assert_agents_agrees(what: &str, text: &str) {
+    if let Some(d) = ace_grammars::diff::agents(text) {
+        panic!("{what}: {d}\n--- input ---\n{text}");
+    }
+}
+
+/// Inputs on which the AGENTS.md grammar and reader once parted.
+const AGENTS_FOUND: &[&str] = &[
+    // The reader ends a last line at a lone CR, the markdown reader does
+    // not: written into the grammar as LENIENT-7.
+    "[Bullet#a]\r",
+];
+
+#[test]
+fn agents_grammar_agrees_where_it_once_did_not() {
+    for text in AGENTS_FOUND {
+        assert_agents_agrees("a past disagreement", text);
+    }
+}
+
+/// An AGENTS.md never fails to read either: every fixture is read as one.
+#[test]
+fn agents_grammar_agrees_on_every_fixture() {
+    let mut checked = 0;
+    let mut bullets = 0;
+    for path in fixtures() {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            assert_agents_agrees(&path.display().to_string(), &text);
+            bullets += ace_grammars::agents::bullets(&text).map_or(0, |(_, b)| b.len());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 100, "{checked} fixtures");
+    assert!(bullets >= 20, "{bullets} bullets among the fixtures");
+}
+
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn agents_grammar_agrees_on_the_whole_corpus() {
+    let root = PathBuf::from(std::env::var_os("ACE_CORPUS").expect(NEEDS_CORPUS));
+    let mut all = Vec::new();
+    files_under(&root, &mut all);
+    let mut bullets = 0;
+    for path in all {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            assert_agents_agrees(&path.display().to_string(), &text);
+            bullets += ace_grammars::agents::bullets(&text).map_or(0, |(_, b)| b.len());
+        }
+    }
+    assert!(bullets >= 20, "{bullets} bullets in the corpus");
+}
+
+fn agents_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        "#{1,3} [A-Za-z/_ ]{0,10}",
+        "( |\\t|- |\\* )?\\[Bullet ?#( ?[a-z0-9._-]{1,6} ?| ?a b)(, ?(helpful|harmful) ?[:=] ?[+-]?[0-9x]{1,3}| ?, ?Aggregated from ?[0-9x ]{0,2} instances?s?|, [a-z ]{0,6}|, ){0,4}\\]( ?[a-z ]{0,8})?",
+        "\\[Bullet\\] #x",
+        "<!-- (deltaId|hash|note|a b)=[a-z0-9:, -]{0,8}(, (beadsId|createdAt|x)=[a-z0-9]{0,4}){0,2} ?-->[ \\t]?",
+        "<!--( [a-z]{0,5})?( -->)?",
+        "-->",
+        "(```|~~~)[a-z]{0,2}",
+        "[a-z \\[\\]#]{1,12}",
+    ]
+}
+
+fn agents_text() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(
+            (
+                agents_line(),
+                prop::sample::select(vec!["\n", "\r\n", "\r"]),
+            ),
+            0..14,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, last_newline)| {
+            let n = lines.len();
+            let mut out = String::new();
+            for (i, (line, end)) in lines.into_iter().enumerate() {
+                out.push_str(&line);
+                if i + 1 < n || last_newline {
+                    out.push_str(end);
+                }
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn agents_grammar_agrees_on_generated_files(text in agents_text()) {
+        prop_assert_eq!(ace_grammars::diff::agents(&text), None, "{:?}", text);
+    }
+}

@@ -102,3 +102,34 @@ pub fn round_trip_in(formats: &[Format], data: &[u8]) {
         );
     }
 }
+
+/// The grammars `grammar_diff` holds to their readers. The first byte of
+/// an input picks one, unless `ACE_FUZZ_GRAMMAR` names one: then the whole
+/// input is its text (one grammar per run, for runs of a set length each).
+pub const GRAMMARS: [&str; 3] = ["tron", "markdown", "agents-md"];
+
+/// A grammar of `grammars/` and the hand-written reader it specifies give
+/// the same verdict and the same result (`ace_grammars::diff`).
+pub fn grammar_diff(data: &[u8]) {
+    static PINNED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let pinned = PINNED.get_or_init(|| std::env::var("ACE_FUZZ_GRAMMAR").ok());
+    let (grammar, bytes) = match pinned {
+        Some(g) => (g.as_str(), data),
+        None => match data.split_first() {
+            Some((&pick, rest)) => (GRAMMARS[usize::from(pick) % GRAMMARS.len()], rest),
+            None => return,
+        },
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let found = match grammar {
+        "tron" => ace_grammars::diff::tron(text),
+        "markdown" => ace_grammars::diff::markdown(text),
+        "agents-md" => ace_grammars::diff::agents(text),
+        other => panic!("ACE_FUZZ_GRAMMAR={other}: expected one of {GRAMMARS:?}"),
+    };
+    if let Some(d) = found {
+        panic!("{grammar}: {d}");
+    }
+}

@@ -139,6 +139,37 @@ fn fuzz_seed() -> Result<(), String> {
             std::fs::write(dir.join(format!("{rel}.tron")), tron).map_err(|e| e.to_string())?;
             written += 1;
         }
+        // grammar_diff: TRON to the TRON grammar, every text to the
+        // markdown and AGENTS.md ones (any text is either), each once behind
+        // the byte that picks the grammar (fuzz/src/lib.rs, GRAMMARS) and
+        // once bare for runs pinned to one grammar (ACE_FUZZ_GRAMMAR).
+        let as_tron = match format == Format::VAGENDA_TRON {
+            true => Some(text.clone()),
+            false => tron,
+        };
+        let mut grammar_seeds = vec![
+            ("markdown", 1u8, text.clone()),
+            ("agents-md", 2u8, text.clone()),
+        ];
+        if let Some(t) = as_tron {
+            grammar_seeds.push(("tron", 0u8, t));
+        }
+        for (grammar, pick, seed) in grammar_seeds {
+            let mut picked = vec![pick];
+            picked.extend_from_slice(seed.as_bytes());
+            for (dir, bytes) in [
+                (corpus.join("grammar_diff"), picked),
+                (
+                    corpus.join(format!("grammar_diff_{grammar}")),
+                    seed.into_bytes(),
+                ),
+            ] {
+                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                std::fs::write(dir.join(format!("{grammar}__{rel}")), bytes)
+                    .map_err(|e| e.to_string())?;
+                written += 1;
+            }
+        }
         for (t, bytes) in [
             (target.as_str(), text.as_bytes()),
             ("round_trip", &tagged[..]),

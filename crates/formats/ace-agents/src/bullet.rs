@@ -2,6 +2,13 @@
 //! rendering. Reader and writer share these so that "would a rewrite change
 //! this line" is a plain string comparison.
 
+use nom::bytes::complete::{tag, take_while};
+use nom::character::complete::{anychar, char, satisfy};
+use nom::combinator::{all_consuming, not, recognize};
+use nom::multi::{many0_count, separated_list1};
+use nom::sequence::separated_pair;
+use nom::Parser;
+
 /// A parsed `[Bullet #id, helpful:N, harmful:M, ...] Content` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Bullet<'a> {
@@ -167,36 +174,27 @@ fn render_into(
 /// Keys of seed 001's provenance comment, in the seed's order.
 pub(crate) const PROVENANCE_KEYS: [&str; 4] = ["deltaId", "beadsId", "createdAt", "hash"];
 
-fn is_key(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b[0].is_ascii_alphabetic()
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+/// `key` of a provenance pair: an ASCII letter, then letters, digits, `_`.
+fn key(i: &str) -> nom::IResult<&str, &str> {
+    let rest = take_while(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    recognize((satisfy(|c| c.is_ascii_alphabetic()), rest)).parse(i)
 }
 
 /// `<!-- deltaId=..., beadsId=..., createdAt=..., hash=... -->` as ordered
-/// pairs. A value may itself contain `, `; a piece only starts a new pair
-/// when it reads `key=`. `None` unless at least one seed key is present, so
-/// that an ordinary comment is never taken for provenance.
-pub(crate) fn parse_provenance(line: &str) -> Option<Vec<(&str, String)>> {
+/// pairs. A value may itself contain `, `: it runs to the next `, key=`.
+/// `None` unless at least one seed key is present, so that an ordinary
+/// comment is never taken for provenance.
+pub(crate) fn parse_provenance(line: &str) -> Option<Vec<(&str, &str)>> {
     let inner = line
         .trim()
         .strip_prefix("<!--")?
         .strip_suffix("-->")?
         .trim();
-    let mut pairs: Vec<(&str, String)> = Vec::new();
-    for piece in inner.split(", ") {
-        match piece.split_once('=') {
-            Some((k, v)) if is_key(k) => pairs.push((k, v.to_owned())),
-            _ => match pairs.last_mut() {
-                Some((_, v)) => {
-                    v.push_str(", ");
-                    v.push_str(piece);
-                }
-                None => return None,
-            },
-        }
-    }
+    let value = recognize(many0_count((not((tag(", "), key, char('='))), anychar)));
+    let pair = separated_pair(key, char('='), value);
+    let (_, pairs) = all_consuming(separated_list1(tag(", "), pair))
+        .parse(inner)
+        .ok()?;
     pairs
         .iter()
         .any(|(k, _)| PROVENANCE_KEYS.contains(k))
@@ -333,15 +331,19 @@ mod tests {
     #[test]
     fn provenance_comments() {
         let p = parse_provenance("<!-- deltaId=d-1, beadsId=bead-42, createdAt=2025-01-15T10:30:00Z, hash=build::run tests, then lint -->").unwrap();
-        assert_eq!(p[3], ("hash", "build::run tests, then lint".to_owned()));
+        assert_eq!(p[3], ("hash", "build::run tests, then lint"));
+        // A piece that is no `key=` belongs to the value before it.
+        assert_eq!(
+            parse_provenance("<!-- hash=a, b c=d, , x=1 -->"),
+            Some(vec![("hash", "a, b c=d, "), ("x", "1")])
+        );
         assert_eq!(
             parse_provenance("<!-- Curator adds patterns here -->"),
             None
         );
         assert_eq!(parse_provenance("<!-- note=x -->"), None);
-        let pairs: Vec<(&str, &str)> = p.iter().map(|(k, v)| (*k, v.as_str())).collect();
         assert_eq!(
-            render_provenance(&pairs),
+            render_provenance(&p),
             "<!-- deltaId=d-1, beadsId=bead-42, createdAt=2025-01-15T10:30:00Z, hash=build::run tests, then lint -->"
         );
     }

@@ -427,6 +427,7 @@ fn entry_from(
         let pairs = bullet::parse_provenance(p.text).unwrap_or_default();
         let mut pv = Provenance::default();
         for (k, v) in pairs {
+            let v = v.to_owned();
             match k {
                 "deltaId" => pv.delta_id = Some(v),
                 "beadsId" => pv.beads_id = Some(v),

@@ -144,3 +144,69 @@ pub fn markdown(text: &str) -> Option<String> {
     };
     crate::outline::first_difference(&reader, &grammar)
 }
+
+/// Where `grammars/agents-md.pest` and `ace_agents::read` part: a
+/// different bullet (ID, counts, aggregate, other fields, content,
+/// provenance pairs, byte range), or one that only one of them finds.
+pub fn agents(text: &str) -> Option<String> {
+    let grammar = match crate::agents::bullets(text) {
+        Ok((_, b)) => b,
+        Err(e) => return Some(format!("the grammar refuses what the reader reads: {e}")),
+    };
+    let read = ace_agents::read(text);
+    let reader: Vec<crate::agents::Bullet> = read
+        .playbook
+        .entries
+        .iter()
+        .map(|e| crate::agents::Bullet {
+            id: e.id.clone(),
+            helpful: e.helpful,
+            harmful: e.harmful,
+            aggregated: e
+                .extra
+                .get(ace_model::keys::AGGREGATED_FROM)
+                .and_then(serde_json::Value::as_u64),
+            other_fields: e
+                .extra
+                .get(ace_agents::BULLET_FIELDS_KEY)
+                .and_then(serde_json::Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            content: e.content.clone(),
+            provenance: e.provenance.as_ref().map(|p| {
+                let mut m = std::collections::BTreeMap::new();
+                for (k, v) in [
+                    ("deltaId", &p.delta_id),
+                    ("beadsId", &p.beads_id),
+                    ("createdAt", &p.created_at),
+                    ("hash", &p.hash),
+                ] {
+                    if let Some(v) = v {
+                        m.insert(k.to_owned(), v.clone());
+                    }
+                }
+                for (k, v) in &p.extra {
+                    m.insert(k.clone(), v.as_str().unwrap_or_default().to_owned());
+                }
+                m
+            }),
+            span: e.origin.0.unwrap_or_default(),
+        })
+        .collect();
+    for (i, (a, b)) in reader.iter().zip(&grammar).enumerate() {
+        if a != b {
+            return Some(format!("bullet {i}: reader {a:?}, grammar {b:?}"));
+        }
+    }
+    (reader.len() != grammar.len()).then(|| {
+        format!(
+            "bullets: reader {}, grammar {}",
+            reader.len(),
+            grammar.len()
+        )
+    })
+}

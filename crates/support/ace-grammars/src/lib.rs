@@ -5,6 +5,7 @@
 //! every input. A disagreement is a bug in one of them, or a leniency the
 //! grammar must name.
 
+pub mod agents;
 pub mod diff;
 pub mod markdown;
 pub mod outline;
