@@ -8,10 +8,35 @@ use std::path::{Path, PathBuf};
 use ace_tests::{corpus_dir, corpus_files, NEEDS_CORPUS};
 use proptest::prelude::*;
 
-fn assert_agree(what: &str, text: &str) {
-    if let Some(d) = ace_grammars::diff::tron(text) {
+type Check = fn(&str) -> Option<String>;
+
+/// The line-based grammars, each with its check: any text is a markdown
+/// playbook and an AGENTS.md (neither reader ever fails).
+const LINE_GRAMMARS: [(&str, Check); 2] = [
+    ("markdown", ace_grammars::diff::markdown),
+    ("agents-md", ace_grammars::diff::agents),
+];
+
+fn assert_agrees(check: Check, what: &str, text: &str) {
+    if let Some(d) = check(text) {
         panic!("{what}: {d}\n--- input ---\n{text}");
     }
+}
+
+fn assert_agree(what: &str, text: &str) {
+    assert_agrees(ace_grammars::diff::tron, what, text);
+}
+
+/// `lines`, each with its ending but the last unless `last_newline`.
+fn joined(mut out: String, lines: Vec<(String, &str)>, last_newline: bool) -> String {
+    let n = lines.len();
+    for (i, (line, end)) in lines.into_iter().enumerate() {
+        out.push_str(&line);
+        if i + 1 < n || last_newline {
+            out.push_str(end);
+        }
+    }
+    out
 }
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -418,14 +443,6 @@ fn generated_inputs_reach_both_verdicts() {
             proptest::test_runner::RngAlgorithm::ChaCha,
         ),
     );
-    if std::env::var_os("SHOW").is_some() {
-        for _ in 0..30 {
-            let text = document().new_tree(&mut runner).unwrap().current();
-            if let Err(e) = ace_tron::parse(&text, &ace_tron::Options::default()) {
-                eprintln!("{}", e.message);
-            }
-        }
-    }
     let mut accepted = |s: BoxedStrategy<String>| {
         let n = 400;
         let ok = (0..n)
@@ -445,42 +462,49 @@ fn generated_inputs_reach_both_verdicts() {
     assert!(soup <= 50, "soup {soup}%");
 }
 
-// ---------- the markdown playbook ----------
+// ---------- the markdown playbook and AGENTS.md ----------
 
-fn assert_markdown_agrees(what: &str, text: &str) {
-    if let Some(d) = ace_grammars::diff::markdown(text) {
-        panic!("{what}: {d}\n--- input ---\n{text}");
-    }
-}
-
-/// A markdown playbook never fails to read, so every text file is one:
-/// every fixture is read as markdown by both.
+/// Every fixture, read as a markdown playbook and as an AGENTS.md by both.
 #[test]
-fn markdown_grammar_agrees_on_every_fixture() {
+fn line_grammars_agree_on_every_fixture() {
     let mut checked = 0;
+    let mut bullets = 0;
     for path in fixtures() {
         if let Ok(text) = std::fs::read_to_string(&path) {
-            assert_markdown_agrees(&path.display().to_string(), &text);
+            for (name, check) in LINE_GRAMMARS {
+                assert_agrees(check, &format!("{name}: {}", path.display()), &text);
+            }
+            bullets += ace_grammars::agents::bullets(&text).map_or(0, |(_, b)| b.len());
             checked += 1;
         }
     }
     assert!(checked >= 100, "{checked} fixtures");
+    assert!(
+        bullets >= 20,
+        "{bullets} AGENTS.md bullets among the fixtures"
+    );
 }
 
+/// Every corpus file, read as both.
 #[test]
 #[ignore = "needs ACE_CORPUS"]
-fn markdown_grammar_agrees_on_the_whole_corpus() {
+fn line_grammars_agree_on_the_whole_corpus() {
     let root = PathBuf::from(std::env::var_os("ACE_CORPUS").expect(NEEDS_CORPUS));
     let mut all = Vec::new();
     files_under(&root, &mut all);
     let mut checked = 0;
+    let mut bullets = 0;
     for path in all {
         if let Ok(text) = std::fs::read_to_string(&path) {
-            assert_markdown_agrees(&path.display().to_string(), &text);
+            for (name, check) in LINE_GRAMMARS {
+                assert_agrees(check, &format!("{name}: {}", path.display()), &text);
+            }
+            bullets += ace_grammars::agents::bullets(&text).map_or(0, |(_, b)| b.len());
             checked += 1;
         }
     }
     assert!(checked >= 100, "{checked} corpus files");
+    assert!(bullets >= 20, "{bullets} AGENTS.md bullets in the corpus");
 }
 
 /// Lines of every shape the reader tells apart, and their near misses.
@@ -514,34 +538,11 @@ fn markdown_text() -> impl Strategy<Value = String> {
         any::<bool>(),
     )
         .prop_map(|(bom, lines, last_newline)| {
-            let mut out = bom.unwrap_or("").to_owned();
-            let n = lines.len();
-            for (i, (line, end)) in lines.into_iter().enumerate() {
-                out.push_str(&line);
-                if i + 1 < n || last_newline {
-                    out.push_str(end);
-                }
-            }
-            out
+            joined(bom.unwrap_or("").to_owned(), lines, last_newline)
         })
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
-
-    #[test]
-    fn markdown_grammar_agrees_on_generated_playbooks(text in markdown_text()) {
-        prop_assert_eq!(ace_grammars::diff::markdown(&text), None, "{:?}", text);
-    }
-}
-
 // ---------- AGENTS.md ----------
-
-fn assert_agents_agrees(what: &str, text: &str) {
-    if let Some(d) = ace_grammars::diff::agents(text) {
-        panic!("{what}: {d}\n--- input ---\n{text}");
-    }
-}
 
 /// Inputs on which the AGENTS.md grammar and reader once parted.
 const AGENTS_FOUND: &[&str] = &[
@@ -553,40 +554,8 @@ const AGENTS_FOUND: &[&str] = &[
 #[test]
 fn agents_grammar_agrees_where_it_once_did_not() {
     for text in AGENTS_FOUND {
-        assert_agents_agrees("a past disagreement", text);
+        assert_agrees(ace_grammars::diff::agents, "a past disagreement", text);
     }
-}
-
-/// An AGENTS.md never fails to read either: every fixture is read as one.
-#[test]
-fn agents_grammar_agrees_on_every_fixture() {
-    let mut checked = 0;
-    let mut bullets = 0;
-    for path in fixtures() {
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            assert_agents_agrees(&path.display().to_string(), &text);
-            bullets += ace_grammars::agents::bullets(&text).map_or(0, |(_, b)| b.len());
-            checked += 1;
-        }
-    }
-    assert!(checked >= 100, "{checked} fixtures");
-    assert!(bullets >= 20, "{bullets} bullets among the fixtures");
-}
-
-#[test]
-#[ignore = "needs ACE_CORPUS"]
-fn agents_grammar_agrees_on_the_whole_corpus() {
-    let root = PathBuf::from(std::env::var_os("ACE_CORPUS").expect(NEEDS_CORPUS));
-    let mut all = Vec::new();
-    files_under(&root, &mut all);
-    let mut bullets = 0;
-    for path in all {
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            assert_agents_agrees(&path.display().to_string(), &text);
-            bullets += ace_grammars::agents::bullets(&text).map_or(0, |(_, b)| b.len());
-        }
-    }
-    assert!(bullets >= 20, "{bullets} bullets in the corpus");
 }
 
 fn agents_line() -> impl Strategy<Value = String> {
@@ -614,21 +583,16 @@ fn agents_text() -> impl Strategy<Value = String> {
         ),
         any::<bool>(),
     )
-        .prop_map(|(lines, last_newline)| {
-            let n = lines.len();
-            let mut out = String::new();
-            for (i, (line, end)) in lines.into_iter().enumerate() {
-                out.push_str(&line);
-                if i + 1 < n || last_newline {
-                    out.push_str(end);
-                }
-            }
-            out
-        })
+        .prop_map(|(lines, last_newline)| joined(String::new(), lines, last_newline))
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn markdown_grammar_agrees_on_generated_playbooks(text in markdown_text()) {
+        prop_assert_eq!(ace_grammars::diff::markdown(&text), None, "{:?}", text);
+    }
 
     #[test]
     fn agents_grammar_agrees_on_generated_files(text in agents_text()) {

@@ -11,20 +11,12 @@ use crate::outline::{Entry, Heading, Outline};
 /// different span trees (the first differing node named by its path).
 pub fn tron(text: &str) -> Option<String> {
     for lenient in [false, true] {
-        let hand = ace_tron::parse(
-            text,
-            &ace_tron::Options {
-                lenient,
-                ..ace_tron::Options::default()
-            },
-        );
-        let ours = crate::tron::parse(
-            text,
-            &crate::tron::Options {
-                lenient,
-                ..crate::tron::Options::default()
-            },
-        );
+        let opts = ace_tron::Options {
+            lenient,
+            ..ace_tron::Options::default()
+        };
+        let hand = ace_tron::parse(text, &opts);
+        let ours = crate::tron::parse(text, &opts);
         let mode = if lenient { "lenient" } else { "strict" };
         match (hand, ours) {
             (Ok(a), Ok(b)) => {

@@ -17,25 +17,9 @@ use pest_derive::Parser;
 #[grammar = "../../../grammars/tron.pest"]
 struct Grammar;
 
-/// The same settings as `ace_tron::Options`, with the same defaults.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    /// A repeated key is kept twice and a redefined class replaces the
-    /// first, as the reference parsers do; otherwise both are errors.
-    pub lenient: bool,
-    pub max_size: usize,
-    pub max_depth: usize,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            lenient: false,
-            max_size: 10 * 1024 * 1024,
-            max_depth: 512,
-        }
-    }
-}
+/// The settings of `ace_tron::parse`, whose defaults (strict, 10 MiB, 512
+/// levels) both parsers apply.
+pub use ace_tron::Options;
 
 type Res<T> = Result<T, Diagnostic>;
 
