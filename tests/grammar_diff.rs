@@ -574,6 +574,7 @@ fn agents_line() -> impl Strategy<Value = String> {
 
 fn agents_text() -> impl Strategy<Value = String> {
     (
+        prop::option::of(Just("\u{feff}")),
         prop::collection::vec(
             (
                 agents_line(),
@@ -583,7 +584,9 @@ fn agents_text() -> impl Strategy<Value = String> {
         ),
         any::<bool>(),
     )
-        .prop_map(|(lines, last_newline)| joined(String::new(), lines, last_newline))
+        .prop_map(|(bom, lines, last_newline)| {
+            joined(bom.unwrap_or("").to_owned(), lines, last_newline)
+        })
 }
 
 proptest! {

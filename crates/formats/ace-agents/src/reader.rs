@@ -71,6 +71,13 @@ pub fn read(src: &str) -> ReadOutput {
     let base = if src.starts_with('\u{feff}') { 3 } else { 0 };
     let lines = split_lines(src, base);
     let mut diags = Vec::new();
+    if base > 0 {
+        diags.push(Diagnostic::new(
+            &rules::BOM,
+            Span::new(0, base),
+            "file starts with a UTF-8 byte-order mark",
+        ));
+    }
     let kinds = classify(&lines, &mut diags);
     let n = lines.len();
 
@@ -479,6 +486,19 @@ fn entry_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bom_is_skipped_and_reported() {
+        let out = read("\u{feff}## s\n\n[Bullet #a1, helpful:1, harmful:0] x\n");
+        assert_eq!(out.playbook.entries[0].id, "a1");
+        let bom: Vec<_> = out
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "ACE010")
+            .collect();
+        assert_eq!(bom.len(), 1);
+        assert_eq!(bom[0].span, Span::new(0, 3));
+    }
 
     /// Bullets of every shape the reader treats apart, past the size at
     /// which their entries are built on several threads.

@@ -141,11 +141,18 @@ pub fn markdown(text: &str) -> Option<String> {
 /// different bullet (ID, counts, aggregate, other fields, content,
 /// provenance pairs, byte range), or one that only one of them finds.
 pub fn agents(text: &str) -> Option<String> {
-    let grammar = match crate::agents::bullets(text) {
-        Ok((_, b)) => b,
+    let (bom, grammar) = match crate::agents::bullets(text) {
+        Ok(found) => found,
         Err(e) => return Some(format!("the grammar refuses what the reader reads: {e}")),
     };
     let read = ace_agents::read(text);
+    let noted = read
+        .diagnostics
+        .iter()
+        .any(|d| d.code == ace_model::rules::BOM.code);
+    if noted != bom {
+        return Some(format!("BOM: reader {noted}, grammar {bom}"));
+    }
     let reader: Vec<crate::agents::Bullet> = read
         .playbook
         .entries
