@@ -167,11 +167,9 @@ pub fn read_playbook(
     source: &Source,
     format: Format,
 ) -> Result<ace_model::Playbook, i32> {
-    use ace_io::convert::Stop;
-    let ctx = ace_io::ReadCtx::min(ace_model::Severity::Error);
-    match ace_io::convert::read_input(source, format, None, &ctx) {
-        Ok(input) => Ok(input.parsed.playbook),
-        Err(Stop::Findings {
+    match ace_io::convert::read_playbook(source, format) {
+        Ok(pb) => Ok(pb),
+        Err(ace_io::convert::Stop::Findings {
             companion,
             diagnostics,
         }) => {
@@ -180,12 +178,8 @@ pub fn read_playbook(
             error(prog, format!("{}: the playbook has errors", source.name));
             Err(EXIT_USAGE)
         }
-        Err(Stop::Usage(m)) => {
-            error(prog, m);
-            Err(EXIT_USAGE)
-        }
-        Err(Stop::Lossy { lost, target }) => {
-            error(prog, format!("{lost} piece(s) lost reading {target}"));
+        Err(stop) => {
+            error(prog, stop);
             Err(EXIT_USAGE)
         }
     }

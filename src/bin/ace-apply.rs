@@ -470,14 +470,11 @@ fn unified(name: &str, old: &str, new: &str) -> String {
 fn report(args: &Args, files: &[DeltaFile], outcome: &Outcome) {
     let mut err = std::io::stderr().lock();
     if args.report == Report::Json {
-        let mut r = outcome.report_json();
-        if let Some(rejected) = r["rejected"].as_array_mut() {
-            for f in files {
-                if let Some(why) = &f.unreadable {
-                    rejected.push(serde_json::json!({"id": f.source.name, "reason": "invalid", "message": why}));
-                }
-            }
-        }
+        let r = outcome.report_json_with(
+            files
+                .iter()
+                .filter_map(|f| Some((f.source.name.as_str(), f.unreadable.as_deref()?))),
+        );
         let _ = writeln!(err, "{}", serde_json::to_string(&r).unwrap_or_default());
         return;
     }

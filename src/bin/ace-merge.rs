@@ -63,16 +63,7 @@ fn main() -> ExitCode {
 /// The playbook `source` holds, or why it is not one: the findings that
 /// stop reading it, in one line.
 fn read(source: &Source, format: Format) -> Result<Playbook, String> {
-    use ace_io::convert::Stop;
-    let ctx = ace_io::ReadCtx::min(ace_model::Severity::Error);
-    match ace_io::convert::read_input(source, format, None, &ctx) {
-        Ok(input) => Ok(input.parsed.playbook),
-        Err(Stop::Findings { diagnostics, .. }) => Err(diagnostics
-            .first()
-            .map_or_else(String::new, |d| format!("{}: {}", d.code, d.message))),
-        Err(Stop::Usage(m)) => Err(m),
-        Err(Stop::Lossy { lost, target }) => Err(format!("{lost} piece(s) lost reading {target}")),
-    }
+    ace_io::convert::read_playbook(source, format).map_err(|stop| stop.to_string())
 }
 
 fn run(args: &Args) -> i32 {

@@ -74,6 +74,22 @@ impl Outcome {
             .collect();
         serde_json::json!({ "accepted": accepted, "rejected": rejected })
     }
+
+    /// [`Outcome::report_json`], with the delta files that could not be
+    /// read at all rejected as `invalid`, each `(name, why)`: what ace-apply
+    /// and the Python module report.
+    pub fn report_json_with<'a>(
+        &self,
+        unreadable: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> serde_json::Value {
+        let mut report = self.report_json();
+        if let Some(rejected) = report["rejected"].as_array_mut() {
+            rejected.extend(unreadable.into_iter().map(
+                |(id, why)| serde_json::json!({ "id": id, "reason": "invalid", "message": why }),
+            ));
+        }
+        report
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -31,6 +31,28 @@ pub enum Stop {
     Lossy { lost: usize, target: String },
 }
 
+/// In one line: the message, or the first finding as `CODE: message`.
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Usage(m) => f.write_str(m),
+            Stop::Findings { diagnostics, .. } => match diagnostics.first() {
+                Some(d) => write!(f, "{}: {}", d.code, d.message),
+                None => Ok(()),
+            },
+            Stop::Lossy { lost, target } => write!(f, "{lost} piece(s) lost reading {target}"),
+        }
+    }
+}
+
+/// The playbook `source` holds read as `format`, for its data: what
+/// [`read_input`] reads with no companion named and only errors wanted
+/// (comparing, merging, reading from Python).
+pub fn read_playbook(source: &Source, format: Format) -> Result<Playbook, Stop> {
+    let ctx = ReadCtx::min(ace_model::Severity::Error);
+    read_input(source, format, None, &ctx).map(|input| input.parsed.playbook)
+}
+
 /// The `--section-map` file's rows before the built-in ones; none, the
 /// built-in table.
 /// Every option some writer of `registry` offers, once, with the names

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ace_io::{Format, Registry, Source};
-use ace_model::{Diagnostic, Severity};
+use ace_model::Diagnostic;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -118,11 +118,9 @@ fn format_of(source: &Source, named: Option<&str>) -> Result<Format, Stop> {
 /// The playbook `source` holds, as ace-convert reads it: an error-level
 /// finding stops it.
 fn read_playbook(source: &Source, format: Format) -> Result<ace_model::Playbook, Stop> {
-    use ace_io::convert::Stop as S;
-    let ctx = ace_io::ReadCtx::min(Severity::Error);
-    match ace_io::convert::read_input(source, format, None, &ctx) {
-        Ok(input) => Ok(input.parsed.playbook),
-        Err(S::Findings {
+    match ace_io::convert::read_playbook(source, format) {
+        Ok(pb) => Ok(pb),
+        Err(ace_io::convert::Stop::Findings {
             companion,
             diagnostics,
         }) => {
@@ -137,10 +135,7 @@ fn read_playbook(source: &Source, format: Format) -> Result<ace_model::Playbook,
             );
             Err(Stop::findings(f, &diagnostics, message))
         }
-        Err(S::Usage(m)) => Err(Stop::plain(m)),
-        Err(S::Lossy { lost, target }) => Err(Stop::plain(format!(
-            "{lost} piece(s) lost reading {target}"
-        ))),
+        Err(stop) => Err(Stop::plain(stop.to_string())),
     }
 }
 
@@ -294,21 +289,17 @@ fn apply(
         let now = ace_model::time::now(now.as_deref()).map_err(Stop::plain)?;
         let opts = ace_apply::ReadOptions::default();
         let mut batch = Vec::new();
-        let mut unreadable = Vec::new();
+        let mut unreadable: Vec<(String, String)> = Vec::new();
         for (i, d) in deltas.iter().enumerate() {
-            match ace_apply::read_deltas(d, None, None, &opts) {
-                Ok((_, ds)) => batch.extend(ds.into_iter().map(|d| (i, d))),
-                Err(ace_apply::ReadError::Parse(diag)) => unreadable.push(serde_json::json!({
-                    "id": format!("#{}", i + 1),
-                    "reason": "invalid",
-                    "message": diag.message,
-                })),
-                Err(ace_apply::ReadError::NotADelta(why)) => unreadable.push(serde_json::json!({
-                    "id": format!("#{}", i + 1),
-                    "reason": "invalid",
-                    "message": why,
-                })),
-            }
+            let why = match ace_apply::read_deltas(d, None, None, &opts) {
+                Ok((_, ds)) => {
+                    batch.extend(ds.into_iter().map(|d| (i, d)));
+                    continue;
+                }
+                Err(ace_apply::ReadError::Parse(diag)) => diag.message,
+                Err(ace_apply::ReadError::NotADelta(why)) => why,
+            };
+            unreadable.push((format!("#{}", i + 1), why));
         }
         let sections = Arc::new(ace_model::mapping::SectionMap::default());
         let t = ace_apply::Traits::of(format, &pb, sections.clone());
@@ -321,10 +312,11 @@ fn apply(
             .with_now(Some(now))
             .with_sections(sections);
         let new = ace_apply::written_text(format, &source.text, &outcome, &pb, &wctx);
-        let mut report = outcome.report_json();
-        if let Some(rejected) = report["rejected"].as_array_mut() {
-            rejected.extend(unreadable);
-        }
+        let report = outcome.report_json_with(
+            unreadable
+                .iter()
+                .map(|(id, why)| (id.as_str(), why.as_str())),
+        );
         Ok((new, report.to_string()))
     })
     .map_err(|s| s.raise(py))

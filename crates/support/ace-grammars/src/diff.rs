@@ -196,16 +196,5 @@ pub fn agents(text: &str) -> Option<String> {
             span: e.origin.0.unwrap_or_default(),
         })
         .collect();
-    for (i, (a, b)) in reader.iter().zip(&grammar).enumerate() {
-        if a != b {
-            return Some(format!("bullet {i}: reader {a:?}, grammar {b:?}"));
-        }
-    }
-    (reader.len() != grammar.len()).then(|| {
-        format!(
-            "bullets: reader {}, grammar {}",
-            reader.len(),
-            grammar.len()
-        )
-    })
+    crate::outline::first_differing("bullet", &reader, &grammar)
 }

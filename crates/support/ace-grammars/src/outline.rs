@@ -49,29 +49,29 @@ pub fn first_difference(reader: &Outline, grammar: &Outline) -> Option<String> {
             reader.title, grammar.title
         ));
     }
-    for (i, (a, b)) in reader.sections.iter().zip(&grammar.sections).enumerate() {
-        if a != b {
-            return Some(format!("section {i}: reader {a:?}, grammar {b:?}"));
-        }
+    first_differing("section", &reader.sections, &grammar.sections)
+        .or_else(|| first_differing("entry", &reader.entries, &grammar.entries))
+}
+
+/// The first item where two lists differ, or their lengths, in words.
+pub fn first_differing<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    reader: &[T],
+    grammar: &[T],
+) -> Option<String> {
+    if let Some((i, (a, b))) = reader
+        .iter()
+        .zip(grammar)
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        return Some(format!("{what} {i}: reader {a:?}, grammar {b:?}"));
     }
-    if reader.sections.len() != grammar.sections.len() {
-        return Some(format!(
-            "sections: reader {}, grammar {}",
-            reader.sections.len(),
-            grammar.sections.len()
-        ));
-    }
-    for (i, (a, b)) in reader.entries.iter().zip(&grammar.entries).enumerate() {
-        if a != b {
-            return Some(format!("entry {i}: reader {a:?}, grammar {b:?}"));
-        }
-    }
-    if reader.entries.len() != grammar.entries.len() {
-        return Some(format!(
-            "entries: reader {}, grammar {}",
-            reader.entries.len(),
-            grammar.entries.len()
-        ));
-    }
-    None
+    (reader.len() != grammar.len()).then(|| {
+        format!(
+            "{what} count: reader {}, grammar {}",
+            reader.len(),
+            grammar.len()
+        )
+    })
 }
