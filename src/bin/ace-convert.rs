@@ -126,9 +126,11 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let to =
         convert::target_format(from, args.to, args.output.as_deref(), args.in_place).map_err(at)?;
     // Only errors matter (they stop the conversion), so checks that find
-    // less are not run.
+    // less are not run; the file's layout is kept only for a rewrite in
+    // its own format.
     let ctx = ace_io::ReadCtx {
         sections: sections.clone(),
+        layout: from == to,
         ..ace_io::ReadCtx::min(Severity::Error)
     };
     let input = match convert::read_input(&source, from, args.sections.as_deref(), &ctx) {

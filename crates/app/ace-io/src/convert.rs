@@ -53,6 +53,13 @@ pub fn read_playbook(source: &Source, format: Format) -> Result<Playbook, Stop> 
     read_input(source, format, None, &ctx).map(|input| input.parsed.playbook)
 }
 
+/// [`read_playbook`] without the layout a rewrite in `format` would keep:
+/// for a caller that writes another format, or no file at all.
+pub fn read_data(source: &Source, format: Format) -> Result<Playbook, Stop> {
+    let ctx = ReadCtx::min(ace_model::Severity::Error).data_only();
+    read_input(source, format, None, &ctx).map(|input| input.parsed.playbook)
+}
+
 /// The `--section-map` file's rows before the built-in ones; none, the
 /// built-in table.
 /// Every option some writer of `registry` offers, once, with the names

@@ -173,6 +173,12 @@ pub struct ReadCtx {
     pub min: Severity,
     /// The kinds' sections, for a reader that derives sections from kinds.
     pub sections: Arc<SectionMap>,
+    /// Whether the playbook may be written back in its own format, which
+    /// keeps the file's layout ([`Playbook::layout`]). False for a caller
+    /// that wants the data alone (a conversion to another format, the
+    /// Python module's `read`): a reader may then leave the layout out.
+    /// The playbook's data is the same either way.
+    pub layout: bool,
 }
 
 impl Default for ReadCtx {
@@ -180,6 +186,7 @@ impl Default for ReadCtx {
         ReadCtx {
             min: Severity::Info,
             sections: Arc::default(),
+            layout: true,
         }
     }
 }
@@ -190,6 +197,14 @@ impl ReadCtx {
         ReadCtx {
             min,
             ..ReadCtx::default()
+        }
+    }
+
+    /// The same, without the layout: for the data alone.
+    pub fn data_only(self) -> Self {
+        ReadCtx {
+            layout: false,
+            ..self
         }
     }
 }

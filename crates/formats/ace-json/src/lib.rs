@@ -86,6 +86,70 @@ pub fn document(playbook: &Playbook) -> impl Serialize + '_ {
     }
 }
 
+/// The canonical document of `playbook` on one line, as
+/// `serde_json::to_string(&document(playbook))` writes it: what the Python
+/// module hands to `json.loads`. A large playbook's entries are printed on
+/// every core and put where the playbook's other fields leave them.
+pub fn to_compact_string(playbook: &Playbook) -> String {
+    let entries = &playbook.entries;
+    if !ace_exec::par::worth_it(entries.len()) {
+        return serde_json::to_string(&document(playbook)).expect("the model serializes");
+    }
+    // Every field but the entries and `extra`, which come last in the
+    // model's order: the literal names each field, so a field added to the model
+    // is a compile error here until it is placed.
+    let Playbook {
+        title,
+        description,
+        version,
+        project_id,
+        created_at,
+        updated_at,
+        sections,
+        entries: _,
+        extra,
+        layout: _,
+    } = playbook;
+    let before = Playbook {
+        title: title.clone(),
+        description: description.clone(),
+        version: version.clone(),
+        project_id: project_id.clone(),
+        created_at: created_at.clone(),
+        updated_at: updated_at.clone(),
+        sections: sections.clone(),
+        entries: Vec::new(),
+        extra: serde_json::Map::new(),
+        layout: ace_model::Kept::default(),
+    };
+    let head = serde_json::to_string(&document(&before)).expect("the model serializes");
+    // `{"format":…,"playbook":{…}}` without its two closing braces.
+    let head = &head[..head.len() - 2];
+    let mut out = ace_exec::Out::with_capacity(entries.len() * 256);
+    out.push_str(head);
+    if !head.ends_with('{') {
+        out.push(',');
+    }
+    out.push_str("\"entries\":[");
+    ace_exec::par::print_runs(entries.len(), &mut out, |range, out| {
+        for i in range {
+            if i > 0 {
+                out.push(',');
+            }
+            // Out takes every byte.
+            let _ = serde_json::to_writer(&mut *out, &entries[i]);
+        }
+    });
+    out.push(']');
+    if !extra.is_empty() {
+        out.push_str(",\"extra\":");
+        // Out takes every byte.
+        let _ = serde_json::to_writer(&mut out, extra);
+    }
+    out.push_str("}}");
+    out.into_string()
+}
+
 /// Reads a canonical document; any error is an `ACE000` diagnostic at the
 /// position serde_json reports.
 pub fn read(src: &str) -> Result<Playbook, Diagnostic> {
@@ -139,6 +203,61 @@ fn offset_of(src: &str, line: usize, column: usize) -> usize {
 mod tests {
     use super::*;
     use ace_model::*;
+
+    /// The compact document printed in pieces is the one serde_json
+    /// prints whole: with every playbook field, with none but the
+    /// entries, and with `extra` alone beside them.
+    #[test]
+    fn the_compact_document_is_serde_jsons() {
+        let n = ace_exec::par::MIN_ITEMS + 7;
+        let mut full = Playbook {
+            title: Some("T \"q\"".into()),
+            description: Some("d\né".into()),
+            version: Some(serde_json::json!({"entries": [1]})),
+            project_id: Some("p".into()),
+            created_at: Some("2025-01-01".into()),
+            updated_at: Some("2025-01-02".into()),
+            ..Playbook::default()
+        };
+        full.sections.push(Section::new("s"));
+        full.extra
+            .insert("x".into(), serde_json::json!([{"a": null}]));
+        full.extra.insert("y".into(), serde_json::json!("安全"));
+        for i in 0..n {
+            let mut e = Entry::new(format!("s-{i:05}"), format!("text {i} → ü \"\\"));
+            e.section = Some("s".into());
+            e.helpful = Some(i as i64);
+            if i % 3 == 0 {
+                e.extra.insert("k".into(), serde_json::json!({"n": i}));
+            }
+            full.entries.push(e);
+        }
+        let bare = Playbook {
+            entries: full.entries.clone(),
+            ..Playbook::default()
+        };
+        let with_extra = Playbook {
+            entries: full.entries.clone(),
+            extra: full.extra.clone(),
+            ..Playbook::default()
+        };
+        for pb in [full, bare, with_extra] {
+            let (whole, pieces) = (
+                serde_json::to_string(&document(&pb)).unwrap(),
+                to_compact_string(&pb),
+            );
+            let at = whole.bytes().zip(pieces.bytes()).position(|(a, b)| a != b);
+            assert!(
+                pieces == whole,
+                "differs at {at:?}: {:?}",
+                pieces
+                    .chars()
+                    .skip(at.unwrap_or(0).saturating_sub(40))
+                    .take(80)
+                    .collect::<String>()
+            );
+        }
+    }
 
     #[test]
     fn round_trip_keeps_absent_distinct_from_zero() {

@@ -45,7 +45,12 @@ impl PlaybookFormat for Skillbook {
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
-        crate::read_with(text, ctx.min).map(Read::from)
+        if ctx.layout {
+            crate::read_with(text, ctx.min)
+        } else {
+            crate::read_data(text, ctx.min)
+        }
+        .map(Read::from)
     }
 
     fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> WriteReport {

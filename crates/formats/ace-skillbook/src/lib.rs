@@ -12,10 +12,11 @@
 
 mod format;
 mod read;
+mod stream;
 mod write;
 
 pub use format::{Skillbook, FORMAT};
-pub use read::{read, read_with};
+pub use read::{read, read_data, read_with};
 pub use write::{write, write_into};
 
 /// The owner name of the layout a skillbook is read with.

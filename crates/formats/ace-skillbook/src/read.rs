@@ -21,8 +21,61 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
 /// only. Below `Info` the file is not written again to learn whether a
 /// rewrite keeps its layout (ACE046, about half a large file's read).
 /// The playbook read is the same.
+///
+/// The skills are read as the parser meets them, on every core
+/// ([`crate::stream`]); a file the stream cannot settle alone is read from
+/// its whole tree, by the same code.
 pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
-    let doc = ace_jsonspan::parse(text)?;
+    read_for(text, Want::new(min, true))
+}
+
+/// [`read_with`] for a caller that wants the data alone: the playbook is
+/// the same, without the layout a rewrite in this format keeps the file's
+/// key orders, index and indentation by (unless ACE046 is wanted, which is
+/// found by that rewrite). What a conversion to another format reads.
+pub fn read_data(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
+    read_for(text, Want::new(min, false))
+}
+
+/// What a read is asked for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Want {
+    /// The least severity of the findings wanted.
+    pub(crate) min: Severity,
+    /// Whether the layout is kept: asked for, or needed to find ACE046.
+    pub(crate) layout: bool,
+}
+
+impl Want {
+    pub(crate) fn new(min: Severity, layout: bool) -> Self {
+        Want {
+            min,
+            layout: layout || rules::LAYOUT_NOT_KEPT.severity >= min,
+        }
+    }
+}
+
+pub(crate) fn read_for(text: &str, want: Want) -> Result<ReadOutput, Diagnostic> {
+    match crate::stream::read(text, want.layout)? {
+        Some((doc, skills)) => assemble(text, want, doc, skills),
+        None => read_tree(text, want),
+    }
+}
+
+/// [`read_for`] from the whole span tree: the reference the streamed read
+/// is checked against.
+pub(crate) fn read_tree(text: &str, want: Want) -> Result<ReadOutput, Diagnostic> {
+    assemble(text, want, ace_jsonspan::parse(text)?, None)
+}
+
+/// The playbook of a parsed skillbook. `streamed`: the reads of the skills
+/// of the era's object, which the tree holds as keys with `null` values.
+pub(crate) fn assemble(
+    text: &str,
+    want: Want,
+    doc: ace_jsonspan::Document,
+    streamed: Option<Skills>,
+) -> Result<ReadOutput, Diagnostic> {
     let mut diags = doc.diagnostics;
     let mut pb = Playbook::default();
     let root = &doc.root;
@@ -33,32 +86,50 @@ pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
             diagnostics: diags,
         });
     };
-    let era = if root.get("skills").is_some() {
-        "skills"
-    } else if root.get("bullets").is_some() {
-        "bullets"
-    } else {
+    let era = era_of(root);
+    if root.get(era).is_none() {
         diags.push(shape(
             Span::new(root.span.start, root.span.start + 1),
             "no `skills` object (nor the `bullets` of releases before 0.7): this holds no skills",
         ));
-        "skills"
-    };
-    let mut layout = Map::new();
-    layout.insert("era".into(), Value::from(era));
-    layout.insert(
-        "top".into(),
-        Value::Array(
+    }
+    let mut differing = Map::new();
+    // Key orders are compared with the template only to keep them.
+    let (template, mut streamed) = match streamed {
+        Some(skills) => (skills.template, Some(skills.reads)),
+        None if want.layout => (
             members
                 .iter()
-                .map(|m| Value::from(m.key.as_str()))
-                .collect(),
+                .filter(|m| m.key == era)
+                .filter_map(|m| m.value.members())
+                .flatten()
+                .find_map(|s| key_order(&s.value)),
+            None,
         ),
-    );
-    let mut orders: Vec<(String, Vec<String>)> = Vec::new();
-    for m in members {
+        None => (None, None),
+    };
+    // The first list of scalars inside each era object's skills, by the
+    // object's place among the root's members.
+    let mut lists: Vec<(usize, Option<Span>)> = Vec::new();
+    for (at, m) in members.iter().enumerate() {
         match m.key.as_str() {
-            k if k == era => skills(&m.value, era, &mut pb, &mut orders, &mut diags),
+            k if k == era => {
+                let Some(items) = m.value.members() else {
+                    diags.push(shape(
+                        m.value.span,
+                        format!("`{era}` is an object of skill IDs to skills"),
+                    ));
+                    continue;
+                };
+                let reads = streamed.take().unwrap_or_else(|| {
+                    items
+                        .iter()
+                        .map(|s| read_skill(&s.value, template.as_deref().filter(|_| want.layout)))
+                        .collect()
+                });
+                lists.push((at, reads.iter().find_map(|r| r.list)));
+                settle(items, reads, &mut pb, &mut differing, &mut diags);
+            }
             "skills" | "bullets" => {
                 // Both eras' keys: the other one is kept, and said.
                 unknown_key(m, &mut pb, &mut diags);
@@ -110,18 +181,22 @@ pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
             }
         }
     }
+    let mut layout = Map::new();
     if let Some(index) = index {
-        let listed = listed_pairs(index);
-        check_index(index, &pb, &listed, &mut diags);
-        let derived = crate::write::derived_index(&pb);
-        if index.to_value() != derived {
+        let listed = std::cell::OnceCell::new();
+        let listed = || listed.get_or_init(|| listed_pairs(index));
+        if rules::SKILLBOOK_INDEX.severity >= want.min {
+            check_index(index, &pb, listed(), &mut diags);
+        }
+        if want.layout && !is_derived(index, &pb) {
+            let listed = listed();
             layout.insert("sections".into(), index.to_value());
             // The skills the index misses now, which a rewrite leaves
             // missing: it adds only skills that were not there to miss.
             let unlisted: Vec<Value> = pb
                 .entries
                 .iter()
-                .filter(|e| !is_listed(&listed, e))
+                .filter(|e| !is_listed(listed, e))
                 .map(|e| Value::from(e.id.as_str()))
                 .collect();
             if !unlisted.is_empty() {
@@ -136,29 +211,12 @@ pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
         }
         layout.insert("next_id".into(), n.to_value());
     }
-    let template = orders.first().map(|(_, o)| o.clone()).unwrap_or_default();
-    let mut differing = Map::new();
-    for (id, order) in &orders {
-        if *order != template {
-            differing.insert(id.clone(), json!(order));
-        }
+    if want.layout {
+        keep_layout(
+            &mut pb, layout, text, root, era, template, differing, &lists,
+        );
     }
-    layout.insert("template".into(), json!(template));
-    if !differing.is_empty() {
-        layout.insert("orders".into(), Value::Object(differing));
-    }
-    layout.insert("indent".into(), Value::from(indent_of(root, text)));
-    layout.insert(
-        "ascii".into(),
-        Value::Bool(text.is_ascii() && text.contains("\\u")),
-    );
-    if let Some(list) = first_scalar_list(root) {
-        let written = &text[list.span.start..list.span.end];
-        layout.insert("inline_lists".into(), Value::Bool(!written.contains('\n')));
-    }
-    layout.insert("newline".into(), Value::Bool(text.ends_with('\n')));
-    pb.set_layout(LAYOUT_KEY, Value::Object(layout));
-    if rules::LAYOUT_NOT_KEPT.severity >= min {
+    if want.layout && rules::LAYOUT_NOT_KEPT.severity >= want.min {
         let again = crate::write::write(&pb).text;
         if again != text {
             diags.push(layout_not_kept(text, &again));
@@ -169,6 +227,49 @@ pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
         playbook: pb,
         diagnostics: diags,
     })
+}
+
+/// Sets the layout a rewrite gives the file back by: `layout` (what the
+/// index and `next_id` left there) and the rest of the file's shape.
+#[allow(clippy::too_many_arguments)]
+fn keep_layout(
+    pb: &mut Playbook,
+    found: Map<String, Value>,
+    text: &str,
+    root: &Node,
+    era: &str,
+    template: Option<Vec<String>>,
+    differing: Map<String, Value>,
+    lists: &[(usize, Option<Span>)],
+) {
+    let members = root.members().unwrap_or_default();
+    let mut layout = Map::new();
+    layout.insert("era".into(), Value::from(era));
+    layout.insert(
+        "top".into(),
+        Value::Array(
+            members
+                .iter()
+                .map(|m| Value::from(m.key.as_str()))
+                .collect(),
+        ),
+    );
+    layout.extend(found);
+    layout.insert("template".into(), json!(template.unwrap_or_default()));
+    if !differing.is_empty() {
+        layout.insert("orders".into(), Value::Object(differing));
+    }
+    layout.insert("indent".into(), Value::from(indent_of(root, text)));
+    layout.insert(
+        "ascii".into(),
+        Value::Bool(text.is_ascii() && text.contains("\\u")),
+    );
+    if let Some(list) = first_list(members, lists) {
+        let written = &text[list.start..list.end];
+        layout.insert("inline_lists".into(), Value::Bool(!written.contains('\n')));
+    }
+    layout.insert("newline".into(), Value::Bool(text.ends_with('\n')));
+    pb.set_layout(LAYOUT_KEY, Value::Object(layout));
 }
 
 fn shape(span: Span, message: impl Into<String>) -> Diagnostic {
@@ -188,89 +289,168 @@ fn unknown_key(m: &Member, pb: &mut Playbook, diags: &mut Vec<Diagnostic>) {
     pb.extra.insert(m.key.to_string(), m.value.to_value());
 }
 
-fn skills(
-    node: &Node,
-    era: &str,
-    pb: &mut Playbook,
-    orders: &mut Vec<(String, Vec<String>)>,
-    diags: &mut Vec<Diagnostic>,
-) {
-    let Some(items) = node.members() else {
-        diags.push(shape(
-            node.span,
-            format!("`{era}` is an object of skill IDs to skills"),
-        ));
-        return;
+/// The era the file is in: `skills`, or the `bullets` of releases before
+/// 0.7 when there is no `skills`.
+pub(crate) fn era_of(root: &Node) -> &'static str {
+    if root.get("skills").is_none() && root.get("bullets").is_some() {
+        "bullets"
+    } else {
+        "skills"
+    }
+}
+
+/// The key order of a skill: the template is the first skill's that is an
+/// object, and only skills that differ from it keep their own.
+pub(crate) fn key_order(skill: &Node) -> Option<Vec<String>> {
+    skill
+        .members()
+        .map(|fields| fields.iter().map(|f| f.key.to_string()).collect())
+}
+
+/// The skills of the era's object as the stream read them, and the key
+/// order of the first (an object: the stream reads no other way).
+pub(crate) struct Skills {
+    pub(crate) reads: Vec<SkillRead>,
+    pub(crate) template: Option<Vec<String>>,
+}
+
+/// A skill's value read on its own: all of it but what needs its key (its
+/// ID), which [`settle`] adds. The streamed read makes these on any
+/// thread.
+pub(crate) struct SkillRead {
+    /// The entry, its ID still empty; `None` if the skill is not an
+    /// object.
+    entry: Option<Entry>,
+    /// Where its text is, which its findings point at (else its key).
+    content_at: Option<Span>,
+    /// The `id` field: its string, if it is one, and where it is.
+    id_field: Option<(Option<String>, Span)>,
+    /// Where an object without `content` opens.
+    no_content: Option<Span>,
+    /// Its key order, where it is not the template's, as the layout
+    /// holds it.
+    order: Option<Value>,
+    /// The first list of scalars in it.
+    pub(crate) list: Option<Span>,
+    diags: Vec<Diagnostic>,
+}
+
+impl SkillRead {
+    pub(crate) fn diags_mut(&mut self) -> &mut Vec<Diagnostic> {
+        &mut self.diags
+    }
+}
+
+/// Reads skill `node`; `template`: the key order to keep its own against,
+/// if key orders are kept.
+pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead {
+    let mut read = SkillRead {
+        entry: None,
+        content_at: None,
+        id_field: None,
+        no_content: None,
+        order: None,
+        list: first_scalar_list(node).map(|l| l.span),
+        diags: Vec::new(),
     };
-    for m in items {
-        let Some(fields) = m.value.members() else {
-            diags.push(shape(m.value.span, "a skill is an object"));
+    let diags = &mut read.diags;
+    let Some(fields) = node.members() else {
+        diags.push(shape(node.span, "a skill is an object"));
+        return read;
+    };
+    let mut e = Entry::new(String::new(), "");
+    read.content_at = fields
+        .iter()
+        .find(|f| f.key == "content" && f.value.as_str().is_some())
+        .map(|f| f.value.span);
+    if let Some(t) = template {
+        let same = t.len() == fields.len() && t.iter().zip(fields).all(|(k, f)| *k == f.key);
+        if !same {
+            read.order = Some(fields.iter().map(|f| Value::from(f.key.as_str())).collect());
+        }
+    }
+    let mut has_content = false;
+    for f in fields {
+        let v = &f.value;
+        if matches!(v.kind, Kind::Null) && crate::SKILL_KEYS.contains(&f.key.as_str()) {
+            // Absent in the model; the key order writes the null back.
             continue;
-        };
-        let mut e = Entry::new(m.key.as_str(), "");
-        // Findings point at the skill's text, else its key.
-        let text = fields
-            .iter()
-            .find(|f| f.key == "content" && f.value.as_str().is_some());
-        e.origin = Origin::from(text.map_or(m.key_span, |f| f.value.span));
-        let mut order = Vec::with_capacity(fields.len());
-        let mut has_content = false;
-        for f in fields {
-            order.push(f.key.to_string());
-            let v = &f.value;
-            if matches!(v.kind, Kind::Null) && crate::SKILL_KEYS.contains(&f.key.as_str()) {
-                // Absent in the model; the key order writes the null back.
-                continue;
+        }
+        // A value of the wrong type is reported and kept under its key,
+        // which the writer gives back as it was.
+        let kept = match f.key.as_str() {
+            "id" => {
+                read.id_field = Some((v.as_str().map(str::to_owned), v.span));
+                true
             }
-            // A value of the wrong type is reported and kept under its key,
-            // which the writer gives back as it was.
-            let kept = match f.key.as_str() {
-                "id" => {
-                    if v.as_str() != Some(m.key.as_str()) {
-                        let mut d = shape(
-                            v.span,
-                            format!(
-                                "the skill's `id` is not its key `{}`; the framework looks skills up by key, and a rewrite writes the key for both",
-                                m.key
-                            ),
-                        );
-                        d.severity = Severity::Warning;
-                        diags.push(d);
-                    }
+            "section" => set(&mut e.section, string(v, "section", diags)),
+            "content" => match string(v, "content", diags) {
+                Some(s) => {
+                    e.content = s;
+                    has_content = true;
                     true
                 }
-                "section" => set(&mut e.section, string(v, "section", diags)),
-                "content" => match string(v, "content", diags) {
-                    Some(s) => {
-                        e.content = s;
-                        has_content = true;
-                        true
-                    }
-                    None => false,
-                },
-                "helpful" => set(&mut e.helpful, counter(v, "helpful", diags)),
-                "harmful" => set(&mut e.harmful, counter(v, "harmful", diags)),
-                "neutral" => set(&mut e.neutral, counter(v, "neutral", diags)),
-                "created_at" => set(&mut e.created_at, string(v, "created_at", diags)),
-                "updated_at" => set(&mut e.updated_at, string(v, "updated_at", diags)),
-                "status" => set(&mut e.status, string(v, "status", diags).map(Status::from)),
-                "evidence" => set(
-                    &mut e.evidence,
-                    v.as_str().map(|s| vec![Evidence::Text(s.to_owned())]),
-                ),
-                _ => false,
-            };
-            if !kept {
-                e.extra.insert(f.key.to_string(), v.to_value());
+                None => false,
+            },
+            "helpful" => set(&mut e.helpful, counter(v, "helpful", diags)),
+            "harmful" => set(&mut e.harmful, counter(v, "harmful", diags)),
+            "neutral" => set(&mut e.neutral, counter(v, "neutral", diags)),
+            "created_at" => set(&mut e.created_at, string(v, "created_at", diags)),
+            "updated_at" => set(&mut e.updated_at, string(v, "updated_at", diags)),
+            "status" => set(&mut e.status, string(v, "status", diags).map(Status::from)),
+            "evidence" => set(
+                &mut e.evidence,
+                v.as_str().map(|s| vec![Evidence::Text(s.to_owned())]),
+            ),
+            _ => false,
+        };
+        if !kept {
+            e.extra.insert(f.key.to_string(), v.to_value());
+        }
+    }
+    if !has_content && !e.extra.contains_key("content") {
+        read.no_content = Some(Span::new(node.span.start, node.span.start + 1));
+    }
+    read.entry = Some(e);
+    read
+}
+
+/// The skills of one era object: each read given its key (`items`, in
+/// order with `reads`), and the key orders that differ from the template.
+fn settle(
+    items: &[Member],
+    reads: Vec<SkillRead>,
+    pb: &mut Playbook,
+    differing: &mut Map<String, Value>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    pb.entries.reserve(reads.len());
+    for (m, read) in items.iter().zip(reads) {
+        let key = m.key.as_str();
+        diags.extend(read.diags);
+        let Some(mut e) = read.entry else {
+            continue;
+        };
+        e.id = key.to_owned();
+        e.origin = Origin::from(read.content_at.unwrap_or(m.key_span));
+        if let Some((id, span)) = read.id_field {
+            if id.as_deref() != Some(key) {
+                let mut d = shape(
+                    span,
+                    format!(
+                        "the skill's `id` is not its key `{key}`; the framework looks skills up by key, and a rewrite writes the key for both"
+                    ),
+                );
+                d.severity = Severity::Warning;
+                diags.push(d);
             }
         }
-        if !has_content && !e.extra.contains_key("content") {
-            diags.push(shape(
-                Span::new(m.value.span.start, m.value.span.start + 1),
-                format!("skill `{}` has no `content`", m.key),
-            ));
+        if let Some(at) = read.no_content {
+            diags.push(shape(at, format!("skill `{key}` has no `content`")));
         }
-        orders.push((e.id.clone(), order));
+        if let Some(order) = read.order {
+            differing.insert(key.to_owned(), order);
+        }
         pb.entries.push(e);
     }
 }
@@ -324,6 +504,52 @@ fn listed_pairs(index: &Node) -> HashSet<(&str, &str)> {
                 .filter_map(move |id| Some((s.key.as_str(), id.as_str()?)))
         })
         .collect()
+}
+
+/// Whether `index` is the index a rewrite derives from the skills
+/// ([`crate::write::derived_index`]), compared as JSON values are: the
+/// sections in any order, each listing the IDs of its skills in their
+/// order, no section without skills. Found without building either value,
+/// which for 100,000 skills took longer than reading them.
+fn is_derived(index: &Node, pb: &Playbook) -> bool {
+    let Some(sections) = index.members() else {
+        return false;
+    };
+    if ace_jsonspan::repeats_a_key(sections) {
+        // The last of a repeated key is the value: compared as values.
+        return index.to_value() == crate::write::derived_index(pb);
+    }
+    // Each section's list, and how far the skills have matched it.
+    let mut lists: HashMap<&str, (&[Node], usize)> = sections
+        .iter()
+        .map(|s| (s.key.as_str(), (s.value.as_array().unwrap_or(&[]), 0)))
+        .collect();
+    if sections
+        .iter()
+        .any(|s| !matches!(s.value.as_array(), Some([_, ..])))
+    {
+        return false;
+    }
+    let mut last: Option<(&str, &mut (&[Node], usize))> = None;
+    for e in &pb.entries {
+        let Some(section) = e.section.as_deref() else {
+            continue;
+        };
+        let slot = match last.take() {
+            Some((name, slot)) if name == section => slot,
+            _ => match lists.get_mut(section) {
+                Some(slot) => slot,
+                None => return false,
+            },
+        };
+        let (list, at) = slot;
+        if list.get(*at).and_then(Node::as_str) != Some(e.id.as_str()) {
+            return false;
+        }
+        *at += 1;
+        last = Some((section, slot));
+    }
+    lists.values().all(|(list, at)| *at == list.len())
 }
 
 /// Whether the index lists skill `e` under its section (a skill without
@@ -425,6 +651,19 @@ pub(crate) fn id_number(id: &str) -> Option<i64> {
         .flatten()
 }
 
+/// The first list of scalars in the root's members, as
+/// [`first_scalar_list`] finds it, taking that of the era objects (whose
+/// values a streamed tree does not hold) from their skills' reads.
+fn first_list(members: &[Member], lists: &[(usize, Option<Span>)]) -> Option<Span> {
+    members
+        .iter()
+        .enumerate()
+        .find_map(|(at, m)| match lists.iter().find(|(i, _)| *i == at) {
+            Some((_, list)) => *list,
+            None => first_scalar_list(&m.value).map(|l| l.span),
+        })
+}
+
 /// The first non-empty list of scalars, depth first: how the file writes
 /// such lists (the index's ID lists, most often).
 fn first_scalar_list(node: &Node) -> Option<&Node> {
@@ -488,6 +727,66 @@ mod tests {
         assert_eq!(id_number("reasoning_patterns-00007"), Some(7));
         assert_eq!(id_number("a-b"), None);
         assert_eq!(id_number("plain"), None);
+    }
+
+    proptest::proptest! {
+        /// The index is found derived exactly when it equals, as a JSON
+        /// value, the one a rewrite derives.
+        #[test]
+        fn an_index_is_derived_when_its_value_is(
+            skills in proptest::collection::vec(("[abcd]", proptest::option::of("[st]")), 0..6),
+            index in proptest::collection::vec(
+                ("[stu]", proptest::option::of(proptest::collection::vec("[abcd1]", 0..4))),
+                0..4,
+            ),
+        ) {
+            let mut pb = Playbook::default();
+            for (id, section) in &skills {
+                let mut e = Entry::new(id.as_str(), "x");
+                e.section = section.clone();
+                pb.entries.push(e);
+            }
+            let members: Vec<String> = index
+                .iter()
+                .map(|(key, list)| {
+                    let value = match list {
+                        Some(ids) => {
+                            let items: Vec<String> = ids
+                                .iter()
+                                .map(|i| if i == "1" { "1".to_owned() } else { format!("{i:?}") })
+                                .collect();
+                            format!("[{}]", items.join(", "))
+                        }
+                        None => "7".to_owned(),
+                    };
+                    format!("{key:?}: {value}")
+                })
+                .collect();
+            let text = format!("{{{}}}", members.join(", "));
+            let node = ace_jsonspan::parse(&text).unwrap().root;
+            let by_value = node.to_value() == crate::write::derived_index(&pb);
+            proptest::prop_assert_eq!(is_derived(&node, &pb), by_value, "{}", text);
+        }
+    }
+
+    #[test]
+    fn an_index_in_another_section_order_is_derived() {
+        let mut pb = Playbook::default();
+        for (id, section) in [("a", "s"), ("b", "t"), ("c", "s")] {
+            let mut e = Entry::new(id, "x");
+            e.section = Some(section.into());
+            pb.entries.push(e);
+        }
+        let cases = [
+            (r#"{"t": ["b"], "s": ["a", "c"]}"#, true),
+            (r#"{"s": ["c", "a"], "t": ["b"]}"#, false),
+            (r#"{"s": ["a", "c"], "t": ["b"], "u": []}"#, false),
+            (r#"{"s": ["a"], "t": ["b"], "s": ["a", "c"]}"#, true),
+        ];
+        for (text, derived) in cases {
+            let node = ace_jsonspan::parse(text).unwrap().root;
+            assert_eq!(is_derived(&node, &pb), derived, "{text}");
+        }
     }
 
     #[test]

@@ -116,9 +116,19 @@ fn format_of(source: &Source, named: Option<&str>) -> Result<Format, Stop> {
 }
 
 /// The playbook `source` holds, as ace-convert reads it: an error-level
-/// finding stops it.
-fn read_playbook(source: &Source, format: Format) -> Result<ace_model::Playbook, Stop> {
-    match ace_io::convert::read_playbook(source, format) {
+/// finding stops it. `layout`: keep the layout a rewrite in `format`
+/// keeps the file's shape by.
+fn read_playbook(
+    source: &Source,
+    format: Format,
+    layout: bool,
+) -> Result<ace_model::Playbook, Stop> {
+    let read = if layout {
+        ace_io::convert::read_playbook(source, format)
+    } else {
+        ace_io::convert::read_data(source, format)
+    };
+    match read {
         Ok(pb) => Ok(pb),
         Err(ace_io::convert::Stop::Findings {
             companion,
@@ -169,11 +179,26 @@ fn convert(
         let source = source(text, filename);
         let to = format_named(to)?;
         let from = format_of(&source, from_format)?;
-        let pb = read_playbook(&source, from)?;
+        // The file's layout only for a rewrite in its own format.
+        let pb = read_playbook(&source, from, from == to)?;
         let written = ace_io::write_with(to, &pb, &write_ctx()?);
         Ok((written.text, loss_lines(&written.losses, to.name())))
     })
     .map_err(|s| s.raise(py))
+}
+
+/// Frees a large playbook on a thread of its own, while Python goes on
+/// to decode what was read from it: a tenth of a large read's time, off
+/// its path. A small one is freed here.
+fn drop_aside(pb: ace_model::Playbook) {
+    if pb.entries.len() >= 10_000 {
+        let spawned = std::thread::Builder::new()
+            .name("ace-tools drop".into())
+            .spawn(move || drop(pb));
+        // With no thread to be had, `spawn` drops the closure, and the
+        // playbook with it, here.
+        drop(spawned);
+    }
 }
 
 /// The canonical JSON of the playbook in `text`: what `--to json` writes,
@@ -192,9 +217,10 @@ fn read_json(
     py.detach(|| -> Result<String, Stop> {
         let source = source(text, filename);
         let from = format_of(&source, format)?;
-        let pb = read_playbook(&source, from)?;
-        let json = serde_json::to_string(&ace_json::document(&pb));
-        json.map_err(|e| Stop::plain(e.to_string()))
+        let pb = read_playbook(&source, from, false)?;
+        let json = ace_json::to_compact_string(&pb);
+        drop_aside(pb);
+        Ok(json)
     })
     .map_err(|s| s.raise(py))
 }
@@ -205,7 +231,7 @@ fn read_json(
 fn write(py: Python<'_>, model: String, to: &str) -> PyResult<(String, Vec<String>)> {
     py.detach(|| -> Result<(String, Vec<String>), Stop> {
         let source = source(model, Some("<model>".into()));
-        let pb = read_playbook(&source, format_named("json")?)?;
+        let pb = read_playbook(&source, format_named("json")?, false)?;
         let to = format_named(to)?;
         let written = ace_io::write_with(to, &pb, &write_ctx()?);
         Ok((written.text, loss_lines(&written.losses, to.name())))
@@ -277,7 +303,7 @@ fn apply(
     py.detach(|| -> Result<(String, String), Stop> {
         let source = source(text, filename);
         let format = format_of(&source, format)?;
-        let mut pb = read_playbook(&source, format)?;
+        let mut pb = read_playbook(&source, format, true)?;
         if let Some(n) = now
             .as_deref()
             .filter(|n| ace_model::time::shape(n) != ace_model::time::Shape::DateTime)

@@ -78,6 +78,15 @@ pub trait ItemSink {
     /// Whether to take the items of the array at `path` (the keys from the
     /// root). A taken array stays in the tree, empty, with its span.
     fn wants(&mut self, path: &[&str]) -> bool;
+    /// Whether to take the member values of the object at `path`, as the
+    /// items of an array are taken: item `i` is the value of member `i`.
+    /// A taken object stays in the tree with every member's key, each
+    /// value a `null` spanning the value's text, so that the keys are
+    /// checked and looked up as before. By default no object is taken.
+    fn wants_members(&mut self, path: &[&str]) -> bool {
+        let _ = path;
+        false
+    }
     /// An item of the taken array, in order. Duplicate keys inside it are
     /// the sink's to report ([`duplicate_keys`]).
     fn item(&mut self, index: usize, node: Node);
@@ -313,6 +322,16 @@ impl<'s> SinkPath<'s> {
             self.sink.as_mut().is_some_and(|s| s.wants(&path))
         };
         (taken, self.enter_unkeyed())
+    }
+
+    /// At the start of an object: whether the sink takes its member
+    /// values. Nothing inside a taken value is offered; a member of an
+    /// object not taken is entered with [`SinkPath::enter_key`] as before.
+    pub fn members_taken(&mut self) -> bool {
+        self.on_path && {
+            let path: Vec<&str> = self.keys.iter().map(String::as_str).collect();
+            self.sink.as_mut().is_some_and(|s| s.wants_members(&path))
+        }
     }
 
     /// Before a value reached other than through a key (an array's item,
@@ -825,6 +844,87 @@ mod tests {
             doc.root.get("plan").unwrap().get("list"),
             untaken.root.get("plan").unwrap().get("list")
         );
+    }
+
+    /// Takes the member values of the objects at `skills`, as nodes or
+    /// (where offered) as text, parsed at once.
+    struct MemberTaker<'t> {
+        text: &'t str,
+        as_text: bool,
+        parser: Option<std::sync::Arc<dyn ItemParser>>,
+        items: Vec<(usize, Option<Value>, bool)>,
+    }
+
+    impl ItemSink for MemberTaker<'_> {
+        fn wants(&mut self, _: &[&str]) -> bool {
+            false
+        }
+        fn wants_members(&mut self, path: &[&str]) -> bool {
+            path == ["skills"]
+        }
+        fn item(&mut self, index: usize, node: Node) {
+            self.items.push((index, Some(node.to_value()), false));
+        }
+        fn text_items(&mut self, parser: std::sync::Arc<dyn ItemParser>) -> bool {
+            self.parser = Some(parser);
+            self.as_text
+        }
+        fn item_text(&mut self, index: usize, span: Span) {
+            let node = self
+                .parser
+                .as_ref()
+                .expect("offered first")
+                .start(self.text)(span);
+            self.items.push((index, node.map(|n| n.to_value()), true));
+        }
+    }
+
+    /// A taken object keeps its keys, each value a null with the value's
+    /// span; the values go to the sink in order, nothing inside them is
+    /// offered, and a key repeated among the members is still reported.
+    #[test]
+    fn a_sink_takes_the_member_values_of_the_objects_it_wants() {
+        let text =
+            r#"{"skills": {"a": {"x": [1], "x": 2}, "b": "s", "a": [3]}, "other": {"k": {}}}"#;
+        let untaken = parse(text).unwrap();
+        for as_text in [false, true] {
+            let mut t = MemberTaker {
+                text,
+                as_text,
+                parser: None,
+                items: Vec::new(),
+            };
+            let doc = parse_with(text, &mut t).unwrap();
+            let got: Vec<_> = t.items.iter().map(|(i, v, _)| (*i, v.clone())).collect();
+            assert_eq!(
+                got,
+                [
+                    (0, Some(serde_json::json!({"x": 2}))),
+                    (1, Some(serde_json::json!("s"))),
+                    (2, Some(serde_json::json!([3]))),
+                ]
+            );
+            let by_text: Vec<bool> = t.items.iter().map(|(_, _, b)| *b).collect();
+            assert_eq!(by_text, [as_text, false, as_text]);
+            let skills = doc.root.get("skills").unwrap();
+            let whole = untaken.root.get("skills").unwrap();
+            assert_eq!(skills.span, whole.span);
+            let (kept, all) = (skills.members().unwrap(), whole.members().unwrap());
+            assert_eq!(kept.len(), all.len());
+            for (k, w) in kept.iter().zip(all) {
+                assert_eq!(
+                    (&k.key, k.key_span, k.value.span),
+                    (&w.key, w.key_span, w.value.span)
+                );
+                assert_eq!(k.value.kind, Kind::Null);
+            }
+            assert_eq!(doc.root.get("other"), untaken.root.get("other"));
+            // The repeated skill is reported; the key repeated inside a
+            // taken value is the sink's to report.
+            let codes: Vec<Span> = doc.diagnostics.iter().map(|d| d.span).collect();
+            assert_eq!(codes, [kept[0].key_span]);
+            assert_eq!(untaken.diagnostics.len(), 2);
+        }
     }
 
     proptest::proptest! {

@@ -174,10 +174,16 @@ impl<'a, 's> Parser<'a, 's> {
         self.pos += 1;
         let unterminated = |p: &Self| p.err(start, start + 1, "unterminated object");
         let mut members = Vec::new();
+        let taken = self.sink.members_taken();
+        let depth = self.depth;
+        let as_text = self
+            .sink
+            .text_items(taken, || std::sync::Arc::new(JsonItems { depth }));
         self.skip_ws()?;
         if self.peek() == Some(b'}') {
             self.pos += 1;
         } else {
+            let mut index = 0;
             loop {
                 let (key, key_span) = match self.peek() {
                     Some(b'"') => self.key()?,
@@ -206,9 +212,15 @@ impl<'a, 's> Parser<'a, 's> {
                 if self.peek().is_none() {
                     return Err(unterminated(self));
                 }
-                let entered = self.sink.enter_key(&key);
-                let value = self.value()?;
-                self.sink.leave(entered);
+                let value = if taken {
+                    self.taken_member(index, as_text)?
+                } else {
+                    let entered = self.sink.enter_key(&key);
+                    let value = self.value()?;
+                    self.sink.leave(entered);
+                    value
+                };
+                index += 1;
                 let value_end = self.pos;
                 members.push(Member {
                     key,
@@ -224,6 +236,33 @@ impl<'a, 's> Parser<'a, 's> {
         Ok(Node {
             span: Span::new(start, self.pos),
             kind: Kind::Object(members),
+        })
+    }
+
+    /// The value of member `index` of a taken object, handed to the sink
+    /// (as text, if `as_text` and it can be delimited without parsing):
+    /// what stays in the tree is a `null` with its span.
+    fn taken_member(&mut self, index: usize, as_text: bool) -> Result<Node> {
+        let start = self.pos;
+        if as_text {
+            if let Some(end) = self.skim() {
+                self.sink.item_text(index, Span::new(start, end));
+                self.pos = end;
+                return Ok(Node {
+                    span: Span::new(start, end),
+                    kind: Kind::Null,
+                });
+            }
+        }
+        let entered = self.sink.enter_unkeyed();
+        let value = self.value()?;
+        self.sink.leave(entered);
+        let span = value.span;
+        let kept = self.sink.item(true, index, value);
+        debug_assert!(kept.is_none(), "a taken object's values go to its sink");
+        Ok(Node {
+            span,
+            kind: Kind::Null,
         })
     }
 

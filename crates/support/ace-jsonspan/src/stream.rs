@@ -1,5 +1,6 @@
-//! Reading the items of one array while the document is parsed, on every
-//! core: what the skill and vAgenda readers stand on.
+//! Reading the items of one array (or the member values of one object)
+//! while the document is parsed, on every core: what the skill, vAgenda
+//! and skillbook readers stand on.
 //!
 //! A [`Plan`] says which array to take and makes, at its first item, the
 //! [`ReadItems`] that reads its items. The items go to the reader in runs
@@ -41,6 +42,12 @@ pub trait Plan<'e> {
     type Take: TakeItems<<Self::Read as ReadItems>::Run>;
     /// Whether to take the array at `path` (the keys from the root).
     fn wants(&mut self, path: &[&str]) -> bool;
+    /// Whether to take the member values of the object at `path`, as the
+    /// items of an array ([`ItemSink::wants_members`]).
+    fn wants_members(&mut self, path: &[&str]) -> bool {
+        let _ = path;
+        false
+    }
     /// The reader of the first taken array, made at its first item, which
     /// `parse` (when the item came as text) may parse here to learn what
     /// the reader needs; `take` learns it too.
@@ -57,7 +64,7 @@ pub struct Streamed<P, T> {
     pub plan: P,
     /// Every item of the first taken array, read and taken.
     pub take: T,
-    /// How many arrays the plan took.
+    /// How many arrays (and objects) the plan took.
     pub arrays: usize,
     /// Some item came as text: if the document does not parse, the first
     /// error may be in an item read on another thread, and only a parse
@@ -189,6 +196,12 @@ impl<'e, P: Plan<'e>> Sink<'_, 'e, P> {
 impl<'e, P: Plan<'e>> ItemSink for Sink<'_, 'e, P> {
     fn wants(&mut self, path: &[&str]) -> bool {
         let wanted = self.plan.wants(path);
+        self.arrays += usize::from(wanted);
+        wanted
+    }
+
+    fn wants_members(&mut self, path: &[&str]) -> bool {
+        let wanted = self.plan.wants_members(path);
         self.arrays += usize::from(wanted);
         wanted
     }
