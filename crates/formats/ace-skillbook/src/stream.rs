@@ -32,7 +32,11 @@ pub(crate) fn read(
         taken: None,
         orders,
     };
-    let (doc, streamed) = read_items(text, true, plan, Taker::default(), |sink| {
+    let take = Taker {
+        text_len: text.len(),
+        ..Taker::default()
+    };
+    let (doc, streamed) = read_items(text, true, plan, take, |sink| {
         ace_jsonspan::parse_with(text, sink)
     });
     let doc = match doc {
@@ -153,13 +157,18 @@ impl ReadItems for ReadSkills {
 
 #[derive(Default)]
 struct Taker {
+    text_len: usize,
     reads: Vec<SkillRead>,
     template: Option<Vec<String>>,
     broken: bool,
 }
 
 impl TakeItems<Run> for Taker {
-    fn take(&mut self, run: Run, _: usize) {
+    fn take(&mut self, run: Run, spanned: usize) {
+        if self.reads.is_empty() {
+            let room = ace_exec::par::room_for_rest(run.reads.len(), spanned, self.text_len);
+            self.reads.reserve(room);
+        }
         self.broken |= run.broken;
         self.reads.extend(run.reads);
     }
