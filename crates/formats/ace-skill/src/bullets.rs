@@ -900,32 +900,14 @@ mod tests {
         }
     }
 
-    fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = e.expect("a directory entry").path();
-            if path.is_dir() {
-                json_files(&path, out);
-            } else if path.extension().is_some_and(|x| x == "json") {
-                out.push(path);
-            }
-        }
-    }
-
     fn fixture_files(under: &str) -> Vec<std::path::PathBuf> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures");
-        let mut files = Vec::new();
-        json_files(&root.join(under), &mut files);
-        files
+        ace_jsonspan::testing::json_files(&root.join(under))
     }
 
     fn corpus_files() -> Vec<std::path::PathBuf> {
         let corpus = std::env::var_os("ACE_CORPUS").expect("this test needs ACE_CORPUS");
-        let mut files = Vec::new();
-        json_files(
-            &std::path::Path::new(&corpus).join("skill-json"),
-            &mut files,
-        );
-        files
+        ace_jsonspan::testing::json_files(&std::path::Path::new(&corpus).join("skill-json"))
     }
 
     /// How many of `files` the streamed read took without falling back

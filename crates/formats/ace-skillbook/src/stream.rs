@@ -264,22 +264,10 @@ mod tests {
         );
     }
 
-    fn json_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = e.expect("a directory entry").path();
-            if path.is_dir() {
-                json_files(&path, out);
-            } else if path.extension().is_some_and(|x| x == "json") {
-                out.push(path);
-            }
-        }
-    }
-
     /// How many of the JSON files under `dir` the stream settled alone;
     /// each read gives what the whole read gives.
     fn streamed_as_whole(dir: &std::path::Path) -> usize {
-        let mut files = Vec::new();
-        json_files(dir, &mut files);
+        let files = ace_jsonspan::testing::json_files(dir);
         assert!(!files.is_empty(), "no JSON under {}", dir.display());
         files
             .iter()

@@ -169,6 +169,25 @@ pub mod testing {
         (out.playbook, diags, spans)
     }
 
+    /// Every `.json` file under `dir`, depth first: the files a streamed
+    /// read is compared with the whole read on.
+    pub fn json_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            let entries = std::fs::read_dir(dir);
+            for e in entries.unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+                let path = e.expect("a directory entry").path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|x| x == "json") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(dir, &mut out);
+        out
+    }
+
     /// Takes the items of a top-level `entries` as text where offered,
     /// parsing each at once with the parser it was given: each item, its
     /// node (`None` if it did not parse alone) and whether it came as text.
