@@ -98,6 +98,40 @@ enum Slot {
     New(usize),
 }
 
+/// The old entries of a section (indices into the playbook's, in order),
+/// and for each place in that list the entry of least ID from there on:
+/// what finds the last entry whose ID sorts before a new one by bisection.
+/// A section's IDs need not be in order, and walking back from its end
+/// entry by entry took 2 s for 1,000 appends to 125,000 entries.
+#[derive(Debug, Default)]
+struct OfSection {
+    list: Vec<usize>,
+    least_from: Vec<usize>,
+}
+
+impl OfSection {
+    fn new<'a>(list: Vec<usize>, id: impl Fn(usize) -> &'a str) -> Self {
+        let mut least_from = list.clone();
+        for k in (0..list.len().saturating_sub(1)).rev() {
+            let (here, after) = (least_from[k], least_from[k + 1]);
+            if natural_cmp(id(after), id(here)).is_lt() {
+                least_from[k] = after;
+            }
+        }
+        OfSection { list, least_from }
+    }
+
+    /// The last entry whose ID sorts before `new`, with every entry live:
+    /// the least ID from a place on is before `new` up to that entry's
+    /// place and not after it.
+    fn last_less<'a>(&self, new: &str, id: impl Fn(usize) -> &'a str) -> Option<usize> {
+        let before = self
+            .least_from
+            .partition_point(|&i| natural_cmp(id(i), new).is_lt());
+        before.checked_sub(1).map(|k| self.list[k])
+    }
+}
+
 struct State<'p> {
     pb: &'p mut Playbook,
     traits: &'p Traits,
@@ -111,7 +145,10 @@ struct State<'p> {
     gone_old: Vec<bool>,
     gone_new: Vec<bool>,
     /// The old entries of each section, computed on the first addition.
-    of_section: Option<HashMap<Option<String>, Vec<usize>>>,
+    of_section: Option<HashMap<Option<String>, OfSection>>,
+    /// Whether an old entry was removed: [`OfSection::least_from`] counts
+    /// them all.
+    removed_old: bool,
     alloc: Option<Allocator>,
     applied_ids: Option<HashSet<String>>,
     sequence: Option<i64>,
@@ -275,11 +312,24 @@ impl<'p> State<'p> {
             if let Some((s, list)) = run {
                 m.entry(s.clone()).or_default().extend(list);
             }
-            self.of_section = Some(m);
+            let entries = &self.pb.entries;
+            self.of_section = Some(
+                m.into_iter()
+                    .map(|(k, list)| (k, OfSection::new(list, |i| entries[i].id.as_str())))
+                    .collect(),
+            );
         }
         let m = self.of_section.as_ref().expect("built above");
         let live = |i: &&usize| !self.gone_old[**i];
-        if let Some(list) = m.get(&e.section) {
+        if let Some(section) = m.get(&e.section) {
+            let list = &section.list;
+            if !self.removed_old {
+                let id = |i: usize| self.pb.entries[i].id.as_str();
+                return match section.last_less(&e.id, id) {
+                    Some(i) => i + 1,
+                    None => list[0],
+                };
+            }
             let mut at = None;
             for &i in list.iter().rev().filter(live) {
                 at = Some(i);
@@ -304,7 +354,7 @@ impl<'p> State<'p> {
         self.pb.sections[..pos]
             .iter()
             .rev()
-            .find_map(|s| m.get(&Some(s.key.clone()))?.iter().rev().find(live))
+            .find_map(|s| m.get(&Some(s.key.clone()))?.list.iter().rev().find(live))
             .map_or(n, |i| i + 1)
     }
 
@@ -340,6 +390,7 @@ impl<'p> State<'p> {
             Slot::Old(i) => {
                 self.save(i);
                 self.gone_old[i] = true;
+                self.removed_old = true;
             }
             Slot::New(i) => self.gone_new[i] = true,
         }
@@ -945,6 +996,7 @@ pub fn apply(
         gone_old: vec![false; n],
         gone_new: Vec::new(),
         of_section: None,
+        removed_old: false,
         alloc: None,
         applied_ids: None,
         sequence: traits.sequence,
@@ -1063,4 +1115,40 @@ fn rebuild(pb: &mut Playbook, added: Vec<(usize, Entry)>, gone_old: &[bool], gon
         entries.extend(list);
     }
     pb.entries = entries;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk back from a section's end that the bisection stands for.
+    fn walked(ids: &[String], new: &str) -> Option<usize> {
+        (0..ids.len())
+            .rev()
+            .find(|&i| natural_cmp(&ids[i], new).is_lt())
+    }
+
+    #[test]
+    fn the_last_entry_before_a_new_id_is_found_by_bisection() {
+        // IDs in no order, numbered, repeated, and new IDs before, among
+        // and after them. The list holds indices of a larger playbook.
+        let ids: Vec<String> = [
+            "str-10", "str-2", "new-7", "str-2", "a", "str-010", "zz", "str-9", "b-1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for len in 0..=ids.len() {
+            let ids = &ids[..len];
+            let list: Vec<usize> = (0..len).map(|k| 3 * k + 1).collect();
+            let id = |i: usize| ids[(i - 1) / 3].as_str();
+            let section = OfSection::new(list.clone(), id);
+            for new in [
+                "", "a", "b-0", "b-2", "new-10", "str-1", "str-2", "str-9", "str-11", "zzz",
+            ] {
+                let want = walked(ids, new).map(|k| list[k]);
+                assert_eq!(section.last_less(new, id), want, "{new} in {ids:?}");
+            }
+        }
+    }
 }
