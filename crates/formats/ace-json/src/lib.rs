@@ -96,8 +96,8 @@ pub fn to_compact_string(playbook: &Playbook) -> String {
         return serde_json::to_string(&document(playbook)).expect("the model serializes");
     }
     // Every field but the entries and `extra`, which come last in the
-    // model's order: the literal names each field, so a field added to the model
-    // is a compile error here until it is placed.
+    // model's order: the pattern names each field, so a field added to
+    // the model is a compile error here until it is placed.
     let Playbook {
         title,
         description,
@@ -128,7 +128,7 @@ pub fn to_compact_string(playbook: &Playbook) -> String {
     let mut runs: Vec<String> = Vec::new();
     ace_exec::par::map_runs(
         entries.len(),
-        |range| serde_json::to_string(&Run(&entries[range])).expect("the model serializes"),
+        |range| serde_json::to_string(&entries[range]).expect("the model serializes"),
         |run| runs.push(run),
     );
     let extra = if extra.is_empty() {
@@ -159,15 +159,6 @@ pub fn to_compact_string(playbook: &Playbook) -> String {
     }
     out.push_str("}}");
     out
-}
-
-/// A run of entries, serialized as a list.
-struct Run<'a>(&'a [ace_model::Entry]);
-
-impl Serialize for Run<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0)
-    }
 }
 
 /// Reads a canonical document; any error is an `ACE000` diagnostic at the

@@ -94,7 +94,8 @@ pub(crate) fn assemble(
         ));
     }
     let mut differing = Map::new();
-    // Key orders are compared with the template only to keep them.
+    // Key orders are compared with the template only to keep them: without
+    // the layout there is none.
     let (template, mut streamed) = match streamed {
         Some(skills) => (skills.template, Some(skills.reads)),
         None if want.layout => (
@@ -124,7 +125,7 @@ pub(crate) fn assemble(
                 let reads = streamed.take().unwrap_or_else(|| {
                     items
                         .iter()
-                        .map(|s| read_skill(&s.value, template.as_deref().filter(|_| want.layout)))
+                        .map(|s| read_skill(&s.value, template.as_deref()))
                         .collect()
                 });
                 lists.push((at, reads.iter().find_map(|r| r.list)));
@@ -216,7 +217,8 @@ pub(crate) fn assemble(
             &mut pb, layout, text, root, era, template, differing, &lists,
         );
     }
-    if want.layout && rules::LAYOUT_NOT_KEPT.severity >= want.min {
+    // Wanting ACE046 implies the layout (`Want::new`).
+    if rules::LAYOUT_NOT_KEPT.severity >= want.min {
         let again = crate::write::write(&pb).text;
         if again != text {
             diags.push(layout_not_kept(text, &again));
@@ -332,13 +334,7 @@ pub(crate) struct SkillRead {
     order: Option<Value>,
     /// The first list of scalars in it.
     pub(crate) list: Option<Span>,
-    diags: Vec<Diagnostic>,
-}
-
-impl SkillRead {
-    pub(crate) fn diags_mut(&mut self) -> &mut Vec<Diagnostic> {
-        &mut self.diags
-    }
+    pub(crate) diags: Vec<Diagnostic>,
 }
 
 /// Reads skill `node`; `template`: the key order to keep its own against,

@@ -149,7 +149,7 @@ impl ReadItems for ReadSkills {
         let mut read = read_skill(node, self.orders.then_some(template));
         // Duplicate keys inside a taken value are ours to report: the
         // parse did not see them.
-        ace_jsonspan::duplicate_keys(node, read.diags_mut());
+        ace_jsonspan::duplicate_keys(node, &mut read.diags);
         run.reads.push(read);
         true
     }
