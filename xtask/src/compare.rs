@@ -1,29 +1,46 @@
 //! `cargo xtask compare OLD NEW`: whether two builds behave the same.
 //!
-//! OLD and NEW are directories holding `ace-convert` and `ace-validate`
-//! (a `target/release` of each build). Every corpus file (`$ACE_CORPUS` or
-//! `--corpus DIR`) and a generated playbook of `--entries N` (default
-//! 100,000) in every format is converted to every format by both builds,
-//! with the loss report as JSON, and to an AGENTS.md + playbook.yaml
-//! directory. Each corpus file is checked with `ace-validate --output-format
-//! json`, and each corpus folder is walked by it. A run differs when its
-//! exit status, standard output, standard error or any file it writes
-//! differs. The first differing line of each difference is printed; the
-//! exit status is 1 when anything differs.
+//! OLD and NEW are directories holding the five tools (a `target/release`
+//! of each build). Every corpus file (`$ACE_CORPUS` or `--corpus DIR`) and
+//! a generated playbook of `--entries N` (default 100,000) in every format
+//! is converted to every format by both builds, with the loss report as
+//! JSON, and to an AGENTS.md + playbook.yaml directory. Each corpus file is
+//! checked with `ace-validate --output-format json`, and each corpus folder
+//! is walked by it.
+//!
+//! The curator's tools are compared on the same inputs (`curation`):
+//! every corpus delta applied to every corpus and generated playbook; two
+//! edits of each playbook, made by OLD's `ace-apply` from generated
+//! patches, compared by `ace-diff` in each output format (whose deltas are
+//! applied back) and merged by `ace-merge`. A run differs when its exit
+//! status, standard output, standard error or any file it writes differs.
+//! The first differing line of each difference is printed; the exit status
+//! is 1 when anything differs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+pub(crate) const TOOLS: [&str; 5] = [
+    "ace-convert",
+    "ace-validate",
+    "ace-apply",
+    "ace-diff",
+    "ace-merge",
+];
+
 /// One command run by both builds, from `dir`, with `args`; `outputs` are
 /// files it writes, relative to a scratch directory of its own.
-struct Case {
-    label: String,
-    tool: &'static str,
-    args: Vec<String>,
+pub(crate) struct Case {
+    pub(crate) label: String,
+    pub(crate) tool: &'static str,
+    pub(crate) args: Vec<String>,
     /// Set: `{out}` in `args` is a fresh directory whose files are compared.
-    writes: bool,
+    pub(crate) writes: bool,
+    /// Set: the run's clock is fixed (`SOURCE_DATE_EPOCH`), for tools that
+    /// stamp what they change with the time.
+    pub(crate) clock: bool,
 }
 
 /// What one build did for one case.
@@ -61,7 +78,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
     };
     let (old, new) = (absolute(old)?, absolute(new)?);
     for dir in [&old, &new] {
-        for tool in ["ace-convert", "ace-validate"] {
+        for tool in TOOLS {
             if !dir.join(tool).is_file() {
                 return Err(format!("{}: no {tool} here; {usage}", dir.display()));
             }
@@ -77,6 +94,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
         tool: "ace-convert",
         args: vec!["--list-formats".into()],
         writes: false,
+        clock: false,
     }];
     // Directory walks: which files are recognised as ACE files.
     let mut subdirs: Vec<PathBuf> = std::fs::read_dir(&corpus)
@@ -96,6 +114,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
                 dir.display().to_string(),
             ],
             writes: false,
+            clock: false,
         });
     }
     let mut corpus_files = Vec::new();
@@ -135,6 +154,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
                     "json".into(),
                 ],
                 writes: false,
+                clock: false,
             });
         }
         // A format with a companion (AGENTS.md with its playbook.yaml) is
@@ -156,6 +176,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
                     "{out}/".into(),
                 ],
                 writes: true,
+                clock: false,
             });
         }
         if validate {
@@ -169,9 +190,18 @@ pub fn compare(args: &[String]) -> Result<(), String> {
                     path.clone(),
                 ],
                 writes: false,
+                clock: false,
             });
         }
     }
+    let derived = scratch.join("derived");
+    cases.extend(crate::curation::cases(
+        &old,
+        &corpus,
+        &corpus_files,
+        &generated,
+        &derived,
+    )?);
 
     let next = AtomicUsize::new(0);
     let differences = Mutex::new(Vec::new());
@@ -222,7 +252,10 @@ pub fn compare(args: &[String]) -> Result<(), String> {
     }
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+/// The time the curation runs stamp their changes with: 2025-12-01.
+pub(crate) const CLOCK: &str = "1764547200";
+
+pub(crate) fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
     for e in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
         let p = e.map_err(|e| e.to_string())?.path();
         if p.is_dir() {
@@ -256,14 +289,20 @@ fn run(bin: &Path, case: &Case, work: &Path) -> Result<Outcome, String> {
     std::fs::create_dir_all(work).map_err(|e| e.to_string())?;
     let out_dir = work.join("out");
     let out_str = out_dir.display().to_string();
+    if case.writes {
+        std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    }
     let args: Vec<String> = case
         .args
         .iter()
         .map(|a| a.replace("{out}", &out_str))
         .collect();
-    let output = Command::new(bin.join(case.tool))
-        .args(&args)
-        .env_remove("SOURCE_DATE_EPOCH")
+    let mut cmd = Command::new(bin.join(case.tool));
+    cmd.args(&args).env_remove("SOURCE_DATE_EPOCH");
+    if case.clock {
+        cmd.env("SOURCE_DATE_EPOCH", CLOCK);
+    }
+    let output = cmd
         .env("NO_COLOR", "1")
         .current_dir(work)
         .output()

@@ -5,6 +5,7 @@
 
 mod apply;
 mod compare;
+mod curation;
 mod scale;
 
 // The binaries' allocator, so that in-process read and write figures are
