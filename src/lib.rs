@@ -142,20 +142,7 @@ impl Color {
     }
 }
 
-/// Writes `pieces` to standard output; a reader that went away (a closed
-/// pipe, `| head`) is not an error.
-pub fn write_stdout<'a>(pieces: impl IntoIterator<Item = &'a str>) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let written = pieces
-        .into_iter()
-        .try_for_each(|s| out.write_all(s.as_bytes()))
-        .and_then(|()| out.flush());
-    match written {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
-}
+pub use ace_io::write_stdout;
 
 pub use ace_model::time::{now, rfc3339, source_date_epoch};
 

@@ -25,8 +25,14 @@ fn apply(
         .playbook;
     let mut all = Vec::new();
     for (i, text) in deltas.iter().enumerate() {
-        let (_, ds) = ace_apply::read_deltas(text, None, None, &ace_apply::ReadOptions::default())
-            .unwrap_or_else(|e| panic!("delta {i} reads: {e:?}"));
+        let (_, ds) = ace_apply::read_deltas(
+            ace_io::Registry::builtin(),
+            text,
+            None,
+            None,
+            &ace_apply::ReadOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("delta {i} reads: {e:?}"));
         all.extend(ds.into_iter().map(|d| (i, d)));
     }
     let opts = Options {
@@ -356,9 +362,14 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
     for path in &deltas {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(path).unwrap();
-        let (dialect, _) =
-            ace_apply::read_deltas(&text, Some(&name), None, &ace_apply::ReadOptions::default())
-                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let (dialect, _) = ace_apply::read_deltas(
+            ace_io::Registry::builtin(),
+            &text,
+            Some(&name),
+            None,
+            &ace_apply::ReadOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e:?}"));
         let (format, playbook): (&str, &str) = match dialect.name() {
             "skill-delta" => ("skill-json", &skill),
             "acedelta" => ("agents-md", &agents),
@@ -489,6 +500,7 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
         .expect("the pair reads")
         .playbook;
     let (_, deltas) = ace_apply::read_deltas(
+        ace_io::Registry::builtin(),
         &fixture("apply/acedelta-batch.json"),
         None,
         None,

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ace_apply::diff::diff;
-use ace_apply::{DeltaFormat, Options, Traits, WriteDeltaCtx};
-use ace_io::Format;
+use ace_apply::{Options, Traits};
+use ace_io::{DeltaDialect, Format};
 use ace_model::{normalize, Entry, Playbook, Status};
 use ace_tests::corpus_dir;
 
@@ -25,7 +25,7 @@ fn read(format: Format, text: &str) -> Playbook {
 /// check it against its dialect's schema (tests/schemas/check.py):
 /// `ACE_MIGRATION_OUT/DIALECT/`. The corpus pairs' are not saved: they
 /// carry what their own files hold against the schemas.
-fn save(dialect: DeltaFormat, format: Format, text: &str) {
+fn save(dialect: &dyn DeltaDialect, format: Format, text: &str) {
     let Some(root) = std::env::var_os("ACE_MIGRATION_OUT") else {
         return;
     };
@@ -41,28 +41,21 @@ fn round_trip(
     format: Format,
     old: &Playbook,
     new: &Playbook,
-    dialect: DeltaFormat,
+    dialect: &'static dyn DeltaDialect,
     fixture: bool,
 ) -> Option<(Playbook, Vec<String>)> {
     let d = diff(old, new);
-    let holds = |field: &str| {
-        use ace_io::capabilities::{entry_fields, Holds};
-        !matches!(entry_fields(format, &[field])[0], Some(Holds::No))
-    };
-    let ctx = WriteDeltaCtx {
-        old,
-        sections: &ace_model::mapping::SectionMap::default(),
-        now: NOW,
-        note: "ace-diff old new",
-        holds: &holds,
-    };
-    let (value, lost) = ace_apply::write_delta(&d.to_delta(), dialect, &ctx).expect("written");
+    let (value, lost) =
+        ace_apply::render::as_delta(&d, dialect, old, format, NOW, "ace-diff old new")
+            .expect("written");
     let text = serde_json::to_string_pretty(&value).unwrap();
     if fixture {
         save(dialect, format, &text);
     }
-    let (_, deltas) = ace_apply::read_deltas(&text, None, Some(dialect), &Default::default())
-        .unwrap_or_else(|e| panic!("{} reads back: {e:?}\n{text}", dialect.name()));
+    let registry = ace_io::Registry::builtin();
+    let (_, deltas) =
+        ace_apply::read_deltas(registry, &text, None, Some(dialect), &Default::default())
+            .unwrap_or_else(|e| panic!("{} reads back: {e:?}\n{text}", dialect.name()));
     let opts = Options {
         now: NOW.into(),
         ..Options::default()
@@ -97,20 +90,20 @@ fn round_trip(
 /// says of it. An AcePatch and a skill delta carry everything but the
 /// times the engine stamps; an AceDelta carries a bullet's section, text
 /// and counters alone, and no ID.
-fn seen(e: &Entry, dialect: DeltaFormat) -> Entry {
+fn seen(e: &Entry, dialect: &str) -> Entry {
     let mut e = e.clone();
     e.origin = Default::default();
     e.updated_at = None;
-    if dialect == DeltaFormat::SkillDelta {
+    if dialect == "skill-delta" {
         e.created_at = None;
     }
-    if dialect == DeltaFormat::AcePatch {
+    if dialect == "acepatch" {
         // vAgenda times carry a zone; the writer warned of those it added.
         if let Some(z) = e.created_at.as_deref().and_then(ace_model::time::with_zone) {
             e.created_at = Some(z);
         }
     }
-    if dialect == DeltaFormat::AceDelta {
+    if dialect == "acedelta" {
         let mut seen = Entry {
             section: e.section.clone(),
             content: normalize::normalize(&e.content),
@@ -135,13 +128,7 @@ fn key(e: &Entry) -> (String, String, String) {
 /// NEW's entries against the applied ones, as `dialect` sees them. An
 /// entry NEW lacks that the dialect could only deprecate (`removed`) is
 /// not counted: the writer warned of it.
-fn assert_same(
-    applied: &Playbook,
-    new: &Playbook,
-    dialect: DeltaFormat,
-    what: &str,
-    lost: &[String],
-) {
+fn assert_same(applied: &Playbook, new: &Playbook, dialect: &str, what: &str, lost: &[String]) {
     let mut a: Vec<Entry> = applied
         .entries
         .iter()
@@ -152,7 +139,7 @@ fn assert_same(
         .map(|e| seen(e, dialect))
         .collect();
     let mut b: Vec<Entry> = new.entries.iter().map(|e| seen(e, dialect)).collect();
-    if dialect == DeltaFormat::AcePatch {
+    if dialect == "acepatch" {
         // Every AcePatch entry has a kind: one NEW lacks, the writer
         // warned of giving.
         let kindless: std::collections::HashSet<&str> = new
@@ -167,7 +154,7 @@ fn assert_same(
             }
         }
     }
-    if dialect == DeltaFormat::AceDelta {
+    if dialect == "acedelta" {
         // The curator keeps one bullet of a section and text; ace_beads'
         // own files repeat some, which the writer warned of.
         let mut keys = std::collections::HashSet::new();
@@ -185,7 +172,7 @@ fn assert_same(
             .collect();
         panic!(
             "{what} via {}: {} entries applied, {} in NEW; first differences:\n{}\nwarnings: {lost:?}",
-            dialect.name(),
+            dialect,
             a.len(),
             b.len(),
             diffs.join("\n")
@@ -196,12 +183,14 @@ fn assert_same(
 /// Every dialect that can name `format`'s entries: an AcePatch any
 /// format's (by ID); a skill delta a skill playbook's (its IDs are the
 /// skill's); an AceDelta an AGENTS.md's (its sections are ace_beads').
-fn dialects(format: Format) -> Vec<DeltaFormat> {
-    match format.name() {
-        "skill-json" => vec![DeltaFormat::AcePatch, DeltaFormat::SkillDelta],
-        "agents-md" => vec![DeltaFormat::AcePatch, DeltaFormat::AceDelta],
-        _ => vec![DeltaFormat::AcePatch],
-    }
+fn dialects(format: Format) -> Vec<&'static dyn DeltaDialect> {
+    let names: &[&str] = match format.name() {
+        "skill-json" => &["acepatch", "skill-delta"],
+        "agents-md" => &["acepatch", "acedelta"],
+        _ => &["acepatch"],
+    };
+    let registry = ace_io::Registry::builtin();
+    names.iter().map(|n| registry.dialect(n).unwrap()).collect()
 }
 
 /// How many dialects gave NEW's entries, and how many were refused as
@@ -231,7 +220,7 @@ fn check_texts(
     for dialect in dialects(format) {
         match round_trip(format, &old, &new, dialect, fixture) {
             Some((applied, lost)) => {
-                assert_same(&applied, &new, dialect, what, &lost);
+                assert_same(&applied, &new, dialect.name(), what, &lost);
                 n.0 += 1;
             }
             None => n.1 += 1,

@@ -17,10 +17,12 @@ from _ace_tools import AceError
 
 __all__ = [
     "AceError",
+    "DIALECTS",
     "FORMATS",
     "LossWarning",
     "apply",
     "convert",
+    "find_config",
     "read",
     "validate",
     "write",
@@ -30,6 +32,9 @@ __version__: str = _native.__version__
 
 #: The format names ``to=``, ``from_format=`` and ``format=`` take.
 FORMATS: Tuple[str, ...] = tuple(_native.formats())
+
+#: The delta dialect names ``delta_format=`` takes.
+DIALECTS: Tuple[str, ...] = tuple(_native.dialects())
 
 
 class LossWarning(UserWarning):
@@ -95,17 +100,65 @@ def validate(
     return json.loads(_native.validate(text, format, filename, config))
 
 
+def find_config(start: str = ".") -> Optional[str]:
+    """The nearest ``ace.toml`` in ``start`` or a folder above it, as the
+    command-line tools look for it; ``None`` when there is none. Pass it as
+    ``config=`` to :func:`apply` or :func:`validate`, which never look for
+    one on their own."""
+    found = _native.find_config(start)
+    return None if found is None else str(found)
+
+
 def apply(
     playbook_text: str,
     deltas: Iterable[str],
     *,
     format: Optional[str] = None,
     now: Optional[str] = None,
-) -> Tuple[str, Dict[str, Any]]:
+    filename: Optional[str] = None,
+    companion: Optional[str] = None,
+    config: Optional[str] = None,
+    min_confidence: Optional[float] = None,
+    min_evidence: Optional[int] = None,
+    delta_format: Optional[str] = None,
+    compat: Optional[str] = None,
+    append_only: bool = False,
+    prune: bool = False,
+    write_scope: Optional[Iterable[str]] = None,
+    strict: bool = False,
+) -> Any:
     """``deltas`` (texts of any delta dialect) applied to the playbook, as
     ``ace-apply`` applies them: the new text, and the curator's report
-    ``{"accepted": [...], "rejected": [{"id", "reason", "message"}]}``.
+    ``{"accepted": [...], "rejected": [{"id", "reason", "message"}]}``;
+    with ``companion`` (an AGENTS.md's ``playbook.yaml`` text), the new
+    companion text as a third item.
+
     Each delta is applied whole or refused; ``now`` (RFC 3339) is the time
-    stamped on what changes, else ``SOURCE_DATE_EPOCH``, else the clock."""
-    out, report = _native.apply(playbook_text, list(deltas), format, now)
-    return out, json.loads(report)
+    stamped on what changes, else ``SOURCE_DATE_EPOCH``, else the clock.
+    ``config`` is an ``ace.toml`` whose thresholds and write scope apply
+    (none is looked for: see :func:`find_config`); ``min_confidence`` and
+    ``min_evidence`` override its thresholds, ``write_scope`` its globs,
+    which ``filename`` must fall within. ``delta_format``, ``compat``,
+    ``append_only``, ``prune`` and ``strict`` are ace-apply's options of
+    the same names; ``strict`` raises :class:`AceError` if any delta is
+    refused."""
+    out, new_companion, report = _native.apply(
+        playbook_text,
+        list(deltas),
+        format,
+        now,
+        filename,
+        companion,
+        config,
+        min_confidence,
+        min_evidence,
+        delta_format,
+        compat,
+        append_only,
+        prune,
+        None if write_scope is None else list(write_scope),
+        strict,
+    )
+    if companion is None:
+        return out, json.loads(report)
+    return out, json.loads(report), new_companion

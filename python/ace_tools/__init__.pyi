@@ -1,11 +1,13 @@
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple, overload
 
 __all__ = [
     "AceError",
+    "DIALECTS",
     "FORMATS",
     "LossWarning",
     "apply",
     "convert",
+    "find_config",
     "read",
     "validate",
     "write",
@@ -13,6 +15,7 @@ __all__ = [
 
 __version__: str
 FORMATS: Tuple[str, ...]
+DIALECTS: Tuple[str, ...]
 
 class AceError(ValueError):
     """Input that cannot be read, converted or applied."""
@@ -39,10 +42,42 @@ def validate(
     filename: Optional[str] = ...,
     config: Optional[str] = ...,
 ) -> List[Dict[str, Any]]: ...
+def find_config(start: str = ...) -> Optional[str]: ...
+@overload
 def apply(
     playbook_text: str,
     deltas: Iterable[str],
     *,
     format: Optional[str] = ...,
     now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    companion: None = ...,
+    config: Optional[str] = ...,
+    min_confidence: Optional[float] = ...,
+    min_evidence: Optional[int] = ...,
+    delta_format: Optional[str] = ...,
+    compat: Optional[str] = ...,
+    append_only: bool = ...,
+    prune: bool = ...,
+    write_scope: Optional[Iterable[str]] = ...,
+    strict: bool = ...,
 ) -> Tuple[str, Dict[str, Any]]: ...
+@overload
+def apply(
+    playbook_text: str,
+    deltas: Iterable[str],
+    *,
+    format: Optional[str] = ...,
+    now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    companion: str,
+    config: Optional[str] = ...,
+    min_confidence: Optional[float] = ...,
+    min_evidence: Optional[int] = ...,
+    delta_format: Optional[str] = ...,
+    compat: Optional[str] = ...,
+    append_only: bool = ...,
+    prune: bool = ...,
+    write_scope: Optional[Iterable[str]] = ...,
+    strict: bool = ...,
+) -> Tuple[str, Dict[str, Any], str]: ...

@@ -147,12 +147,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     let mut report = Vec::new();
     for r in &merged.conflicts {
         eprintln!("{name}:{}: conflict: {}", r.line, r.message);
-        report.push(match &r.conflict {
-            Some(c) => serde_json::json!({"path": name, "line": r.line, "entry": c.entry,
-                "field": c.field, "ours": c.ours, "theirs": c.theirs}),
-            None => serde_json::json!({"path": name, "line": r.line, "entry": null,
-                "field": null, "message": r.message}),
-        });
+        report.push(r.to_json(&name));
     }
     if let Some(f) = &args.conflicts {
         let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";

@@ -13,7 +13,9 @@ use ace_model::ids::natural_cmp;
 use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
 
 use crate::ids::Allocator;
-use crate::{Compat, DeltaLog, Options, Traits};
+use ace_io::AppliedDelta;
+
+use crate::{Compat, Options, Traits};
 
 /// What became of one delta.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,7 +155,7 @@ struct State<'p> {
     applied_ids: Option<HashSet<String>>,
     sequence: Option<i64>,
     minted: Vec<(String, String)>,
-    logged: Vec<Logged>,
+    logged: Vec<AppliedDelta>,
     /// The last event of each target of an event-log playbook, as the
     /// batch moves them on.
     heads: Option<std::collections::HashMap<String, String>>,
@@ -232,19 +234,8 @@ impl<'p> State<'p> {
                     .filter_map(|e| e.provenance.as_ref()?.delta_id.clone())
                     .collect()
             };
-            match self.traits.delta_log {
-                DeltaLog::Provenance => {}
-                DeltaLog::SkillMetadata => ids.extend(ace_skill::ops::applied_deltas(self.pb)),
-                DeltaLog::Extra => ids.extend(
-                    self.pb
-                        .extra
-                        .get(APPLIED_KEY)
-                        .and_then(serde_json::Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|v| v.as_str().map(str::to_owned)),
-                ),
-                DeltaLog::ChangeLog => ids.extend(ace_vagenda::logged_deltas(self.pb)),
+            if let Some(ledger) = self.traits.ledger {
+                ids.extend(ledger.applied(self.pb));
             }
             self.applied_ids = Some(ids);
         }
@@ -645,9 +636,9 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                     e.section = Some(st.section(&s, d.dialect));
                 }
                 if e.id.is_empty() || st.by_id.contains_key(&e.id) {
-                    let alloc = st.alloc.get_or_insert_with(|| {
-                        Allocator::new(st.pb, st.traits.dated_ids, st.traits.hex_ids)
-                    });
+                    let alloc = st
+                        .alloc
+                        .get_or_insert_with(|| Allocator::new(st.pb, st.traits.ids));
                     let today = now.get(..10).unwrap_or("1970-01-01");
                     e.id = alloc.mint(st.pb, &e, &st.traits.sections, today, d.id.as_deref());
                     st.minted.push((label.to_owned(), e.id.clone()));
@@ -872,84 +863,13 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
         if let Some(seq) = st.sequence.as_mut() {
             *seq += 1;
         }
-        st.logged.push(Logged {
+        st.logged.push(AppliedDelta {
             id: d.id.clone(),
             sequence: st.sequence,
             ops: count,
         });
     }
     count
-}
-
-/// The key under which formats without a place of their own list the
-/// deltas applied to them: the skill's name for it.
-const APPLIED_KEY: &str = ace_skill::ops::APPLIED_KEY;
-
-/// An applied delta, for the format's record of them.
-struct Logged {
-    id: Option<String>,
-    /// The document's sequence once the delta was applied.
-    sequence: Option<i64>,
-    ops: usize,
-}
-
-/// Records the applied deltas where the format keeps them: the skill's
-/// `metadata`, or a vAgenda `Change` per delta in the document's
-/// `changeLog`. Entry provenance is written as entries are added.
-fn record(pb: &mut Playbook, logged: &[Logged], log: DeltaLog, now: &str) {
-    match log {
-        DeltaLog::Provenance => {}
-        DeltaLog::SkillMetadata => {
-            let ids: Vec<String> = logged.iter().filter_map(|l| l.id.clone()).collect();
-            if !ids.is_empty() {
-                ace_skill::ops::record_applied(pb, &ids);
-            }
-        }
-        DeltaLog::Extra => {
-            let mut ids = logged.iter().filter_map(|l| l.id.clone()).peekable();
-            if ids.peek().is_none() {
-                return;
-            }
-            if let serde_json::Value::Array(list) = pb
-                .extra
-                .entry(APPLIED_KEY)
-                .or_insert_with(|| serde_json::Value::Array(Vec::new()))
-            {
-                list.extend(ids.map(serde_json::Value::String));
-            }
-        }
-        DeltaLog::ChangeLog => {
-            let changes = logged
-                .iter()
-                .filter_map(|l| {
-                    let mut c = serde_json::Map::new();
-                    c.insert("sequence".into(), l.sequence?.into());
-                    c.insert("timestamp".into(), now.into());
-                    c.insert(
-                        "agent".into(),
-                        serde_json::json!({"id": "ace-apply", "type": "system"}),
-                    );
-                    c.insert("operation".into(), "update".into());
-                    c.insert("path".into(), "playbook".into());
-                    c.insert(
-                        "reason".into(),
-                        match &l.id {
-                            Some(id) => format!("ace-apply: delta {id}, {} operation(s)", l.ops),
-                            None => format!("ace-apply: {} operation(s)", l.ops),
-                        }
-                        .into(),
-                    );
-                    if let Some(id) = &l.id {
-                        c.insert("relatedChanges".into(), serde_json::json!([id]));
-                    }
-                    Some(serde_json::Value::Object(c))
-                })
-                .collect::<Vec<_>>();
-            if !changes.is_empty() {
-                ace_vagenda::log_changes(pb, changes);
-            }
-        }
-    }
 }
 
 /// Applies `deltas` (each with the index of the file it came from) to
@@ -1061,15 +981,16 @@ pub fn apply(
         ..
     } = st;
     rebuild(pb, added, &gone_old, &gone_new);
-    if let (Some(seq), Some(before)) = (sequence, traits.sequence) {
-        if seq != before {
-            // The vAgenda document keeps its sequence in its layout.
-            ace_vagenda::set_document_sequence(pb, seq);
+    if let Some(ledger) = traits.ledger {
+        if let (Some(seq), Some(before)) = (sequence, traits.sequence) {
+            if seq != before {
+                ledger.set_sequence(pb, seq);
+            }
         }
-    }
-    record(pb, &logged, traits.delta_log, &opts.now);
-    if !raw_events.is_empty() {
-        ace_vagenda::append_events(pb, raw_events);
+        ledger.record(pb, &logged, &opts.now);
+        if !raw_events.is_empty() {
+            ledger.append_events(pb, raw_events);
+        }
     }
     out
 }

@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use ace_io::IdScheme;
 use ace_model::{ids, mapping::SectionMap, Entry, Playbook};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +43,9 @@ fn is_hex8(id: &str) -> bool {
 }
 
 impl Allocator {
-    /// The scheme most of `pb`'s IDs follow; `default_hex` for an empty
-    /// playbook of a format whose IDs are ace_beads' (AGENTS.md).
-    pub(crate) fn new(pb: &Playbook, default_dated: bool, default_hex: bool) -> Self {
+    /// The scheme most of `pb`'s IDs follow; for a playbook with none, the
+    /// format's own (`default`).
+    pub(crate) fn new(pb: &Playbook, default: IdScheme) -> Self {
         let (mut prefixed, mut date, mut hex) = (0usize, 0usize, 0usize);
         let mut highest: HashMap<String, u64> = HashMap::new();
         let mut numbers_seen: HashSet<u64> = HashSet::new();
@@ -80,14 +81,14 @@ impl Allocator {
                 global: !repeats && prefixes.len() > 1,
                 width,
             }
-        } else if default_dated {
-            Scheme::Dated
-        } else if default_hex {
-            Scheme::Hex
         } else {
-            Scheme::Prefixed {
-                global: false,
-                width: 5,
+            match default {
+                IdScheme::Dated => Scheme::Dated,
+                IdScheme::Hex => Scheme::Hex,
+                IdScheme::Prefixed => Scheme::Prefixed {
+                    global: false,
+                    width: 5,
+                },
             }
         };
         Allocator {
@@ -195,7 +196,13 @@ mod tests {
             section: Some(section.into()),
             ..Entry::default()
         };
-        Allocator::new(pb, false, false).mint(pb, &e, &SectionMap::default(), "2026-01-02", None)
+        Allocator::new(pb, IdScheme::Prefixed).mint(
+            pb,
+            &e,
+            &SectionMap::default(),
+            "2026-01-02",
+            None,
+        )
     }
 
     #[test]
@@ -216,7 +223,7 @@ mod tests {
     fn hex_ids_come_from_the_delta() {
         let p = pb(&["59835aa2", "43ea43ee"]);
         let e = Entry::default();
-        let mut a = Allocator::new(&p, false, false);
+        let mut a = Allocator::new(&p, IdScheme::Prefixed);
         let id = a.mint(
             &p,
             &e,

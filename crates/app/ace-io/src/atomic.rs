@@ -284,6 +284,20 @@ impl Write for AtomicFile {
     }
 }
 
+/// Writes `pieces` to standard output; a reader that went away (a closed
+/// pipe, `| head`) is not an error.
+pub fn write_stdout<'a>(pieces: impl IntoIterator<Item = &'a str>) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    let written = pieces
+        .into_iter()
+        .try_for_each(|s| out.write_all(s.as_bytes()))
+        .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -220,6 +220,25 @@ pub fn unlisted_losses(format: Format) -> Vec<LossEntry> {
         .collect()
 }
 
+/// Whether what `format` tells the curator it keeps
+/// ([`ace_format::Curation`]) is what its writer keeps: status,
+/// provenance and timestamps, each held as is or in another form. The
+/// mismatches, as `field: declared, written`.
+pub fn curation_mismatches(format: Format) -> Vec<String> {
+    let c = format.imp().curation();
+    let held = entry_fields(format, &["status", "provenance", "created_at"]);
+    let keeps = |h: Option<Holds>| matches!(h, Some(Holds::Yes | Holds::Changed));
+    [
+        ("status", c.status, held[0]),
+        ("provenance", c.provenance, held[1]),
+        ("timestamps", c.timestamps, held[2]),
+    ]
+    .into_iter()
+    .filter(|(_, declared, h)| *declared != keeps(*h))
+    .map(|(field, declared, h)| format!("{field}: declared {declared}, written {h:?}"))
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +265,19 @@ mod tests {
             Some(Holds::Yes)
         );
         assert_eq!(entry_field(Format::MARKDOWN, "nothing"), None);
+    }
+
+    #[test]
+    fn what_each_format_tells_the_curator_is_what_its_writer_keeps() {
+        let wrong: Vec<String> = Format::all()
+            .iter()
+            .flat_map(|&f| {
+                curation_mismatches(f)
+                    .into_iter()
+                    .map(move |m| format!("{f}: {m}"))
+            })
+            .collect();
+        assert_eq!(wrong, Vec::<String>::new());
     }
 
     #[test]

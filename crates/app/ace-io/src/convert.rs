@@ -143,6 +143,46 @@ pub fn read_input(
     sections: Option<&Path>,
     ctx: &ReadCtx,
 ) -> Result<Input, Stop> {
+    // The companion is looked for once the input has read without error.
+    let companion = || {
+        let path = match sections {
+            Some(p) => Some(p.to_owned()),
+            None => source
+                .path
+                .as_deref()
+                .and_then(|p| from.companion_beside(p)),
+        };
+        match path {
+            Some(path) if from.companion().is_none() => Err(Stop::Usage(format!(
+                "--sections {}: only an AGENTS.md input reads a playbook.yaml",
+                path.display()
+            ))),
+            Some(path) => load(&path)
+                .map(Some)
+                .map_err(|e| Stop::Usage(e.to_string())),
+            None => Ok(None),
+        }
+    };
+    read_with(source, from, ctx, companion)
+}
+
+/// [`read_input`] with the companion's text given (or none), not looked
+/// for: for texts that are not files (the Python module's).
+pub fn read_input_with(
+    source: &Source,
+    from: Format,
+    companion: Option<Source>,
+    ctx: &ReadCtx,
+) -> Result<Input, Stop> {
+    read_with(source, from, ctx, || Ok(companion))
+}
+
+fn read_with(
+    source: &Source,
+    from: Format,
+    ctx: &ReadCtx,
+    companion: impl FnOnce() -> Result<Option<Source>, Stop>,
+) -> Result<Input, Stop> {
     let mut parsed = match from.read(&source.text, ctx) {
         Ok(Read {
             other: Some(other), ..
@@ -167,27 +207,13 @@ pub fn read_input(
     if parsed.diagnostics.iter().any(is_error) {
         return Err(errors_in(None, parsed.diagnostics));
     }
-    let path = match sections {
-        Some(p) => Some(p.to_owned()),
-        None => source
-            .path
-            .as_deref()
-            .and_then(|p| from.companion_beside(p)),
-    };
-    let Some(path) = path else {
+    let Some(companion) = companion()? else {
         return Ok(Input {
             parsed,
             companion: None,
             companion_findings: Vec::new(),
         });
     };
-    if from.companion().is_none() {
-        return Err(Stop::Usage(format!(
-            "--sections {}: only an AGENTS.md input reads a playbook.yaml",
-            path.display()
-        )));
-    }
-    let companion = load(&path).map_err(|e| Stop::Usage(e.to_string()))?;
     match from.attach_companion(&mut parsed, &companion.text) {
         Ok(findings) if findings.iter().any(is_error) => Err(errors_in(Some(companion), findings)),
         Ok(_) if parsed.diagnostics.iter().any(is_error) => {

@@ -12,13 +12,14 @@ mod registry;
 
 pub use ace_exec::Out;
 pub use ace_format::{
-    CheckCtx, Companion, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read,
-    ReadCtx, Sniff, WriteCtx, WriteOption,
+    AppliedDelta, CheckCtx, Companion, Confidence, Curation, DeltaDialect, DeltaReadCtx,
+    DeltaWriteCtx, DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Read,
+    ReadCtx, Sniff, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
-pub use atomic::{write_atomic, write_atomic_pieces, AtomicFile};
+pub use atomic::{write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
-pub use registry::{Format, Registry};
+pub use registry::{DeltaError, Format, Registry};
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,8 @@
 
 use ace_exec::Out;
 use ace_format::{
-    Companion, Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx, WriteOption,
+    Companion, Confidence, Curation, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx,
+    WriteOption,
 };
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, LossEntry, Playbook, ReadOutput};
@@ -51,6 +52,10 @@ impl PlaybookFormat for AgentsMd {
 
     fn write_options(&self) -> &'static [WriteOption] {
         ace_agents::FORMAT.write_options()
+    }
+
+    fn curation(&self) -> Curation {
+        ace_agents::FORMAT.curation()
     }
 
     fn companion(&self) -> Option<&'static dyn Companion> {

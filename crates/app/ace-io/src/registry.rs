@@ -1,6 +1,7 @@
-//! The formats and document checks ace-tools knows, and detection over
-//! them. Adding a format is one line in [`BUILTIN`]; every tool, test and
-//! benchmark iterates the registry.
+//! The formats, delta dialects and document checks ace-tools knows, and
+//! detection over them. Adding a format is one line in [`BUILTIN`], a
+//! dialect one line in [`DIALECTS`]; every tool, test and benchmark
+//! iterates the registry.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -8,7 +9,9 @@ use std::io::Read as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use ace_format::{Confidence, DocumentCheck, PlaybookFormat, Sniff};
+use ace_format::{Confidence, DeltaDialect, DeltaReadCtx, DocumentCheck, PlaybookFormat, Sniff};
+use ace_model::delta::Delta;
+use ace_model::Diagnostic;
 
 /// A playbook format: a handle on its [`PlaybookFormat`] implementation,
 /// compared by name.
@@ -79,8 +82,8 @@ impl fmt::Display for Format {
 }
 
 /// The registry: every format in the order help texts list them (which
-/// also breaks ties in detection), then the checks for documents that are
-/// not playbooks.
+/// also breaks ties in detection), then the delta dialects, in the same
+/// way. The checks for documents that are not playbooks are the dialects'.
 const BUILTIN: [Format; 8] = [
     Format::MARKDOWN,
     Format::AGENTS_MD,
@@ -92,11 +95,12 @@ const BUILTIN: [Format; 8] = [
     Format::JSON,
 ];
 
-const CHECKS: [&dyn DocumentCheck; 4] = [
-    &ace_curator::CHECK,
-    &ace_skill::DELTAS,
-    &ace_vagenda::JSON_PATCHES,
-    &ace_vagenda::TRON_PATCHES,
+const DIALECTS: [&dyn DeltaDialect; 5] = [
+    &ace_curator::ACEDELTA,
+    &ace_vagenda::ACEPATCH,
+    &ace_skill::SKILL_DELTA,
+    &ace_markdown::CURATOR_OPS,
+    &ace_vagenda::EVENTS,
 ];
 
 /// Bytes of a file a directory walk reads to recognise it.
@@ -112,20 +116,38 @@ fn named_as_playbook(input: &Sniff<'_>) -> bool {
             .is_some_and(|n| n.contains("playbook") || n.contains("skillbook"))
 }
 
-/// A set of formats and checks. The tools use [`Registry::builtin`];
-/// tests add formats of their own with [`Registry::with`].
+/// Why no delta could be read from a file.
+#[derive(Debug)]
+pub enum DeltaError {
+    /// It does not parse; the diagnostic says where.
+    Parse(Diagnostic),
+    /// It parses but is no dialect's delta (or not the named one's).
+    NotADelta(String),
+}
+
+/// A set of formats, dialects and checks. The tools use
+/// [`Registry::builtin`]; tests add formats and dialects of their own
+/// with [`Registry::with`] and [`Registry::with_dialect`].
 #[derive(Clone)]
 pub struct Registry {
     formats: Vec<Format>,
+    dialects: Vec<&'static dyn DeltaDialect>,
     checks: Vec<&'static dyn DocumentCheck>,
 }
 
 impl Registry {
     pub fn builtin() -> &'static Registry {
         static REGISTRY: OnceLock<Registry> = OnceLock::new();
-        REGISTRY.get_or_init(|| Registry {
-            formats: BUILTIN.to_vec(),
-            checks: CHECKS.to_vec(),
+        REGISTRY.get_or_init(|| {
+            let mut r = Registry {
+                formats: BUILTIN.to_vec(),
+                dialects: Vec::new(),
+                checks: Vec::new(),
+            };
+            for d in DIALECTS {
+                r = r.with_dialect(d);
+            }
+            r
         })
     }
 
@@ -135,12 +157,90 @@ impl Registry {
         self
     }
 
+    /// This registry with `dialect` listed last, and its checks.
+    pub fn with_dialect(mut self, dialect: &'static dyn DeltaDialect) -> Registry {
+        self.dialects.push(dialect);
+        self.checks.extend(dialect.checks().iter().copied());
+        self
+    }
+
     pub fn formats(&self) -> &[Format] {
         &self.formats
     }
 
+    pub fn dialects(&self) -> &[&'static dyn DeltaDialect] {
+        &self.dialects
+    }
+
+    /// The dialect of this name.
+    pub fn dialect(&self, name: &str) -> Option<&'static dyn DeltaDialect> {
+        self.dialects.iter().copied().find(|d| d.name() == name)
+    }
+
+    /// The dialects ace-tools writes, in registry order.
+    pub fn written_dialects(&self) -> impl Iterator<Item = &'static dyn DeltaDialect> + '_ {
+        self.dialects.iter().copied().filter(|d| d.writes())
+    }
+
+    /// The checks `ace-validate` runs on files that are no playbook: the
+    /// dialects' checks, in registry order.
     pub fn checks(&self) -> &[&'static dyn DocumentCheck] {
         &self.checks
+    }
+
+    /// The deltas in a file, in its dialect: `forced`, else the dialect
+    /// that reads them first among those that claim the file, the surest
+    /// claim first (a tie goes to the dialect listed first). When none
+    /// does, the first parse error, or why it is no delta.
+    pub fn read_deltas(
+        &self,
+        text: &str,
+        forced: Option<&'static dyn DeltaDialect>,
+        ctx: &DeltaReadCtx<'_>,
+    ) -> Result<(&'static dyn DeltaDialect, Vec<Delta>), DeltaError> {
+        let order: Vec<&'static dyn DeltaDialect> = match forced {
+            Some(d) => vec![d],
+            None => {
+                let input = Sniff::new(ctx.name.map(Path::new), text);
+                let mut claims: Vec<(Confidence, &'static dyn DeltaDialect)> = self
+                    .dialects
+                    .iter()
+                    .filter_map(|d| Some((d.sniff(&input)?, *d)))
+                    .collect();
+                claims.sort_by_key(|c| std::cmp::Reverse(c.0));
+                claims.into_iter().map(|(_, d)| d).collect()
+            }
+        };
+        let mut first_error = None;
+        for d in order {
+            match d.read(text, ctx) {
+                Ok(Some(deltas)) => return Ok((d, deltas)),
+                Ok(None) => {}
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match (first_error, forced) {
+            (Some(e), _) => Err(DeltaError::Parse(e)),
+            (None, Some(d)) => Err(DeltaError::NotADelta(format!(
+                "not a {} ({})",
+                d.name(),
+                d.describe()
+            ))),
+            (None, None) => {
+                let whats: Vec<&str> = self.dialects.iter().map(|d| d.what()).collect();
+                let list = match whats.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} or {last}", rest.join(", "))
+                    }
+                    _ => whats.join(""),
+                };
+                Err(DeltaError::NotADelta(format!(
+                    "no delta dialect recognises it: expected {list} (pass --delta-format to say which)"
+                )))
+            }
+        }
     }
 
     pub fn by_name(&self, name: &str) -> Option<Format> {

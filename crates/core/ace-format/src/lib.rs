@@ -1,8 +1,10 @@
 //! The contract between a format crate and the tools: [`PlaybookFormat`]
-//! for a file that holds a playbook, [`DocumentCheck`] for one that holds
-//! something else (a delta, a patch, curator JSON). Each format crate
-//! exports its implementation as a `static`; `ace-io` lists them, and every
-//! tool, test and benchmark iterates that list instead of naming formats.
+//! for a file that holds a playbook, [`DeltaDialect`] for one that holds
+//! deltas, [`DocumentCheck`] for what `ace-validate` checks in a file that
+//! is no playbook (a delta, a patch, curator JSON). Each format crate
+//! exports its implementations as `static`s; the registry lists them, and
+//! every tool, test and benchmark iterates that list instead of naming
+//! formats or dialects.
 
 use std::cell::OnceCell;
 use std::path::Path;
@@ -13,7 +15,12 @@ use ace_model::mapping::SectionMap;
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
 
+mod curation;
+mod dialect;
 mod top;
+
+pub use curation::{AppliedDelta, Curation, IdScheme, Ledger};
+pub use dialect::{DeltaDialect, DeltaReadCtx, DeltaWriteCtx, WrittenDelta};
 
 /// How sure a format is that a file is one of its own. Detection takes the
 /// highest; a tie goes to the format listed first.
@@ -353,6 +360,13 @@ pub trait PlaybookFormat: Sync {
     /// The choices this format's writer offers.
     fn write_options(&self) -> &'static [WriteOption] {
         &[]
+    }
+
+    /// What the curator needs to know of this format's files: how new
+    /// entries are numbered, which bookkeeping fields they keep, whether
+    /// the file is line-based, where applied deltas are recorded.
+    fn curation(&self) -> Curation {
+        Curation::default()
     }
 
     /// The file kept beside this format's file, if it has one: the

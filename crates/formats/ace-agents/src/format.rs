@@ -1,7 +1,10 @@
 //! AGENTS.md in the format registry.
 
 use ace_exec::Out;
-use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
+use ace_format::{
+    Confidence, Curation, IdScheme, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax,
+    WriteCtx,
+};
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
@@ -47,6 +50,17 @@ impl PlaybookFormat for AgentsMd {
 
     /// Curator bullet IDs are hashes (`#88f22305`) without sections'
     /// prefixes, and seed 001's deprecation rule is the curator's own.
+    /// ace_beads' eight-hex-digit IDs; provenance in the comment after a
+    /// bullet; a line-based file.
+    fn curation(&self) -> Curation {
+        Curation {
+            ids: IdScheme::Hex,
+            provenance: true,
+            line_based: true,
+            ..Curation::default()
+        }
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             id_shape: false,

@@ -1,6 +1,11 @@
-//! Seed 001's curator JSON in the registry of document checks.
+//! The ace_beads curator's JSON in the registry: its document check, and
+//! the AceDelta as a delta dialect.
 
-use ace_format::{CheckCtx, DocumentCheck};
+use ace_format::{
+    CheckCtx, Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, DocumentCheck, Sniff,
+    WrittenDelta,
+};
+use ace_model::delta::Delta;
 use ace_model::Diagnostic;
 
 pub struct CuratorJson;
@@ -32,3 +37,59 @@ impl DocumentCheck for CuratorJson {
         crate::check(text, ctx.playbook, &opts).unwrap_or_else(|d| vec![d])
     }
 }
+
+/// The AceDelta in the registry of delta dialects.
+pub struct AceDeltas;
+
+pub static ACEDELTA: AceDeltas = AceDeltas;
+
+impl DeltaDialect for AceDeltas {
+    fn name(&self) -> &'static str {
+        "acedelta"
+    }
+
+    fn describe(&self) -> &'static str {
+        "ace_beads AceDelta: one, an array, the curator input {deltas}, reflector insights"
+    }
+
+    fn what(&self) -> &'static str {
+        "an AceDelta"
+    }
+
+    /// Any JSON may be one; the read tells, and gives the parse error of
+    /// a text that is no JSON.
+    fn sniff(&self, _: &Sniff<'_>) -> Option<Confidence> {
+        Some(Confidence::Likely)
+    }
+
+    fn read(&self, text: &str, ctx: &DeltaReadCtx<'_>) -> Result<Option<Vec<Delta>>, Diagnostic> {
+        crate::ops::read_deltas(
+            text,
+            &crate::Options {
+                confidence: ctx.min_confidence,
+                evidence_length: ctx.min_evidence,
+            },
+        )
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn write(&self, delta: &Delta, ctx: &DeltaWriteCtx<'_>) -> Option<WrittenDelta> {
+        Some(crate::ops::write_deltas(
+            delta,
+            &crate::ops::WriteOptions {
+                old: ctx.old,
+                now: ctx.now,
+                evidence: ctx.note,
+            },
+        ))
+    }
+
+    fn checks(&self) -> &'static [&'static dyn DocumentCheck] {
+        &ACEDELTA_CHECKS
+    }
+}
+
+static ACEDELTA_CHECKS: [&dyn DocumentCheck; 1] = [&CHECK];

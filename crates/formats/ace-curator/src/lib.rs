@@ -9,7 +9,7 @@
 mod format;
 pub mod ops;
 
-pub use format::{CuratorJson, CHECK};
+pub use format::{AceDeltas, CuratorJson, ACEDELTA, CHECK};
 
 use std::collections::HashMap;
 use std::path::{Component, Path};

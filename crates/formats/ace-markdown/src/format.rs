@@ -1,7 +1,12 @@
-//! The markdown playbook in the format registry.
+//! The markdown playbook, and the paper's curator operations, in the
+//! registry.
 
 use ace_exec::Out;
-use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
+use ace_format::{
+    Confidence, Curation, DeltaDialect, DeltaReadCtx, LintProfile, PlaybookFormat, Read, ReadCtx,
+    Sniff, Syntax, WriteCtx,
+};
+use ace_model::delta::Delta;
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
@@ -69,6 +74,15 @@ impl PlaybookFormat for Markdown {
         })
     }
 
+    /// The playbook format's `prefix-NNNNN` IDs; a line-based file with no
+    /// bookkeeping fields.
+    fn curation(&self) -> Curation {
+        Curation {
+            line_based: true,
+            ..Curation::default()
+        }
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             suppression_comments: true,
@@ -97,4 +111,34 @@ fn is_entry_line(line: &str) -> bool {
         && prefix.bytes().all(|b| b.is_ascii_alphabetic())
         && !num.is_empty()
         && num.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The paper's curator operations, the markdown playbook's own deltas, as
+/// a delta dialect.
+pub struct CuratorOps;
+
+pub static CURATOR_OPS: CuratorOps = CuratorOps;
+
+impl DeltaDialect for CuratorOps {
+    fn name(&self) -> &'static str {
+        "curator-ops"
+    }
+
+    fn describe(&self) -> &'static str {
+        "the paper's curator operations (operation_type), JSON or JSON Lines"
+    }
+
+    fn what(&self) -> &'static str {
+        "the paper's curator operations"
+    }
+
+    /// Every operation names its type: a text without the key holds none.
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        memchr::memmem::find(input.text.as_bytes(), b"\"operation_type\"")
+            .map(|_| Confidence::Marker)
+    }
+
+    fn read(&self, text: &str, _: &DeltaReadCtx<'_>) -> Result<Option<Vec<Delta>>, Diagnostic> {
+        crate::ops::read_operations(text)
+    }
 }

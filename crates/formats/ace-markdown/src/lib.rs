@@ -17,7 +17,7 @@ mod splice;
 mod writer;
 
 pub use ace_model::ReadOutput;
-pub use format::{Markdown, FORMAT};
+pub use format::{CuratorOps, Markdown, CURATOR_OPS, FORMAT};
 pub use reader::read;
 pub use splice::rewrite;
 pub use writer::{write, write_into, write_mapped, WriteOutput};

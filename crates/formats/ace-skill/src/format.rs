@@ -1,10 +1,12 @@
-//! The skill's playbook.json, and its deltas, in the format registry.
+//! The skill's playbook.json, and its deltas, in the registry.
 
 use ace_exec::Out;
 use ace_format::{
-    CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
-    Syntax, WriteCtx, WriteOption,
+    AppliedDelta, CheckCtx, Confidence, Curation, DeltaDialect, DeltaReadCtx, DeltaWriteCtx,
+    DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
+    Syntax, WriteCtx, WriteOption, WrittenDelta,
 };
+use ace_model::delta::Delta;
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
@@ -99,6 +101,18 @@ impl PlaybookFormat for SkillJson {
 
     /// Skill IDs are `bullet-YYYY-MM-DD-NNN` or free-form and bullets have
     /// no sections; the bullet schema checks the ID shape instead.
+    /// The skill's dated IDs; applied deltas listed in the playbook's
+    /// `metadata`.
+    fn curation(&self) -> Curation {
+        Curation {
+            ids: IdScheme::Dated,
+            status: true,
+            timestamps: true,
+            ledger: Some(&LEDGER),
+            ..Curation::default()
+        }
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             id_shape: false,
@@ -127,5 +141,67 @@ impl DocumentCheck for Deltas {
 
     fn check(&self, text: &str, ctx: &CheckCtx<'_>) -> Vec<Diagnostic> {
         crate::check_delta(text, ctx.playbook).unwrap_or_else(|d| vec![d])
+    }
+}
+
+/// The skill's delta, reflector output and curator output as a delta
+/// dialect.
+pub struct SkillDeltas;
+
+pub static SKILL_DELTA: SkillDeltas = SkillDeltas;
+
+impl DeltaDialect for SkillDeltas {
+    fn name(&self) -> &'static str {
+        "skill-delta"
+    }
+
+    fn describe(&self) -> &'static str {
+        "the skill's delta, reflector output (proposed_deltas) or curator output (clean_delta)"
+    }
+
+    fn what(&self) -> &'static str {
+        "a skill delta"
+    }
+
+    /// Any JSON may be one; the read tells, and gives the parse error of
+    /// a text that is no JSON.
+    fn sniff(&self, _: &Sniff<'_>) -> Option<Confidence> {
+        Some(Confidence::Likely)
+    }
+
+    fn read(&self, text: &str, _: &DeltaReadCtx<'_>) -> Result<Option<Vec<Delta>>, Diagnostic> {
+        crate::ops::read_delta(text).map(|d| d.map(|d| vec![d]))
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn write(&self, delta: &Delta, ctx: &DeltaWriteCtx<'_>) -> Option<WrittenDelta> {
+        Some(crate::ops::write_delta(delta, Some(ctx.note)))
+    }
+
+    fn checks(&self) -> &'static [&'static dyn DocumentCheck] {
+        &SKILL_DELTA_CHECKS
+    }
+}
+
+static SKILL_DELTA_CHECKS: [&dyn DocumentCheck; 1] = [&DELTAS];
+
+/// The skill playbook's record of applied deltas: `metadata.applied_deltas`.
+pub struct SkillLedger;
+
+pub static LEDGER: SkillLedger = SkillLedger;
+
+impl Ledger for SkillLedger {
+    fn applied(&self, pb: &Playbook) -> Vec<String> {
+        crate::ops::applied_deltas(pb)
+    }
+
+    fn record(&self, pb: &mut Playbook, applied: &[AppliedDelta], _now: &str) {
+        let ids: Vec<String> = applied.iter().filter_map(|a| a.id.clone()).collect();
+        if !ids.is_empty() {
+            crate::ops::record_applied(pb, &ids);
+        }
     }
 }

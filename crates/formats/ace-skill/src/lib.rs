@@ -26,7 +26,7 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use ace_schema::Generation;
 pub use delta::{check as check_delta, kind_of, sniff, DocumentKind};
-pub use format::{Deltas, SkillJson, DELTAS, FORMAT, GENERATION};
+pub use format::{Deltas, SkillDeltas, SkillJson, DELTAS, FORMAT, GENERATION, SKILL_DELTA};
 pub use read::{read, read_classified, read_whole, read_with};
 pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 

@@ -1,7 +1,9 @@
 //! The skillbook in the format registry.
 
 use ace_exec::Out;
-use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
+use ace_format::{
+    Confidence, Curation, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx,
+};
 use ace_model::{Diagnostic, Playbook, WriteReport};
 
 pub struct Skillbook;
@@ -59,6 +61,13 @@ impl PlaybookFormat for Skillbook {
 
     /// IDs are `{section}-{n:05d}` or anything else the caller chose, with
     /// no prefix rule.
+    fn curation(&self) -> Curation {
+        Curation {
+            timestamps: true,
+            ..Curation::default()
+        }
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             id_shape: false,

@@ -1,12 +1,16 @@
-//! vAgenda documents, in JSON and in TRON, and their patches, in the format
-//! registry.
+//! vAgenda documents, in JSON and in TRON, their patches and the
+//! Playbooks extension's events, in the registry.
 
 use ace_exec::Out;
 use ace_format::{
-    CheckCtx, Confidence, DocumentCheck, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
-    WriteCtx, WriteOption,
+    AppliedDelta, CheckCtx, Confidence, Curation, DeltaDialect, DeltaReadCtx, DeltaWriteCtx,
+    DocumentCheck, Ledger, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx,
+    WriteOption, WrittenDelta,
 };
+use ace_model::delta::Delta;
 use ace_model::WriteReport;
+use std::collections::HashMap;
+
 use ace_model::{Diagnostic, Playbook};
 
 use crate::{Container, DocKind, RootStyle, Syntax};
@@ -211,6 +215,17 @@ impl PlaybookFormat for Vagenda {
 
     /// vAgenda ids are free-form (`entry-task-first`) and kinds are not
     /// sections: the ACE schema and invariants check what it defines.
+    /// AppliedDelta deltas in the document's change log or event log.
+    fn curation(&self) -> Curation {
+        Curation {
+            status: true,
+            provenance: true,
+            timestamps: true,
+            ledger: Some(&LEDGER),
+            ..Curation::default()
+        }
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             id_shape: false,
@@ -249,5 +264,161 @@ impl DocumentCheck for Patches {
             sequence: ctx.sequence,
         });
         crate::check_patch(text, self.syntax, target)
+    }
+}
+
+/// The vAgenda PlaybookPatch (AcePatch) as a delta dialect, in JSON or
+/// TRON.
+pub struct AcePatches;
+
+pub static ACEPATCH: AcePatches = AcePatches;
+
+/// Whether a patch file is TRON: by its name, else by not opening as JSON
+/// does.
+fn is_tron(name: Option<&str>, text: &str) -> bool {
+    name.is_some_and(|n| n.to_ascii_lowercase().ends_with(".tron"))
+        || !matches!(
+            text.trim_start().as_bytes().first(),
+            Some(b'{' | b'[') | None
+        )
+}
+
+impl DeltaDialect for AcePatches {
+    fn name(&self) -> &'static str {
+        "acepatch"
+    }
+
+    fn describe(&self) -> &'static str {
+        "vAgenda PlaybookPatch (AcePatch) or one operation, JSON or TRON"
+    }
+
+    fn what(&self) -> &'static str {
+        "a vAgenda PlaybookPatch"
+    }
+
+    /// Any JSON or TRON may be one; the read tells, and gives the parse
+    /// error of a text that is neither.
+    fn sniff(&self, _: &Sniff<'_>) -> Option<Confidence> {
+        Some(Confidence::Likely)
+    }
+
+    fn read(&self, text: &str, ctx: &DeltaReadCtx<'_>) -> Result<Option<Vec<Delta>>, Diagnostic> {
+        let syntax = if is_tron(ctx.name, text) {
+            Syntax::Tron
+        } else {
+            Syntax::Json
+        };
+        crate::ops::read_patch(text, syntax).map(|d| d.map(|d| vec![d]))
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn write(&self, delta: &Delta, ctx: &DeltaWriteCtx<'_>) -> Option<WrittenDelta> {
+        Some(crate::ops::write_patch(
+            delta,
+            ctx.sections,
+            (ctx.holds)("kind"),
+        ))
+    }
+
+    fn checks(&self) -> &'static [&'static dyn DocumentCheck] {
+        &ACEPATCH_CHECKS
+    }
+}
+
+/// The Playbooks extension's events (vAgenda 0.2 final, 0.3, vContext
+/// 0.4) as a delta dialect.
+pub struct Events;
+
+pub static EVENTS: Events = Events;
+
+impl DeltaDialect for Events {
+    fn name(&self) -> &'static str {
+        "playbook-events"
+    }
+
+    fn describe(&self) -> &'static str {
+        "Playbooks extension events (eventId, targetId, operation): one, an array, {items}, JSON Lines"
+    }
+
+    fn what(&self) -> &'static str {
+        "Playbooks extension events"
+    }
+
+    /// Every event names its target: a text without the key holds none.
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        input
+            .text
+            .contains("\"targetId\"")
+            .then_some(Confidence::Marker)
+    }
+
+    fn read(&self, text: &str, _: &DeltaReadCtx<'_>) -> Result<Option<Vec<Delta>>, Diagnostic> {
+        crate::ops::read_events(text)
+    }
+}
+
+static ACEPATCH_CHECKS: [&dyn DocumentCheck; 2] = [&JSON_PATCHES, &TRON_PATCHES];
+
+/// A vAgenda document's record of applied deltas: a `Change` per delta in
+/// its `changeLog` when it keeps a `sequence`, and its playbook's event log.
+pub struct VagendaLedger;
+
+pub static LEDGER: VagendaLedger = VagendaLedger;
+
+impl Ledger for VagendaLedger {
+    fn applied(&self, pb: &Playbook) -> Vec<String> {
+        crate::logged_deltas(pb)
+    }
+
+    /// A `Change` per delta, with its ID in `relatedChanges`.
+    fn record(&self, pb: &mut Playbook, applied: &[AppliedDelta], now: &str) {
+        let changes = applied
+            .iter()
+            .filter_map(|a| {
+                let mut c = serde_json::Map::new();
+                c.insert("sequence".into(), a.sequence?.into());
+                c.insert("timestamp".into(), now.into());
+                c.insert(
+                    "agent".into(),
+                    serde_json::json!({"id": "ace-apply", "type": "system"}),
+                );
+                c.insert("operation".into(), "update".into());
+                c.insert("path".into(), "playbook".into());
+                c.insert(
+                    "reason".into(),
+                    match &a.id {
+                        Some(id) => format!("ace-apply: delta {id}, {} operation(s)", a.ops),
+                        None => format!("ace-apply: {} operation(s)", a.ops),
+                    }
+                    .into(),
+                );
+                if let Some(id) = &a.id {
+                    c.insert("relatedChanges".into(), serde_json::json!([id]));
+                }
+                Some(serde_json::Value::Object(c))
+            })
+            .collect::<Vec<_>>();
+        if !changes.is_empty() {
+            crate::log_changes(pb, changes);
+        }
+    }
+
+    fn sequence(&self, pb: &Playbook) -> Option<i64> {
+        crate::document_sequence(pb)
+    }
+
+    fn set_sequence(&self, pb: &mut Playbook, sequence: i64) {
+        crate::set_document_sequence(pb, sequence);
+    }
+
+    fn event_heads(&self, pb: &Playbook) -> Option<HashMap<String, String>> {
+        crate::event_heads(pb)
+    }
+
+    fn append_events(&self, pb: &mut Playbook, events: Vec<serde_json::Value>) {
+        crate::append_events(pb, events);
     }
 }

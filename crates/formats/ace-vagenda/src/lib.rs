@@ -23,7 +23,10 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use ace_schema::vagenda::Version;
 pub use ace_tron::RootStyle;
-pub use format::{Patches, Vagenda, CONTAINER, JSON, JSON_PATCHES, TRON, TRON_PATCHES, TRON_ROOT};
+pub use format::{
+    AcePatches, Events, Patches, Vagenda, ACEPATCH, CONTAINER, EVENTS, JSON, JSON_PATCHES, TRON,
+    TRON_PATCHES, TRON_ROOT,
+};
 pub use patch::{
     append_events, check_patch, document_sequence, event_heads, log_changes, logged_deltas,
     set_document_sequence, Target,

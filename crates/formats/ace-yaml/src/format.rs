@@ -1,7 +1,9 @@
 //! playbook.yaml in the format registry.
 
 use ace_exec::Out;
-use ace_format::{Confidence, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx};
+use ace_format::{
+    Confidence, Curation, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx,
+};
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
@@ -61,6 +63,15 @@ impl PlaybookFormat for PlaybookYaml {
 
     /// The curator's section ids and bullet hashes follow no seed-000
     /// shape, and the deprecation rule is the curator's.
+    fn curation(&self) -> Curation {
+        Curation {
+            status: true,
+            provenance: true,
+            timestamps: true,
+            ..Curation::default()
+        }
+    }
+
     fn lint_profile(&self) -> LintProfile {
         LintProfile {
             id_shape: false,

@@ -13,7 +13,6 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use ace_io::{Format, Registry, Source};
 use ace_model::Diagnostic;
@@ -128,24 +127,28 @@ fn read_playbook(
     } else {
         ace_io::convert::read_data(source, format)
     };
-    match read {
-        Ok(pb) => Ok(pb),
-        Err(ace_io::convert::Stop::Findings {
+    read.map_err(|stop| stopped(source, format, stop))
+}
+
+/// Why `source` does not read as a `format` playbook, as an [`AceError`].
+fn stopped(source: &Source, format: Format, stop: ace_io::convert::Stop) -> Stop {
+    match stop {
+        ace_io::convert::Stop::Findings {
             companion,
             diagnostics,
-        }) => {
+        } => {
             let f = companion.as_ref().unwrap_or(source);
             let message = format!(
                 "{}: does not read as a {} playbook: {}",
-                source.name,
+                f.name,
                 format.name(),
                 diagnostics
                     .first()
                     .map_or(String::new(), |d| format!("{} {}", d.code, d.message))
             );
-            Err(Stop::findings(f, &diagnostics, message))
+            Stop::findings(f, &diagnostics, message)
         }
-        Err(stop) => Err(Stop::plain(stop.to_string())),
+        stop => Stop::plain(stop.to_string()),
     }
 }
 
@@ -287,65 +290,193 @@ fn validate(
     .map_err(|s| s.raise(py))
 }
 
-/// `deltas` applied to the playbook in `text` by ace-apply's engine: the
-/// new text (the input's own bytes where nothing changed) and the report
-/// `{accepted, rejected}` as JSON.
+/// How `apply` is asked to apply, beyond the texts: the CLI's options.
+struct ApplyArgs {
+    format: Option<String>,
+    now: Option<String>,
+    filename: Option<String>,
+    companion: Option<String>,
+    config: Option<PathBuf>,
+    min_confidence: Option<f64>,
+    min_evidence: Option<usize>,
+    delta_format: Option<String>,
+    compat: Option<String>,
+    append_only: bool,
+    prune: bool,
+    write_scope: Option<Vec<String>>,
+    strict: bool,
+}
+
+/// `deltas` applied to the playbook in `text` by ace-apply's pipeline:
+/// the new text (the input's own bytes where nothing changed), the new
+/// companion text when `companion` (an AGENTS.md's playbook.yaml) was
+/// given, and the report `{accepted, rejected}` as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, deltas, format=None, now=None, filename=None))]
+#[pyo3(signature = (text, deltas, format=None, now=None, filename=None, companion=None,
+    config=None, min_confidence=None, min_evidence=None, delta_format=None, compat=None,
+    append_only=false, prune=false, write_scope=None, strict=false))]
+#[allow(clippy::too_many_arguments)]
 fn apply(
     py: Python<'_>,
     text: String,
     deltas: Vec<String>,
-    format: Option<&str>,
+    format: Option<String>,
     now: Option<String>,
     filename: Option<String>,
-) -> PyResult<(String, String)> {
-    py.detach(|| -> Result<(String, String), Stop> {
-        let source = source(text, filename);
-        let format = format_of(&source, format)?;
-        let mut pb = read_playbook(&source, format, true)?;
-        if let Some(n) = now
-            .as_deref()
-            .filter(|n| ace_model::time::shape(n) != ace_model::time::Shape::DateTime)
-        {
-            return Err(Stop::plain(format!(
-                "now={n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
-            )));
-        }
-        let now = ace_model::time::now(now.as_deref()).map_err(Stop::plain)?;
-        let opts = ace_apply::ReadOptions::default();
-        let mut batch = Vec::new();
-        let mut unreadable: Vec<(String, String)> = Vec::new();
-        for (i, d) in deltas.iter().enumerate() {
-            let why = match ace_apply::read_deltas(d, None, None, &opts) {
-                Ok((_, ds)) => {
-                    batch.extend(ds.into_iter().map(|d| (i, d)));
-                    continue;
-                }
-                Err(ace_apply::ReadError::Parse(diag)) => diag.message,
-                Err(ace_apply::ReadError::NotADelta(why)) => why,
-            };
-            unreadable.push((format!("#{}", i + 1), why));
-        }
-        let sections = Arc::new(ace_model::mapping::SectionMap::default());
-        let t = ace_apply::Traits::of(format, &pb, sections.clone());
-        let apply_opts = ace_apply::Options {
-            now: now.clone(),
-            ..Default::default()
+    companion: Option<String>,
+    config: Option<PathBuf>,
+    min_confidence: Option<f64>,
+    min_evidence: Option<usize>,
+    delta_format: Option<String>,
+    compat: Option<String>,
+    append_only: bool,
+    prune: bool,
+    write_scope: Option<Vec<String>>,
+    strict: bool,
+) -> PyResult<(String, Option<String>, String)> {
+    let args = ApplyArgs {
+        format,
+        now,
+        filename,
+        companion,
+        config,
+        min_confidence,
+        min_evidence,
+        delta_format,
+        compat,
+        append_only,
+        prune,
+        write_scope,
+        strict,
+    };
+    py.detach(|| apply_texts(text, &deltas, args))
+        .map_err(|s| s.raise(py))
+}
+
+fn apply_texts(
+    text: String,
+    deltas: &[String],
+    args: ApplyArgs,
+) -> Result<(String, Option<String>, String), Stop> {
+    let registry = Registry::builtin();
+    let loaded = match &args.config {
+        Some(path) => ace_check::run::configuration(Some(path), false).map_err(Stop::plain)?,
+        None => ace_config::Loaded::default(),
+    };
+    let source = source(text, args.filename.clone());
+    let format = format_of(&source, args.format.as_deref())?;
+    if let Some(scope) =
+        ace_config::WriteScope::of(args.write_scope.as_deref().unwrap_or(&[]), &loaded)
+            .map_err(|e| Stop::plain(e.to_string()))?
+    {
+        let Some(path) = source.path.as_deref() else {
+            return Err(Stop::plain(
+                "a write scope is checked against `filename`, the path the text is written to; pass it",
+            ));
         };
-        let outcome = ace_apply::apply(&mut pb, &batch, &t, &apply_opts);
-        let wctx = ace_io::WriteCtx::default()
-            .with_now(Some(now))
-            .with_sections(sections);
-        let new = ace_apply::written_text(format, &source.text, &outcome, &pb, &wctx);
-        let report = outcome.report_json_with(
-            unreadable
-                .iter()
-                .map(|(id, why)| (id.as_str(), why.as_str())),
-        );
-        Ok((new, report.to_string()))
-    })
-    .map_err(|s| s.raise(py))
+        scope.check(path).map_err(Stop::plain)?;
+        if let (Some(c), Some(_)) = (format.companion(), &args.companion) {
+            let dir = path.parent().unwrap_or(std::path::Path::new(""));
+            scope
+                .check(&dir.join(c.file_names()[0]))
+                .map_err(Stop::plain)?;
+        }
+    }
+    let dialect = match args.delta_format.as_deref() {
+        None => None,
+        Some(name) => Some(registry.dialect(name).ok_or_else(|| {
+            let names: Vec<&str> = registry.dialects().iter().map(|d| d.name()).collect();
+            Stop::plain(format!(
+                "unknown delta format `{name}`; expected one of {}",
+                names.join(", ")
+            ))
+        })?),
+    };
+    let compat = match args.compat.as_deref() {
+        None | Some("spec") => ace_apply::Compat::Seed,
+        Some("skill-script") => ace_apply::Compat::SkillScript,
+        Some(other) => {
+            return Err(Stop::plain(format!(
+                "compat={other:?}: expected \"spec\" or \"skill-script\""
+            )))
+        }
+    };
+    if let Some(n) = args
+        .now
+        .as_deref()
+        .filter(|n| ace_model::time::shape(n) != ace_model::time::Shape::DateTime)
+    {
+        return Err(Stop::plain(format!(
+            "now={n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
+        )));
+    }
+    let now = ace_model::time::now(args.now.as_deref()).map_err(Stop::plain)?;
+    let companion = args.companion.map(|t| {
+        let name = format
+            .companion()
+            .map_or("<companion>", |c| c.file_names()[0]);
+        self::source(t, Some(name.to_owned()))
+    });
+    if companion.is_some() && format.companion().is_none() {
+        return Err(Stop::plain(format!(
+            "companion=: only an AGENTS.md is read with a playbook.yaml; the text is {format}"
+        )));
+    }
+    let ctx = ace_io::ReadCtx::min(ace_model::Severity::Error);
+    let input = ace_io::convert::read_input_with(&source, format, companion, &ctx)
+        .map_err(|stop| stopped(&source, format, stop))?;
+    let names: Vec<String> = (1..=deltas.len()).map(|i| format!("#{i}")).collect();
+    let sources: Vec<ace_apply::DeltaSource> = deltas
+        .iter()
+        .zip(&names)
+        .map(|(text, name)| ace_apply::DeltaSource {
+            name,
+            file_name: None,
+            text,
+        })
+        .collect();
+    let opts = ace_apply::RunOptions {
+        registry,
+        dialect,
+        read: ace_apply::ReadOptions::of(&loaded, args.min_confidence, args.min_evidence),
+        apply: ace_apply::Options {
+            compat,
+            append_only: args.append_only,
+            prune: args.prune,
+            now,
+        },
+    };
+    let subject = ace_apply::Subject {
+        format,
+        text: &source.text,
+        companion: input.companion.as_ref().map(|c| &*c.text),
+        playbook: input.parsed.playbook,
+    };
+    let applied = ace_apply::run(subject, &sources, &opts);
+    let report = applied.report_json();
+    if args.strict && applied.refused() > 0 {
+        let reasons: Vec<String> = report["rejected"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| {
+                format!(
+                    "{} ({}): {}",
+                    r["id"].as_str().unwrap_or_default(),
+                    r["reason"].as_str().unwrap_or_default(),
+                    r["message"].as_str().unwrap_or_default()
+                )
+            })
+            .collect();
+        return Err(Stop::plain(format!(
+            "strict: {} delta(s) refused; nothing applied: {}",
+            applied.refused(),
+            reasons.join("; ")
+        )));
+    }
+    let texts = applied.texts();
+    let companion = input.companion.as_ref().and(texts.companion);
+    Ok((texts.main, companion, report.to_string()))
 }
 
 /// The names of the formats, as `to=` and `format=` take them.
@@ -359,6 +490,24 @@ fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     PyList::new(py, names)
 }
 
+/// The names of the delta dialects, as `delta_format=` takes them.
+#[pyfunction]
+fn dialects(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let names: Vec<&str> = Registry::builtin()
+        .dialects()
+        .iter()
+        .map(|d| d.name())
+        .collect();
+    PyList::new(py, names)
+}
+
+/// The nearest `ace.toml` in `start` or a folder above it, as ace-apply
+/// and ace-validate look for it.
+#[pyfunction]
+fn find_config(start: PathBuf) -> Option<PathBuf> {
+    ace_config::find(&start)
+}
+
 #[pymodule]
 fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AceError", m.py().get_type::<AceError>())?;
@@ -369,5 +518,7 @@ fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
+    m.add_function(wrap_pyfunction!(dialects, m)?)?;
+    m.add_function(wrap_pyfunction!(find_config, m)?)?;
     Ok(())
 }

@@ -5,14 +5,13 @@
 //! title, the rest of a vAgenda document) merged too.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use ace_io::Format;
 use ace_model::delta::Delta;
 use ace_model::{LineIndex, Playbook};
 
 use super::{plan, theirs_way, with_markers, Conflict, Markers};
-use crate::{apply, Options, Traits};
+use crate::{apply_to, Options, Subject};
 
 /// One of the three versions: its text and the playbook read from it.
 #[derive(Clone, Copy)]
@@ -38,6 +37,20 @@ pub struct Reported {
     pub message: String,
 }
 
+impl Reported {
+    /// As `ace-merge --conflicts FILE` lists it, for the file at `path`:
+    /// `{path, line, entry, field, ours, theirs}` for an entry's field,
+    /// else `{path, line, entry: null, field: null, message}`.
+    pub fn to_json(&self, path: &str) -> serde_json::Value {
+        match &self.conflict {
+            Some(c) => serde_json::json!({"path": path, "line": self.line, "entry": c.entry,
+                "field": c.field, "ours": c.ours, "theirs": c.theirs}),
+            None => serde_json::json!({"path": path, "line": self.line, "entry": null,
+                "field": null, "message": self.message}),
+        }
+    }
+}
+
 /// The merged text and what could not be merged.
 #[derive(Debug, Clone)]
 pub struct Merged {
@@ -48,10 +61,11 @@ pub struct Merged {
 }
 
 /// Formats whose conflicts are marked in the file, git's way: those read
-/// line by line, where markers are lines like any other prose. In JSON,
-/// YAML and TRON they would break the file.
+/// line by line, where markers are lines like any other prose
+/// ([`ace_io::Curation::line_based`]). In JSON, YAML and TRON they would
+/// break the file.
 pub fn takes_markers(format: Format) -> bool {
-    matches!(format.name(), "markdown" | "agents-md")
+    format.imp().curation().line_based
 }
 
 /// Merges THEIRS into OURS, both from BASE, all three of `format`.
@@ -63,22 +77,21 @@ pub fn merge_file(
     opts: &FileOptions,
 ) -> Merged {
     let p = plan(base.playbook, ours.playbook, theirs.playbook);
-    let sections = Arc::new(ace_model::mapping::SectionMap::default());
     let apply_opts = Options {
         now: opts.now.clone(),
         ..Options::default()
     };
-    let wctx = ace_io::WriteCtx::default()
-        .with_now(Some(opts.now.clone()))
-        .with_sections(sections.clone());
     // `deltas` applied to one side and written over its text, as
     // ace-apply writes.
     let write = |side: Side<'_>, deltas: &[(usize, Delta)]| {
-        let mut pb = side.playbook.clone();
-        let t = Traits::of(format, &pb, sections.clone());
-        let outcome = apply(&mut pb, deltas, &t, &apply_opts);
-        let text = crate::written_text(format, side.text, &outcome, &pb, &wctx);
-        (text, pb, outcome)
+        let subject = Subject {
+            format,
+            text: side.text,
+            companion: None,
+            playbook: side.playbook.clone(),
+        };
+        let applied = apply_to(subject, deltas, &apply_opts);
+        (applied.main_text(), applied.playbook, applied.outcome)
     };
     let (mut out, merged_pb, outcome) = write(ours, &[(0, p.delta.clone())]);
     let refused = outcome

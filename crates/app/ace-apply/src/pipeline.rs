@@ -1,0 +1,370 @@
+//! The one path from a playbook and delta files to what is written:
+//! [`run`] reads the delta files (each in its dialect, detected or named),
+//! applies them with the engine, and decides the text to write: the
+//! playbook's own bytes when nothing changed, edits over them where the
+//! format splices, else the format's whole writer (with its companion,
+//! AGENTS.md's playbook.yaml). `ace-apply`, `ace-merge` and the Python
+//! module call it; each keeps only its own way of taking input and
+//! reporting.
+
+use std::sync::Arc;
+
+use ace_io::convert::{Destination, Stop};
+use ace_io::{DeltaDialect, DeltaError, Format, Registry, WriteCtx};
+use ace_model::delta::Delta;
+use ace_model::edit::Edits;
+use ace_model::mapping::SectionMap;
+use ace_model::{LineIndex, LossEntry, Playbook};
+
+use crate::{Options, Outcome, ReadOptions, Traits};
+
+/// A delta file as given: its name for messages, its file name (which
+/// tells an AcePatch in TRON), its text.
+#[derive(Debug, Clone, Copy)]
+pub struct DeltaSource<'a> {
+    pub name: &'a str,
+    pub file_name: Option<&'a str>,
+    pub text: &'a str,
+}
+
+/// A delta file and what was read from it.
+#[derive(Debug, Clone)]
+pub struct DeltaFile<'a> {
+    pub source: DeltaSource<'a>,
+    /// The dialect it was read as.
+    pub dialect: Option<&'static dyn DeltaDialect>,
+    pub deltas: Vec<Delta>,
+    /// Why it could not be read as any dialect's, as `NAME:LINE:COL:
+    /// message` or `NAME: why`: the file is then one rejected delta.
+    pub unreadable: Option<String>,
+}
+
+/// Reads one delta file, in dialect `forced` or the one `registry`
+/// detects.
+pub fn read_delta_file<'a>(
+    registry: &Registry,
+    source: DeltaSource<'a>,
+    forced: Option<&'static dyn DeltaDialect>,
+    opts: &ReadOptions,
+) -> DeltaFile<'a> {
+    let read = crate::read_deltas(registry, source.text, source.file_name, forced, opts);
+    let (dialect, deltas, unreadable) = match read {
+        Ok((d, deltas)) => (Some(d), deltas, None),
+        Err(DeltaError::Parse(d)) => {
+            let at = LineIndex::new(source.text).line_col(source.text, d.span.start);
+            let why = format!("{}:{}:{}: {}", source.name, at.line, at.col, d.message);
+            (None, Vec::new(), Some(why))
+        }
+        Err(DeltaError::NotADelta(why)) => {
+            (None, Vec::new(), Some(format!("{}: {why}", source.name)))
+        }
+    };
+    DeltaFile {
+        source,
+        dialect,
+        deltas,
+        unreadable,
+    }
+}
+
+/// The playbook deltas are applied to: its format, the text it was read
+/// from, its companion's text (AGENTS.md's playbook.yaml) if it was read
+/// with one, and the playbook read, with its layout.
+pub struct Subject<'a> {
+    pub format: Format,
+    pub text: &'a str,
+    pub companion: Option<&'a str>,
+    pub playbook: Playbook,
+}
+
+/// How [`run`] reads and applies.
+#[derive(Clone)]
+pub struct RunOptions<'r> {
+    pub registry: &'r Registry,
+    /// The delta files' dialect, when it is not to be detected.
+    pub dialect: Option<&'static dyn DeltaDialect>,
+    pub read: ReadOptions,
+    pub apply: Options,
+}
+
+/// What the playbook's file becomes.
+#[derive(Debug)]
+pub enum Output {
+    /// Nothing applied: the file's own bytes, and its companion's.
+    Same,
+    /// Edits over the file's text (a format that splices).
+    Spliced(Edits),
+    /// The whole playbook, written by its format's writer with its
+    /// companion.
+    Whole,
+}
+
+/// The playbook's files as text.
+#[derive(Debug, Clone)]
+pub struct Texts {
+    pub main: String,
+    /// The companion's text, when the playbook has one.
+    pub companion: Option<String>,
+    /// What the format could not hold.
+    pub losses: Vec<LossEntry>,
+}
+
+/// What [`run`] did, and what to write.
+pub struct Applied<'a> {
+    pub format: Format,
+    pub text: &'a str,
+    pub companion: Option<&'a str>,
+    pub playbook: Playbook,
+    pub files: Vec<DeltaFile<'a>>,
+    pub outcome: Outcome,
+    pub output: Output,
+    /// What a splice could not hold; a whole write reports its losses as
+    /// it writes.
+    pub splice_losses: Vec<LossEntry>,
+    wctx: WriteCtx,
+}
+
+/// Reads the delta files and applies them to the playbook: the one
+/// pipeline of ace-apply and the Python module.
+pub fn run<'a>(
+    subject: Subject<'a>,
+    deltas: &[DeltaSource<'a>],
+    opts: &RunOptions<'_>,
+) -> Applied<'a> {
+    let files: Vec<DeltaFile<'a>> = deltas
+        .iter()
+        .map(|s| read_delta_file(opts.registry, *s, opts.dialect, &opts.read))
+        .collect();
+    let batch: Vec<(usize, Delta)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.deltas.iter().cloned().map(move |d| (i, d)))
+        .collect();
+    let mut applied = apply_to(subject, &batch, &opts.apply);
+    applied.files = files;
+    applied
+}
+
+/// Applies deltas already read (each with the index of the file it came
+/// from) to the playbook: [`run`] without reading, for a caller that made
+/// its deltas (ace-merge's plan).
+pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Options) -> Applied<'a> {
+    let Subject {
+        format,
+        text,
+        companion,
+        mut playbook,
+    } = subject;
+    let sections = Arc::new(SectionMap::default());
+    let traits = Traits::of(format, &playbook, sections.clone());
+    let outcome = crate::apply(&mut playbook, batch, &traits, opts);
+    let wctx = WriteCtx::default()
+        .with_now(Some(opts.now.clone()))
+        .with_sections(sections);
+    let (output, splice_losses) = if !outcome.changed() {
+        // Nothing applied: the file is left as it is, byte for byte,
+        // rather than rewritten by a writer that may not keep every byte.
+        (Output::Same, Vec::new())
+    } else {
+        match format
+            .imp()
+            .rewrite(text, &outcome.before, &playbook, &wctx)
+        {
+            Some((edits, report)) => (Output::Spliced(edits), report.losses),
+            None => (Output::Whole, Vec::new()),
+        }
+    };
+    Applied {
+        format,
+        text,
+        companion,
+        playbook,
+        files: Vec::new(),
+        outcome,
+        output,
+        splice_losses,
+        wctx,
+    }
+}
+
+impl Applied<'_> {
+    /// How many deltas were refused, counting each unreadable file as one.
+    pub fn refused(&self) -> usize {
+        self.outcome.rejected().count() + self.unreadable().count()
+    }
+
+    fn unreadable(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.files
+            .iter()
+            .filter_map(|f| Some((f.source.name, f.unreadable.as_deref()?)))
+    }
+
+    /// The playbook's files after the deltas, as text.
+    pub fn texts(&self) -> Texts {
+        match &self.output {
+            Output::Same => Texts {
+                main: self.text.to_owned(),
+                companion: self.companion.map(str::to_owned),
+                losses: Vec::new(),
+            },
+            Output::Spliced(edits) => Texts {
+                main: edits.text(self.text),
+                companion: self.companion.map(str::to_owned),
+                losses: self.splice_losses.clone(),
+            },
+            Output::Whole => {
+                let files = ace_io::write_files(self.format, &self.playbook, &self.wctx);
+                Texts {
+                    main: files.main,
+                    companion: files.companion,
+                    losses: files.losses,
+                }
+            }
+        }
+    }
+
+    /// The playbook's own file after the deltas, as its format's writer
+    /// alone writes it when it writes the whole playbook (no companion).
+    pub fn main_text(&self) -> String {
+        match &self.output {
+            Output::Same => self.text.to_owned(),
+            Output::Spliced(edits) => edits.text(self.text),
+            Output::Whole => ace_io::write_with(self.format, &self.playbook, &self.wctx).text,
+        }
+    }
+
+    /// The ace_beads curator's report, `{accepted: [id], rejected: [{id,
+    /// reason, message}]}`, with each unreadable file rejected as
+    /// `invalid`.
+    pub fn report_json(&self) -> serde_json::Value {
+        self.outcome.report_json_with(self.unreadable())
+    }
+
+    /// A line per delta (`FILE:LINE:COL: applied ID (N changes)` or
+    /// `rejected ID (REASON): message`), the IDs given to new entries,
+    /// what `--prune` deprecated, and a summary; `prog` names the tool.
+    pub fn report_text(&self, prog: &str) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for f in &self.files {
+            if let Some(why) = &f.unreadable {
+                let _ = writeln!(out, "{why}: rejected (invalid): not read as a delta");
+            }
+        }
+        let indexes: Vec<LineIndex> = self
+            .files
+            .iter()
+            .map(|f| LineIndex::new(f.source.text))
+            .collect();
+        for v in &self.outcome.verdicts {
+            let (name, text, index) = match self.files.get(v.source) {
+                Some(f) => (f.source.name, f.source.text, &indexes[v.source]),
+                None => continue,
+            };
+            let span = v.refusal.as_ref().map_or(v.span, |r| r.span);
+            let at = index.line_col(text, span.start);
+            let place = format!("{name}:{}:{}", at.line, at.col);
+            let _ = match &v.refusal {
+                None => writeln!(
+                    out,
+                    "{place}: applied {} ({} change{})",
+                    v.id,
+                    v.applied,
+                    if v.applied == 1 { "" } else { "s" }
+                ),
+                Some(r) => writeln!(
+                    out,
+                    "{place}: rejected {} ({}): {}",
+                    v.id,
+                    r.reason.code(),
+                    r.message
+                ),
+            };
+        }
+        for (label, id) in &self.outcome.minted {
+            let _ = writeln!(out, "{prog}: {label}: new entry given ID `{id}`");
+        }
+        for id in &self.outcome.pruned {
+            let _ = writeln!(out, "{prog}: --prune: `{id}` has harmful > helpful + 3");
+        }
+        let _ = writeln!(
+            out,
+            "{prog}: {} delta(s) applied, {} rejected",
+            self.outcome.accepted().count(),
+            self.refused()
+        );
+        out
+    }
+
+    /// Writes the playbook's files to `dest`: the file's own bytes or the
+    /// edits over them as pieces, else the format's writer straight into
+    /// the file (and its companion). `in_place` with nothing applied
+    /// leaves the files as they are. `on_losses` gets what the writer
+    /// could not hold, with the target's name.
+    pub fn write_to(
+        &self,
+        dest: &Destination,
+        in_place: bool,
+        on_losses: &mut dyn FnMut(&[LossEntry], &str),
+    ) -> Result<(), Stop> {
+        let io =
+            |p: &std::path::Path, e: std::io::Error| Stop::Usage(format!("{}: {e}", p.display()));
+        let edits = match &self.output {
+            Output::Whole => {
+                ace_io::convert::write_output(
+                    &self.playbook,
+                    self.format,
+                    &self.wctx,
+                    dest,
+                    false,
+                    on_losses,
+                )?;
+                return Ok(());
+            }
+            Output::Spliced(edits) => Some(edits),
+            Output::Same => None,
+        };
+        let none = Edits::default();
+        let pieces = || edits.unwrap_or(&none).pieces(self.text);
+        let same = edits.is_none();
+        match dest {
+            Destination::Stdout => {
+                ace_io::write_stdout(pieces()).map_err(|e| Stop::Usage(format!("<stdout>: {e}")))?
+            }
+            // In place, the file already is what it would become.
+            Destination::File(_) if in_place && same => {}
+            Destination::File(p) => {
+                ace_io::write_atomic_pieces(p, pieces()).map_err(|e| io(p, e))?
+            }
+            Destination::Pair {
+                dir,
+                main,
+                companion,
+            } => {
+                if in_place && dir.is_none() && same {
+                    return Ok(());
+                }
+                if let Some(d) = dir {
+                    std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
+                }
+                ace_io::write_atomic_pieces(main, pieces()).map_err(|e| io(main, e))?;
+                let text = self.companion.unwrap_or_default();
+                ace_io::write_atomic(companion, text.as_bytes()).map_err(|e| io(companion, e))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A unified diff of `old` to `new`, as `diff -u` and git print it, with
+/// `name` in its headers; empty when they are the same.
+pub fn unified(name: &str, old: &str, new: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}

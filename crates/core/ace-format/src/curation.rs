@@ -1,0 +1,96 @@
+//! What the curator (`ace-apply`, `ace-merge`) needs to know of a playbook
+//! format, told by the format itself ([`crate::PlaybookFormat::curation`])
+//! so that no tool compares format names.
+
+use std::collections::HashMap;
+
+use ace_model::Playbook;
+
+/// How a format numbers the entries a delta adds without an ID, when the
+/// playbook has no IDs of its own whose scheme they follow (a playbook
+/// that has some is numbered the way most of them are).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IdScheme {
+    /// `prefix-NNNNN`, the prefix from the entry's section: the markdown
+    /// playbook format's IDs, and kayba's `section-NNNNN`.
+    #[default]
+    Prefixed,
+    /// `bullet-YYYY-MM-DD-NNN`, dated by the day it was added: the skill's.
+    Dated,
+    /// Eight hex digits: the ace_beads curator's.
+    Hex,
+}
+
+/// What the curator needs of a format's files.
+#[derive(Clone, Copy, Default)]
+pub struct Curation {
+    pub ids: IdScheme,
+    /// Entries have a status: a deprecation sets it. Without one, a
+    /// deprecated or merged-away entry is removed.
+    pub status: bool,
+    /// Entries keep provenance, where `ace-apply` records the ID of the
+    /// delta that added or amended them.
+    pub provenance: bool,
+    /// Entries keep `created_at` and `updated_at`.
+    pub timestamps: bool,
+    /// The file is read line by line and lines it does not know are kept
+    /// as prose: a merge conflict goes between git's markers, which in
+    /// JSON, YAML or TRON would break the file.
+    pub line_based: bool,
+    /// Where the format records the deltas applied to a playbook, beyond
+    /// entry provenance.
+    pub ledger: Option<&'static dyn Ledger>,
+}
+
+impl std::fmt::Debug for Curation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Curation")
+            .field("ids", &self.ids)
+            .field("status", &self.status)
+            .field("provenance", &self.provenance)
+            .field("timestamps", &self.timestamps)
+            .field("line_based", &self.line_based)
+            .field("ledger", &self.ledger.is_some())
+            .finish()
+    }
+}
+
+/// A delta that changed the playbook, for the format's record of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AppliedDelta {
+    pub id: Option<String>,
+    /// The document's sequence once the delta was applied, in a format
+    /// that keeps one.
+    pub sequence: Option<i64>,
+    /// How many operations it applied.
+    pub ops: usize,
+}
+
+/// A format's own record of the deltas applied to a playbook (the skill's
+/// `metadata.applied_deltas`, a vAgenda document's change log), and the
+/// document state a delta may be checked against.
+pub trait Ledger: Sync {
+    /// The IDs of the deltas `pb` records as applied.
+    fn applied(&self, pb: &Playbook) -> Vec<String>;
+
+    /// Records `applied`, in the order they were applied, at time `now`.
+    fn record(&self, pb: &mut Playbook, applied: &[AppliedDelta], now: &str);
+
+    /// The document's sequence, which a patch's `baseDocumentSequence` is
+    /// checked against, when the playbook was read with one.
+    fn sequence(&self, _pb: &Playbook) -> Option<i64> {
+        None
+    }
+
+    /// Sets the document's sequence after a batch moved it on.
+    fn set_sequence(&self, _pb: &mut Playbook, _sequence: i64) {}
+
+    /// The last event of each target, when the playbook was read from an
+    /// event log: what an event's `prevEventId` is checked against.
+    fn event_heads(&self, _pb: &Playbook) -> Option<HashMap<String, String>> {
+        None
+    }
+
+    /// Appends applied events to the playbook's event log, as they came.
+    fn append_events(&self, _pb: &mut Playbook, _events: Vec<serde_json::Value>) {}
+}
