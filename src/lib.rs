@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use ace_io::{Format, LoadError, Registry, Source};
+use ace_fs::{LoadError, Source};
+use ace_registry::{Format, Registry};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
 
@@ -17,7 +18,7 @@ pub const EXIT_USAGE: i32 = 2;
 /// format's options need no change to the CLI. Values are matched ignoring
 /// case and given as the writer names them.
 pub fn with_writer_flags(cmd: Command, registry: &Registry) -> Command {
-    let flags = ace_io::convert::writer_options(registry)
+    let flags = ace_registry::convert::writer_options(registry)
         .into_iter()
         .map(|(option, formats)| {
             Arg::new(option.name)
@@ -41,7 +42,7 @@ pub fn writer_options_given(
     matches: &ArgMatches,
     registry: &Registry,
 ) -> Vec<(&'static str, String)> {
-    ace_io::convert::writer_options(registry)
+    ace_registry::convert::writer_options(registry)
         .into_iter()
         .filter_map(|(option, _)| {
             let value = matches.get_one::<String>(option.name)?;
@@ -64,7 +65,7 @@ pub fn format_parser() -> impl TypedValueParser<Value = Format> {
 
 /// Every format with its one-line description, one per line and indented:
 /// what a user who has to name a format needs to see.
-pub fn format_list(registry: &ace_io::Registry) -> String {
+pub fn format_list(registry: &ace_registry::Registry) -> String {
     let width = registry
         .formats()
         .iter()
@@ -81,9 +82,9 @@ pub fn format_list(registry: &ace_io::Registry) -> String {
 /// `-` reads standard input, anything else a file.
 pub fn load_input(arg: &str, stdin_name: &str) -> Result<Source, LoadError> {
     if arg == "-" {
-        ace_io::load_stdin(stdin_name)
+        ace_fs::load_stdin(stdin_name)
     } else {
-        ace_io::load(Path::new(arg))
+        ace_fs::load(Path::new(arg))
     }
 }
 
@@ -142,7 +143,7 @@ impl Color {
     }
 }
 
-pub use ace_io::write_stdout;
+pub use ace_fs::write_stdout;
 
 pub use ace_model::time::{now, rfc3339, source_date_epoch};
 
@@ -154,9 +155,9 @@ pub fn read_playbook(
     source: &Source,
     format: Format,
 ) -> Result<ace_model::Playbook, i32> {
-    match ace_io::convert::read_playbook(source, format) {
+    match ace_registry::convert::read_playbook(source, format) {
         Ok(pb) => Ok(pb),
-        Err(ace_io::convert::Stop::Findings {
+        Err(ace_registry::convert::Stop::Findings {
             companion,
             diagnostics,
         }) => {

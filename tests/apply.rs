@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use ace_apply::{Compat, Options, Traits};
-use ace_io::{Format, WriteCtx};
 use ace_model::Playbook;
+use ace_registry::{Format, WriteCtx};
 use ace_tests::{corpus_dir, corpus_files, fixture};
 use serde_json::{json, Value};
 
@@ -20,13 +20,13 @@ fn apply(
     compat: Compat,
 ) -> (String, ace_apply::Outcome) {
     let format = Format::from_name(format).expect("a format");
-    let mut pb = ace_io::read(format, playbook)
+    let mut pb = ace_registry::read(format, playbook)
         .expect("the playbook reads")
         .playbook;
     let mut all = Vec::new();
     for (i, text) in deltas.iter().enumerate() {
         let (_, ds) = ace_apply::read_deltas(
-            ace_io::Registry::builtin(),
+            ace_registry::Registry::builtin(),
             text,
             None,
             None,
@@ -72,7 +72,7 @@ fn count(bullets: &mut [Value], counters: &[Value]) {
     }
 }
 
-/// Seed 003's `merge_delta`, as its text gives it.
+/// The skill spec's `merge_delta`, as its text gives it.
 fn seed_merge(mut bullets: Vec<Value>, delta: &Value) -> Vec<Value> {
     let list = |k: &str| delta[k].as_array().cloned().unwrap_or_default();
     // 1. Update counters
@@ -363,7 +363,7 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(path).unwrap();
         let (dialect, _) = ace_apply::read_deltas(
-            ace_io::Registry::builtin(),
+            ace_registry::Registry::builtin(),
             &text,
             Some(&name),
             None,
@@ -430,11 +430,11 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
             .0
     ));
     for (playbook, grew_in) in [(&paper, None), (&appworld, Some("OTHERS"))] {
-        let before = ace_io::read(Format::from_name("markdown").unwrap(), playbook)
+        let before = ace_registry::read(Format::from_name("markdown").unwrap(), playbook)
             .unwrap()
             .playbook;
         let (after_text, _) = apply("markdown", playbook, &[&ops], Compat::Seed);
-        let after = ace_io::read(Format::from_name("markdown").unwrap(), &after_text)
+        let after = ace_registry::read(Format::from_name("markdown").unwrap(), &after_text)
             .unwrap()
             .playbook;
         assert_eq!(after.entries.len(), before.entries.len() + 18);
@@ -479,7 +479,7 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
     }
 }
 
-/// Seed 001's curator run on the real ace_beads knowledge base: our batch
+/// The ace_beads curator's run on the real ace_beads knowledge base: our batch
 /// into its AGENTS.md and playbook.yaml gives the seed's verdicts, a
 /// provenance comment on the bullet it adds, and leaves every other line
 /// of both files as it was.
@@ -496,11 +496,11 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
         "sjarmak__ace_beads__knowledge__playbook.yaml",
     );
     let format = Format::from_name("agents-md").unwrap();
-    let mut pb = ace_io::read_files(format, &agents, Some(&yaml))
+    let mut pb = ace_registry::read_files(format, &agents, Some(&yaml))
         .expect("the pair reads")
         .playbook;
     let (_, deltas) = ace_apply::read_deltas(
-        ace_io::Registry::builtin(),
+        ace_registry::Registry::builtin(),
         &fixture("apply/acedelta-batch.json"),
         None,
         None,
@@ -524,7 +524,7 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
         ["applied", "low-confidence", "low-evidence", "duplicate"]
     );
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
-    let files = ace_io::write_files(format, &pb, &ctx);
+    let files = ace_registry::write_files(format, &pb, &ctx);
     // The bullet comes with its provenance comment.
     let lines: Vec<&str> = files.main.lines().collect();
     let at = lines
@@ -555,7 +555,7 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
     // playbook.yaml already lists the section: it is written as it was.
     assert_eq!(files.companion.as_deref(), Some(yaml.as_str()));
     // Applied again, the batch finds its bullet recorded.
-    let mut again = ace_io::read_files(format, &files.main, files.companion.as_deref())
+    let mut again = ace_registry::read_files(format, &files.main, files.companion.as_deref())
         .unwrap()
         .playbook;
     let second = ace_apply::apply(&mut again, &all, &t, &opts);
@@ -597,7 +597,7 @@ fn the_playbooks_extension_events_apply_in_order() {
         "{:?}",
         outcome.report_json()
     );
-    let pb = ace_io::read(Format::from_name("vagenda-json").unwrap(), &text)
+    let pb = ace_registry::read(Format::from_name("vagenda-json").unwrap(), &text)
         .unwrap()
         .playbook;
     let e = |id: &str| pb.entries.iter().find(|e| e.id == id).expect(id);
@@ -732,8 +732,12 @@ fn vagenda_files_keep_their_print_style() {
             text = text.replace('\u{2019}', "\\u2019");
         }
         let format = Format::from_name("vagenda-json").unwrap();
-        let pb = ace_io::read(format, &text).unwrap().playbook;
-        assert_eq!(ace_io::write(format, &pb).text, text, "indent {indent:?}");
+        let pb = ace_registry::read(format, &text).unwrap().playbook;
+        assert_eq!(
+            ace_registry::write(format, &pb).text,
+            text,
+            "indent {indent:?}"
+        );
         let patch = r#"{"operations": [{"op": "incrementCounter", "entryId": "entry-2", "delta": {"helpfulCount": 1}}]}"#;
         let (out, _) = apply("vagenda-json", &text, &[patch], Compat::Seed);
         let old: Vec<&str> = text.lines().collect();

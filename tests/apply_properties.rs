@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ace_apply::{Options, Traits};
-use ace_io::{Format, WriteCtx};
 use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
 use ace_model::{Entry, Severity, Span};
+use ace_registry::{Format, WriteCtx};
 use ace_tests::fixture;
 use proptest::prelude::*;
 
@@ -20,17 +20,17 @@ const NOW: &str = "2026-01-01T00:00:00Z";
 fn bases() -> Vec<(Format, String)> {
     let markdown = "# Playbook\n\nKept prose.\n\n## STRATEGIES & INSIGHTS\n[sai-00001]  helpful=2 harmful=0 ::  first\n[sai-00002] helpful=0 harmful=1 :: second\n\n\n## COMMON MISTAKES\n[cm-00001] helpful=1 harmful=0 :: third\n\n## OTHERS\n";
     let json = {
-        let pb = ace_io::read(Format::from_name("markdown").unwrap(), markdown)
+        let pb = ace_registry::read(Format::from_name("markdown").unwrap(), markdown)
             .unwrap()
             .playbook;
-        ace_io::write(Format::from_name("json").unwrap(), &pb).text
+        ace_registry::write(Format::from_name("json").unwrap(), &pb).text
     };
     let tron = {
         let f = Format::from_name("vagenda-json").unwrap();
-        let pb = ace_io::read(f, &fixture("apply/vagenda-playbook.json"))
+        let pb = ace_registry::read(f, &fixture("apply/vagenda-playbook.json"))
             .unwrap()
             .playbook;
-        ace_io::write(Format::from_name("vagenda-tron").unwrap(), &pb).text
+        ace_registry::write(Format::from_name("vagenda-tron").unwrap(), &pb).text
     };
     [
         ("markdown", markdown.to_owned()),
@@ -48,7 +48,7 @@ fn bases() -> Vec<(Format, String)> {
 /// Reads `text`, applies `deltas` and writes the result as `ace-apply`
 /// does: over the file's own text where the format splices, else whole.
 fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Outcome) {
-    let before = ace_io::read(format, text).expect("reads").playbook;
+    let before = ace_registry::read(format, text).expect("reads").playbook;
     let mut pb = before.clone();
     let t = Traits::of(format, &pb, Arc::default());
     let opts = Options {
@@ -89,7 +89,7 @@ fn edits() -> impl Strategy<Value = Vec<Edit>> {
 
 /// One delta per edit, against the playbook `text` reads as.
 fn deltas(format: Format, text: &str, edits: &[Edit]) -> Vec<Delta> {
-    let pb = ace_io::read(format, text).unwrap().playbook;
+    let pb = ace_registry::read(format, text).unwrap().playbook;
     let mut seen = HashMap::new();
     edits
         .iter()
@@ -149,7 +149,7 @@ fn deltas(format: Format, text: &str, edits: &[Edit]) -> Vec<Delta> {
 /// Error-level findings by rule code.
 fn errors(format: Format, text: &str) -> HashMap<String, usize> {
     let mut m = HashMap::new();
-    for d in ace_io::validate(format, text, &ace_lint::Options::default()) {
+    for d in ace_check::validate(format, text, &ace_lint::Options::default()) {
         if d.severity == Severity::Error {
             *m.entry(d.code.to_string()).or_default() += 1;
         }
@@ -225,7 +225,7 @@ proptest! {
 #[test]
 fn an_empty_delta_is_a_byte_identical_no_op() {
     for (format, text) in bases() {
-        let before = ace_io::read(format, &text).unwrap().playbook;
+        let before = ace_registry::read(format, &text).unwrap().playbook;
         let mut pb = before.clone();
         let t = Traits::of(format, &pb, Arc::default());
         let mut d = Delta::new(Dialect::VAgenda, Span::default());

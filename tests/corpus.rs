@@ -129,8 +129,8 @@ fn every_corpus_file_is_detected_as_markdown() {
     for path in corpus_files(&dir) {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            ace_io::detect(Some(&path), &text),
-            ace_io::Format::MARKDOWN,
+            ace_registry::detect(Some(&path), &text),
+            ace_registry::Format::MARKDOWN,
             "{}",
             path.display()
         );

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use ace_io::Format;
 use ace_model::{Entry, Playbook};
+use ace_registry::Format;
 use ace_tests::{corpus_dir, corpus_files, fixture};
 
 fn codes(diags: &[ace_model::Diagnostic]) -> Vec<&'static str> {
@@ -12,11 +12,11 @@ fn codes(diags: &[ace_model::Diagnostic]) -> Vec<&'static str> {
 }
 
 fn validate(text: &str) -> Vec<ace_model::Diagnostic> {
-    ace_io::validate(Format::AGENTS_MD, text, &ace_lint_default())
+    ace_check::validate(Format::AGENTS_MD, text, &ace_lint_default())
 }
 
-fn ace_lint_default() -> ace_io::LintOptions {
-    ace_io::LintOptions::default()
+fn ace_lint_default() -> ace_check::LintOptions {
+    ace_check::LintOptions::default()
 }
 
 /// What a bullet is made of: id, section, content, helpful, harmful.
@@ -60,7 +60,7 @@ fn seed_layout_with_provenance() {
     assert!(found.contains(&"ACE029"), "harmful > helpful: {found:?}");
     assert!(
         !found.contains(&"ACE001"),
-        "seed 000's ID shape does not apply: {found:?}"
+        "the playbook format spec's ID shape does not apply: {found:?}"
     );
     assert_eq!(ace_agents::write(pb).text, src);
 }
@@ -285,7 +285,8 @@ fn a_whole_playbook_in_yaml_is_lossless() {
 
 #[test]
 fn the_pair_reads_and_writes_together() {
-    let mut parsed = ace_io::read(Format::AGENTS_MD, &fixture("agents-md/seed-layout.md")).unwrap();
+    let mut parsed =
+        ace_registry::read(Format::AGENTS_MD, &fixture("agents-md/seed-layout.md")).unwrap();
     let yaml = fixture("playbook-yaml/curator.yaml");
     let yaml_diags = Format::AGENTS_MD
         .attach_companion(&mut parsed, &yaml)
@@ -305,7 +306,7 @@ fn the_pair_reads_and_writes_together() {
         ["ACE031", "ACE032"],
         "legacy/notes: no heading, weight 1.5"
     );
-    let pair = ace_io::write_files(Format::AGENTS_MD, pb, &Default::default());
+    let pair = ace_registry::write_files(Format::AGENTS_MD, pb, &Default::default());
     assert!(pair.losses.is_empty(), "{:?}", pair.losses);
     assert_eq!(pair.main, fixture("agents-md/seed-layout.md"));
     assert_eq!(pair.companion.clone().unwrap_or_default(), yaml);
@@ -344,7 +345,7 @@ fn corpus_agents_md() {
             .find(|p| p.file_name().unwrap() == name)
             .unwrap_or_else(|| panic!("{name} missing"));
         let src = std::fs::read_to_string(path).unwrap();
-        let format = ace_io::detect(Some(path), &src);
+        let format = ace_registry::detect(Some(path), &src);
         if name != "sjarmak__ace_beads__prompts__curator.md" {
             assert_eq!(format, Format::AGENTS_MD, "{name}");
         }
@@ -425,7 +426,7 @@ fn corpus_playbook_yaml() {
     // With the AGENTS.md of the same commit: every id misses every heading.
     let agents = corpus_dir("agents-md").join("sjarmak__ace_beads__knowledge__AGENTS.md");
     let mut parsed =
-        ace_io::read(Format::AGENTS_MD, &std::fs::read_to_string(agents).unwrap()).unwrap();
+        ace_registry::read(Format::AGENTS_MD, &std::fs::read_to_string(agents).unwrap()).unwrap();
     let yaml_diags = Format::AGENTS_MD
         .attach_companion(&mut parsed, &src)
         .unwrap();
@@ -438,7 +439,7 @@ fn corpus_playbook_yaml() {
             .count(),
         3
     );
-    let pair = ace_io::write_files(Format::AGENTS_MD, &parsed.playbook, &Default::default());
+    let pair = ace_registry::write_files(Format::AGENTS_MD, &parsed.playbook, &Default::default());
     assert_eq!(
         pair.companion.clone().unwrap_or_default(),
         src,

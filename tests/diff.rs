@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use ace_apply::diff::diff;
 use ace_apply::{Options, Traits};
-use ace_io::Format;
 use ace_model::{Entry, Playbook, Status};
+use ace_registry::Format;
 use proptest::prelude::*;
 
 const NOW: &str = "2026-01-01T00:00:00Z";

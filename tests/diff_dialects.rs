@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use ace_apply::diff::diff;
 use ace_apply::{Options, Traits};
-use ace_io::{DeltaDialect, Format};
 use ace_model::{normalize, Entry, Playbook, Status};
+use ace_registry::{DeltaDialect, Format};
 use ace_tests::corpus_dir;
 
 const NOW: &str = "2026-01-01T00:00:00Z";
 
 fn read(format: Format, text: &str) -> Playbook {
-    ace_io::read(format, text)
+    ace_registry::read(format, text)
         .expect("the playbook reads")
         .playbook
 }
@@ -52,7 +52,7 @@ fn round_trip(
     if fixture {
         save(dialect, format, &text);
     }
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let (_, deltas) =
         ace_apply::read_deltas(registry, &text, None, Some(dialect), &Default::default())
             .unwrap_or_else(|e| panic!("{} reads back: {e:?}\n{text}", dialect.name()));
@@ -82,7 +82,7 @@ fn round_trip(
     }
     // As the file holds it: written by the format's writer and read again
     // (a markdown entry has no `kind`, which an AcePatch entry carries).
-    let written = ace_io::write_with(format, &pb, &ace_io::WriteCtx::default()).text;
+    let written = ace_registry::write_with(format, &pb, &ace_registry::WriteCtx::default()).text;
     Some((read(format, &written), lost))
 }
 
@@ -189,14 +189,14 @@ fn dialects(format: Format) -> Vec<&'static dyn DeltaDialect> {
         "agents-md" => &["acepatch", "acedelta"],
         _ => &["acepatch"],
     };
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     names.iter().map(|n| registry.dialect(n).unwrap()).collect()
 }
 
 /// How many dialects gave NEW's entries, and how many were refused as
 /// their writer warned.
 fn check_pair(old_path: &Path, new_path: &Path) -> (usize, usize) {
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let old_text = std::fs::read_to_string(old_path).unwrap();
     let new_text = std::fs::read_to_string(new_path).unwrap();
     let format = registry.detect(Some(old_path), &old_text);
@@ -245,10 +245,10 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
     for (name, rel) in fixtures {
         let format = Format::from_name(name).unwrap();
         let source = ace_tests::fixture(rel);
-        let source_format = ace_io::Registry::builtin().detect(Some(Path::new(rel)), &source);
+        let source_format = ace_registry::Registry::builtin().detect(Some(Path::new(rel)), &source);
         let old_pb = read(source_format, &source);
-        let ctx = ace_io::WriteCtx::default();
-        let old_text = ace_io::write_with(format, &old_pb, &ctx).text;
+        let ctx = ace_registry::WriteCtx::default();
+        let old_text = ace_registry::write_with(format, &old_pb, &ctx).text;
         let old = read(format, &old_text);
         let mut new = old.clone();
         assert!(new.entries.len() >= 2, "{rel}");
@@ -273,7 +273,7 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
                 }
             }
         }
-        let new_text = ace_io::write_with(format, &new, &ctx).text;
+        let new_text = ace_registry::write_with(format, &new, &ctx).text;
         let (same, refused) = check_texts(format, &old_text, &new_text, rel, true);
         assert_eq!(refused, 0, "{name}");
         runs += same;
@@ -312,4 +312,29 @@ fn a_diff_applied_gives_the_newer_corpus_version_in_every_dialect() {
     // skill's schema rejects (`scope: "app"`), as the skill's own
     // playbooks do.
     assert_eq!((same, refused), (25, 3));
+}
+
+/// The checks every dialect of a registry goes through
+/// (`tests/support/dialects.rs`), on the built-in ones.
+#[test]
+fn every_built_in_dialect_detects_its_own_output() {
+    ace_tests::dialects::each_dialect_detects_its_own_output(ace_registry::Registry::builtin());
+}
+
+#[test]
+fn every_built_in_dialect_s_diff_applied_gives_the_new_entries() {
+    let runs = ace_tests::dialects::a_diff_applied_gives_the_new_entries(
+        ace_registry::Registry::builtin(),
+    );
+    eprintln!("entries compared exactly, per dialect: {runs:?}");
+    // Where the writer warns of nothing, entries are compared exactly: an
+    // AcePatch is silent for three formats today (the skill delta and the
+    // AceDelta always have something to say, checked by the tests above).
+    let exact = |name: &str| runs.iter().find(|r| r.0 == name).map_or(0, |r| r.1);
+    assert!(exact("acepatch") >= 3, "{runs:?}");
+}
+
+#[test]
+fn the_apply_pipeline_applies_every_built_in_dialect() {
+    ace_tests::dialects::the_pipeline_applies_every_dialect(ace_registry::Registry::builtin());
 }

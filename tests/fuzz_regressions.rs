@@ -3,12 +3,11 @@
 //! Inputs live in `tests/fixtures/fuzz/TARGET/`; docs/fuzzing.md says how
 //! one gets there.
 
-#[path = "../fuzz/src/lib.rs"]
-mod checks;
+use crate::fuzz_checks as checks;
 
 use std::path::Path;
 
-use ace_io::Format;
+use ace_registry::Format;
 
 /// The format whose reader target is `read_NAME` (`read_skill_json`).
 fn reader_format(target: &str) -> Option<Format> {

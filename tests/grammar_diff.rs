@@ -134,7 +134,7 @@ fn tron_grammar_agrees_on_its_own_examples() {
 
 #[test]
 fn tron_grammar_agrees_on_every_tron_fixture_and_every_fixture_written_as_tron() {
-    let tron = ace_io::Format::from_name("vagenda-tron").unwrap();
+    let tron = ace_registry::Format::from_name("vagenda-tron").unwrap();
     let mut fixtures_read = 0;
     let mut tron_files = 0;
     for path in fixtures() {
@@ -147,11 +147,11 @@ fn tron_grammar_agrees_on_every_tron_fixture_and_every_fixture_written_as_tron()
             tron_files += 1;
         }
         // Whatever reads as a playbook, written as TRON by our writer.
-        let format = ace_io::detect(Some(&path), &text);
-        let Ok(read) = ace_io::read(format, &text) else {
+        let format = ace_registry::detect(Some(&path), &text);
+        let Ok(read) = ace_registry::read(format, &text) else {
             continue;
         };
-        let written = ace_io::write(tron, &read.playbook).text;
+        let written = ace_registry::write(tron, &read.playbook).text;
         assert_agree(&format!("{name} written as TRON"), &written);
         fixtures_read += 1;
     }

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use ace_io::{Format, Parsed, Registry};
 use ace_model::Playbook;
+use ace_registry::{Format, Parsed, Registry};
 use ace_tests::matrix::converts_to_every_format;
 use ace_tests::{corpus_dir, corpus_files};
 
@@ -27,19 +27,19 @@ const SOURCES: [&str; 5] = [
 fn playbook_of(path: &Path) -> Result<(Format, Parsed), String> {
     let bytes = std::fs::read(path).unwrap();
     let text = String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())?;
-    let format = ace_io::detect(Some(path), &text);
+    let format = ace_registry::detect(Some(path), &text);
     // The five variants a user migrates between, not the curator's YAML
     // alone or the canonical JSON.
     if [Format::PLAYBOOK_YAML, Format::JSON].contains(&format) {
         return Err(format!("a {format} file"));
     }
-    if let Some(check) = ace_io::Registry::builtin().claimed_check(format, &text) {
+    if let Some(check) = ace_registry::Registry::builtin().claimed_check(format, &text) {
         return Err(format!("{}, not a playbook", check.name()));
     }
-    if let Some(other) = ace_io::other_document(format, &text) {
+    if let Some(other) = ace_registry::other_document(format, &text) {
         return Err(format!("a {}, not a playbook", other.what));
     }
-    let parsed = ace_io::read(format, &text).map_err(|e| format!("does not parse: {e}"))?;
+    let parsed = ace_registry::read(format, &text).map_err(|e| format!("does not parse: {e}"))?;
     Ok((format, parsed))
 }
 
@@ -125,7 +125,7 @@ fn every_writer_writes_a_long_playbook_as_one_thread_writes_it() {
     };
     for &format in Format::all() {
         let write = || {
-            let w = ace_io::write(format, &pb);
+            let w = ace_registry::write(format, &pb);
             (w.text, w.losses, w.id_changes)
         };
         let spread = write();

@@ -12,8 +12,8 @@
 use std::path::{Path, PathBuf};
 
 use ace_format::ReadCtx;
-use ace_io::Format;
 use ace_model::{rules, Diagnostic, Playbook, Severity};
+use ace_registry::Format;
 use ace_tests::{corpus_dir, corpus_files};
 
 /// A corpus file read as a playbook.
@@ -55,7 +55,7 @@ fn sources() -> Vec<Source> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let format = ace_io::detect(Some(&path), &text);
+        let format = ace_registry::detect(Some(&path), &text);
         let Ok(read) = format.read(&text, &ReadCtx::default()) else {
             continue;
         };
@@ -69,7 +69,7 @@ fn sources() -> Vec<Source> {
             continue;
         }
         let errors: Vec<&'static str> =
-            ace_io::validate(format, &text, &ace_io::LintOptions::default())
+            ace_check::validate(format, &text, &ace_check::LintOptions::default())
                 .iter()
                 .filter(|d| is_error(d))
                 .map(|d| d.code)
@@ -177,11 +177,11 @@ fn check_with(
     version: Option<&str>,
     save: Option<&Path>,
 ) -> Result<(), String> {
-    let mut ctx = ace_io::WriteCtx::default();
+    let mut ctx = ace_registry::WriteCtx::default();
     if let Some(v) = version {
         ctx = ctx.with_option("vagenda-version", v);
     }
-    let files = ace_io::write_files(target, &s.playbook, &ctx);
+    let files = ace_registry::write_files(target, &s.playbook, &ctx);
     if let Some(v) = version {
         let declared = format!("\"version\": \"{v}\"");
         // TRON: `vAgendaInfo("0.2")`, or the class's fields over lines.
@@ -207,11 +207,11 @@ fn check_with(
     if target.name().starts_with("vagenda") && !from_vagenda && files.main.contains(": null") {
         return Err("a vAgenda output with a null in it".into());
     }
-    let parsed = ace_io::read_files(target, &files.main, files.companion.as_deref())
+    let parsed = ace_registry::read_files(target, &files.main, files.companion.as_deref())
         .map_err(|d| format!("does not read back: {d}"))?;
     let back = parsed.playbook.clone();
     let new_errors: Vec<String> =
-        ace_io::validate_parsed(target, parsed, &ace_io::LintOptions::default())
+        ace_check::validate_parsed(target, parsed, &ace_check::LintOptions::default())
             .into_iter()
             .filter(|d| is_error(d) && !s.errors.contains(&d.code))
             .map(|d| format!("{}: {}", d.code, d.message))
@@ -220,8 +220,8 @@ fn check_with(
         return Err(format!("ace-validate finds {new_errors:?}"));
     }
     // And back to the source's format: every entry's content is there.
-    let again = ace_io::write_files(s.format, &back, &ace_io::WriteCtx::default());
-    let returned = ace_io::read_files(s.format, &again.main, again.companion.as_deref())
+    let again = ace_registry::write_files(s.format, &back, &ace_registry::WriteCtx::default());
+    let returned = ace_registry::read_files(s.format, &again.main, again.companion.as_deref())
         .map_err(|d| format!("converted back, does not read: {d}"))?
         .playbook;
     let mut got: Vec<String> = returned.entries.iter().map(|e| words(&e.content)).collect();

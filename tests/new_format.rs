@@ -5,19 +5,15 @@
 //! conversion matrix, the fuzz replay and the capability table. None of
 //! those checks names a format; each iterates the registry it is given.
 
-// The fuzz targets' checks, as tests/fuzz_regressions.rs replays them;
-// this test calls only the round trip.
-#[allow(dead_code)]
-#[path = "../fuzz/src/lib.rs"]
-mod fuzz_checks;
+use crate::fuzz_checks;
 
 use std::path::Path;
 
 use ace_exec::Out;
 use ace_format::{Confidence, PlaybookFormat, Read, ReadCtx, Sniff, WriteCtx};
-use ace_io::{Format, Registry};
 use ace_model::WriteReport;
 use ace_model::{rules, Diagnostic, Entry, LossEntry, Playbook, ReadOutput, Section, Span};
+use ace_registry::{Format, Registry};
 use ace_tests::{fixture, matrix, props};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -237,7 +233,7 @@ proptest! {
 fn the_conversion_matrix_covers_it() {
     let r = registry();
     for name in ["markdown/canonical.md", "markdown/multiline.txt"] {
-        let pb = ace_io::read(Format::MARKDOWN, &fixture(name))
+        let pb = ace_registry::read(Format::MARKDOWN, &fixture(name))
             .unwrap()
             .playbook;
         matrix::converts_to_every_format(&r, name, &pb);
@@ -270,12 +266,12 @@ fn the_fuzz_replay_covers_it() {
 
 #[test]
 fn the_capability_table_covers_it() {
-    assert_eq!(ace_io::capabilities::unlisted_losses(lines()), []);
-    let caps = ace_io::capabilities::capabilities(lines());
+    assert_eq!(ace_registry::capabilities::unlisted_losses(lines()), []);
+    let caps = ace_registry::capabilities::capabilities(lines());
     let holds = |row: &str| caps.iter().find(|(l, _)| *l == row).map(|(_, h)| *h);
     assert_eq!(
         holds("helpful / harmful"),
-        Some(ace_io::capabilities::Holds::Yes)
+        Some(ace_registry::capabilities::Holds::Yes)
     );
-    assert_eq!(holds("tags"), Some(ace_io::capabilities::Holds::No));
+    assert_eq!(holds("tags"), Some(ace_registry::capabilities::Holds::No));
 }

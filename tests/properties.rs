@@ -10,7 +10,7 @@
 //! absent against zero counters, IDs of every shape in the wild, and sizes
 //! from nothing to a few hundred entries.
 
-use ace_io::Registry;
+use ace_registry::Registry;
 use ace_tests::props::{self, playbook};
 use proptest::prelude::*;
 

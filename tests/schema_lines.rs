@@ -88,7 +88,7 @@ fn check(root: &Path, cases: &[Expect]) -> usize {
     let mut matched = 0;
     for file in files {
         let path = root.join(file);
-        let source = ace_io::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let source = ace_fs::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let text = source.text.clone();
         let outcome = ace_check::check(
             source,

@@ -5,20 +5,20 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use ace_io::Format;
 use ace_model::{Diagnostic, Playbook, Severity};
+use ace_registry::Format;
 use ace_tests::{corpus_dir, corpus_files, fixture, props};
 
-fn read(text: &str) -> ace_io::Parsed {
-    ace_io::read(Format::SKILL_JSON, text).unwrap_or_else(|d| panic!("{d}"))
+fn read(text: &str) -> ace_registry::Parsed {
+    ace_registry::read(Format::SKILL_JSON, text).unwrap_or_else(|d| panic!("{d}"))
 }
 
 fn rewrite(text: &str) -> String {
-    ace_io::write(Format::SKILL_JSON, &read(text).playbook).text
+    ace_registry::write(Format::SKILL_JSON, &read(text).playbook).text
 }
 
 fn validate(text: &str) -> Vec<Diagnostic> {
-    ace_io::validate(Format::SKILL_JSON, text, &ace_io::LintOptions::default())
+    ace_check::validate(Format::SKILL_JSON, text, &ace_check::LintOptions::default())
 }
 
 fn codes(diags: &[Diagnostic]) -> Vec<&'static str> {
@@ -43,9 +43,13 @@ fn messages(diags: &[Diagnostic], code: &str) -> Vec<String> {
 /// first file's data is everything but what it reported.
 fn through_json(text: &str) {
     let pb = read(text).playbook;
-    let json = ace_io::write(Format::JSON, &pb).text;
-    let back = ace_io::read(Format::JSON, &json).unwrap().playbook;
-    let files = ace_io::write_files(Format::SKILL_JSON, &back, &ace_io::WriteCtx::default());
+    let json = ace_registry::write(Format::JSON, &pb).text;
+    let back = ace_registry::read(Format::JSON, &json).unwrap().playbook;
+    let files = ace_registry::write_files(
+        Format::SKILL_JSON,
+        &back,
+        &ace_registry::WriteCtx::default(),
+    );
     let again = read(&files.main).playbook;
     let mut ids = std::collections::HashMap::new();
     for c in &files.id_changes {
@@ -198,7 +202,7 @@ fn quirks_are_read_without_loss() {
 
 #[test]
 fn bad_json_is_one_located_error() {
-    let e = ace_io::read(
+    let e = ace_registry::read(
         Format::SKILL_JSON,
         "{\n  \"bullets\": [\n    {\"id\": 1,}\n  ]\n}",
     )
@@ -210,7 +214,10 @@ fn bad_json_is_one_located_error() {
     assert_eq!((pos.line, pos.col), (3, 13), "at the trailing comma");
     assert!(d.message.contains("trailing commas"), "{}", d.message);
     for bad in ["", "\"just a string\"", "42"] {
-        assert!(ace_io::read(Format::SKILL_JSON, bad).is_err(), "{bad:?}");
+        assert!(
+            ace_registry::read(Format::SKILL_JSON, bad).is_err(),
+            "{bad:?}"
+        );
     }
 }
 
@@ -226,7 +233,7 @@ fn core(pb: &Playbook) -> Vec<(String, String, Option<i64>, Option<i64>)> {
 /// markdown step reports every other field it drops.
 fn through_markdown(src: &str) {
     let pb = read(src).playbook;
-    let md = ace_io::write(Format::MARKDOWN, &pb);
+    let md = ace_registry::write(Format::MARKDOWN, &pb);
     let lost: BTreeSet<String> = md.losses.iter().map(|l| l.field.to_string()).collect();
     for e in &pb.entries {
         for (name, present) in e.optional_fields() {
@@ -246,8 +253,10 @@ fn through_markdown(src: &str) {
     for key in pb.extra.keys() {
         assert!(lost.contains(&format!("extra.{key}")), "extra.{key}");
     }
-    let back = ace_io::read(Format::MARKDOWN, &md.text).unwrap().playbook;
-    let again = ace_io::write(Format::SKILL_JSON, &back);
+    let back = ace_registry::read(Format::MARKDOWN, &md.text)
+        .unwrap()
+        .playbook;
+    let again = ace_registry::write(Format::SKILL_JSON, &back);
     let skill = read(&again.text).playbook;
     // IDs the bullet schema refuses are given new ones, and said so.
     let new_id = |id: String| {
@@ -277,10 +286,10 @@ fn through_markdown_keeps_ids_content_and_counters() {
 #[test]
 fn a_new_file_is_what_the_skill_writes() {
     let md = fixture("markdown/canonical.md");
-    let pb = ace_io::read(Format::MARKDOWN, &md).unwrap().playbook;
-    let out = ace_io::write(Format::SKILL_JSON, &pb);
+    let pb = ace_registry::read(Format::MARKDOWN, &md).unwrap().playbook;
+    let out = ace_registry::write(Format::SKILL_JSON, &pb);
     assert_eq!(
-        ace_io::write(Format::SKILL_JSON, &pb).text,
+        ace_registry::write(Format::SKILL_JSON, &pb).text,
         out.text,
         "deterministic"
     );
@@ -298,10 +307,10 @@ fn a_new_file_is_what_the_skill_writes() {
     // Read back: content and counters survive; each ID became a bullet ID
     // of the bullet schema, dated by SOURCE_DATE_EPOCH for a markdown
     // playbook has no dates, and listed in the ID changes.
-    let dated = ace_io::write_with(
+    let dated = ace_registry::write_with(
         Format::SKILL_JSON,
         &pb,
-        &ace_io::WriteCtx::default().with_now(Some("2025-10-25T09:00:00Z".into())),
+        &ace_registry::WriteCtx::default().with_now(Some("2025-10-25T09:00:00Z".into())),
     );
     let got = core(&read(&dated.text).playbook);
     let want: Vec<_> = core(&pb)
@@ -333,10 +342,10 @@ fn a_new_file_is_what_the_skill_writes() {
 fn generation_conversion_follows_the_stated_rule() {
     let src = fixture("skill-json/gen2-hand.json");
     let pb = read(&src).playbook;
-    let one = ace_io::write_with(
+    let one = ace_registry::write_with(
         Format::SKILL_JSON,
         &pb,
-        &ace_io::WriteCtx::default().with_option("skill-generation", "1"),
+        &ace_registry::WriteCtx::default().with_option("skill-generation", "1"),
     );
     let v: serde_json::Value = serde_json::from_str(&one.text).unwrap();
     assert_eq!(v[0]["confidence"], "high", "0.8 is in the high band");
@@ -357,10 +366,10 @@ fn generation_conversion_follows_the_stated_rule() {
 
     // Level -> number -> level is exact; each change of form is reported.
     let g1 = read(&fixture("skill-json/gen1-python.json")).playbook;
-    let two = ace_io::write_with(
+    let two = ace_registry::write_with(
         Format::SKILL_JSON,
         &g1,
-        &ace_io::WriteCtx::default().with_option("skill-generation", "2"),
+        &ace_registry::WriteCtx::default().with_option("skill-generation", "2"),
     );
     let converted: Vec<&str> = two
         .losses
@@ -374,10 +383,10 @@ fn generation_conversion_follows_the_stated_rule() {
         "{:?}",
         two.losses
     );
-    let back = ace_io::write_with(
+    let back = ace_registry::write_with(
         Format::SKILL_JSON,
         &read(&two.text).playbook,
-        &ace_io::WriteCtx::default().with_option("skill-generation", "1"),
+        &ace_registry::WriteCtx::default().with_option("skill-generation", "1"),
     );
     assert_eq!(back.text, fixture("skill-json/gen1-python.json"));
 }
@@ -430,7 +439,7 @@ fn deltas_are_recognised_by_content() {
 /// ace-convert and ace-validate go by); `None` if the read fails.
 fn read_kind(text: &str) -> Option<ace_skill::DocumentKind> {
     use ace_skill::DocumentKind as K;
-    let ctx = ace_io::ReadCtx::min(Severity::Error);
+    let ctx = ace_registry::ReadCtx::min(Severity::Error);
     let read = Format::SKILL_JSON.read(text, &ctx).ok()?;
     Some(match read.other {
         None => K::Playbook,
@@ -507,7 +516,7 @@ fn corpus_playbooks_round_trip_exactly() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            ace_io::detect(Some(&path), &src),
+            ace_registry::detect(Some(&path), &src),
             Format::SKILL_JSON,
             "{name}"
         );
@@ -582,7 +591,7 @@ fn corpus_deltas_match_sources() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let src = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            ace_io::detect(Some(&path), &src),
+            ace_registry::detect(Some(&path), &src),
             Format::SKILL_JSON,
             "{name}"
         );

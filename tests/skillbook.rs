@@ -2,27 +2,27 @@
 //! what it maps to, and what a skillbook written from another format is.
 //! Over our own fixtures and, with ACE_CORPUS, every kayba file.
 
-use ace_io::Format;
 use ace_model::{Evidence, Severity, Status};
+use ace_registry::Format;
 use ace_tests::{corpus_dir, fixture};
 
 fn skillbook() -> Format {
     Format::from_name("skillbook").expect("the skillbook is registered")
 }
 
-fn read(text: &str) -> ace_io::Parsed {
-    ace_io::read(skillbook(), text).unwrap_or_else(|d| panic!("{d}"))
+fn read(text: &str) -> ace_registry::Parsed {
+    ace_registry::read(skillbook(), text).unwrap_or_else(|d| panic!("{d}"))
 }
 
 fn findings(text: &str) -> Vec<ace_model::Diagnostic> {
-    ace_io::validate(skillbook(), text, &ace_io::LintOptions::default())
+    ace_check::validate(skillbook(), text, &ace_check::LintOptions::default())
 }
 
 /// Read and written back unchanged, byte for byte, with no finding above
 /// info and no layout the writer could not give back.
 fn rewrites_exactly(name: &str, text: &str) {
     let pb = read(text).playbook;
-    assert_eq!(ace_io::write(skillbook(), &pb).text, text, "{name}");
+    assert_eq!(ace_registry::write(skillbook(), &pb).text, text, "{name}");
     let bad: Vec<_> = findings(text)
         .into_iter()
         .filter(|d| d.severity > Severity::Info || d.code == "ACE046")
@@ -79,16 +79,20 @@ fn the_content_tells_a_skillbook_whatever_its_name() {
     let bullets = fixture("skillbook/bullets-0.3.json");
     for name in ["playbook.json", "x.json", "ace_domain_playbook.json"] {
         let path = std::path::Path::new(name);
-        assert_eq!(ace_io::detect(Some(path), &bullets), skillbook(), "{name}");
+        assert_eq!(
+            ace_registry::detect(Some(path), &bullets),
+            skillbook(),
+            "{name}"
+        );
     }
     let skills = fixture("skillbook/skills-0.9.json");
-    assert_eq!(ace_io::detect(None, &skills), skillbook());
+    assert_eq!(ace_registry::detect(None, &skills), skillbook());
     // A skill playbook's `bullets` is an array: still the skill's.
     let skill = r#"{"bullets": [], "sections": {}}"#;
-    assert_eq!(ace_io::detect(None, skill), Format::SKILL_JSON);
+    assert_eq!(ace_registry::detect(None, skill), Format::SKILL_JSON);
     let out = std::path::Path::new("team.skillbook.json");
     assert_eq!(
-        ace_io::Registry::builtin().for_output(out),
+        ace_registry::Registry::builtin().for_output(out),
         Some(skillbook())
     );
 }
@@ -100,7 +104,7 @@ fn a_skill_added_is_indexed_and_numbered() {
     let mut e = ace_model::Entry::new("tool_use-00004", "Prefer the batch endpoint.");
     e.section = Some("tool_use".into());
     pb.entries.push(e);
-    let out = ace_io::write(skillbook(), &pb).text;
+    let out = ace_registry::write(skillbook(), &pb).text;
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(
         v["sections"]["tool_use"],
@@ -118,8 +122,8 @@ fn a_skill_added_is_indexed_and_numbered() {
 #[test]
 fn a_skillbook_from_markdown_is_what_the_framework_saves() {
     let md = fixture("markdown/canonical.md");
-    let pb = ace_io::read(Format::MARKDOWN, &md).unwrap().playbook;
-    let out = ace_io::write(skillbook(), &pb);
+    let pb = ace_registry::read(Format::MARKDOWN, &md).unwrap().playbook;
+    let out = ace_registry::write(skillbook(), &pb);
     rewrites_exactly("from markdown", &out.text);
     let v: serde_json::Value = serde_json::from_str(&out.text).unwrap();
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
@@ -162,7 +166,7 @@ fn a_wrong_type_is_reported_and_kept() {
         .iter()
         .any(|d| d.code == "ACE078" && d.severity == Severity::Error));
     assert_eq!(parsed.playbook.entries[0].extra["helpful"], "3");
-    let again = ace_io::write(skillbook(), &parsed.playbook).text;
+    let again = ace_registry::write(skillbook(), &parsed.playbook).text;
     assert!(again.contains("\"helpful\": \"3\""), "{again}");
 }
 
@@ -182,7 +186,11 @@ fn every_kayba_skillbook_comes_back_byte_for_byte() {
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(ace_io::detect(Some(&path), &text), skillbook(), "{name}");
+        assert_eq!(
+            ace_registry::detect(Some(&path), &text),
+            skillbook(),
+            "{name}"
+        );
         rewrites_exactly(&name, &text);
     }
 }
@@ -191,7 +199,7 @@ fn every_kayba_skillbook_comes_back_byte_for_byte() {
 fn through_vagenda_a_skill_keeps_its_fields_in_the_extension_point() {
     let text = fixture("skillbook/skills-0.9.json");
     let pb = read(&text).playbook;
-    let v = ace_io::write(Format::VAGENDA_JSON, &pb);
+    let v = ace_registry::write(Format::VAGENDA_JSON, &pb);
     let doc: serde_json::Value = serde_json::from_str(&v.text).unwrap();
     let first = &doc["plan"]["playbook"]["entries"][0];
     assert!(first.get("embedding").is_none(), "{first}");
@@ -200,10 +208,10 @@ fn through_vagenda_a_skill_keeps_its_fields_in_the_extension_point() {
         // As written in the skillbook: the numbers keep their lexemes.
         serde_json::from_str::<serde_json::Value>("[0.125, -1e-05, 3.0]").unwrap()
     );
-    let back = ace_io::read(Format::VAGENDA_JSON, &v.text)
+    let back = ace_registry::read(Format::VAGENDA_JSON, &v.text)
         .unwrap()
         .playbook;
-    let again = ace_io::write(skillbook(), &back);
+    let again = ace_registry::write(skillbook(), &back);
     let returned = read(&again.text).playbook;
     for (a, b) in pb.entries.iter().zip(&returned.entries) {
         assert_eq!(
@@ -219,11 +227,11 @@ fn a_read_for_errors_only_skips_the_layout_check_and_reads_the_same() {
     // Indented by four: the framework writes two, so a rewrite would differ.
     let text = fixture("skillbook/skills-0.9.json").replace("\n  ", "\n    ");
     let all = skillbook()
-        .read(&text, &ace_io::ReadCtx::default())
+        .read(&text, &ace_registry::ReadCtx::default())
         .unwrap_or_else(|d| panic!("{d}"))
         .parsed;
     let errors_only = skillbook()
-        .read(&text, &ace_io::ReadCtx::min(Severity::Error))
+        .read(&text, &ace_registry::ReadCtx::min(Severity::Error))
         .unwrap_or_else(|d| panic!("{d}"))
         .parsed;
     assert!(all.diagnostics.iter().any(|d| d.code == "ACE046"));

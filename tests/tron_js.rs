@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ace_io::{Format, WriteCtx};
+use ace_registry::{Format, WriteCtx};
 use ace_tests::{corpus_dir, corpus_files};
 
 #[test]
@@ -38,17 +38,17 @@ fn our_braced_tron_reads_the_same_in_the_official_parser() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        if ace_io::other_document(format, &text).is_some() {
+        if ace_registry::other_document(format, &text).is_some() {
             continue;
         }
-        let Ok(parsed) = ace_io::read(format, &text) else {
+        let Ok(parsed) = ace_registry::read(format, &text) else {
             continue;
         };
         if parsed.diagnostics.iter().any(|d| d.code == "ACE055") {
             continue;
         }
-        let tron = ace_io::write_with(Format::VAGENDA_TRON, &parsed.playbook, &braced);
-        let json = ace_io::write(Format::VAGENDA_JSON, &parsed.playbook);
+        let tron = ace_registry::write_with(Format::VAGENDA_TRON, &parsed.playbook, &braced);
+        let json = ace_registry::write(Format::VAGENDA_JSON, &parsed.playbook);
         let stem = format!("{name}.{written:03}");
         std::fs::write(out.path().join(format!("{stem}.tron")), tron.text).unwrap();
         std::fs::write(out.path().join(format!("{stem}.json")), json.text).unwrap();

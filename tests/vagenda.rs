@@ -3,21 +3,21 @@
 
 use std::path::{Path, PathBuf};
 
-use ace_io::{Format, WriteCtx};
 use ace_model::{Diagnostic, Severity};
+use ace_registry::{Format, WriteCtx};
 use ace_tests::{corpus_dir, corpus_files, fixture};
 use serde_json::Value;
 
-fn read(format: Format, text: &str) -> ace_io::Parsed {
-    ace_io::read(format, text).unwrap_or_else(|e| panic!("{}", e.message))
+fn read(format: Format, text: &str) -> ace_registry::Parsed {
+    ace_registry::read(format, text).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 fn convert(from: Format, to: Format, text: &str, ctx: &WriteCtx) -> String {
-    ace_io::write_with(to, &read(from, text).playbook, ctx).text
+    ace_registry::write_with(to, &read(from, text).playbook, ctx).text
 }
 
 fn validate(format: Format, text: &str) -> Vec<Diagnostic> {
-    ace_io::validate(format, text, &ace_io::LintOptions::default())
+    ace_check::validate(format, text, &ace_check::LintOptions::default())
 }
 
 fn codes(diags: &[Diagnostic]) -> Vec<&'static str> {
@@ -103,7 +103,7 @@ fn markdown_to_vagenda_and_back_keeps_ids_sections_and_counters() {
             (Format::VAGENDA_TRON, "todoList"),
         ] {
             let opts = WriteCtx::default().with_option("container", container);
-            let mid = ace_io::write_with(to, &original, &opts).text;
+            let mid = ace_registry::write_with(to, &original, &opts).text;
             let findings = validate(to, &mid);
             assert!(
                 findings
@@ -178,7 +178,7 @@ fn patch_errors_have_the_same_meaning_in_json_and_tron() {
     assert!(j[dj[1].span.start..].starts_with("{\"op\": \"updateEntry\""));
     assert_eq!(at(&j, &dj[2]), "\"renameEntry\"");
     assert_eq!(line_col(&t, &dt[2]), (10, 21));
-    assert!(ace_io::other_document(Format::VAGENDA_JSON, &j).is_some());
+    assert!(ace_registry::other_document(Format::VAGENDA_JSON, &j).is_some());
 }
 
 #[test]
@@ -199,12 +199,12 @@ fn an_event_log_reads_as_its_current_view_and_keeps_every_event() {
     found.sort();
     assert_eq!(found, ["ACE053", "ACE054", "ACE054"]);
     // Unchanged, the log is written back as it was.
-    let same = ace_io::write(Format::VAGENDA_JSON, pb).text;
+    let same = ace_registry::write(Format::VAGENDA_JSON, pb).text;
     assert_eq!(semantic(&json(&same)), semantic(&json(&text)));
     // A counter change becomes one more event on the head.
     let mut changed = pb.clone();
     changed.entries[0].helpful = Some(5);
-    let out = json(&ace_io::write(Format::VAGENDA_JSON, &changed).text);
+    let out = json(&ace_registry::write(Format::VAGENDA_JSON, &changed).text);
     let items = out["playbook"]["items"].as_array().unwrap();
     assert_eq!(items.len(), 8);
     assert_eq!(items[7]["prevEventId"], "ev-3");
@@ -217,7 +217,7 @@ fn an_event_log_reads_as_its_current_view_and_keeps_every_event() {
 fn vbrief_is_recognised_and_declined() {
     let text = fixture("vagenda/vbrief.json");
     assert_eq!(
-        ace_io::detect(Some(Path::new("x.json")), &text),
+        ace_registry::detect(Some(Path::new("x.json")), &text),
         Format::VAGENDA_JSON
     );
     let diags = validate(Format::VAGENDA_JSON, &text);
@@ -370,7 +370,7 @@ fn every_corpus_document_rewrites_to_itself() {
             .map(|k| k.describe());
         // The kind the read finds is the kind the sniff finds, and a
         // document that does not parse fails both ways.
-        match format.read(&text, &ace_io::ReadCtx::default()) {
+        match format.read(&text, &ace_registry::ReadCtx::default()) {
             Ok(read) => assert_eq!(read.other.map(|o| o.what), sniffed, "{}", path.display()),
             Err(_) => assert_eq!(sniffed, None, "{}", path.display()),
         }
@@ -378,7 +378,7 @@ fn every_corpus_document_rewrites_to_itself() {
             // Patches and entry fragments are checked, not rewritten.
             continue;
         }
-        let Ok(parsed) = ace_io::read(format, &text) else {
+        let Ok(parsed) = ace_registry::read(format, &text) else {
             // The agent-written todo file and the truncated twin are not JSON.
             continue;
         };
@@ -388,7 +388,7 @@ fn every_corpus_document_rewrites_to_itself() {
         checked += 1;
         let name = path.display();
         // Same syntax: the document comes back semantically unchanged.
-        let out = ace_io::write(format, &parsed.playbook).text;
+        let out = ace_registry::write(format, &parsed.playbook).text;
         let again = read(format, &out);
         assert_eq!(again.playbook, parsed.playbook, "{name}\n{out}");
         if format == Format::VAGENDA_JSON {
@@ -403,7 +403,7 @@ fn every_corpus_document_rewrites_to_itself() {
         } else {
             Format::VAGENDA_JSON
         };
-        let there = ace_io::write(other, &parsed.playbook).text;
+        let there = ace_registry::write(other, &parsed.playbook).text;
         let back = read(other, &there);
         assert_eq!(back.playbook, parsed.playbook, "{name}\n{there}");
     }
@@ -429,7 +429,7 @@ fn corpus_markdown_playbooks_survive_a_trip_through_vagenda() {
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let pb = read(Format::MARKDOWN, &text).playbook;
-        let mid = ace_io::write(Format::VAGENDA_JSON, &pb).text;
+        let mid = ace_registry::write(Format::VAGENDA_JSON, &pb).text;
         let schema_findings: Vec<Diagnostic> = validate(Format::VAGENDA_JSON, &mid)
             .into_iter()
             .filter(|d| matches!(d.code, "ACE048" | "ACE049" | "ACE050" | "ACE051" | "ACE052"))

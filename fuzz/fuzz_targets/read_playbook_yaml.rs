@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| ace_fuzz::read_and_lint(ace_io::Format::PLAYBOOK_YAML, data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ace_fuzz::read_and_lint(ace_registry::Format::PLAYBOOK_YAML, data));

@@ -2,7 +2,7 @@
 //! by libFuzzer can be replayed by the regression tests in `tests/` with
 //! the same calls.
 
-use ace_io::Format;
+use ace_registry::Format;
 
 /// Every format a playbook can be read from and written to; the round
 /// trip's first byte indexes it (`cargo xtask fuzz-seed` relies on that).
@@ -17,8 +17,8 @@ pub fn read_and_lint(format: Format, data: &[u8]) {
         return;
     };
     // What ace-convert asks of a file before converting it.
-    let _ = ace_io::other_document(format, text);
-    let _ = ace_io::validate(format, text, &ace_lint::Options::default());
+    let _ = ace_registry::other_document(format, text);
+    let _ = ace_check::validate(format, text, &ace_lint::Options::default());
     if format == Format::VAGENDA_TRON {
         split_read_is_the_whole_read(text, ace_vagenda::Syntax::Tron);
     } else if format == Format::VAGENDA_JSON {
@@ -83,19 +83,19 @@ pub fn round_trip_in(formats: &[Format], data: &[u8]) {
         return;
     };
     let from = formats[usize::from(pick) % formats.len()];
-    let Ok(parsed) = ace_io::read(from, text) else {
+    let Ok(parsed) = ace_registry::read(from, text) else {
         return;
     };
     for &to in formats {
-        let first = ace_io::write(to, &parsed.playbook);
-        let again = match ace_io::read(to, &first.text) {
+        let first = ace_registry::write(to, &parsed.playbook);
+        let again = match ace_registry::read(to, &first.text) {
             Ok(p) => p,
             Err(e) => panic!(
                 "{from} -> {to}: the output does not read back: {}\n{}",
                 e.message, first.text
             ),
         };
-        let second = ace_io::write(to, &again.playbook);
+        let second = ace_registry::write(to, &again.playbook);
         assert_eq!(
             first.text, second.text,
             "{from} -> {to}: writing what was read back changed the text"

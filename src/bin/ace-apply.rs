@@ -7,9 +7,10 @@ use std::process::ExitCode;
 
 use ace_apply::{Compat, DeltaSource, Output, RunOptions, Subject};
 use ace_config::Loaded;
-use ace_io::convert::{self, Destination, Stop};
-use ace_io::{DeltaDialect, Format, Source};
+use ace_fs::Source;
 use ace_model::{LossEntry, Severity};
+use ace_registry::convert::{self, Destination, Stop};
+use ace_registry::{DeltaDialect, Format};
 use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
@@ -44,12 +45,12 @@ enum CompatArg {
 /// The registry's delta dialects as the possible values, each with its
 /// one-line description.
 fn delta_format_parser() -> impl TypedValueParser<Value = &'static dyn DeltaDialect> {
-    let values = ace_io::Registry::builtin()
+    let values = ace_registry::Registry::builtin()
         .dialects()
         .iter()
         .map(|d| clap::builder::PossibleValue::new(d.name()).help(d.describe()));
     PossibleValuesParser::new(values).try_map(|name| {
-        ace_io::Registry::builtin()
+        ace_registry::Registry::builtin()
             .dialect(&name)
             .ok_or_else(|| format!("unknown delta format `{name}`"))
     })
@@ -208,7 +209,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         ace_check::run::configuration(args.config.as_deref(), args.isolated).map_err(usage)?;
     let source =
         load_input(&args.playbook, &args.stdin_filename).map_err(|e| usage(e.to_string()))?;
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let format = match args.from {
         Some(f) => f,
         None => registry.detect(source.path.as_deref(), &source.text),
@@ -219,7 +220,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
             source.name
         )));
     }
-    let ctx = ace_io::ReadCtx::min(Severity::Error);
+    let ctx = ace_registry::ReadCtx::min(Severity::Error);
     let input = match convert::read_input(&source, format, args.sections.as_deref(), &ctx) {
         Ok(i) => i,
         Err(stop) => return Err(Box::new((stop, Some(source)))),

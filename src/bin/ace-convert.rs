@@ -5,11 +5,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use ace_io::convert::{self, Destination, Stop};
-use ace_io::Format;
-use ace_io::Source;
+use ace_fs::Source;
 use ace_model::LossEntry;
 use ace_model::Severity;
+use ace_registry::convert::{self, Destination, Stop};
+use ace_registry::Format;
 use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
@@ -81,7 +81,7 @@ struct Args {
 
 fn main() -> ExitCode {
     ace_tools::prepare_process();
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let matches = ace_tools::with_writer_flags(Args::command(), registry).get_matches();
     let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.options = ace_tools::writer_options_given(&matches, registry);
@@ -89,7 +89,7 @@ fn main() -> ExitCode {
 }
 
 fn list_formats() -> i32 {
-    let table = ace_io::capabilities::format_table(ace_io::Registry::builtin());
+    let table = ace_registry::capabilities::format_table(ace_registry::Registry::builtin());
     let _ = std::io::stdout().lock().write_all(table.as_bytes());
     EXIT_OK
 }
@@ -104,7 +104,7 @@ fn run(args: Args) -> i32 {
     }
 }
 
-/// The conversion, step by step (`ace_io::convert`); what it prints on
+/// The conversion, step by step (`ace_registry::convert`); what it prints on
 /// the way is the readers' errors and the loss report.
 /// Why the conversion stopped, the input when its text shows why, and a
 /// note to print after the findings.
@@ -116,7 +116,7 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let input = args.input.as_deref().unwrap_or("-");
     let mut source =
         load_input(input, &args.stdin_filename).map_err(|e| at(Stop::Usage(e.to_string())))?;
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     // When nothing in the name or the content said the format and the read
     // fails, the user is told which formats there are.
     let (from, told) = match args.from {
@@ -128,10 +128,10 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     // Only errors matter (they stop the conversion), so checks that find
     // less are not run; the file's layout is kept only for a rewrite in
     // its own format.
-    let ctx = ace_io::ReadCtx {
+    let ctx = ace_registry::ReadCtx {
         sections: sections.clone(),
         layout: from == to,
-        ..ace_io::ReadCtx::min(Severity::Error)
+        ..ace_registry::ReadCtx::min(Severity::Error)
     };
     let input = match convert::read_input(&source, from, args.sections.as_deref(), &ctx) {
         Ok(input) => input,
@@ -198,8 +198,8 @@ fn write_ctx(
     args: &Args,
     now: Option<String>,
     sections: std::sync::Arc<ace_model::mapping::SectionMap>,
-) -> ace_io::WriteCtx {
-    let mut ctx = ace_io::WriteCtx::default()
+) -> ace_registry::WriteCtx {
+    let mut ctx = ace_registry::WriteCtx::default()
         .with_now(now)
         .with_sections(sections);
     for (name, value) in &args.options {

@@ -9,8 +9,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 use ace_apply::render;
-use ace_io::{DeltaDialect, Format, Source};
+use ace_fs::Source;
 use ace_model::Playbook;
+use ace_registry::{DeltaDialect, Format};
 use ace_tools::{error, load_input, Color, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::Parser;
@@ -29,7 +30,7 @@ enum OutputFormat {
 /// `text`, `json` and every dialect the registry writes, each with its
 /// description.
 fn output_format_parser() -> impl TypedValueParser<Value = OutputFormat> {
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let values = [PossibleValue::new("text"), PossibleValue::new("json")]
         .into_iter()
         .chain(registry.written_dialects().map(|d| {
@@ -42,7 +43,7 @@ fn output_format_parser() -> impl TypedValueParser<Value = OutputFormat> {
         "text" => OutputFormat::Text,
         "json" => OutputFormat::Json,
         other => OutputFormat::Delta(
-            ace_io::Registry::builtin()
+            ace_registry::Registry::builtin()
                 .dialect(other)
                 .expect("a possible value names a dialect"),
         ),
@@ -86,7 +87,7 @@ fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), i32> {
         error(PROG, e);
         EXIT_USAGE
     })?;
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let format = args
         .from
         .unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ace_apply::merge::{merge_file, merge_lines, FileOptions, Markers};
-use ace_io::{Format, Source};
+use ace_fs::Source;
 use ace_model::Playbook;
+use ace_registry::Format;
 use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::Parser;
 
@@ -63,7 +64,7 @@ fn main() -> ExitCode {
 /// The playbook `source` holds, or why it is not one: the findings that
 /// stop reading it, in one line.
 fn read(source: &Source, format: Format) -> Result<Playbook, String> {
-    ace_io::convert::read_playbook(source, format).map_err(|stop| stop.to_string())
+    ace_registry::convert::read_playbook(source, format).map_err(|stop| stop.to_string())
 }
 
 fn run(args: &Args) -> i32 {
@@ -80,7 +81,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     let (base_src, ours_src, theirs_src) =
         (load(&args.base)?, load(&args.ours)?, load(&args.theirs)?);
     let name = args.path.clone().unwrap_or_else(|| ours_src.name.clone());
-    let registry = ace_io::Registry::builtin();
+    let registry = ace_registry::Registry::builtin();
     let format = args.from.unwrap_or_else(|| {
         let by_name = args
             .path
@@ -103,7 +104,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(&args.ours));
     let write = |text: &str| {
-        ace_io::write_atomic(&dest, text.as_bytes()).map_err(|e| {
+        ace_fs::write_atomic(&dest, text.as_bytes()).map_err(|e| {
             error(PROG, format!("{}: {e}", dest.display()));
             EXIT_USAGE
         })
@@ -151,7 +152,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     }
     if let Some(f) = &args.conflicts {
         let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
-        ace_io::write_atomic(f, body.as_bytes()).map_err(|e| {
+        ace_fs::write_atomic(f, body.as_bytes()).map_err(|e| {
             error(PROG, format!("{}: {e}", f.display()));
             EXIT_USAGE
         })?;

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use ace_check::run::{self as steps, Overrides};
 use ace_check::Companion;
-use ace_io::Format;
 use ace_model::Severity;
+use ace_registry::Format;
 use ace_report::{FileReport, OutputFormat};
 use ace_tools::{error, Color, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::{Parser, ValueEnum};
@@ -157,7 +157,7 @@ fn run(args: Args) -> i32 {
         return show_files(&inputs, &args.stdin_filename);
     }
     let mut failed_io = false;
-    let mut results: Vec<(ace_io::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
+    let mut results: Vec<(ace_fs::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
     for checked in steps::check_all(&inputs, &args.stdin_filename, &settings) {
         for e in &checked.errors {
             error(PROG, e);

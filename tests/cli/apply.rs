@@ -232,7 +232,7 @@ fn curator_operations_into_markdown_change_only_the_lines_they_add() {
     );
 }
 
-/// `--output-format curator` prints seed 001's whole output object and
+/// `--output-format curator` prints the curator spec's whole output object and
 /// writes nothing.
 #[test]
 fn curator_output_is_the_seed_s_object() {

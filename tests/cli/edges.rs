@@ -262,7 +262,7 @@ fn help_lists_formats_and_output_formats() {
             .output()
             .unwrap();
         let help = String::from_utf8(out.stdout).unwrap();
-        for f in ace_io::Format::all() {
+        for f in ace_registry::Format::all() {
             let listed = help
                 .lines()
                 .filter(|l| {

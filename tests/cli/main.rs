@@ -208,7 +208,7 @@ fn streamed_output_equals_the_text_written_in_memory() {
     }
     let input = dir.path().join("big.md");
     std::fs::write(&input, &md).unwrap();
-    let read = ace_io::read(ace_io::Format::MARKDOWN, &md).unwrap();
+    let read = ace_registry::read(ace_registry::Format::MARKDOWN, &md).unwrap();
     for to in [
         "markdown",
         "agents-md",
@@ -217,9 +217,9 @@ fn streamed_output_equals_the_text_written_in_memory() {
         "vagenda-tron",
         "json",
     ] {
-        let format = ace_io::Format::from_name(to).unwrap();
-        let ctx = ace_io::WriteCtx::default().with_now(Some("2025-01-01T00:00:00Z".into()));
-        let expected = ace_io::write_with(format, &read.playbook, &ctx).text;
+        let format = ace_registry::Format::from_name(to).unwrap();
+        let ctx = ace_registry::WriteCtx::default().with_now(Some("2025-01-01T00:00:00Z".into()));
+        let expected = ace_registry::write_with(format, &read.playbook, &ctx).text;
         assert!(expected.len() > 200_000, "{to}: several blocks");
         let file = dir.path().join(format!("out.{to}"));
         convert()
@@ -863,7 +863,9 @@ fn skill_playbooks_convert_in_place_byte_identically() {
 fn writer_options_are_flags_of_the_registry() {
     let help = convert().arg("--help").assert().success();
     let help = String::from_utf8_lossy(&help.get_output().stdout).into_owned();
-    for (option, formats) in ace_io::convert::writer_options(ace_io::Registry::builtin()) {
+    for (option, formats) in
+        ace_registry::convert::writer_options(ace_registry::Registry::builtin())
+    {
         let line = format!("--{} <VALUE>", option.name);
         assert!(help.contains(&line), "{line} missing from --help");
         assert!(help.contains(&format!("With --to {}:", formats.join("|"))));

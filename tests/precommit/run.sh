@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# End-to-end check of .pre-commit-hooks.yaml and of the README's pre-commit
+# End-to-end check of .pre-commit-hooks.yaml and of docs/validate.md's pre-commit
 # snippets: installs pre-commit from PyPI, makes a throw-away git repository
 # for each way of using the hooks, and shows that a bad playbook fails the
 # commit with the rule's message while a good one passes.
-#   rust:   the README's first snippet, with this checkout's path and HEAD
+#   rust:   docs/validate.md's first snippet, with this checkout's path and HEAD
 #           commit in place of its placeholders (language: rust);
-#   local:  the README's `repo: local` snippet, as written (language: system);
+#   local:  docs/validate.md's `repo: local` snippet, as written (language: system);
 #   system: the `ace-validate-system` hook of this checkout.
 # The local and system modes run the ace-validate of this checkout.
 # Usage: tests/precommit/run.sh [system|local|rust]...   (default: all three)
@@ -27,19 +27,19 @@ if [ -n "$(git -C "$here" status --porcelain -- .pre-commit-hooks.yaml Cargo.tom
   echo "note: uncommitted changes in $here are not part of rev $rev" >&2
 fi
 
-# The N-th YAML block of the README's pre-commit section, with its
+# The N-th YAML block of docs/validate.md's pre-commit section, with its
 # placeholders for a clone's path and commit filled in.
 readme_snippet() {
   local block
   block="$(awk -v n="$1" '
-    /^### pre-commit/ { in_section = 1; next }
-    in_section && /^### / { exit }
+    /^## pre-commit/ { in_section = 1; next }
+    in_section && /^## / { exit }
     in_section && /^```yaml/ { count++; if (count == n) { printing = 1 }; next }
     printing && /^```/ { exit }
     printing { print }
-  ' "$here/README.md")"
+  ' "$here/docs/validate.md")"
   if [ -z "$block" ]; then
-    echo "FAIL: README.md has no pre-commit snippet $1" >&2
+    echo "FAIL: docs/validate.md has no pre-commit snippet $1" >&2
     exit 1
   fi
   printf '%s\n' "$block" |

@@ -26,10 +26,10 @@ EXAMPLE = ROOT / "examples" / "appworld-style-playbook.txt"
 os.environ["SOURCE_DATE_EPOCH"] = "1766880000"
 
 
-def tool(*args, check=True):
+def tool(*args, check=True, input=None):
     exe = shutil.which(args[0])
     assert exe, f"{args[0]} is not on PATH: the wheel installs it"
-    out = subprocess.run([exe, *args[1:]], capture_output=True, text=True)
+    out = subprocess.run([exe, *args[1:]], capture_output=True, text=True, input=input)
     if check:
         assert out.returncode in (0, 1), out.stderr
     return out
@@ -143,6 +143,112 @@ def test_apply_reports_a_refused_delta_and_changes_nothing():
     assert text == playbook
     assert report["accepted"] == []
     assert [r["reason"] for r in report["rejected"]] == ["unknown-id", "invalid"]
+    # An unreadable delta is worded as ace-apply words it, named by its place.
+    assert report["rejected"][1]["id"] == "#2"
+    assert report["rejected"][1]["message"].startswith("#2:1:")
+
+
+LOW_CONFIDENCE = json.dumps({
+    "id": "5e1c2a9e-0b1d-4c5e-9f00-1a2b3c4d5e6f",
+    "section": "typescript/testing",
+    "op": "add",
+    "content": "Pin the test runner's version in CI",
+    "metadata": {
+        "source": {"beadsId": "bd-201"},
+        "confidence": 0.5,
+        "helpful": 0,
+        "harmful": 0,
+        "tags": [],
+        "evidence": "the runner's minor release broke two jobs",
+        "createdAt": "2025-11-04T10:00:00Z",
+    },
+})
+
+
+def test_apply_honours_ace_toml_thresholds_as_the_cli_does(tmp_path):
+    agents = FIXTURES / "apply" / "AGENTS.md"
+    text = agents.read_text(encoding="utf-8")
+    delta = tmp_path / "delta.json"
+    delta.write_text(LOW_CONFIDENCE, encoding="utf-8")
+    now = "2026-01-01T00:00:00Z"
+
+    def cli(*extra):
+        out = tool(
+            "ace-apply", str(agents), str(delta), "--now", now, "-q",
+            "--report", "json", "--isolated" if not extra else "--config", *extra,
+            check=False,
+        )
+        return json.loads(out.stderr)
+
+    # The curator's default gate (0.80) refuses it, in both.
+    _, refused = ace_tools.apply(text, [LOW_CONFIDENCE], now=now, filename=str(agents))
+    assert [r["reason"] for r in refused["rejected"]] == ["low-confidence"]
+    assert cli() == refused
+    # An ace.toml with `confidence = 0.4` lets it through, in both.
+    config = tmp_path / "ace.toml"
+    config.write_text("[thresholds]\nconfidence = 0.4\n", encoding="utf-8")
+    new, accepted = ace_tools.apply(
+        text, [LOW_CONFIDENCE], now=now, filename=str(agents), config=str(config)
+    )
+    assert accepted["accepted"] and not accepted["rejected"]
+    assert cli(str(config)) == accepted
+    assert "Pin the test runner's version in CI" in new
+    # The keyword overrides the file, as --min-confidence does.
+    _, again = ace_tools.apply(
+        text, [LOW_CONFIDENCE], now=now, config=str(config), min_confidence=0.9
+    )
+    assert [r["reason"] for r in again["rejected"]] == ["low-confidence"]
+    assert ace_tools.find_config(str(tmp_path)) == str(config)
+
+
+def test_apply_writes_an_agents_md_companion(tmp_path):
+    agents = tmp_path / "knowledge" / "AGENTS.md"
+    agents.parent.mkdir()
+    agents.write_text((FIXTURES / "apply" / "AGENTS.md").read_text(encoding="utf-8"), encoding="utf-8")
+    yaml = agents.parent / "playbook.yaml"
+    yaml.write_text(
+        "version: 1\nsections:\n  - id: build/patterns\n    weight: 0.9\n"
+        "  - id: typescript/testing\n    weight: 0.7\n",
+        encoding="utf-8",
+    )
+    delta = json.dumps({
+        "id": "6e1c2a9e-0b1d-4c5e-9f00-1a2b3c4d5e6f",
+        "section": "brand/new-section",
+        "op": "add",
+        "content": "A bullet in a section the playbook.yaml does not list yet",
+        "metadata": {"confidence": 0.9, "evidence": "seen in run 77 and run 78",
+                     "source": {"beadsId": "bd-301"}, "createdAt": "2025-11-04T10:00:00Z"},
+    })
+    now = "2026-01-01T00:00:00Z"
+    text, report, companion = ace_tools.apply(
+        agents.read_text(encoding="utf-8"), [delta], now=now,
+        filename=str(agents), companion=yaml.read_text(encoding="utf-8"),
+    )
+    assert report["accepted"] and not report["rejected"]
+    out = tmp_path / "out"
+    tool("ace-apply", str(agents), "-", "--now", now, "-q", "-o", f"{out}/",
+         input=delta)
+    assert text == (out / "AGENTS.md").read_text(encoding="utf-8")
+    assert companion == (out / "playbook.yaml").read_text(encoding="utf-8")
+    assert "brand/new-section" in companion and "0.9" in companion
+
+
+def test_apply_refuses_to_leave_its_write_scope(tmp_path):
+    playbook = (FIXTURES / "apply" / "skill-playbook.json").read_text(encoding="utf-8")
+    with pytest.raises(ace_tools.AceError, match="refusing to write"):
+        ace_tools.apply(playbook, [], filename="elsewhere/playbook.json",
+                        write_scope=["knowledge/**"])
+    text, _ = ace_tools.apply(playbook, [], filename="knowledge/playbook.json",
+                              write_scope=["knowledge/**"])
+    assert text == playbook
+    with pytest.raises(ace_tools.AceError, match="filename"):
+        ace_tools.apply(playbook, [], write_scope=["knowledge/**"])
+
+
+def test_strict_apply_raises_on_a_refused_delta():
+    playbook = (FIXTURES / "apply" / "skill-playbook.json").read_text(encoding="utf-8")
+    with pytest.raises(ace_tools.AceError, match="strict: 1 delta"):
+        ace_tools.apply(playbook, ["not a delta"], strict=True)
 
 
 BAD = {

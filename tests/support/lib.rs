@@ -44,6 +44,7 @@ pub fn fixture(rel: &str) -> String {
     let path = fixture_path(rel);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+pub mod dialects;
 pub mod matrix;
 pub mod props;
 
@@ -52,16 +53,16 @@ pub mod props;
 /// over `src` (checked against the whole writer's file), else the whole
 /// writer's file.
 pub fn applied_text(
-    format: ace_io::Format,
+    format: ace_registry::Format,
     src: &str,
     outcome: &ace_apply::Outcome,
     pb: &ace_model::Playbook,
-    ctx: &ace_io::WriteCtx,
+    ctx: &ace_registry::WriteCtx,
 ) -> String {
     if !outcome.changed() {
         return src.to_owned();
     }
-    let whole = ace_io::write_with(format, pb, ctx).text;
+    let whole = ace_registry::write_with(format, pb, ctx).text;
     match format.imp().rewrite(src, &outcome.before, pb, ctx) {
         Some((edits, _)) => {
             let spliced = edits.text(src);
@@ -75,14 +76,16 @@ pub fn applied_text(
 /// Checks that a file written over the old one (a format's `rewrite`)
 /// holds what the whole writer writes for the same playbook: the same
 /// JSON value for JSON formats, the same entries read back for all.
-pub fn assert_same_document(format: ace_io::Format, spliced: &str, whole: &str) {
+pub fn assert_same_document(format: ace_registry::Format, spliced: &str, whole: &str) {
     if format.name().ends_with("json") {
         let a: serde_json::Value = serde_json::from_str(spliced).expect("the spliced file is JSON");
         let b: serde_json::Value = serde_json::from_str(whole).expect("the written file is JSON");
         assert_eq!(a, b, "spliced:\n{spliced}\nwhole:\n{whole}");
     }
     let entries = |text: &str| -> Vec<ace_model::Entry> {
-        let mut pb = ace_io::read(format, text).expect("reads back").playbook;
+        let mut pb = ace_registry::read(format, text)
+            .expect("reads back")
+            .playbook;
         pb.entries
             .iter_mut()
             .for_each(|e| e.origin = Default::default());

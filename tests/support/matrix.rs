@@ -4,8 +4,8 @@
 //! every field of the original (a value the target derived, such as a
 //! vAgenda kind or a skill title, may be added: nothing was lost).
 
-use ace_io::Registry;
 use ace_model::Playbook;
+use ace_registry::Registry;
 
 use crate::props::{convert, lost_fields};
 

@@ -5,8 +5,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use ace_io::{Format, Registry};
 use ace_model::{Confidence, Entry, Evidence, LossEntry, Playbook, Section, Status};
+use ace_registry::{Format, Registry};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::{Map, Value};
@@ -361,8 +361,8 @@ pub struct Converted {
 }
 
 pub fn convert(pb: &Playbook, to: Format) -> Converted {
-    let files = ace_io::write_files(to, pb, &ace_io::WriteCtx::default());
-    let back = ace_io::read_files(to, &files.main, files.companion.as_deref())
+    let files = ace_registry::write_files(to, pb, &ace_registry::WriteCtx::default());
+    let back = ace_registry::read_files(to, &files.main, files.companion.as_deref())
         .unwrap_or_else(|e| panic!("{to} does not read its own output: {e}\n{}", files.main))
         .playbook;
     let mut ids = HashMap::new();

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use ace_io::Format;
+use ace_registry::Format;
 
 const FORMATS: [Format; 6] = [
     Format::MARKDOWN,
@@ -98,7 +98,7 @@ pub fn apply_bench(bin: &Path) -> Result<(), String> {
     );
     println!("|---|---|---|---|---|");
     for format in FORMATS {
-        let files = ace_io::write_files(format, &pb, &Default::default());
+        let files = ace_registry::write_files(format, &pb, &Default::default());
         let fdir = dir.join(format.name());
         let input = files
             .save_in(format, &fdir, "playbook")
@@ -107,7 +107,7 @@ pub fn apply_bench(bin: &Path) -> Result<(), String> {
         // The IDs as the format holds them: some formats give entries IDs
         // of their own scheme.
         let text = std::fs::read_to_string(&input).map_err(|e| e.to_string())?;
-        let held = ace_io::read(format, &text)
+        let held = ace_registry::read(format, &text)
             .map_err(|d| format!("{}: {}", input.display(), d.message))?
             .playbook;
         let patch_file = fdir.join("patch.json");

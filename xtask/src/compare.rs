@@ -129,7 +129,10 @@ pub fn compare(args: &[String]) -> Result<(), String> {
         corpus_files.len(),
         generated.len()
     );
-    let names: Vec<&str> = ace_io::Format::all().iter().map(|f| f.name()).collect();
+    let names: Vec<&str> = ace_registry::Format::all()
+        .iter()
+        .map(|f| f.name())
+        .collect();
     for (input, validate) in corpus_files
         .iter()
         .map(|p| (p, true))
@@ -159,7 +162,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
         }
         // A format with a companion (AGENTS.md with its playbook.yaml) is
         // also written as the pair, into a directory.
-        for to in ace_io::Format::all()
+        for to in ace_registry::Format::all()
             .iter()
             .filter(|f| f.companion().is_some())
         {
@@ -272,8 +275,8 @@ pub(crate) fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
 fn generate_inputs(dir: &Path, entries: usize) -> Result<Vec<PathBuf>, String> {
     let pb = crate::gen_playbook(entries);
     let mut paths = Vec::new();
-    for &f in ace_io::Format::all() {
-        let files = ace_io::write_files(f, &pb, &Default::default());
+    for &f in ace_registry::Format::all() {
+        let files = ace_registry::write_files(f, &pb, &Default::default());
         let to = match f.companion() {
             Some(_) => dir.join(f.name()),
             None => dir.to_owned(),

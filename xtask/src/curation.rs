@@ -46,13 +46,13 @@ struct Target {
 
 fn target(path: &Path, shown: String) -> Target {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let format = ace_io::detect(Some(path), &text);
-    let ids = ace_io::Source {
+    let format = ace_registry::detect(Some(path), &text);
+    let ids = ace_fs::Source {
         name: shown.clone(),
         path: Some(path.to_owned()),
         text: text.into(),
     };
-    let ids = ace_io::convert::read_playbook(&ids, format)
+    let ids = ace_registry::convert::read_playbook(&ids, format)
         .map(|pb| {
             pb.entries
                 .into_iter()

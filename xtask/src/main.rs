@@ -83,7 +83,7 @@ fn docs(check: bool) -> Result<(), String> {
 /// the reader target of the format it is detected as, and to `round_trip`
 /// behind the byte that selects that format (`fuzz/src/lib.rs`).
 fn fuzz_seed() -> Result<(), String> {
-    use ace_io::Format;
+    use ace_registry::Format;
     // fuzz/src/lib.rs: the round trip's first byte indexes the registry.
     let round_trip_order = Format::all();
     let corpus = root().join("fuzz/corpus");
@@ -105,7 +105,7 @@ fn fuzz_seed() -> Result<(), String> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let format = ace_io::detect(Some(&path), &text);
+        let format = ace_registry::detect(Some(&path), &text);
         // Each format's reader target is `read_NAME`; the canonical JSON
         // has none, being serde's.
         let target = format!("read_{}", format.name().replace('-', "_"));
@@ -130,9 +130,9 @@ fn fuzz_seed() -> Result<(), String> {
         // Two TRON fixtures are too few: every vAgenda JSON fixture also
         // seeds the TRON reader in TRON.
         let tron = (format == Format::VAGENDA_JSON)
-            .then(|| ace_io::read(format, &text).ok())
+            .then(|| ace_registry::read(format, &text).ok())
             .flatten()
-            .map(|p| ace_io::write(Format::VAGENDA_TRON, &p.playbook))
+            .map(|p| ace_registry::write(Format::VAGENDA_TRON, &p.playbook))
             .map(|w| w.text);
         if let Some(tron) = &tron {
             let dir = corpus.join("read_vagenda_tron");
@@ -210,8 +210,11 @@ fn gen(args: &[String]) -> Result<(), String> {
             }
             "--format" => {
                 let v = value()?;
-                format = Some(ace_io::Format::from_name(&v).ok_or_else(|| {
-                    let names: Vec<&str> = ace_io::Format::all().iter().map(|f| f.name()).collect();
+                format = Some(ace_registry::Format::from_name(&v).ok_or_else(|| {
+                    let names: Vec<&str> = ace_registry::Format::all()
+                        .iter()
+                        .map(|f| f.name())
+                        .collect();
                     format!("--format {v}: expected one of {}", names.join(", "))
                 })?);
             }
@@ -229,14 +232,14 @@ fn gen(args: &[String]) -> Result<(), String> {
             c.main_file(),
             c.file_names()[0]
         ))?;
-        ace_io::write_files(format, &pb, &Default::default())
+        ace_registry::write_files(format, &pb, &Default::default())
             .save_in(format, &dir, "playbook")
             .map_err(|e| format!("{}: {e}", dir.display()))?;
         return Ok(());
     }
-    let text = ace_io::write(format, &pb).text;
+    let text = ace_registry::write(format, &pb).text;
     match output {
-        Some(path) => ace_io::write_atomic(&path, text.as_bytes())
+        Some(path) => ace_fs::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display())),
         None => {
             use std::io::Write as _;

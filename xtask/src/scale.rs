@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ace_io::Format;
+use ace_registry::Format;
 
 const VARIANTS: [Format; 5] = [
     Format::MARKDOWN,
@@ -71,7 +71,7 @@ fn size_of(dir: &Path, f: Format) -> u64 {
 fn write(dir: &Path, f: Format, pb: &ace_model::Playbook) -> Result<(Duration, usize), String> {
     let (main, companion) = files_of(dir, f);
     let t = Instant::now();
-    let files = ace_io::write_files(f, pb, &Default::default());
+    let files = ace_registry::write_files(f, pb, &Default::default());
     let took = t.elapsed();
     let mut bytes = 0;
     for (path, text) in [(Some(main), Some(files.main)), (companion, files.companion)] {
@@ -94,7 +94,7 @@ fn read(dir: &Path, f: Format) -> Result<(Duration, usize), String> {
         .map(|p| std::fs::read_to_string(p).map_err(|e| e.to_string()))
         .transpose()?;
     let t = Instant::now();
-    let parsed = ace_io::read_files(f, &text, companion.as_deref()).map_err(|d| d.message)?;
+    let parsed = ace_registry::read_files(f, &text, companion.as_deref()).map_err(|d| d.message)?;
     let took = t.elapsed();
     let n = parsed.playbook.entries.len();
     drop(parsed);

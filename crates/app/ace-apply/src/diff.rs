@@ -2,7 +2,7 @@
 //! that turns the first into the second when applied by the engine.
 //!
 //! Entries are matched by ID. Entries without an ID (or whose ID repeats
-//! in its playbook) are matched by seed 001's key, `section::normalized
+//! in its playbook) are matched by the curator spec's key, `section::normalized
 //! content`, as ace_beads matches bullets. A matched pair's counters are a
 //! `count` change; its other fields, compared one by one under their
 //! canonical names ([`ace_model::delta::FIELDS`], extension fields as
@@ -142,7 +142,7 @@ pub fn field_value(e: &Entry, field: &str) -> serde_json::Value {
         .unwrap_or_default()
 }
 
-/// How a delta names an entry: by its ID, or by seed 001's key when it has
+/// How a delta names an entry: by its ID, or by the curator spec's key when it has
 /// none.
 pub(crate) fn target(e: &Entry) -> Target {
     if e.id.is_empty() {

@@ -13,7 +13,7 @@ use ace_model::ids::natural_cmp;
 use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
 
 use crate::ids::Allocator;
-use ace_io::AppliedDelta;
+use ace_registry::AppliedDelta;
 
 use crate::{Compat, Options, Traits};
 
@@ -60,7 +60,7 @@ impl Outcome {
         self.accepted().any(|v| v.applied > 0) || !self.pruned.is_empty()
     }
 
-    /// seed 001's report: `{accepted: [id], rejected: [{id, reason, message}]}`.
+    /// the curator spec's report: `{accepted: [id], rejected: [{id, reason, message}]}`.
     pub fn report_json(&self) -> serde_json::Value {
         let accepted: Vec<_> = self.accepted().map(|v| v.id.clone()).collect();
         let rejected: Vec<_> = self
@@ -271,7 +271,7 @@ impl<'p> State<'p> {
             s.title = Some(name.replace('_', " ").to_uppercase());
         }
         if dialect == Dialect::AceBeads {
-            // Seed 001: a section the curator adds weighs 0.5.
+            // The curator spec: a section the curator adds weighs 0.5.
             s.weight = serde_json::Number::from_f64(0.5);
         }
         self.pb.sections.push(s);
@@ -567,7 +567,7 @@ fn is_new(t: &Target, new_ids: &HashSet<&str>) -> bool {
     matches!(t, Target::Id(id) if new_ids.contains(id.as_str()))
 }
 
-/// Why a change alters content, if it does: what seed 004 forbids.
+/// Why a change alters content, if it does: what the append-only ADR forbids.
 fn content_change(c: &Change, script: bool) -> Option<String> {
     match c {
         Change::Set { fields, .. } if fields.iter().any(|f| f == "content") => {
@@ -800,7 +800,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                         let o = st.entry_mut(ms);
                         o.tags = Some(union_sorted(o.tags.as_ref(), &["merged".into()]));
                     } else if st.traits.status {
-                        // Seed 003 archives the merged bullet and leaves
+                        // The skill spec archives the merged bullet and leaves
                         // its `last_updated` as it was.
                         let o = st.entry_mut(ms);
                         o.status = Some(Status::Archived);
@@ -823,7 +823,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
             }
         }
     }
-    // Seed 001: the curator deprecates a bullet once harmful > helpful.
+    // The curator spec: the curator deprecates a bullet once harmful > helpful.
     if d.dialect == Dialect::AceBeads {
         for s in touched {
             let e = st.entry(s);
@@ -832,7 +832,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
             }
         }
     }
-    // Seed 003's last step: the playbook's metadata says when it was
+    // The skill spec's last step: the playbook's metadata says when it was
     // curated. The counts the skill keeps there are its writer's.
     if d.dialect == Dialect::Skill {
         if let Some(serde_json::Value::Object(meta)) = st.pb.extra.get_mut("metadata") {

@@ -1,12 +1,12 @@
 //! IDs for the entries a delta adds without one, in the scheme the
-//! playbook's own IDs follow: seed 000's `prefix-NNNNN` (per prefix, or one
+//! playbook's own IDs follow: the playbook format spec's `prefix-NNNNN` (per prefix, or one
 //! counter shared by every prefix as the paper's playbooks number them),
 //! the skill's `bullet-YYYY-MM-DD-NNN`, or ace_beads' eight hex digits.
 
 use std::collections::{HashMap, HashSet};
 
-use ace_io::IdScheme;
 use ace_model::{ids, mapping::SectionMap, Entry, Playbook};
+use ace_registry::IdScheme;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scheme {

@@ -4,7 +4,7 @@
 //! applied whole or not at all. What the engine needs of the playbook's
 //! format (its ID scheme, whether it holds a status, provenance,
 //! timestamps, where it records applied deltas) comes from the format
-//! ([`ace_io::Curation`]) as [`Traits`].
+//! ([`ace_registry::Curation`]) as [`Traits`].
 //!
 //! [`pipeline`] is the one path from a playbook's text and delta files to
 //! the text to write, which ace-apply, ace-merge and the Python module
@@ -20,9 +20,9 @@ pub mod render;
 
 use std::sync::Arc;
 
-use ace_io::{DeltaDialect, DeltaError, IdScheme, Ledger, Registry};
 use ace_model::delta::Delta;
 use ace_model::mapping::SectionMap;
+use ace_registry::{DeltaDialect, DeltaError, IdScheme, Ledger, Registry};
 
 pub use ace_model::delta::{Change, Dialect, Op, Reason, Refusal, Target};
 pub use engine::{apply, Outcome, Verdict};
@@ -81,7 +81,7 @@ pub fn read_deltas(
     forced: Option<&'static dyn DeltaDialect>,
     opts: &ReadOptions,
 ) -> Result<(&'static dyn DeltaDialect, Vec<Delta>), DeltaError> {
-    let ctx = ace_io::DeltaReadCtx {
+    let ctx = ace_registry::DeltaReadCtx {
         name,
         min_confidence: opts.min_confidence,
         min_evidence: opts.min_evidence,
@@ -131,10 +131,10 @@ impl std::fmt::Debug for Traits {
 
 impl Traits {
     /// What `format` tells the curator of its files
-    /// ([`ace_io::PlaybookFormat::curation`]), and the document state `pb`
+    /// ([`ace_registry::PlaybookFormat::curation`]), and the document state `pb`
     /// was read with.
     pub fn of(
-        format: ace_io::Format,
+        format: ace_registry::Format,
         pb: &ace_model::Playbook,
         sections: Arc<SectionMap>,
     ) -> Traits {

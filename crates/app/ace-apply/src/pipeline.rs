@@ -9,12 +9,12 @@
 
 use std::sync::Arc;
 
-use ace_io::convert::{Destination, Stop};
-use ace_io::{DeltaDialect, DeltaError, Format, Registry, WriteCtx};
 use ace_model::delta::Delta;
 use ace_model::edit::Edits;
 use ace_model::mapping::SectionMap;
 use ace_model::{LineIndex, LossEntry, Playbook};
+use ace_registry::convert::{Destination, Stop};
+use ace_registry::{DeltaDialect, DeltaError, Format, Registry, WriteCtx};
 
 use crate::{Options, Outcome, ReadOptions, Traits};
 
@@ -213,7 +213,7 @@ impl Applied<'_> {
                 losses: self.splice_losses.clone(),
             },
             Output::Whole => {
-                let files = ace_io::write_files(self.format, &self.playbook, &self.wctx);
+                let files = ace_registry::write_files(self.format, &self.playbook, &self.wctx);
                 Texts {
                     main: files.main,
                     companion: files.companion,
@@ -229,7 +229,7 @@ impl Applied<'_> {
         match &self.output {
             Output::Same => self.text.to_owned(),
             Output::Spliced(edits) => edits.text(self.text),
-            Output::Whole => ace_io::write_with(self.format, &self.playbook, &self.wctx).text,
+            Output::Whole => ace_registry::write_with(self.format, &self.playbook, &self.wctx).text,
         }
     }
 
@@ -311,7 +311,7 @@ impl Applied<'_> {
             |p: &std::path::Path, e: std::io::Error| Stop::Usage(format!("{}: {e}", p.display()));
         let edits = match &self.output {
             Output::Whole => {
-                ace_io::convert::write_output(
+                ace_registry::convert::write_output(
                     &self.playbook,
                     self.format,
                     &self.wctx,
@@ -329,12 +329,12 @@ impl Applied<'_> {
         let same = edits.is_none();
         match dest {
             Destination::Stdout => {
-                ace_io::write_stdout(pieces()).map_err(|e| Stop::Usage(format!("<stdout>: {e}")))?
+                ace_fs::write_stdout(pieces()).map_err(|e| Stop::Usage(format!("<stdout>: {e}")))?
             }
             // In place, the file already is what it would become.
             Destination::File(_) if in_place && same => {}
             Destination::File(p) => {
-                ace_io::write_atomic_pieces(p, pieces()).map_err(|e| io(p, e))?
+                ace_fs::write_atomic_pieces(p, pieces()).map_err(|e| io(p, e))?
             }
             Destination::Pair {
                 dir,
@@ -347,9 +347,9 @@ impl Applied<'_> {
                 if let Some(d) = dir {
                     std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
                 }
-                ace_io::write_atomic_pieces(main, pieces()).map_err(|e| io(main, e))?;
+                ace_fs::write_atomic_pieces(main, pieces()).map_err(|e| io(main, e))?;
                 let text = self.companion.unwrap_or_default();
-                ace_io::write_atomic(companion, text.as_bytes()).map_err(|e| io(companion, e))?;
+                ace_fs::write_atomic(companion, text.as_bytes()).map_err(|e| io(companion, e))?;
             }
         }
         Ok(())

@@ -5,8 +5,8 @@
 use anstyle::{AnsiColor, Style};
 use serde_json::{json, Value};
 
-use ace_io::{DeltaDialect, DeltaWriteCtx, Format};
 use ace_model::{Entry, Playbook, Status};
+use ace_registry::{DeltaDialect, DeltaWriteCtx, Format};
 
 use crate::diff::{diff, diff_across, field_value, Diff, EntryDiff};
 
@@ -27,7 +27,7 @@ pub fn difference(old: &Playbook, new: &Playbook, formats: (Format, Format)) -> 
 /// Whether both formats hold `field`: fields a format has no place for,
 /// or derives when writing, are not compared across formats.
 pub fn both_hold(a: Format, b: Format, field: &str) -> bool {
-    use ace_io::capabilities::{entry_fields, Holds};
+    use ace_registry::capabilities::{entry_fields, Holds};
     [a, b]
         .into_iter()
         .all(|f| !matches!(entry_fields(f, &[field])[0], Some(Holds::No)))

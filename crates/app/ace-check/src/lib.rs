@@ -8,13 +8,52 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ace_io::{CheckCtx, Format, ReadCtx, Source};
+use ace_fs::Source;
 use ace_model::{rules, Diagnostic, Playbook, Severity};
+use ace_registry::{CheckCtx, Format, ReadCtx};
 
 pub mod run;
 mod suppress;
 
 pub use suppress::Suppressions;
+
+pub use ace_lint::Options as LintOptions;
+
+/// The lint options for `format`'s files: `base` less the rules that mean
+/// nothing to them ([`ace_registry::PlaybookFormat::lint_profile`]).
+pub fn lint_options(format: Format, base: &LintOptions) -> LintOptions {
+    let profile = format.imp().lint_profile();
+    LintOptions {
+        id_shape: base.id_shape && profile.id_shape,
+        prefixes: base.prefixes && profile.prefixes,
+        deprecation: base.deprecation || profile.deprecation,
+        ..base.clone()
+    }
+}
+
+/// Every finding for one input: the reader's diagnostics, then the lint
+/// rules, in source order. A syntax error is the only finding.
+pub fn validate(format: Format, text: &str, opts: &LintOptions) -> Vec<Diagnostic> {
+    match ace_registry::read(format, text) {
+        Ok(parsed) => validate_parsed(format, parsed, opts),
+        Err(d) => vec![d],
+    }
+}
+
+/// The reader's diagnostics of an already read input plus the lint rules.
+pub fn validate_parsed(
+    format: Format,
+    parsed: ace_registry::Parsed,
+    opts: &LintOptions,
+) -> Vec<Diagnostic> {
+    let mut diags = parsed.diagnostics;
+    diags.extend(ace_lint::lint(
+        &parsed.playbook,
+        &lint_options(format, opts),
+    ));
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    diags
+}
 
 /// Where the curator's playbook.yaml for an AGENTS.md comes from.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -148,17 +187,17 @@ pub fn companion_of(format: Format, path: Option<&Path>, companion: &Companion) 
 
 /// Reads the playbook named by `--playbook`, in whatever format it is.
 pub fn load_target(path: &Path) -> Result<Target, String> {
-    let source = ace_io::load(path).map_err(|e| e.to_string())?;
-    let format = ace_io::detect(source.path.as_deref(), &source.text);
+    let source = ace_fs::load(path).map_err(|e| e.to_string())?;
+    let format = ace_registry::detect(source.path.as_deref(), &source.text);
     let playbook = read_playbook(format, &source, "--playbook")?;
     Ok(Target {
-        sequence: ace_io::document_sequence(&playbook),
+        sequence: ace_registry::document_sequence(&playbook),
         playbook,
     })
 }
 
 fn read_playbook(format: Format, source: &Source, what: &str) -> Result<Playbook, String> {
-    match ace_io::read(format, &source.text) {
+    match ace_registry::read(format, &source.text) {
         Ok(parsed) => Ok(parsed.playbook),
         Err(d) => {
             let pos = ace_model::LineIndex::new(&source.text).line_col(&source.text, d.span.start);
@@ -173,7 +212,7 @@ fn read_playbook(format: Format, source: &Source, what: &str) -> Result<Playbook
 /// The text of `source` in the baseline; `None` when the file is new there.
 fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>, String> {
     match baseline {
-        Baseline::File(p) => ace_io::load(p)
+        Baseline::File(p) => ace_fs::load(p)
             .map(Some)
             .map_err(|e| format!("--baseline {e}")),
         Baseline::Rev(rev) => {
@@ -225,7 +264,7 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
 /// What a file of `format` can record of an entry's history, from what its
 /// writer holds (the table `ace-convert --list-formats` prints).
 fn history_form(format: Format, threshold: i64) -> ace_lint::history::Form {
-    use ace_io::capabilities::{entry_fields, Holds};
+    use ace_registry::capabilities::{entry_fields, Holds};
     let held = entry_fields(format, &["status", "supersedes"]);
     ace_lint::history::Form {
         status: held[0] == Some(Holds::Yes),
@@ -244,7 +283,9 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     // is claimed by that read.
     let (format, claimed) = match settings.from {
         Some(f) => (f, true),
-        None => ace_io::Registry::builtin().detect_artifact(source.path.as_deref(), &source.text),
+        None => {
+            ace_registry::Registry::builtin().detect_artifact(source.path.as_deref(), &source.text)
+        }
     };
     let not_ace = |source: &Source, outcome: &mut Outcome| {
         outcome.errors.push(format!(
@@ -267,7 +308,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         min_confidence: settings.curator.confidence,
         min_evidence: settings.curator.evidence_length,
     };
-    if let Some(check) = ace_io::Registry::builtin().claimed_check(format, &source.text) {
+    if let Some(check) = ace_registry::Registry::builtin().claimed_check(format, &source.text) {
         let diags = check.check(&source.text, &ctx);
         finish(source, diags, &mut outcome);
         return outcome;
@@ -305,7 +346,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     }
     let mut companion_result = None;
     if let Some(path) = companion_of(format, source.path.as_deref(), &settings.companion) {
-        match ace_io::load(&path) {
+        match ace_fs::load(&path) {
             Ok(yaml) => {
                 let diags = format
                     .attach_companion(&mut parsed, &yaml.text)
@@ -320,14 +361,14 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         match baseline_text(baseline, &source) {
             Ok(None) => {}
             Ok(Some(old)) => {
-                let old_format = settings
-                    .from
-                    .unwrap_or_else(|| ace_io::detect(Some(Path::new(&source.name)), &old.text));
+                let old_format = settings.from.unwrap_or_else(|| {
+                    ace_registry::detect(Some(Path::new(&source.name)), &old.text)
+                });
                 match read_playbook(old_format, &old, "--baseline") {
                     Ok(old_pb) => {
                         let snap = |pb| ace_lint::history::Snapshot {
                             playbook: pb,
-                            sequence: ace_io::document_sequence(pb),
+                            sequence: ace_registry::document_sequence(pb),
                         };
                         history = ace_lint::history::history(
                             snap(&old_pb),
@@ -341,7 +382,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
             Err(e) => outcome.errors.push(e),
         }
     }
-    let mut diags = ace_io::validate_parsed(format, parsed, &settings.lint);
+    let mut diags = validate_parsed(format, parsed, &settings.lint);
     diags.extend(history);
     diags.sort_by_key(|d| (d.span.start, d.code));
     finish(source, diags, &mut outcome);

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 
 pub use ace_config::Input;
 use ace_config::{Level, Loaded, Selector};
-use ace_io::{Format, Source};
+use ace_fs::Source;
 use ace_model::{Diagnostic, Severity};
+use ace_registry::Format;
 
 use crate::{load_target, Baseline, Companion, Filter, Settings};
 
@@ -114,12 +115,12 @@ pub fn inputs(
     settings: &Settings,
 ) -> Result<Vec<Input>, String> {
     let selector = Selector::new(loaded).map_err(|e| e.to_string())?;
-    let inputs = ace_config::select(paths, &selector, force_exclude, &ace_io::recognise)
+    let inputs = ace_config::select(paths, &selector, force_exclude, &ace_registry::recognise)
         .map_err(|e| e.to_string())?;
     let companions: Vec<PathBuf> = inputs
         .iter()
         .filter_map(|i| match i {
-            Input::File(p) => ace_io::format_of_name(p)
+            Input::File(p) => ace_registry::format_of_name(p)
                 .and_then(|f| crate::companion_of(f, Some(p), &settings.companion)),
             Input::Stdin => None,
         })
@@ -139,8 +140,8 @@ pub struct Checked {
 
 fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checked {
     let loaded = match input {
-        Input::Stdin => ace_io::load_stdin(stdin_filename),
-        Input::File(p) => ace_io::load(p),
+        Input::Stdin => ace_fs::load_stdin(stdin_filename),
+        Input::File(p) => ace_fs::load(p),
     };
     let mut source = match loaded {
         Ok(s) => s,

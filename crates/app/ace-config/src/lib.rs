@@ -58,7 +58,7 @@ pub struct Config {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Apply {
     /// Glob patterns (relative to the folder of `ace.toml`) outside which
-    /// ace-apply refuses to write, as seed 001's curator writes only under
+    /// ace-apply refuses to write, as the ace_beads curator writes only under
     /// `knowledge/**` and `prompts/**`. `--write-scope` replaces it.
     #[serde(default)]
     pub write_scope: Vec<String>,
@@ -78,21 +78,21 @@ pub enum Level {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Thresholds {
-    /// ACE006: report `harmful > helpful + curation` (seed 000: 3).
+    /// ACE006: report `harmful > helpful + curation` (the playbook format spec: 3).
     #[schemars(range(min = 0))]
     pub curation: Option<i64>,
-    /// ACE063: the lowest AceDelta confidence the curator accepts (seed 001:
+    /// ACE063: the lowest AceDelta confidence the curator accepts (the curator spec:
     /// 0.80).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub confidence: Option<f64>,
     /// ACE064: the shortest AceDelta evidence the curator accepts, in
-    /// characters (seed 001: 8).
+    /// characters (the curator spec: 8).
     pub evidence_length: Option<usize>,
     /// ACE061: the lexical similarity of title and content above which two
-    /// entries are likely duplicates (seed 003: 0.8).
+    /// entries are likely duplicates (the skill spec: 0.8).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub similarity: Option<f64>,
-    /// ACE061: the share of tags two entries must have in common (seed 003:
+    /// ACE061: the share of tags two entries must have in common (the skill spec:
     /// more than 0.7).
     #[schemars(range(min = 0.0, max = 1.0))]
     pub tag_overlap: Option<f64>,

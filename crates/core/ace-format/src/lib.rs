@@ -266,11 +266,11 @@ impl WriteCtx {
 /// Which generic lint rules mean something for a format's files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LintProfile {
-    /// Seed 000's ID shape (`xxx-NNNNN`).
+    /// The playbook format spec's ID shape (`xxx-NNNNN`).
     pub id_shape: bool,
-    /// IDs use their section's prefix (seed 000).
+    /// IDs use their section's prefix (the playbook format spec).
     pub prefixes: bool,
-    /// Seed 001's deprecation rule, `harmful > helpful`.
+    /// The curator spec's deprecation rule, `harmful > helpful`.
     pub deprecation: bool,
     /// `<!-- ace-validate: ignore … -->` comments suppress findings.
     pub suppression_comments: bool,
@@ -425,7 +425,7 @@ pub struct CheckCtx<'a> {
     pub playbook: Option<&'a Playbook>,
     /// That playbook's vAgenda document sequence, if it has one.
     pub sequence: Option<i64>,
-    /// Seed 001's thresholds: the lowest confidence and the shortest
+    /// The curator spec's thresholds: the lowest confidence and the shortest
     /// evidence a curator accepts.
     pub min_confidence: f64,
     pub min_evidence: usize,

@@ -10,7 +10,7 @@ use crate::{rules, Entry, Span};
 pub enum Target {
     /// The entry with this ID.
     Id(String),
-    /// The entry whose seed 001 hash (`section::normalized content`) is this:
+    /// The entry whose curator-spec hash (`section::normalized content`) is this:
     /// how ace_beads' `amend` and `deprecate` find their bullet.
     Key(String),
 }
@@ -68,7 +68,7 @@ pub enum Change {
         target: Target,
         reason: Option<String>,
     },
-    /// Fold `merged` into `keep`: seed 003's merge.
+    /// Fold `merged` into `keep`: the skill spec's merge.
     Merge {
         keep: Target,
         merged: Vec<Target>,
@@ -106,7 +106,7 @@ impl Change {
     }
 
     /// Whether applying it in any order with other commuting changes gives
-    /// the same playbook: seed 002 says appends and increments commute.
+    /// the same playbook: the vAgenda ACE extension says appends and increments commute.
     pub fn commutes(&self) -> bool {
         matches!(self, Change::Add(_) | Change::Count { .. })
     }
@@ -119,7 +119,7 @@ pub struct Op {
     pub span: Span,
 }
 
-/// Why a delta is refused: seed 001's reason codes and three of ace-tools'.
+/// Why a delta is refused: the curator spec's reason codes and three of ace-tools'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
     Duplicate,
@@ -184,11 +184,11 @@ pub struct Refusal {
 /// text, or the script the skill ships.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Dialect {
-    /// ace_beads' AceDelta (seed 001).
+    /// ace_beads' AceDelta (the curator spec).
     AceBeads,
-    /// vAgenda's AcePatch (seed 002).
+    /// vAgenda's AcePatch (the vAgenda ACE extension).
     VAgenda,
-    /// The skill's delta (seed 003).
+    /// The skill's delta (the skill spec).
     #[default]
     Skill,
     /// The paper's curator operations.

@@ -59,7 +59,7 @@ pub fn prefix_of(id: &str) -> Option<&str> {
     valid.then(|| &id[..prefix.len()])
 }
 
-/// Seed 000's shape: three lower-case letters, a dash, five digits.
+/// The playbook format spec's shape: three lower-case letters, a dash, five digits.
 pub fn is_canonical(id: &str) -> bool {
     let b = id.as_bytes();
     b.len() == 9
@@ -71,13 +71,13 @@ pub fn is_canonical(id: &str) -> bool {
 /// How the number of a new ID is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Numbering {
-    /// Seed 000: highest number among IDs with the same prefix, plus one.
+    /// The playbook format spec: highest number among IDs with the same prefix, plus one.
     PerPrefix,
     /// The paper's code: one counter shared by every prefix.
     Global,
 }
 
-/// The next free ID for `prefix`, zero-padded to five digits as seed 000 says.
+/// The next free ID for `prefix`, zero-padded to five digits as the playbook format spec says.
 pub fn next_id<'a>(
     existing: impl IntoIterator<Item = &'a str>,
     prefix: &str,
@@ -145,7 +145,7 @@ fn is_prefix(p: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
 }
 
-/// Gives every entry whose ID `valid` rejects a new one by seed 000's rule
+/// Gives every entry whose ID `valid` rejects a new one by the playbook format spec's rule
 /// (the prefix from [`prefix_for`], then the highest number among that
 /// prefix's IDs plus one), and rewrites references to the old IDs. Returns
 /// `None` when every ID is valid, so that callers copy nothing then.

@@ -5,5 +5,5 @@
 /// On a section: the heading level when it is not 2 (`### Build & Test`).
 pub const HEADING_LEVEL: &str = "heading_level";
 
-/// On an entry: seed 001's `Aggregated from N instances` bracket field.
+/// On an entry: the curator spec's `Aggregated from N instances` bracket field.
 pub const AGGREGATED_FROM: &str = "aggregated_from";

@@ -17,7 +17,7 @@ pub struct KindSection {
     pub prefix: &'static str,
 }
 
-/// One row per kind; the first three are seed 000's sections.
+/// One row per kind; the first three are the playbook format spec's sections.
 pub const TABLE: [KindSection; 5] = [
     KindSection {
         kind: "strategy",
@@ -53,7 +53,7 @@ pub const TABLE: [KindSection; 5] = [
 
 /// Sections found in the wild that are not a kind's own section, and the
 /// kind each is read as: the ACE paper's AppWorld and FiNER playbooks
-/// (`shr`, `api`, `code`, ...) and seed 000's other examples. Kinds become
+/// (`shr`, `api`, `code`, ...) and the playbook format spec's other examples. Kinds become
 /// sections only through [`TABLE`]; these are read, never written.
 pub const KNOWN: [KindSection; 13] = [
     row(

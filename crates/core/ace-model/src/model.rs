@@ -474,7 +474,7 @@ impl Entry {
         ]
     }
 
-    /// The seed-001 deduplication key of this entry (`section::normalized`).
+    /// The curator-spec deduplication key of this entry (`section::normalized`).
     pub fn dedup_key(&self) -> String {
         crate::normalize::dedup_key(self.section.as_deref().unwrap_or(""), &self.content)
     }
@@ -609,7 +609,7 @@ impl From<Status> for String {
     }
 }
 
-/// Where an entry came from (seed 001's provenance comment).
+/// Where an entry came from (the curator spec's provenance comment).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {

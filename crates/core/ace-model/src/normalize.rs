@@ -1,4 +1,4 @@
-//! Seed 001's content normalisation and deduplication hash.
+//! The curator spec's content normalisation and deduplication hash.
 
 /// `content.trim().toLowerCase().replace(/\s+/g, ' ')`, as the curator does it.
 pub fn normalize(content: &str) -> String {
@@ -22,7 +22,7 @@ pub fn normalize(content: &str) -> String {
     out
 }
 
-/// `${section}::${normalize(content)}`: seed 001 calls this the hash; it is
+/// `${section}::${normalize(content)}`: the curator spec calls this the hash; it is
 /// the key under which two bullets count as duplicates.
 pub fn dedup_key(section: &str, content: &str) -> String {
     key_of_normalized(section, &normalize(content))

@@ -19,7 +19,8 @@ pub struct Rule {
     pub name: &'static str,
     pub kind: RuleKind,
     pub severity: Severity,
-    /// The spec the rule comes from (`seed 000`, ...), or `ace-tools`.
+    /// The spec the rule comes from (`ACE playbook format spec`, ...), or
+    /// `ace-tools`.
     pub source: &'static str,
     pub summary: &'static str,
     pub doc: &'static str,
@@ -236,10 +237,10 @@ rules! {
         doc: "The ace-playbook append-only ADR's GuardrailMonitor quarantines an entry once its harmful count reaches its helpful count and it has been judged at least once. This is information: the entry stays in the playbook, but an ACE system would stop serving it. Review the entry; `ACE006` reports the stronger pruning rule.";
     DELTA_LOW_CONFIDENCE = "ACE063" "delta-low-confidence" Diagnostic Error "ace_beads curator spec"
         summary: "An AceDelta's confidence is below the threshold: the curator rejects it (`low-confidence`)."
-        doc: "The ace_beads curator spec's curator rejects a delta whose `metadata.confidence` is below 0.80 (or the configured threshold, `confidence` in `ace.toml`), with the reason code `low-confidence`. Gather more evidence before proposing it, or lower the threshold deliberately.";
+        doc: "The ace_beads curator rejects a delta whose `metadata.confidence` is below 0.80 (or the configured threshold, `confidence` in `ace.toml`), with the reason code `low-confidence`. Gather more evidence before proposing it, or lower the threshold deliberately.";
     DELTA_LOW_EVIDENCE = "ACE064" "delta-low-evidence" Diagnostic Error "ace_beads curator spec"
         summary: "An AceDelta's evidence is missing or shorter than 8 characters: the curator rejects it (`low-evidence`)."
-        doc: "The ace_beads curator spec's curator rejects a delta whose `metadata.evidence` is missing or shorter than 8 characters (`evidence-length` in `ace.toml`), with the reason code `low-evidence`. Say what showed the lesson: a test, a trace, a commit.";
+        doc: "The ace_beads curator rejects a delta whose `metadata.evidence` is missing or shorter than 8 characters (`evidence-length` in `ace.toml`), with the reason code `low-evidence`. Say what showed the lesson: a test, a trace, a commit.";
     DELTA_DUPLICATE = "ACE065" "delta-duplicate" Diagnostic Error "ace_beads curator spec"
         summary: "An AceDelta adds content whose `section::normalised` hash already exists: the curator rejects it (`duplicate`)."
         doc: "The ace_beads curator spec hashes `${section}::${normalize(content)}` (trim, lower-case, collapse white space) and rejects an `add` whose hash is already in the playbook (given with `--playbook`) or earlier in the same batch, with the reason code `duplicate`. An `amend` with an existing hash is how the curator replaces a bullet, so it is not reported.";
@@ -248,7 +249,7 @@ rules! {
         doc: "The ace_beads curator spec rejects malformed deltas with the reason code `invalid`. The schema is ace_beads' zod AceDelta: `id` (UUID), `section` (`^[a-z0-9._/-]+$`), `op` (`add`, `amend` or `deprecate`), `content` (at least 8 characters) and `metadata` with `source.beadsId`, `confidence` (0 to 1), `helpful` and `harmful` (whole numbers, at least 0), `tags`, optional `scope`, `evidence` and `createdAt` (a date-time). Each problem is reported at its value; a curator output's `rejected[].reason` outside the four codes is reported too.";
     WRITE_SCOPE = "ACE067" "write-scope" Diagnostic Error "ace_beads curator spec"
         summary: "A path the curator would write is outside `knowledge/**` and `prompts/**`."
-        doc: "The ace_beads curator spec's curator may only write under `knowledge/` and `prompts/`, and any other write MUST be rejected. Reported for the `playbook` and `agentsMd` targets of a curator input (a `file://` prefix is allowed) and for write paths in a delta, including absolute paths and paths that climb out with `..`.";
+        doc: "The ace_beads curator may only write under `knowledge/` and `prompts/`, and any other write MUST be rejected. Reported for the `playbook` and `agentsMd` targets of a curator input (a `file://` prefix is allowed) and for write paths in a delta, including absolute paths and paths that climb out with `..`.";
     PATCH_APPEND_EXISTING = "ACE068" "patch-append-existing" Diagnostic Error "vAgenda ACE extension"
         summary: "`appendEntry` uses an id the playbook already has."
         doc: "The vAgenda ACE extension: `appendEntry` MUST NOT modify existing entries, and ids are stable once created. An append whose `entry.id` is already in the playbook given with `--playbook` (or appended earlier in the same patch) would overwrite or duplicate an entry. Give the new entry a new id, or use `updateEntry`.";

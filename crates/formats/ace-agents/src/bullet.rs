@@ -171,7 +171,7 @@ fn render_into(
     out.push_str(content);
 }
 
-/// Keys of seed 001's provenance comment, in the seed's order.
+/// Keys of the curator spec's provenance comment, in the seed's order.
 pub(crate) const PROVENANCE_KEYS: [&str; 4] = ["deltaId", "beadsId", "createdAt", "hash"];
 
 /// `key` of a provenance pair: an ASCII letter, then letters, digits, `_`.

@@ -49,7 +49,7 @@ impl PlaybookFormat for AgentsMd {
     }
 
     /// Curator bullet IDs are hashes (`#88f22305`) without sections'
-    /// prefixes, and seed 001's deprecation rule is the curator's own.
+    /// prefixes, and the curator spec's deprecation rule is the curator's own.
     /// ace_beads' eight-hex-digit IDs; provenance in the comment after a
     /// bullet; a line-based file.
     fn curation(&self) -> Curation {

@@ -1,4 +1,4 @@
-//! ACE curator bullets in AGENTS.md (seed 001, sjarmak/ace_beads):
+//! ACE curator bullets in AGENTS.md (the curator spec, sjarmak/ace_beads):
 //!
 //! ```text
 //! ## build/patterns

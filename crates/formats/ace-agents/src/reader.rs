@@ -66,7 +66,7 @@ pub(crate) fn key_for_title(title: &str) -> String {
 }
 
 /// Reads an AGENTS.md. Never fails: what is not a bullet is kept in the
-/// layout, and every deviation from seed 001 is a diagnostic.
+/// layout, and every deviation from the curator spec is a diagnostic.
 pub fn read(src: &str) -> ReadOutput {
     let base = if src.starts_with('\u{feff}') { 3 } else { 0 };
     let lines = split_lines(src, base);

@@ -1,10 +1,10 @@
-//! Seed 001's curator JSON: AceDelta objects (alone, in an array, or in the
+//! The ace_beads curator's JSON: AceDelta objects (alone, in an array, or in the
 //! curator's input `{deltas, playbook, agentsMd}`) and the curator's output
 //! `{patchAgentsMd, playbookYaml, accepted, rejected}`.
 //!
 //! The checks are the curator's own rejection rules, so each finding says
 //! which reason code (`duplicate`, `low-evidence`, `low-confidence`,
-//! `invalid`) the curator would give, plus seed 001's write scope.
+//! `invalid`) the curator would give, plus the curator spec's write scope.
 
 mod format;
 pub mod ops;
@@ -32,7 +32,7 @@ pub enum DocumentKind {
     Output,
 }
 
-/// The thresholds of seed 001's rejection rules.
+/// The thresholds of the curator spec's rejection rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Options {
     /// Reject below this confidence (0.80).
@@ -88,7 +88,7 @@ pub fn sniff(text: &str) -> Option<DocumentKind> {
     classify(&serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?)
 }
 
-/// Whether seed 001's curator may write `path`: relative, inside
+/// Whether the ace_beads curator may write `path`: relative, inside
 /// `knowledge/` or `prompts/`, never climbing out with `..`. A `file://`
 /// prefix is allowed. `Err` says why not.
 pub fn check_write_path(path: &str) -> Result<(), String> {

@@ -495,7 +495,20 @@ pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<Strin
             out.len(),
         ));
     }
-    (Value::Array(out), lost)
+    // What the curator's own checks refuse (a bullet with no section, as
+    // a skill playbook's are), said here, before anyone applies it, in
+    // the words ace-apply refuses it with.
+    let out = Value::Array(out);
+    let text = serde_json::to_string_pretty(&out).unwrap_or_default();
+    if let Ok(findings) = crate::check(&text, None, &crate::Options::default()) {
+        for d in findings.iter().filter(|d| d.severity >= Severity::Error) {
+            let said = format!("the delta will be refused: {}", d.message);
+            if !lost.contains(&said) {
+                lost.push(said);
+            }
+        }
+    }
+    (out, lost)
 }
 
 /// One AceDelta about `e`: its section and text, counters as given, tags,

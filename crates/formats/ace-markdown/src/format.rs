@@ -91,7 +91,7 @@ impl PlaybookFormat for Markdown {
     }
 }
 
-/// `[str-00001]`, `- [calc-014]`: a line that starts like a seed-000 entry.
+/// `[str-00001]`, `- [calc-014]`: a line that starts like a playbook-format entry.
 fn is_entry_line(line: &str) -> bool {
     let l = line.trim_start();
     let l = l

@@ -1,4 +1,4 @@
-//! The markdown playbook of seed 000 and of the ACE paper's code:
+//! The markdown playbook of the playbook format spec and of the ACE paper's code:
 //!
 //! ```text
 //! ## STRATEGIES & INSIGHTS

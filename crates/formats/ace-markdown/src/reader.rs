@@ -92,7 +92,7 @@ struct Reader<'a> {
     block_ends: ace_mdtext::BlockEnds,
 }
 
-/// Reads a markdown playbook. Never fails: every deviation from seed 000 is a
+/// Reads a markdown playbook. Never fails: every deviation from the playbook format spec is a
 /// diagnostic, and every byte of the input ends up in the model (entries,
 /// titles, or descriptions).
 pub fn read(src: &str) -> ReadOutput {

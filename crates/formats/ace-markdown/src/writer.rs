@@ -24,7 +24,7 @@ pub struct WriteOutput {
     pub id_changes: Vec<IdChange>,
 }
 
-/// Writes the canonical layout of seed 000: an optional `# title`, then each
+/// Writes the canonical layout of the playbook format spec: an optional `# title`, then each
 /// section as `## TITLE` followed directly by its entries, sections separated
 /// by one blank line, LF line endings and a final newline. Descriptions (prose
 /// kept from the source) stand after the title or heading, set off by blank
@@ -51,7 +51,7 @@ pub fn write_mapped(
     out: &mut Out<'_>,
 ) -> WriteReport {
     // An ID without a digit reads back as text (line::is_valid_id), so such
-    // entries get seed 000 IDs first.
+    // entries get playbook-format IDs first.
     let Some((renumbered, id_changes)) = ids::reallocate(pb, is_valid_id, sections) else {
         return write_valid(pb, out);
     };

@@ -1,4 +1,4 @@
-//! The ACE skill's `playbook.json` (seed 003, jmanhype/claude-code-plugin-marketplace)
+//! The ACE skill's `playbook.json` (the skill spec, jmanhype/claude-code-plugin-marketplace)
 //! and its delta files.
 //!
 //! A playbook is `{version, schema_version, last_updated, bullets: [...],

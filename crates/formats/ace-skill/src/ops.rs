@@ -345,7 +345,7 @@ pub fn write_delta(delta: &Delta, rationale: Option<&str>) -> (serde_json::Value
 }
 
 /// The key of the playbook's `metadata` where `ace-apply` lists the
-/// `delta_id`s it applied. Seed 003's merge updates `metadata` key by key,
+/// `delta_id`s it applied. The skill spec's merge updates `metadata` key by key,
 /// so the list survives the skill's own merges.
 pub const APPLIED_KEY: &str = "applied_deltas";
 

@@ -46,7 +46,7 @@ pub(crate) fn finish(
     }
 }
 
-/// The keys of seed 003's playbook object.
+/// The keys of the skill spec's playbook object.
 const WRAPPER_KEYS: [&str; 5] = [
     "version",
     "schema_version",

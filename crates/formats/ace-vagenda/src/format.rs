@@ -70,7 +70,7 @@ const INFO_KEYS: [&str; 3] = ["vAgendaInfo", "vContextInfo", "vBRIEFInfo"];
 const NAME_ENDINGS: [&str; 3] = [".vagenda.json", ".vcontext.json", ".vbrief.json"];
 
 /// What only a vAgenda patch has: the skill has no `baseDocumentSequence`
-/// and no camel-case entry operations (seed 002).
+/// and no camel-case entry operations (the vAgenda ACE extension).
 const PATCH_KEYS: [&str; 5] = [
     "\"baseDocumentSequence\"",
     "\"appendEntry\"",

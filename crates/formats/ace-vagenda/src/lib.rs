@@ -1,4 +1,4 @@
-//! vAgenda / vContext documents with a playbook (seed 002, the ACE
+//! vAgenda / vContext documents with a playbook (the vAgenda ACE extension, the ACE
 //! extension, and its successor the Playbooks extension), in JSON and TRON.
 //!
 //! Reading maps `playbook.entries` to the model and keeps the rest of the

@@ -1,4 +1,4 @@
-//! Seed 002's ACE invariants for a PlaybookPatch, checked against the
+//! The vAgenda ACE extension's ACE invariants for a PlaybookPatch, checked against the
 //! playbook it is for (`ace-validate --playbook`).
 
 use std::collections::{HashMap, HashSet};

@@ -1,5 +1,5 @@
 //! vAgenda JSON or TRON into the model, with the schema and invariant
-//! checks of seed 002.
+//! checks of the vAgenda ACE extension.
 
 use std::collections::{HashMap, HashSet};
 

@@ -61,7 +61,7 @@ impl PlaybookFormat for PlaybookYaml {
         }
     }
 
-    /// The curator's section ids and bullet hashes follow no seed-000
+    /// The curator's section ids and bullet hashes follow no playbook-format
     /// shape, and the deprecation rule is the curator's.
     fn curation(&self) -> Curation {
         Curation {

@@ -1,4 +1,4 @@
-//! The ACE curator's `knowledge/playbook.yaml` (seed 001, sjarmak/ace_beads)
+//! The ACE curator's `knowledge/playbook.yaml` (the curator spec, sjarmak/ace_beads)
 //! and its extension to whole playbooks:
 //!
 //! ```yaml
@@ -30,7 +30,7 @@ use ace_model::{LossEntry, Playbook};
 /// keys, which a rewrite writes back as they were.
 pub const LAYOUT_KEY: &str = "playbook-yaml";
 
-/// The weight seed 001 gives a section that has none.
+/// The weight the curator spec gives a section that has none.
 pub const DEFAULT_WEIGHT: f64 = 0.5;
 
 /// The text and what it could not hold.

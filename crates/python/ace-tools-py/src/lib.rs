@@ -14,8 +14,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::PathBuf;
 
-use ace_io::{Format, Registry, Source};
+use ace_fs::Source;
 use ace_model::Diagnostic;
+use ace_registry::{Format, Registry};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -123,17 +124,17 @@ fn read_playbook(
     layout: bool,
 ) -> Result<ace_model::Playbook, Stop> {
     let read = if layout {
-        ace_io::convert::read_playbook(source, format)
+        ace_registry::convert::read_playbook(source, format)
     } else {
-        ace_io::convert::read_data(source, format)
+        ace_registry::convert::read_data(source, format)
     };
     read.map_err(|stop| stopped(source, format, stop))
 }
 
 /// Why `source` does not read as a `format` playbook, as an [`AceError`].
-fn stopped(source: &Source, format: Format, stop: ace_io::convert::Stop) -> Stop {
+fn stopped(source: &Source, format: Format, stop: ace_registry::convert::Stop) -> Stop {
     match stop {
-        ace_io::convert::Stop::Findings {
+        ace_registry::convert::Stop::Findings {
             companion,
             diagnostics,
         } => {
@@ -152,9 +153,9 @@ fn stopped(source: &Source, format: Format, stop: ace_io::convert::Stop) -> Stop
     }
 }
 
-fn write_ctx() -> Result<ace_io::WriteCtx, Stop> {
+fn write_ctx() -> Result<ace_registry::WriteCtx, Stop> {
     let now = ace_model::time::source_date_epoch().map_err(Stop::plain)?;
-    Ok(ace_io::WriteCtx::default().with_now(now))
+    Ok(ace_registry::WriteCtx::default().with_now(now))
 }
 
 /// `losses` as ace-convert prints them, one line per group.
@@ -184,7 +185,7 @@ fn convert(
         let from = format_of(&source, from_format)?;
         // The file's layout only for a rewrite in its own format.
         let pb = read_playbook(&source, from, from == to)?;
-        let written = ace_io::write_with(to, &pb, &write_ctx()?);
+        let written = ace_registry::write_with(to, &pb, &write_ctx()?);
         Ok((written.text, loss_lines(&written.losses, to.name())))
     })
     .map_err(|s| s.raise(py))
@@ -236,7 +237,7 @@ fn write(py: Python<'_>, model: String, to: &str) -> PyResult<(String, Vec<Strin
         let source = source(model, Some("<model>".into()));
         let pb = read_playbook(&source, format_named("json")?, false)?;
         let to = format_named(to)?;
-        let written = ace_io::write_with(to, &pb, &write_ctx()?);
+        let written = ace_registry::write_with(to, &pb, &write_ctx()?);
         Ok((written.text, loss_lines(&written.losses, to.name())))
     })
     .map_err(|s| s.raise(py))
@@ -422,8 +423,8 @@ fn apply_texts(
             "companion=: only an AGENTS.md is read with a playbook.yaml; the text is {format}"
         )));
     }
-    let ctx = ace_io::ReadCtx::min(ace_model::Severity::Error);
-    let input = ace_io::convert::read_input_with(&source, format, companion, &ctx)
+    let ctx = ace_registry::ReadCtx::min(ace_model::Severity::Error);
+    let input = ace_registry::convert::read_input_with(&source, format, companion, &ctx)
         .map_err(|stop| stopped(&source, format, stop))?;
     let names: Vec<String> = (1..=deltas.len()).map(|i| format!("#{i}")).collect();
     let sources: Vec<ace_apply::DeltaSource> = deltas

@@ -1,4 +1,4 @@
-//! The append-only rules of seeds 002 and 004, checked by comparing a
+//! The append-only rules of the vAgenda ACE extension and the append-only ADR, checked by comparing a
 //! playbook with an earlier version of itself (`ace-validate --baseline`).
 
 use std::cmp::Ordering;
@@ -21,7 +21,7 @@ fn collapse(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Compares a version number as seed 002 does (a number), or a dotted
+/// Compares a version number as the vAgenda ACE extension does (a number), or a dotted
 /// version part by part; `None` when the two cannot be compared.
 fn compare_versions(old: &Value, new: &Value) -> Option<Ordering> {
     if let (Some(a), Some(b)) = (old.as_f64(), new.as_f64()) {

@@ -12,15 +12,15 @@ pub use quality::EVIDENCE_TYPES;
 
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Seed 000's curation rule prunes when `harmful > helpful + threshold`.
+    /// The playbook format spec's curation rule prunes when `harmful > helpful + threshold`.
     pub threshold: i64,
-    /// Check seed 000's ID shape (`xxx-NNNNN`).
+    /// Check the playbook format spec's ID shape (`xxx-NNNNN`).
     pub id_shape: bool,
-    /// Check that IDs use their section's prefix (seed 000).
+    /// Check that IDs use their section's prefix (the playbook format spec).
     pub prefixes: bool,
-    /// Report seed 001's deprecation rule, `harmful > helpful`.
+    /// Report the curator spec's deprecation rule, `harmful > helpful`.
     pub deprecation: bool,
-    /// Seed 000's anti-patterns: vague content, secrets, one-off specifics.
+    /// The playbook format spec's anti-patterns: vague content, secrets, one-off specifics.
     pub quality: bool,
     /// ACE056: content with fewer words is too vague.
     pub vague_words: usize,
@@ -48,7 +48,7 @@ impl Default for Options {
     }
 }
 
-/// Seed 000's section for each of its prefixes, by section key.
+/// The playbook format spec's section for each of its prefixes, by section key.
 const SEED_PREFIXES: [(&str, &str); 4] = [
     ("str", "strategies_and_insights"),
     ("cal", "formulas_and_calculations"),
@@ -221,7 +221,7 @@ fn majority<'a>(counts: &HashMap<&'a str, usize>) -> Option<&'a str> {
 }
 
 fn duplicate_content(pb: &Playbook, out: &mut Vec<Diagnostic>) {
-    // First entry per seed-001 key, and per normalised content alone: the
+    // First entry per curator-spec key, and per normalised content alone: the
     // curator's hash misses the same advice filed under two sections.
     let mut seen: HashMap<String, &Entry> = HashMap::with_capacity(pb.entries.len());
     let mut anywhere: HashMap<String, &Entry> = HashMap::with_capacity(pb.entries.len());
@@ -277,7 +277,7 @@ mod tests {
         e
     }
 
-    /// The structural rules only: the content-quality rules and seed 004's
+    /// The structural rules only: the content-quality rules and the append-only ADR's
     /// quarantine note have their own tests below.
     fn structural(d: &Diagnostic) -> bool {
         !matches!(d.code, "ACE056" | "ACE057" | "ACE058" | "ACE062")

@@ -1,6 +1,7 @@
-//! Seed 000's anti-patterns (too vague, secrets, one-off specifics), seed
-//! 003's tag and evidence vocabulary and likely duplicates, seed 004's
-//! quarantine condition and seed 002's self-report caution.
+//! The playbook format spec's anti-patterns (too vague, secrets, one-off
+//! specifics), the skill spec's tag and evidence vocabulary and likely
+//! duplicates, the append-only ADR's quarantine condition and the vAgenda
+//! ACE extension's self-report caution.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -11,7 +12,7 @@ use regex_automata::{Input, MatchKind, PatternSet};
 
 use crate::{span, Options};
 
-/// Seed 000's examples of entries not to add, and their common relatives,
+/// The playbook format spec's examples of entries not to add, and their common relatives,
 /// normalised (lower case, letters and spaces only).
 const GENERIC: &[&str] = &[
     "be careful",
@@ -201,7 +202,7 @@ pub(crate) fn one_off(e: &Entry, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Seed 003's taxonomy: lower-case segments joined by dots.
+/// The skill spec's taxonomy: lower-case segments joined by dots.
 pub(crate) fn is_taxonomy_tag(tag: &str) -> bool {
     !tag.is_empty()
         && tag.split('.').all(|seg| {
@@ -253,7 +254,7 @@ pub(crate) fn tags(e: &Entry, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Seed 003's evidence types, plus `error_log` from its bullet schema.
+/// The skill spec's evidence types, plus `error_log` from its bullet schema.
 pub const EVIDENCE_TYPES: [&str; 7] = [
     "execution",
     "validation",

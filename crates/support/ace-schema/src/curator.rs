@@ -1,4 +1,4 @@
-//! Seed 001's curator artifacts: the AceDelta, the curator's input and its
+//! The ace_beads curator's artifacts: the AceDelta, the curator's input and its
 //! output. No project publishes these as JSON Schema, so ace-tools keeps its
 //! own transcription in `schemas/curator/` (from ace_beads' zod schema and
 //! the seed's text); the delta schema is the curator's "schema" check.

@@ -53,7 +53,7 @@ impl Generation {
     }
 }
 
-/// A schema of the skill (seed 003).
+/// A schema of the skill (the skill spec).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SkillSchema {
     Bullet,

@@ -1,4 +1,4 @@
-//! The vAgenda / vContext schemas (seed 002): the core document schema of
+//! The vAgenda / vContext schemas (the vAgenda ACE extension): the core document schema of
 //! each spec version and the playbook extensions that hang off it.
 //!
 //! Nothing in the core schemas wires the ACE extension in (notes §4): a

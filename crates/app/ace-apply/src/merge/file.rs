@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use ace_io::Format;
 use ace_model::delta::Delta;
 use ace_model::{LineIndex, Playbook};
+use ace_registry::Format;
 
 use super::{plan, theirs_way, with_markers, Conflict, Markers};
 use crate::{apply_to, Options, Subject};
@@ -62,7 +62,7 @@ pub struct Merged {
 
 /// Formats whose conflicts are marked in the file, git's way: those read
 /// line by line, where markers are lines like any other prose
-/// ([`ace_io::Curation::line_based`]). In JSON, YAML and TRON they would
+/// ([`ace_registry::Curation::line_based`]). In JSON, YAML and TRON they would
 /// break the file.
 pub fn takes_markers(format: Format) -> bool {
     format.imp().curation().line_based
@@ -272,7 +272,7 @@ fn strip(text: &str, m: &Markers) -> String {
 /// Whether two texts of one format hold the same entries, whatever they
 /// hold around them.
 fn same_entries(format: Format, a: &str, b: &str) -> bool {
-    let ctx = ace_io::ReadCtx::min(ace_model::Severity::Error);
+    let ctx = ace_registry::ReadCtx::min(ace_model::Severity::Error);
     let read = |t: &str| format.read(t, &ctx).ok().map(|r| r.parsed.playbook.entries);
     matches!((read(a), read(b)), (Some(x), Some(y)) if x == y)
 }

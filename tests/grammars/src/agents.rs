@@ -32,7 +32,7 @@ pub struct Bullet {
     pub span: Span,
 }
 
-/// Seed 001's provenance keys: a comment is provenance when it has one.
+/// The curator spec's provenance keys: a comment is provenance when it has one.
 const SEED_KEYS: [&str; 4] = ["deltaId", "beadsId", "createdAt", "hash"];
 
 fn line_end(p: &Pair<'_, Rule>) -> usize {

@@ -11,9 +11,9 @@ use ace_exec::Out;
 use ace_model::mapping::SectionMap;
 use ace_model::{Diagnostic, LossEntry, Playbook, WriteReport};
 
-use crate::{
-    load, AtomicFile, Format, Parsed, Read, ReadCtx, Registry, Source, WriteCtx, WriteOption,
-};
+use ace_fs::{load, AtomicFile, Source};
+
+use crate::{Format, Parsed, Read, ReadCtx, Registry, WriteCtx, WriteOption};
 
 /// Why a conversion stops.
 #[derive(Debug)]
@@ -83,7 +83,7 @@ pub fn writer_options(registry: &Registry) -> Vec<(WriteOption, Vec<&'static str
 pub fn write_id_map(path: &Path, changes: &[ace_model::ids::IdChange]) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(changes).map_err(|e| e.to_string())?;
     text.push('\n');
-    crate::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    ace_fs::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {

@@ -7,7 +7,7 @@ use ace_model::{Diagnostic, Entry, LineIndex, Playbook, Section};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../tests/fixtures/markdown")
+        .join("fixtures/markdown")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -1,12 +1,11 @@
-//! The one place that knows every format: the registry ([`Registry`]),
-//! and reading, writing and checking through it. Format crates know only
-//! the model and the `ace-format` contract; this crate also loads input
-//! safely and writes output atomically.
+//! The one place that knows every format and dialect: the registry
+//! ([`Registry`]), detection over it, the AGENTS.md + playbook.yaml pair,
+//! what each format holds ([`capabilities`]), and reading and writing
+//! playbooks through it ([`convert`]). Format crates know only the model
+//! and the `ace-format` contract; file I/O is `ace-fs`'s.
 
-mod atomic;
 pub mod capabilities;
 pub mod convert;
-mod load;
 mod pair;
 mod registry;
 
@@ -17,15 +16,11 @@ pub use ace_format::{
     ReadCtx, Sniff, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
-pub use atomic::{write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
-pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use registry::{DeltaError, Format, Registry};
 
 use std::path::{Path, PathBuf};
 
 use ace_model::{Diagnostic, LossEntry, Playbook};
-
-pub use ace_lint::Options as LintOptions;
 
 /// A playbook and the reader's diagnostics.
 pub type Parsed = ace_model::ReadOutput;
@@ -113,18 +108,6 @@ impl Format {
             None => (None, self.write(pb, ctx, out)),
         }
     }
-
-    /// The lint options for this format's files: `base` less the rules
-    /// that mean nothing to them.
-    pub fn lint_options(self, base: &ace_lint::Options) -> ace_lint::Options {
-        let profile = self.imp().lint_profile();
-        ace_lint::Options {
-            id_shape: base.id_shape && profile.id_shape,
-            prefixes: base.prefixes && profile.prefixes,
-            deprecation: base.deprecation || profile.deprecation,
-            ..base.clone()
-        }
-    }
 }
 
 /// Reads a playbook with every finding.
@@ -168,7 +151,7 @@ impl Files {
         let main = match format.companion() {
             Some(c) => {
                 let text = self.companion.as_deref().unwrap_or_default();
-                write_atomic(&dir.join(c.file_names()[0]), text.as_bytes())?;
+                ace_fs::write_atomic(&dir.join(c.file_names()[0]), text.as_bytes())?;
                 dir.join(c.main_file())
             }
             None => {
@@ -176,7 +159,7 @@ impl Files {
                 dir.join(format!("{stem}.{ext}"))
             }
         };
-        write_atomic(&main, self.main.as_bytes())?;
+        ace_fs::write_atomic(&main, self.main.as_bytes())?;
         Ok(main)
     }
 }
@@ -217,27 +200,6 @@ pub fn write_with(format: Format, pb: &Playbook, ctx: &WriteCtx) -> Written {
         losses: report.losses,
         id_changes: report.id_changes,
     }
-}
-
-/// Every finding for one input: the reader's diagnostics, then the lint
-/// rules, in source order. A syntax error is the only finding.
-pub fn validate(format: Format, text: &str, opts: &ace_lint::Options) -> Vec<Diagnostic> {
-    match read(format, text) {
-        Ok(parsed) => validate_parsed(format, parsed, opts),
-        Err(d) => vec![d],
-    }
-}
-
-/// The reader's diagnostics of an already read input plus the lint rules.
-pub fn validate_parsed(
-    format: Format,
-    parsed: Parsed,
-    opts: &ace_lint::Options,
-) -> Vec<Diagnostic> {
-    let mut diags = parsed.diagnostics;
-    diags.extend(ace_lint::lint(&parsed.playbook, &format.lint_options(opts)));
-    diags.sort_by_key(|d| (d.span.start, d.code));
-    diags
 }
 
 /// The vAgenda document `sequence` a playbook was read with, if any.
