@@ -216,7 +216,8 @@ def test_apply_writes_an_agents_md_companion(tmp_path):
         "section": "brand/new-section",
         "op": "add",
         "content": "A bullet in a section the playbook.yaml does not list yet",
-        "metadata": {"confidence": 0.9, "evidence": "seen in run 77 and run 78",
+        "metadata": {"confidence": 0.9, "helpful": 0, "harmful": 0, "tags": [],
+                     "evidence": "seen in run 77 and run 78",
                      "source": {"beadsId": "bd-301"}, "createdAt": "2025-11-04T10:00:00Z"},
     })
     now = "2026-01-01T00:00:00Z"

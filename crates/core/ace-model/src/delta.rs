@@ -180,8 +180,11 @@ pub struct Refusal {
     pub span: Span,
 }
 
-/// How the source dialect orders a skill delta's operations: the seed's
-/// text, or the script the skill ships.
+/// Whose rules a delta is applied by: the spec of the dialect it was read
+/// from (a delta read by a dialect registered elsewhere takes the rules
+/// that dialect chooses). The engine applies each by its spec's rules:
+/// the curator's deduplication and deprecation, the skill's order of
+/// operations, the paper's filing under OTHERS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Dialect {
     /// ace_beads' AceDelta (the curator spec).
@@ -193,17 +196,6 @@ pub enum Dialect {
     Skill,
     /// The paper's curator operations.
     Paper,
-}
-
-impl Dialect {
-    pub fn name(self) -> &'static str {
-        match self {
-            Dialect::AceBeads => "acedelta",
-            Dialect::VAgenda => "acepatch",
-            Dialect::Skill => "skill-delta",
-            Dialect::Paper => "curator-ops",
-        }
-    }
 }
 
 /// One delta: the unit that is accepted or refused as a whole.

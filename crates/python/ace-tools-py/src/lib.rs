@@ -235,7 +235,7 @@ fn read_json(
 fn write(py: Python<'_>, model: String, to: &str) -> PyResult<(String, Vec<String>)> {
     py.detach(|| -> Result<(String, Vec<String>), Stop> {
         let source = source(model, Some("<model>".into()));
-        let pb = read_playbook(&source, format_named("json")?, false)?;
+        let pb = read_playbook(&source, Format::JSON, false)?;
         let to = format_named(to)?;
         let written = ace_registry::write_with(to, &pb, &write_ctx()?);
         Ok((written.text, loss_lines(&written.losses, to.name())))
