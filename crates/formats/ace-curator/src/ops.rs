@@ -495,14 +495,15 @@ pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<Strin
             out.len(),
         ));
     }
-    // What the curator's own checks refuse (a bullet with no section, as
-    // a skill playbook's are), said here, before anyone applies it, in
-    // the words ace-apply refuses it with.
+    // What the curator refuses of it (a bullet with no section, as a skill
+    // playbook's are), said here, before anyone applies it, in the words
+    // ace-apply refuses it with: the deltas are read back as ace-apply
+    // reads them.
     let out = Value::Array(out);
     let text = serde_json::to_string_pretty(&out).unwrap_or_default();
-    if let Ok(findings) = crate::check(&text, None, &crate::Options::default()) {
-        for d in findings.iter().filter(|d| d.severity >= Severity::Error) {
-            let said = format!("the delta will be refused: {}", d.message);
+    if let Ok(Some(deltas)) = read_deltas(&text, &Options::default()) {
+        for r in deltas.iter().filter_map(|d| d.refusals.first()) {
+            let said = format!("the delta will be refused: {}", r.message);
             if !lost.contains(&said) {
                 lost.push(said);
             }
