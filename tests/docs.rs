@@ -114,7 +114,11 @@ fn texts_name_specs_not_internal_labels() {
     ]
     .map(|d| root.join(d))
     .to_vec();
-    let mut files = vec![root.join("README.md"), root.join("Cargo.toml")];
+    let mut files = vec![
+        root.join("README.md"),
+        root.join("Cargo.toml"),
+        root.join("tests/fixtures/README.md"),
+    ];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
