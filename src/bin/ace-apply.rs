@@ -76,6 +76,11 @@ struct Args {
     /// Rewrite the playbook (and its playbook.yaml) itself.
     #[arg(long, conflicts_with = "output")]
     in_place: bool,
+    /// With --in-place: how long to wait, in seconds, while another
+    /// process updates the same playbook (each update holds a lock on the
+    /// playbook and its playbook.yaml from reading to writing).
+    #[arg(long, value_name = "SECONDS", default_value = ace_tools::LOCK_WAIT, value_parser = ace_tools::lock_wait)]
+    lock_timeout: std::time::Duration,
     /// Write nothing; exit 1 if applying would change the playbook.
     #[arg(long, conflicts_with_all = ["diff", "in_place"])]
     check: bool,
@@ -207,6 +212,12 @@ fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), S
 fn apply(args: &Args) -> Result<i32, Stopped> {
     let loaded =
         ace_check::run::configuration(args.config.as_deref(), args.isolated).map_err(usage)?;
+    // Held from before the read until after the write, so that concurrent
+    // updates of one playbook each see the one before.
+    let mut held = match args.in_place {
+        true => Some(ace_tools::lock_input(&args.playbook, args.lock_timeout).map_err(usage)?),
+        false => None,
+    };
     let source =
         load_input(&args.playbook, &args.stdin_filename).map_err(|e| usage(e.to_string()))?;
     let registry = ace_registry::Registry::builtin();
@@ -219,6 +230,16 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
             "--output-format curator writes the AGENTS.md curator's output; {} is {format}",
             source.name
         )));
+    }
+    if let Some(held) = held.as_mut() {
+        ace_tools::lock_companion(
+            held,
+            format,
+            source.path.as_deref(),
+            args.sections.as_deref(),
+            args.lock_timeout,
+        )
+        .map_err(usage)?;
     }
     let ctx = ace_registry::ReadCtx::min(Severity::Error);
     let input = match convert::read_input(&source, format, args.sections.as_deref(), &ctx) {
@@ -337,7 +358,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     check_scope(args, &loaded, &dest)?;
     let mut on_losses = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
     applied
-        .write_to(&dest, args.in_place, &mut on_losses)
+        .write_to(&dest, args.in_place, held.as_ref(), &mut on_losses)
         .map_err(|s| Box::new((s, None)))?;
     Ok(findings_code)
 }

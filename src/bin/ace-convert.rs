@@ -53,6 +53,11 @@ struct Args {
     /// Rewrite the input file itself.
     #[arg(long, conflicts_with = "output")]
     in_place: bool,
+    /// With --in-place: how long to wait, in seconds, while another
+    /// process updates the same file (each update holds a lock on the
+    /// file, and its playbook.yaml, from reading to writing).
+    #[arg(long, value_name = "SECONDS", default_value = ace_tools::LOCK_WAIT, value_parser = ace_tools::lock_wait)]
+    lock_timeout: std::time::Duration,
     /// How to report losses on stderr.
     #[arg(long, value_enum, default_value = "text")]
     report: Report,
@@ -114,6 +119,14 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let at = |stop| Box::new((stop, None, None));
     let sections = convert::section_map(args.section_map.as_deref()).map_err(at)?;
     let input = args.input.as_deref().unwrap_or("-");
+    // Held from before the read until after the write, so that concurrent
+    // updates of one file each see the one before.
+    let mut held = match args.in_place {
+        true => {
+            Some(ace_tools::lock_input(input, args.lock_timeout).map_err(|e| at(Stop::Usage(e)))?)
+        }
+        false => None,
+    };
     let mut source =
         load_input(input, &args.stdin_filename).map_err(|e| at(Stop::Usage(e.to_string())))?;
     let registry = ace_registry::Registry::builtin();
@@ -128,6 +141,16 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     // Only errors matter (they stop the conversion), so checks that find
     // less are not run; the file's layout is kept only for a rewrite in
     // its own format.
+    if let Some(held) = held.as_mut() {
+        ace_tools::lock_companion(
+            held,
+            from,
+            source.path.as_deref(),
+            args.sections.as_deref(),
+            args.lock_timeout,
+        )
+        .map_err(|e| at(Stop::Usage(e)))?;
+    }
     let ctx = ace_registry::ReadCtx {
         sections: sections.clone(),
         layout: from == to,
@@ -181,8 +204,15 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     )
     .map_err(at)?;
     let mut report = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
-    let written =
-        convert::write_output(&parsed.playbook, to, &ctx, &dest, args.strict, &mut report);
+    let written = convert::write_output(
+        &parsed.playbook,
+        to,
+        &ctx,
+        &dest,
+        args.strict,
+        held.as_ref(),
+        &mut report,
+    );
     release(parsed.playbook);
     let written = written.map_err(at)?;
     match (&args.id_map, dest) {

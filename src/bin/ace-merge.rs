@@ -104,7 +104,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(&args.ours));
     let write = |text: &str| {
-        ace_fs::write_atomic(&dest, text.as_bytes()).map_err(|e| {
+        ace_fs::write_atomic(&dest, text.as_bytes(), None).map_err(|e| {
             error(PROG, format!("{}: {e}", dest.display()));
             EXIT_USAGE
         })
@@ -152,7 +152,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     }
     if let Some(f) = &args.conflicts {
         let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
-        ace_fs::write_atomic(f, body.as_bytes()).map_err(|e| {
+        ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
             error(PROG, format!("{}: {e}", f.display()));
             EXIT_USAGE
         })?;

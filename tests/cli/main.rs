@@ -12,6 +12,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 mod apply;
+mod concurrent;
 mod diff;
 mod edges;
 mod merge;

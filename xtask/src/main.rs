@@ -239,7 +239,7 @@ fn gen(args: &[String]) -> Result<(), String> {
     }
     let text = ace_registry::write(format, &pb).text;
     match output {
-        Some(path) => ace_fs::write_atomic(&path, text.as_bytes())
+        Some(path) => ace_fs::write_atomic(&path, text.as_bytes(), None)
             .map_err(|e| format!("{}: {e}", path.display())),
         None => {
             use std::io::Write as _;

@@ -300,11 +300,13 @@ impl Applied<'_> {
     /// edits over them as pieces, else the format's writer straight into
     /// the file (and its companion). `in_place` with nothing applied
     /// leaves the files as they are. `on_losses` gets what the writer
-    /// could not hold, with the target's name.
+    /// could not hold, with the target's name. Files of `held` are renamed
+    /// over only if they are as they were read.
     pub fn write_to(
         &self,
         dest: &Destination,
         in_place: bool,
+        held: Option<&ace_fs::Held>,
         on_losses: &mut dyn FnMut(&[LossEntry], &str),
     ) -> Result<(), Stop> {
         let io =
@@ -317,6 +319,7 @@ impl Applied<'_> {
                     &self.wctx,
                     dest,
                     false,
+                    held,
                     on_losses,
                 )?;
                 return Ok(());
@@ -334,7 +337,7 @@ impl Applied<'_> {
             // In place, the file already is what it would become.
             Destination::File(_) if in_place && same => {}
             Destination::File(p) => {
-                ace_fs::write_atomic_pieces(p, pieces()).map_err(|e| io(p, e))?
+                ace_fs::write_atomic_pieces(p, pieces(), held).map_err(|e| io(p, e))?
             }
             Destination::Pair {
                 dir,
@@ -347,9 +350,13 @@ impl Applied<'_> {
                 if let Some(d) = dir {
                     std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
                 }
-                ace_fs::write_atomic_pieces(main, pieces()).map_err(|e| io(main, e))?;
+                if let Some(h) = held {
+                    h.unchanged().map_err(|e| Stop::Usage(e.to_string()))?;
+                }
+                ace_fs::write_atomic_pieces(main, pieces(), held).map_err(|e| io(main, e))?;
                 let text = self.companion.unwrap_or_default();
-                ace_fs::write_atomic(companion, text.as_bytes()).map_err(|e| io(companion, e))?;
+                ace_fs::write_atomic(companion, text.as_bytes(), held)
+                    .map_err(|e| io(companion, e))?;
             }
         }
         Ok(())

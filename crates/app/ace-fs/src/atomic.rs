@@ -16,11 +16,13 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::lock::{changed, Held, Stamp};
+
 /// Writes `bytes` to a temporary file beside `path` and renames it over
 /// `path`, so a reader never sees half a file and a failure leaves the old
 /// file intact. An existing file's permissions are kept.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = AtomicFile::create(path)?;
+pub fn write_atomic(path: &Path, bytes: &[u8], held: Option<&Held>) -> io::Result<()> {
+    let mut file = AtomicFile::create(path)?.expecting(held);
     file.write_all(bytes)?;
     file.commit()
 }
@@ -31,8 +33,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 pub fn write_atomic_pieces<'a>(
     path: &Path,
     pieces: impl IntoIterator<Item = &'a str>,
+    held: Option<&Held>,
 ) -> io::Result<()> {
-    let mut file = AtomicFile::create(path)?;
+    let mut file = AtomicFile::create(path)?.expecting(held);
     {
         let mut w = io::BufWriter::with_capacity(1 << 16, &mut file);
         for piece in pieces {
@@ -41,6 +44,15 @@ pub fn write_atomic_pieces<'a>(
         w.flush()?;
     }
     file.commit()
+}
+
+/// Whether `path` still has `stamp` (a missing file has not).
+pub(crate) fn unchanged(path: &Path, stamp: Stamp) -> io::Result<bool> {
+    match std::fs::metadata(path) {
+        Ok(meta) => Ok(Stamp::of(&meta) == stamp),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 /// Links followed before giving up, as the kernel's own limit (`ELOOP`).
@@ -188,6 +200,9 @@ pub struct AtomicFile {
     /// writing to disk ([`AtomicFile::start_writeback`]).
     written: u64,
     handed: u64,
+    /// What the destination must still be at the rename: the stamp it had
+    /// when it was locked and read ([`AtomicFile::expecting`]).
+    expect: Option<Stamp>,
 }
 
 /// Bytes written between requests to start writing them to disk.
@@ -210,7 +225,16 @@ impl AtomicFile {
             path,
             written: 0,
             handed: 0,
+            expect: None,
         })
+    }
+
+    /// Refuses the rename if the destination is one of `held`'s files and
+    /// is no longer as it was locked: a writer that took no lock changed
+    /// it since it was read, and renaming over it would lose that change.
+    pub fn expecting(mut self, held: Option<&Held>) -> AtomicFile {
+        self.expect = held.and_then(|h| h.stamp(&self.path));
+        self
     }
 
     /// Whether the output has no name until it is committed (so that no
@@ -248,6 +272,11 @@ impl AtomicFile {
     pub fn commit(self) -> io::Result<()> {
         let file = self.temp.file();
         file.sync_all()?;
+        if let Some(stamp) = self.expect {
+            if !unchanged(&self.path, stamp)? {
+                return Err(changed());
+            }
+        }
         if let Ok(meta) = std::fs::metadata(&self.path) {
             file.set_permissions(meta.permissions())?;
         }
@@ -315,8 +344,8 @@ mod tests {
     fn atomic_write_replaces_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.md");
-        write_atomic(&path, b"one").unwrap();
-        write_atomic(&path, b"two").unwrap();
+        write_atomic(&path, b"one", None).unwrap();
+        write_atomic(&path, b"two", None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         assert_eq!(names_in(dir.path()), ["out.md"], "no temporary file left");
     }
@@ -345,7 +374,7 @@ mod tests {
         // A relative link, to a link, as CLAUDE.md -> AGENTS.md chains go.
         std::os::unix::fs::symlink("real/AGENTS.md", dir.path().join("AGENTS.md")).unwrap();
         std::os::unix::fs::symlink("AGENTS.md", dir.path().join("CLAUDE.md")).unwrap();
-        write_atomic(&dir.path().join("CLAUDE.md"), b"new").unwrap();
+        write_atomic(&dir.path().join("CLAUDE.md"), b"new", None).unwrap();
         for link in ["AGENTS.md", "CLAUDE.md"] {
             let meta = std::fs::symlink_metadata(dir.path().join(link)).unwrap();
             assert!(meta.file_type().is_symlink(), "{link} is still a link");
@@ -353,13 +382,13 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         // A dangling link makes the file it names.
         std::os::unix::fs::symlink("real/new.md", dir.path().join("dangling.md")).unwrap();
-        write_atomic(&dir.path().join("dangling.md"), b"made").unwrap();
+        write_atomic(&dir.path().join("dangling.md"), b"made", None).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.path().join("real/new.md")).unwrap(),
             "made"
         );
         std::os::unix::fs::symlink("loop.md", dir.path().join("loop.md")).unwrap();
-        assert!(write_atomic(&dir.path().join("loop.md"), b"x").is_err());
+        assert!(write_atomic(&dir.path().join("loop.md"), b"x", None).is_err());
     }
 
     /// An output of several writeback ranges, written in uneven pieces, is

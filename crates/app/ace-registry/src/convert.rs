@@ -83,7 +83,8 @@ pub fn writer_options(registry: &Registry) -> Vec<(WriteOption, Vec<&'static str
 pub fn write_id_map(path: &Path, changes: &[ace_model::ids::IdChange]) -> Result<(), String> {
     let mut text = serde_json::to_string_pretty(changes).map_err(|e| e.to_string())?;
     text.push('\n');
-    ace_fs::write_atomic(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+    ace_fs::write_atomic(path, text.as_bytes(), None)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
@@ -334,12 +335,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// once the losses are known. `report` gets the losses and the target's
 /// name once: under `strict`, before anything is written (from a dry run
 /// where the output cannot be held back), and any loss stops the write.
+/// Files of `held` (locked for an update in place) are renamed over only
+/// if they are as they were read.
 pub fn write_output(
     pb: &Playbook,
     to: Format,
     ctx: &WriteCtx,
     dest: &Destination,
     strict: bool,
+    held: Option<&ace_fs::Held>,
     report: &mut dyn FnMut(&[LossEntry], &str),
 ) -> Result<WriteReport, Stop> {
     let target = match (dest, to.companion()) {
@@ -378,7 +382,7 @@ pub fn write_output(
             Ok(written)
         }
         Destination::File(path) => {
-            let mut file = AtomicFile::create(path).map_err(io(path))?;
+            let mut file = AtomicFile::create(path).map_err(io(path))?.expecting(held);
             let mut out = Out::to(&mut file);
             let written = to.write(pb, ctx, &mut out);
             let sent = out.finish();
@@ -394,13 +398,18 @@ pub fn write_output(
             if let Some(dir) = dir {
                 std::fs::create_dir_all(dir).map_err(io(dir))?;
             }
-            let mut main_file = AtomicFile::create(main).map_err(io(main))?;
-            let mut companion_file = AtomicFile::create(companion).map_err(io(companion))?;
+            let mut main_file = AtomicFile::create(main).map_err(io(main))?.expecting(held);
+            let mut companion_file = AtomicFile::create(companion)
+                .map_err(io(companion))?
+                .expecting(held);
             let mut out = Out::to(&mut main_file);
             let (text, written) = to.write_with_companion(pb, ctx, &mut out);
             let sent = out.finish();
             if !strict {
                 check(&written.losses)?;
+            }
+            if let Some(h) = held {
+                h.unchanged().map_err(|e| Stop::Usage(e.to_string()))?;
             }
             sent.and_then(|_| main_file.commit()).map_err(io(main))?;
             companion_file

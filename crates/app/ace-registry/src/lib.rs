@@ -151,7 +151,7 @@ impl Files {
         let main = match format.companion() {
             Some(c) => {
                 let text = self.companion.as_deref().unwrap_or_default();
-                ace_fs::write_atomic(&dir.join(c.file_names()[0]), text.as_bytes())?;
+                ace_fs::write_atomic(&dir.join(c.file_names()[0]), text.as_bytes(), None)?;
                 dir.join(c.main_file())
             }
             None => {
@@ -159,7 +159,7 @@ impl Files {
                 dir.join(format!("{stem}.{ext}"))
             }
         };
-        ace_fs::write_atomic(&main, self.main.as_bytes())?;
+        ace_fs::write_atomic(&main, self.main.as_bytes(), None)?;
         Ok(main)
     }
 }

@@ -1,0 +1,312 @@
+//! Files held for one read–change–write cycle, so that concurrent
+//! writers of one playbook take turns instead of overwriting each other.
+//!
+//! The lock is an advisory `flock` on the file itself (symbolic links
+//! followed), not a lock file beside it: nothing is left behind by a
+//! killed process, and the kernel releases the lock with the descriptor.
+//! Because a write renames a new file over the old one, a process that
+//! waited on the old file holds a lock on a file no longer named; after
+//! taking the lock it checks that the path still names the file it locked,
+//! and starts again if not.
+//!
+//! Writers that take no lock (an editor, another tool) are caught by a
+//! [`Stamp`]: the file's identity, size and times when it was locked,
+//! compared again just before the rename ([`crate::AtomicFile::commit`]).
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::atomic::destination;
+
+/// What tells one version of a file from another without reading it: a
+/// rename gives a new inode, an in-place write a new size or time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Stamp {
+                dev: meta.dev(),
+                ino: meta.ino(),
+                len: meta.len(),
+                modified: meta.modified().ok(),
+                ctime: (meta.ctime(), meta.ctime_nsec()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            Stamp {
+                dev: 0,
+                ino: 0,
+                len: meta.len(),
+                modified: meta.modified().ok(),
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    fn same_file(&self, other: &Stamp) -> bool {
+        (self.dev, self.ino) == (other.dev, other.ino)
+    }
+
+    #[cfg(not(unix))]
+    fn same_file(&self, _: &Stamp) -> bool {
+        true
+    }
+}
+
+/// Why a file could not be held.
+#[derive(Debug)]
+pub enum LockError {
+    /// Another process held it for longer than the wait allowed.
+    TimedOut {
+        path: PathBuf,
+        waited: Duration,
+    },
+    Io(PathBuf, io::Error),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LockError::TimedOut { path, waited } => write!(
+                f,
+                "{}: another process has held the file for {} s; nothing written \
+                 (raise --lock-timeout to wait longer)",
+                path.display(),
+                waited.as_secs()
+            ),
+            LockError::Io(path, e) => write!(f, "{}: cannot lock: {e}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+/// Files locked for one update, in the order given; released when
+/// dropped (or when the process ends, however it ends).
+#[derive(Debug, Default)]
+pub struct Held {
+    files: Vec<(PathBuf, File, Stamp)>,
+}
+
+impl Held {
+    /// Locks each existing file of `paths`, in their order (every writer
+    /// of a pair locks the main file first, so two writers cannot each
+    /// hold one and wait for the other), waiting at most `wait` in all.
+    /// A path that names no file is not locked: there is nothing to lose.
+    pub fn lock<P: AsRef<Path>>(paths: &[P], wait: Duration) -> Result<Held, LockError> {
+        let deadline = Instant::now() + wait;
+        let mut held = Held::default();
+        for p in paths {
+            held.add(p.as_ref(), deadline, wait)?;
+        }
+        Ok(held)
+    }
+
+    /// Locks one more file after those held (a companion, once the main
+    /// file has told which), waiting at most `wait`.
+    pub fn lock_more(&mut self, path: &Path, wait: Duration) -> Result<(), LockError> {
+        self.add(path, Instant::now() + wait, wait)
+    }
+
+    /// Locks one more file (after those held), waiting until `deadline`.
+    fn add(&mut self, path: &Path, deadline: Instant, wait: Duration) -> Result<(), LockError> {
+        let at = destination(path).map_err(|e| LockError::Io(path.to_owned(), e))?;
+        if self.files.iter().any(|(p, _, _)| *p == at) {
+            return Ok(());
+        }
+        loop {
+            let file = match File::open(&at) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(LockError::Io(path.to_owned(), e)),
+            };
+            let mut pause = Duration::from_millis(2);
+            loop {
+                match try_lock(&file) {
+                    Ok(true) => break,
+                    Ok(false) if Instant::now() >= deadline => {
+                        return Err(LockError::TimedOut {
+                            path: path.to_owned(),
+                            waited: wait,
+                        })
+                    }
+                    Ok(false) => {
+                        std::thread::sleep(pause);
+                        pause = (pause * 2).min(Duration::from_millis(50));
+                    }
+                    Err(e) => return Err(LockError::Io(path.to_owned(), e)),
+                }
+            }
+            let locked = Stamp::of(
+                &file
+                    .metadata()
+                    .map_err(|e| LockError::Io(path.to_owned(), e))?,
+            );
+            // The file waited on may have been replaced while waiting:
+            // the lock counts only if the path still names it.
+            match std::fs::metadata(&at) {
+                Ok(now) if Stamp::of(&now).same_file(&locked) => {
+                    self.files.push((at, file, locked));
+                    return Ok(());
+                }
+                Ok(_) => continue,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+                Err(e) => return Err(LockError::Io(path.to_owned(), e)),
+            }
+        }
+    }
+
+    /// The stamp `path` had when it was locked, if it is held.
+    pub fn stamp(&self, path: &Path) -> Option<Stamp> {
+        let at = destination(path).ok()?;
+        self.files
+            .iter()
+            .find(|(p, _, _)| *p == at)
+            .map(|(_, _, s)| *s)
+    }
+
+    /// Fails if any held file is no longer as it was locked: checked
+    /// before the first of several files is renamed, so that a pair is
+    /// written whole or not at all. The error names the file.
+    pub fn unchanged(&self) -> io::Result<()> {
+        for (path, _, stamp) in &self.files {
+            let same = crate::atomic::unchanged(path, *stamp)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            if !same {
+                return Err(io::Error::other(format!(
+                    "{}: {}",
+                    path.display(),
+                    changed()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The files held, symbolic links followed.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|(p, _, _)| p.as_path())
+    }
+}
+
+/// The error a write gives when its destination changed since it was
+/// locked and read: someone wrote it without taking the lock. Callers
+/// name the file, as with any I/O error.
+pub(crate) fn changed() -> io::Error {
+    io::Error::other("changed by another program since it was read; nothing written (run again)")
+}
+
+/// Takes an exclusive advisory lock without blocking; `false` if another
+/// descriptor holds one. File systems without locks (some network mounts)
+/// count as locked: the stamp check before the rename still holds there.
+#[cfg(unix)]
+fn try_lock(file: &File) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is open and owned by `file` for the call.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = io::Error::last_os_error();
+    match err.raw_os_error() {
+        Some(libc::EWOULDBLOCK) => Ok(false),
+        Some(libc::EINTR) => Ok(false),
+        Some(libc::ENOLCK | libc::EOPNOTSUPP) => Ok(true),
+        _ => Err(err),
+    }
+}
+
+#[cfg(not(unix))]
+fn try_lock(_: &File) -> io::Result<bool> {
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_second_holder_waits_and_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pb.md");
+        std::fs::write(&path, "x").unwrap();
+        let first = Held::lock(&[&path], Duration::from_secs(1)).unwrap();
+        assert!(first.stamp(&path).is_some());
+        let err = Held::lock(&[&path], Duration::from_millis(50)).unwrap_err();
+        assert!(matches!(err, LockError::TimedOut { .. }), "{err}");
+        drop(first);
+        Held::lock(&[&path], Duration::from_millis(50)).unwrap();
+    }
+
+    /// A waiter whose file is renamed over takes the lock of the new file,
+    /// not of the one it waited on.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_replaced_while_waiting_is_locked_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pb.md");
+        std::fs::write(&path, "old").unwrap();
+        let first = Held::lock(&[&path], Duration::from_secs(1)).unwrap();
+        let old = first.stamp(&path).unwrap();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || Held::lock(&[&path], Duration::from_secs(5)).unwrap())
+        };
+        std::thread::sleep(Duration::from_millis(30));
+        crate::write_atomic(&path, b"new", None).unwrap();
+        drop(first);
+        let second = waiter.join().unwrap();
+        let new = second.stamp(&path).unwrap();
+        assert!(!new.same_file(&old));
+        assert!(new.same_file(&Stamp::of(&std::fs::metadata(&path).unwrap())));
+    }
+
+    #[test]
+    fn a_missing_file_is_not_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = Held::lock(&[dir.path().join("none")], Duration::ZERO).unwrap();
+        assert_eq!(held.paths().count(), 0);
+    }
+
+    /// A file changed by a writer that takes no lock, between the read and
+    /// the rename, is not overwritten: the update stops and says so.
+    #[test]
+    fn a_file_changed_behind_the_lock_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let pb = dir.path().join("playbook.md");
+        std::fs::write(
+            &pb,
+            "[str-00001] helpful=0 harmful=0 :: Always verify data types\n",
+        )
+        .unwrap();
+        let held = crate::Held::lock(&[&pb], std::time::Duration::from_secs(5)).unwrap();
+        std::fs::write(
+            &pb,
+            "## STRATEGIES & INSIGHTS\n[str-00001] helpful=9 harmful=0 :: edited by hand\n",
+        )
+        .unwrap();
+        let err = crate::write_atomic(&pb, b"lost", Some(&held)).unwrap_err();
+        assert!(
+            err.to_string().contains("changed by another program"),
+            "{err}"
+        );
+        assert!(std::fs::read_to_string(&pb)
+            .unwrap()
+            .contains("edited by hand"));
+    }
+}
