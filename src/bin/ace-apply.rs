@@ -279,6 +279,27 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     // Freeing a million entries at exit takes longer than the process
     // needs them: the playbook is left to the operating system.
     let applied = std::mem::ManuallyDrop::new(ace_apply::run(subject, &deltas, &opts));
+    // A file that is no delta of any dialect is an input error, as an
+    // unreadable playbook is: the user named the wrong file, or it is
+    // broken, and writing the playbook as if applied would hide that.
+    let unreadable: Vec<&str> = applied
+        .files
+        .iter()
+        .filter_map(|f| f.unreadable.as_deref())
+        .collect();
+    if !unreadable.is_empty() {
+        for why in &unreadable {
+            eprintln!("{why}");
+        }
+        error(
+            PROG,
+            format!(
+                "{} delta file(s) could not be read; nothing applied or written",
+                unreadable.len()
+            ),
+        );
+        return Ok(EXIT_USAGE);
+    }
     let refused = applied.refused();
     if !args.quiet || args.report == Report::Json {
         let mut err = std::io::stderr().lock();

@@ -130,8 +130,9 @@ fn merge(args: &Args) -> Result<i32, i32> {
             write(&text)?;
             if !clean {
                 eprintln!("{name}: conflict: lines changed on both sides; marked");
+                return Ok(EXIT_FINDINGS);
             }
-            return Ok(if clean { EXIT_OK } else { EXIT_FINDINGS });
+            return Ok(readable(&name, &text, format));
         }
     };
     let merged = merge_file(
@@ -157,11 +158,31 @@ fn merge(args: &Args) -> Result<i32, i32> {
             EXIT_USAGE
         })?;
     }
-    Ok(if report.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_FINDINGS
-    })
+    if !report.is_empty() {
+        return Ok(EXIT_FINDINGS);
+    }
+    Ok(readable(&name, &merged.text, format))
+}
+
+/// A merge that leaves no conflict marked is clean only if its result
+/// reads as a playbook: git commits a clean result as it is, and a
+/// broken side (a truncated JSON) must not pass through as a clean merge.
+fn readable(name: &str, text: &str, format: Format) -> i32 {
+    let source = Source {
+        name: name.to_owned(),
+        path: None,
+        text: text.to_owned().into(),
+    };
+    match read(&source, format) {
+        Ok(_) => EXIT_OK,
+        Err(why) => {
+            eprintln!(
+                "{name}: conflict: the merged file does not read as a {} playbook ({why}); resolve it by hand",
+                format.name()
+            );
+            EXIT_FINDINGS
+        }
+    }
 }
 
 fn side<'a>(src: &'a Source, playbook: &'a Playbook) -> ace_apply::merge::Side<'a> {

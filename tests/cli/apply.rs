@@ -173,17 +173,47 @@ fn ace_toml_sets_the_write_scope_and_the_curator_gate() {
     assert!(report(&["--min-confidence", "0.9"]).contains("low-confidence"));
 }
 
+/// A file that is no delta, or a broken one, is an input error: exit 2,
+/// and nothing is written, even where other deltas would apply.
 #[test]
-fn a_file_that_is_no_delta_is_rejected() {
+fn a_file_that_is_no_delta_stops_the_apply() {
     let dir = tempfile::tempdir().unwrap();
     let pb = write(dir.path(), "playbook.json", &fixture("skill-playbook.json"));
     let junk = write(dir.path(), "junk.json", r#"{"hello": 1}"#);
+    let broken = write(dir.path(), "broken.json", r#"{"delta_id": "x","#);
+    let good = write(dir.path(), "delta.json", &fixture("skill-delta.json"));
+    let out = dir.path().join("x.json");
     apply()
         .arg(&pb)
         .arg(&junk)
+        .arg("-o")
+        .arg(&out)
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains("no delta dialect recognises it"));
+    apply()
+        .arg(&pb)
+        .arg(&good)
+        .arg(&broken)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "broken.json:1:1: invalid JSON: unterminated object",
+        ))
+        .stderr(predicate::str::contains("nothing applied or written"));
+    assert!(!out.exists(), "nothing written");
+    apply()
+        .arg(&pb)
+        .arg(&broken)
+        .arg("--in-place")
+        .assert()
+        .code(2);
+    assert_eq!(
+        std::fs::read_to_string(&pb).unwrap(),
+        fixture("skill-playbook.json")
+    );
 }
 
 /// The paper's curator operations into a markdown playbook that deviates

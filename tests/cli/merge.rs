@@ -422,7 +422,8 @@ fn changes_outside_the_entries_are_merged_or_reported() {
 
 /// A version that is no readable playbook (a JSON file left broken on one
 /// branch) is merged line by line, as git merges it without the driver,
-/// with a note saying why.
+/// with a note saying why; a result that does not read as a playbook
+/// either is a conflict, never a clean merge git would commit.
 #[test]
 fn a_file_that_does_not_read_is_merged_as_git_merges_lines() {
     let base = SKILL_JSON.base;
@@ -430,15 +431,12 @@ fn a_file_that_does_not_read_is_merged_as_git_merges_lines() {
     let theirs = base.replace("\"status\": \"active\"", "\"status\": \"active\",");
     let dir = repo("playbook.json", base, &ours, &theirs);
     let out = merge(dir.path());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(!out.status.success(), "a broken result is a conflict");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("is not a readable skill-json playbook")
-            && stderr.contains("merged line by line"),
+            && stderr.contains("merged line by line")
+            && stderr.contains("does not read as a skill-json playbook"),
         "{stderr}"
     );
     let text = std::fs::read_to_string(dir.path().join("playbook.json")).unwrap();
@@ -447,4 +445,21 @@ fn a_file_that_does_not_read_is_merged_as_git_merges_lines() {
         base.replace("\"version\": \"1.0.0\"", "\"version\": \"1.0.1\"")
             .replace("\"status\": \"active\"", "\"status\": \"active\",")
     );
+    // A side cut short: its lines merge cleanly, and the result is as
+    // broken as it.
+    let truncated = &base[..base.len() / 2];
+    let dir = repo("playbook.json", base, &ours, truncated);
+    let out = merge(dir.path());
+    assert!(!out.status.success(), "a truncated THEIRS is a conflict");
+    // A broken BASE with two sides that read: merged line by line into a
+    // file that reads, cleanly.
+    let broken_base = base.replace("\"version\": \"1.0.0\"", "\"version\": \"1.0.0\",");
+    let ours = base.replace(
+        "2025-10-25T00:00:00Z\",\n  \"bullets",
+        "2025-10-26T00:00:00Z\",\n  \"bullets",
+    );
+    assert_ne!(ours, base);
+    let theirs = broken_base.replace("\"status\": \"active\"", "\"status\": \"deprecated\"");
+    let dir = repo("playbook.json", &broken_base, &ours, &theirs);
+    merge_cleanly(dir.path(), "playbook.json");
 }
