@@ -161,7 +161,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     /// Appends and increments, applied one file at a time in two orders,
-    /// give the same bytes; and the result has no error the base lacked.
+    /// give the same bytes where IDs are ordered (hash IDs keep the order
+    /// appends came in: the same lines, and one batch gives what one delta
+    /// at a time gives); and the result has no error the base lacked.
     #[test]
     fn appends_and_increments_commute(base in 0usize..6, edits in edits(), seed in any::<u64>()) {
         let (format, text) = bases().swap_remove(base);
@@ -182,9 +184,19 @@ proptest! {
         };
         let a = run(&ds);
         let b = run(&shuffled);
-        prop_assert_eq!(&a, &b, "{}", format);
-        // One batch in either order gives the same bytes too.
-        prop_assert_eq!(&step(format, &text, &shuffled).0, &a, "{} batch", format);
+        if format.imp().curation().ids.ordered() {
+            prop_assert_eq!(&a, &b, "{}", format);
+            // One batch in either order gives the same bytes too.
+            prop_assert_eq!(&step(format, &text, &shuffled).0, &a, "{} batch", format);
+        } else {
+            let lines = |t: &str| {
+                let mut l: Vec<String> = t.lines().map(str::to_owned).collect();
+                l.sort();
+                l
+            };
+            prop_assert_eq!(lines(&a), lines(&b), "{}", format);
+            prop_assert_eq!(&step(format, &text, &shuffled).0, &b, "{} batch", format);
+        }
         let before = errors(format, &text);
         for (code, n) in errors(format, &a) {
             prop_assert!(before.get(&code).copied().unwrap_or(0) >= n, "{}: new error {} in\n{}", format, code, a);

@@ -463,3 +463,26 @@ fn a_file_that_does_not_read_is_merged_as_git_merges_lines() {
     let dir = repo("playbook.json", &broken_base, &ours, &theirs);
     merge_cleanly(dir.path(), "playbook.json");
 }
+
+/// Two branches each append a hash-ID bullet at the end of one AGENTS.md
+/// section; THEIRS' ID sorts before OURS'. Hash IDs carry no order, so
+/// THEIRS' bullet goes after OURS', as the curator appends, and the merge
+/// is clean.
+#[test]
+fn appended_hash_id_bullets_merge_in_the_order_they_came() {
+    let case = &AGENTS_MD;
+    let ours = case.append(case.base, "b2c3d4e5", "Prefer small commits to large ones");
+    let theirs = case.append(case.base, "aaaa0001", "Name branches after their issue");
+    let dir = repo(case.file, case.base, &ours, &theirs);
+    let merged = merge_cleanly(dir.path(), case.file);
+    let text = std::fs::read_to_string(&merged).unwrap();
+    let expected = case.append(&ours, "aaaa0001", "Name branches after their issue");
+    assert_eq!(text, expected);
+    // Either way round.
+    let dir = repo(case.file, case.base, &theirs, &ours);
+    let text = std::fs::read_to_string(merge_cleanly(dir.path(), case.file)).unwrap();
+    assert_eq!(
+        text,
+        case.append(&theirs, "b2c3d4e5", "Prefer small commits to large ones")
+    );
+}

@@ -278,11 +278,13 @@ impl<'p> State<'p> {
         name.to_owned()
     }
 
-    /// Where a new entry goes: after its section's last entry, and ahead
-    /// of the old entries at the section's end whose IDs sort after its own.
-    /// Appends therefore commute: whatever order entries with their own IDs
-    /// arrive in, they end up in ID order after what was there before, and
-    /// IDs a playbook numbers upward simply go last.
+    /// Where a new entry goes: after its section's last entry, and, where
+    /// IDs are ordered (`IdScheme::ordered`), ahead of the old entries at
+    /// the section's end whose IDs sort after its own. Appends with ordered
+    /// IDs therefore commute: whatever order they arrive in, they end up in
+    /// ID order after what was there before, and IDs a playbook numbers
+    /// upward simply go last. Hash IDs go last in their section, in the
+    /// order they come.
     fn anchor(&mut self, e: &Entry) -> usize {
         let n = self.pb.entries.len();
         if self.of_section.is_none() {
@@ -314,7 +316,11 @@ impl<'p> State<'p> {
         let live = |i: &&usize| !self.gone_old[**i];
         if let Some(section) = m.get(&e.section) {
             let list = &section.list;
-            if !self.removed_old {
+            if !self.traits.ids.ordered() {
+                if let Some(&last) = list.iter().rev().find(live) {
+                    return last + 1;
+                }
+            } else if !self.removed_old {
                 let id = |i: usize| self.pb.entries[i].id.as_str();
                 return match section.last_less(&e.id, id) {
                     Some(i) => i + 1,
@@ -980,7 +986,7 @@ pub fn apply(
         gone_new,
         ..
     } = st;
-    rebuild(pb, added, &gone_old, &gone_new);
+    rebuild(pb, added, &gone_old, &gone_new, traits.ids.ordered());
     if let Some(ledger) = traits.ledger {
         if let (Some(seq), Some(before)) = (sequence, traits.sequence) {
             if seq != before {
@@ -996,8 +1002,15 @@ pub fn apply(
 }
 
 /// Puts the new entries in place and drops the removed ones. The new
-/// entries bound for one place stand in section order, then ID order.
-fn rebuild(pb: &mut Playbook, added: Vec<(usize, Entry)>, gone_old: &[bool], gone_new: &[bool]) {
+/// entries bound for one place stand in section order, then ID order where
+/// IDs are `ordered`, else in the order they came.
+fn rebuild(
+    pb: &mut Playbook,
+    added: Vec<(usize, Entry)>,
+    gone_old: &[bool],
+    gone_new: &[bool],
+    ordered: bool,
+) {
     if added.is_empty() && !gone_old.iter().any(|g| *g) {
         return;
     }
@@ -1016,9 +1029,11 @@ fn rebuild(pb: &mut Playbook, added: Vec<(usize, Entry)>, gone_old: &[bool], gon
     let section_rank = |e: &Entry| e.section.as_deref().and_then(|k| rank.get(k).copied());
     for list in before.values_mut() {
         list.sort_by(|a, b| {
-            section_rank(a)
-                .cmp(&section_rank(b))
-                .then_with(|| natural_cmp(&a.id, &b.id))
+            let by_section = section_rank(a).cmp(&section_rank(b));
+            match ordered {
+                true => by_section.then_with(|| natural_cmp(&a.id, &b.id)),
+                false => by_section,
+            }
         });
     }
     let old = std::mem::take(&mut pb.entries);

@@ -21,6 +21,17 @@ pub enum IdScheme {
     Hex,
 }
 
+impl IdScheme {
+    /// Whether the IDs tell the order entries were added in: numbered and
+    /// dated IDs do, so a new entry is placed among those at its section's
+    /// end by ID, and appends from two branches land in one order whichever
+    /// merges first. Hash IDs carry no order: a new entry goes at the end of
+    /// its section, as the curator spec appends.
+    pub fn ordered(self) -> bool {
+        !matches!(self, IdScheme::Hex)
+    }
+}
+
 /// What the curator needs of a format's files.
 #[derive(Clone, Copy, Default)]
 pub struct Curation {
