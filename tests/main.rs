@@ -11,6 +11,7 @@ mod fuzz_checks;
 
 mod apply;
 mod apply_properties;
+mod chains;
 mod corpus;
 mod curator;
 mod diff;

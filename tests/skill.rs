@@ -302,8 +302,17 @@ fn a_new_file_is_what_the_skill_writes() {
         v["metadata"]["total_bullets"],
         serde_json::json!(pb.entries.len())
     );
+    // Sections are kept in `metadata.ace_tools`, each bullet's as its
+    // first tag: no loss.
     let lost: BTreeSet<&str> = out.losses.iter().map(|l| &*l.field).collect();
-    assert!(lost.contains("section"), "{lost:?}");
+    assert!(!lost.contains("section"), "{lost:?}");
+    assert_eq!(
+        v["metadata"]["ace_tools"]["sections"]
+            .as_array()
+            .unwrap()
+            .len(),
+        pb.sections.len()
+    );
     // Read back: content and counters survive; each ID became a bullet ID
     // of the bullet schema, dated by SOURCE_DATE_EPOCH for a markdown
     // playbook has no dates, and listed in the ID changes.

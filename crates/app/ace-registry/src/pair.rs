@@ -188,7 +188,11 @@ fn write_pair(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, WriteReport) {
     } else {
         pb
     };
-    let mut agents = ace_agents::write_into(pb, agents_md);
+    let listed: std::collections::HashSet<&str> = ace_yaml::listed_sections(pb)
+        .into_iter()
+        .map(|s| s.key.as_str())
+        .collect();
+    let mut agents = ace_agents::write_beside(pb, agents_md, Some(&listed));
     agents.losses.splice(0..0, derived);
     // The curator's file holds the version, the sections and the extra
     // fields only: a copy of those, not of a playbook of a million entries.

@@ -24,7 +24,7 @@ mod writer;
 pub use ace_model::ReadOutput;
 pub use format::{AgentsMd, FILE_NAMES, FORMAT};
 pub use reader::read;
-pub use writer::{write, write_into, WriteOutput};
+pub use writer::{write, write_beside, write_into, WriteOutput};
 
 /// `Playbook::extra` key holding the document around the bullets.
 pub const LAYOUT_KEY: &str = "agents_md";

@@ -22,6 +22,9 @@ struct Writer<'a, 'w> {
     /// Section keys the reader will have given to the headings so far; it
     /// numbers a repeated key (`_2`, `_3`), and so must the key check.
     taken: HashSet<String>,
+    /// The keys of the sections playbook.yaml, written beside, lists: one
+    /// of them with no bullets, title or description needs no heading.
+    listed: Option<&'a HashSet<&'a str>>,
 }
 
 /// Writes an AGENTS.md. With a layout from [`crate::read`] in the playbook,
@@ -40,10 +43,23 @@ pub fn write(pb: &Playbook) -> WriteOutput {
 
 /// [`write`] into `out`, which may send the text on as it is printed.
 pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
+    write_beside(pb, out, None)
+}
+
+/// [`write_into`], with the keys of the sections playbook.yaml lists when
+/// it is written beside (the curator's pair): a new file then gives no
+/// heading to such a section if it has nothing else (no bullets, title or
+/// description), as the curator's own files have none.
+pub fn write_beside<'a>(
+    pb: &Playbook,
+    out: &'a mut Out<'_>,
+    listed: Option<&'a HashSet<&'a str>>,
+) -> WriteReport {
     let mut w = Writer {
         out,
         losses: Vec::new(),
         taken: HashSet::new(),
+        listed,
     };
     w.playbook_losses(pb);
     match pb.layout_of(crate::LAYOUT_KEY).map(layout::from_value) {
@@ -391,6 +407,7 @@ impl Writer<'_, '_> {
                     out,
                     losses: std::mem::take(losses),
                     taken: HashSet::new(),
+                    listed: None,
                 };
                 ace_exec::prefetch::each_ahead(&entries[range], |e| w.bullet(e));
                 *losses = w.losses;
@@ -496,13 +513,17 @@ impl Writer<'_, '_> {
         let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
         let mut written: Vec<&Entry> = unsectioned;
         for s in &sections {
+            let entries = groups.in_seed_order(Some(&s.key));
+            let bare = s.title.is_none() && s.description.is_none() && entries.is_empty();
+            if bare && self.listed.is_some_and(|l| l.contains(s.key.as_str())) {
+                continue;
+            }
             self.heading(s);
             self.out.push('\n');
             if let Some(d) = &s.description {
                 self.text_block(d, format!("sections[{}].description", s.key));
                 self.out.push('\n');
             }
-            let entries = groups.in_seed_order(Some(&s.key));
             self.bullets(&entries);
             if !entries.is_empty() {
                 self.out.push('\n');

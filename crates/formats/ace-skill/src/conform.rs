@@ -4,7 +4,7 @@
 //! date-times, statuses from its enum, and no keys it does not list. Each
 //! change is reported; a skill file read with its layout never comes here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ace_model::ids::{self, IdChange};
 use ace_model::time::{self, Shape};
@@ -65,6 +65,9 @@ pub fn conform(pb: &Playbook, now: Option<&str>) -> Conformed {
     // Each entry alone, in runs on every core; the runs' losses are joined
     // in entry order.
     let n = playbook.entries.len();
+    // The sections a new file keeps in `metadata.ace_tools`: a bullet of
+    // one of them reads back with its section from its first tag.
+    let table: HashSet<String> = playbook.sections.iter().map(|s| s.key.clone()).collect();
     let mut runs: Vec<(&mut [Entry], Vec<LossEntry>)> = playbook
         .entries
         .chunks_mut(ace_exec::par::RUN)
@@ -72,7 +75,7 @@ pub fn conform(pb: &Playbook, now: Option<&str>) -> Conformed {
         .collect();
     ace_exec::par::each_heavy_mut(&mut runs, n, |(run, lost)| {
         for e in run.iter_mut() {
-            entry(e, lost);
+            entry(e, &table, lost);
         }
     });
     for (_, lost) in runs {
@@ -191,7 +194,7 @@ fn next_day(date: &str) -> Option<String> {
     (y <= 9999).then(|| format!("{y:04}-{m:02}-{d:02}"))
 }
 
-fn entry(e: &mut Entry, losses: &mut Vec<LossEntry>) {
+fn entry(e: &mut Entry, table: &HashSet<String>, losses: &mut Vec<LossEntry>) {
     let id = e.id.clone();
     let id = id.as_str();
     if e.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
@@ -203,7 +206,7 @@ fn entry(e: &mut Entry, losses: &mut Vec<LossEntry>) {
             "a skill bullet needs a title; the content's first sentence, cut at a word boundary, is used",
         );
     }
-    tags(e, id, losses);
+    tags(e, id, table, losses);
     for (field, name) in [("created_at", "created"), ("updated_at", "last_updated")] {
         timestamp(e, field, name, id, losses);
     }
@@ -335,8 +338,10 @@ fn timestamp(
 }
 
 /// Tags the schema takes: each `[a-z0-9._-]+`, unique, at least one. An
-/// entry without tags is tagged with its section and kind.
-fn tags(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
+/// entry without tags is tagged with its section and kind. A section of
+/// the `table` written beside is no derived tag: it reads back as the
+/// section.
+fn tags(e: &mut Entry, id: &str, table: &HashSet<String>, losses: &mut Vec<LossEntry>) {
     let had = e.tags.clone().unwrap_or_default();
     let mut out: Vec<String> = Vec::new();
     for t in &had {
@@ -366,6 +371,15 @@ fn tags(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
         if out.is_empty() {
             out.push(FALLBACK_TAG.to_owned());
         }
+        let only_the_section = e.kind.is_none()
+            && e.tags.is_none()
+            && e.section
+                .as_ref()
+                .is_some_and(|s| table.contains(s) && out == [slug(s)]);
+        if only_the_section {
+            e.tags = Some(out);
+            return;
+        }
         losses.lose(
             &rules::VALUE_DERIVED,
             Some(id),
@@ -378,7 +392,7 @@ fn tags(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
 
 /// `s` in the tag alphabet: lower-cased, runs of other characters as one
 /// `-`, none at either end.
-fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars().flat_map(char::to_lowercase) {
         if c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-') {

@@ -32,3 +32,12 @@ pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the file's layout.
 pub const LAYOUT_KEY: &str = "skill_json";
+
+/// The key of the playbook's `metadata` where what another format gave
+/// and a skill playbook has no field for is kept: the section table
+/// (`sections`, each section's canonical object) and a `version` that
+/// means something else than the skill's (playbook.yaml's `0.3`). A
+/// bullet's section is then its first tag (the section key in the tag
+/// alphabet). The skill spec's merge updates `metadata` key by key, so the
+/// object survives the skill's own tools.
+pub const ACE_TOOLS_KEY: &str = "ace_tools";

@@ -392,8 +392,14 @@ fn split_metadata(pb: &mut Playbook, layout: &mut layout::Layout) {
     let Some(serde_json::Value::Object(meta)) = pb.extra.get_mut("metadata") else {
         return;
     };
-    let counts = crate::fields::metadata_counts(&pb.entries);
     layout.metadata_keys = meta.keys().cloned().collect();
+    let kept = meta
+        .get(crate::ACE_TOOLS_KEY)
+        .and_then(AceTools::from_value);
+    if kept.is_some() {
+        meta.shift_remove(crate::ACE_TOOLS_KEY);
+    }
+    let counts = crate::fields::metadata_counts(&pb.entries);
     meta.retain(|k, v| {
         !counts
             .iter()
@@ -401,6 +407,66 @@ fn split_metadata(pb: &mut Playbook, layout: &mut layout::Layout) {
     });
     if meta.is_empty() && !layout.metadata_keys.is_empty() {
         pb.extra.shift_remove("metadata");
+    }
+    if let Some(kept) = kept {
+        kept.put_back(pb);
+    }
+}
+
+/// What `metadata.ace_tools` kept for another format ([`crate::ACE_TOOLS_KEY`]).
+struct AceTools {
+    sections: Vec<ace_model::Section>,
+    version: Option<serde_json::Value>,
+}
+
+impl AceTools {
+    /// The object, if it is one this writer writes; anything else stays in
+    /// `metadata` as the file's own.
+    fn from_value(v: &serde_json::Value) -> Option<AceTools> {
+        let obj = v.as_object()?;
+        if obj.keys().any(|k| k != "sections" && k != "version") {
+            return None;
+        }
+        let sections = match obj.get("sections") {
+            Some(s) => serde_json::from_value(s.clone()).ok()?,
+            None => Vec::new(),
+        };
+        Some(AceTools {
+            sections,
+            version: obj.get("version").cloned(),
+        })
+    }
+
+    /// Puts the sections and the version back, and gives each bullet whose
+    /// first tag names a section that section (the tag was the section).
+    fn put_back(self, pb: &mut Playbook) {
+        if pb.version.is_none() {
+            pb.version = self.version;
+        }
+        if self.sections.is_empty() {
+            return;
+        }
+        let by_tag: std::collections::HashMap<String, &str> = self
+            .sections
+            .iter()
+            .map(|s| (crate::conform::slug(&s.key), s.key.as_str()))
+            .collect();
+        for e in pb.entries.iter_mut() {
+            let first = e.tags.as_deref().and_then(|t| t.first());
+            let Some(key) = first.and_then(|t| by_tag.get(t)).map(|k| (*k).to_owned()) else {
+                continue;
+            };
+            e.section = Some(key);
+            let rest: Vec<String> = e
+                .tags
+                .take()
+                .unwrap_or_default()
+                .into_iter()
+                .skip(1)
+                .collect();
+            e.tags = (!rest.is_empty()).then_some(rest);
+        }
+        pb.sections = self.sections;
     }
 }
 

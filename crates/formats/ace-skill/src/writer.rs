@@ -2,7 +2,7 @@
 //! the output is that file again, changed only where the model changed; with
 //! none, the output is what the skill's own scripts write.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use ace_model::{
     rules, Confidence, ConfidenceLevel, Entry, Evidence, LossEntry, Playbook, Scope, ScopeDetail,
@@ -49,6 +49,7 @@ pub fn bullet_value(e: &Entry) -> (Value, Vec<LossEntry>) {
     let mut w = Writer {
         losses: Vec::new(),
         opts: WriteOptions::default(),
+        sections: None,
     };
     let v = w.bullet(e, &KeyOrder::new(&[][..]));
     (v, w.losses)
@@ -96,9 +97,12 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -
 fn write_kept(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Vec<LossEntry> {
     let stored = pb.layout_of(LAYOUT_KEY);
     let layout = stored.map(Layout::from_value).unwrap_or_default();
+    let sections = keeps_sections(pb, &layout, stored.is_none())
+        .then(|| std::sync::Arc::new(pb.sections.iter().map(|s| s.key.clone()).collect()));
     let mut w = Writer {
         losses: Vec::new(),
         opts: opts.clone(),
+        sections: sections.clone(),
     };
     w.playbook_losses(pb, layout.array);
     // Which recorded key order each entry takes, settled in entry order
@@ -127,6 +131,7 @@ fn write_kept(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Ve
         let mut w = Writer {
             losses: std::mem::take(losses),
             opts: opts.clone(),
+            sections: sections.clone(),
         };
         style.items(
             range,
@@ -136,7 +141,8 @@ fn write_kept(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -> Ve
             &mut |i, level, out| match bullets.at(i) {
                 Slot::Kept(v) => style.write(v, level, out),
                 Slot::Entry(k) => {
-                    let e = &pb.entries[k];
+                    let e = w.with_section_tag(&pb.entries[k]);
+                    let e = &*e;
                     match order_of.get(k).copied().flatten() {
                         Some(own) => w.write_bullet(e, &KeyOrder::new(own), &style, level, out),
                         None => w.write_bullet(e, &template, &style, level, out),
@@ -250,7 +256,10 @@ fn wrapper(pb: &Playbook, layout: &Layout, no_bullets: bool, fresh: bool) -> Vec
     let mut bullets_left = true;
     let mut value_of = |key: &str| -> Option<Member> {
         match key {
-            "version" => pb.version.clone().or_else(|| extra(key)).map(Member::Value),
+            "version" => match version_in_wrapper(pb, layout, fresh) {
+                true => pb.version.clone().map(Member::Value),
+                false => extra(key).map(Member::Value),
+            },
             "last_updated" => pb
                 .updated_at
                 .clone()
@@ -292,13 +301,58 @@ fn wrapper(pb: &Playbook, layout: &Layout, no_bullets: bool, fresh: bool) -> Vec
     m
 }
 
+/// Whether the playbook's version is the skill's own `version`: a string
+/// (`"1.0.0"`), or whatever a skill file being rewritten had there. A
+/// number from another format (playbook.yaml's `0.3`) means something
+/// else, and goes into `metadata.ace_tools`.
+fn version_in_wrapper(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
+    match &pb.version {
+        None => false,
+        Some(Value::String(_)) => true,
+        Some(_) => !fresh && layout.keys.iter().any(|k| k == "version"),
+    }
+}
+
+/// Whether the section table goes into `metadata.ace_tools`: in a new
+/// file, and in a file that had one. A skill file of the skill's own tools
+/// is not given one because a delta named a section; the section is
+/// reported lost instead, as the skill has no place for it.
+fn keeps_sections(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
+    !layout.array
+        && !pb.sections.is_empty()
+        && (fresh
+            || layout
+                .metadata_keys
+                .iter()
+                .any(|k| k == crate::ACE_TOOLS_KEY))
+}
+
+/// `metadata.ace_tools` ([`crate::ACE_TOOLS_KEY`]): the section table and
+/// a version the wrapper does not carry, when there is either.
+fn ace_tools(pb: &Playbook, layout: &Layout, fresh: bool) -> Option<Value> {
+    let mut m = Map::new();
+    if !version_in_wrapper(pb, layout, fresh) {
+        if let Some(v) = &pb.version {
+            m.insert("version".into(), v.clone());
+        }
+    }
+    if keeps_sections(pb, layout, fresh) {
+        m.insert(
+            "sections".into(),
+            serde_json::to_value(&pb.sections).unwrap_or_default(),
+        );
+    }
+    (!m.is_empty()).then_some(Value::Object(m))
+}
+
 /// The wrapper's `metadata`: the keys the file had, in its order, with the
 /// counts computed from the bullets (reader::split_metadata kept only the
 /// wrong ones). The skill's merge script reads `metadata.total_bullets` and
 /// fails without it, so a new file gets all four counts.
 fn metadata(pb: &Playbook, layout: &Layout, fresh: bool) -> Option<Value> {
     let kept = pb.extra.get("metadata");
-    if !fresh && kept.is_none() && layout.metadata_keys.is_empty() {
+    let tools = ace_tools(pb, layout, fresh);
+    if !fresh && kept.is_none() && layout.metadata_keys.is_empty() && tools.is_none() {
         return None;
     }
     let counts = crate::fields::metadata_counts(&pb.entries);
@@ -315,8 +369,17 @@ fn metadata(pb: &Playbook, layout: &Layout, fresh: bool) -> Option<Value> {
             .collect();
         order.extend(more);
     }
+    if tools.is_some() && !order.iter().any(|k| k == crate::ACE_TOOLS_KEY) {
+        order.push(crate::ACE_TOOLS_KEY.to_owned());
+    }
     let mut m = Map::new();
     for key in order {
+        if key == crate::ACE_TOOLS_KEY {
+            if let Some(v) = &tools {
+                m.insert(key, v.clone());
+                continue;
+            }
+        }
         let value = kept.and_then(|k| k.get(&key)).cloned().or_else(|| {
             counts
                 .iter()
@@ -358,6 +421,9 @@ const SCOPE_NAMES: [&str; 4] = ["global", "project", "domain", "temporary"];
 struct Writer {
     losses: Vec<LossEntry>,
     opts: WriteOptions,
+    /// The keys of the section table written in `metadata.ace_tools`: an
+    /// entry of one of them carries its section as its first tag.
+    sections: Option<std::sync::Arc<HashSet<String>>>,
 }
 
 impl Writer {
@@ -400,7 +466,10 @@ impl Writer {
                 );
             }
         }
-        for s in &pb.sections {
+        // A new file keeps the section table in `metadata.ace_tools`; a
+        // bare array of bullets, or a skill file without the table, has
+        // nowhere to.
+        for s in pb.sections.iter().filter(|_| self.sections.is_none()) {
             self.losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
@@ -467,9 +536,32 @@ impl Writer {
         }
     }
 
+    /// `e` with its section as its first tag, where the section table is
+    /// written and the tags do not have it yet (a bullet read back from
+    /// such a file had it taken off).
+    fn with_section_tag<'e>(&self, e: &'e Entry) -> std::borrow::Cow<'e, Entry> {
+        let tag = match (&e.section, &self.sections) {
+            (Some(s), Some(table)) if table.contains(s) => crate::conform::slug(s),
+            _ => return std::borrow::Cow::Borrowed(e),
+        };
+        let tags = e.tags.as_deref().unwrap_or_default();
+        if tag.is_empty() || tags.contains(&tag) {
+            return std::borrow::Cow::Borrowed(e);
+        }
+        let mut owned = e.clone();
+        owned.tags = Some(std::iter::once(tag).chain(tags.iter().cloned()).collect());
+        std::borrow::Cow::Owned(owned)
+    }
+
     fn bullet_losses(&mut self, e: &Entry) {
         let id = e.id.as_str();
-        if e.section.is_some() {
+        let tagged = e.section.as_ref().is_some_and(|s| {
+            let tag = crate::conform::slug(s);
+            self.sections.as_ref().is_some_and(|t| t.contains(s))
+                && !tag.is_empty()
+                && e.tags.as_deref().unwrap_or_default().contains(&tag)
+        });
+        if e.section.is_some() && !tagged {
             self.losses.lose(
                 &rules::DROPPED_FIELD,
                 Some(id),
@@ -709,12 +801,14 @@ mod tests {
                             let mut reference = Writer {
                                 losses: Vec::new(),
                                 opts: opts.clone(),
+                                sections: None,
                             };
                             let mut expected = String::new();
                             style.write(&reference.bullet(&e, &order), level, &mut expected);
                             let mut w = Writer {
                                 losses: Vec::new(),
                                 opts: opts.clone(),
+                                sections: None,
                             };
                             let mut printed = String::new();
                             w.write_bullet(&e, &order, &style, level, &mut printed);
