@@ -58,6 +58,12 @@ struct Args {
     /// file, and its playbook.yaml, from reading to writing).
     #[arg(long, value_name = "SECONDS", default_value = ace_tools::LOCK_WAIT, value_parser = ace_tools::lock_wait)]
     lock_timeout: std::time::Duration,
+    /// The time for what the target requires and the source has no time
+    /// for (RFC 3339): vAgenda's `created`/`updated`, the date of new skill
+    /// IDs. Default: SOURCE_DATE_EPOCH, else the source's latest timestamp,
+    /// else the clock.
+    #[arg(long, value_name = "TIME")]
+    now: Option<String>,
     /// How to report losses on stderr.
     #[arg(long, value_enum, default_value = "text")]
     report: Report,
@@ -193,7 +199,11 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         y.text = Default::default();
         y
     });
-    let now = ace_tools::source_date_epoch().map_err(|e| at(Stop::Usage(e)))?;
+    let now = match &args.now {
+        Some(n) => ace_tools::now(Some(n)).map(Some),
+        None => ace_tools::source_date_epoch(),
+    }
+    .map_err(|e| at(Stop::Usage(e)))?;
     let ctx = write_ctx(args, now, sections);
     let dest = convert::destination(
         to,
@@ -229,8 +239,12 @@ fn write_ctx(
     now: Option<String>,
     sections: std::sync::Arc<ace_model::mapping::SectionMap>,
 ) -> ace_registry::WriteCtx {
+    // A target that needs a time the source lacks gets today's, not the
+    // Unix epoch's: a 1970 date inside a new ID would be taken for the
+    // entry's real date by the next conversion.
     let mut ctx = ace_registry::WriteCtx::default()
         .with_now(now)
+        .with_clock(Some(ace_model::time::clock()))
         .with_sections(sections);
     for (name, value) in &args.options {
         ctx = ctx.with_option(name, value.clone());

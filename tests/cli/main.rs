@@ -13,6 +13,7 @@ fn fixture(name: &str) -> PathBuf {
 
 mod apply;
 mod concurrent;
+mod dates;
 mod diff;
 mod edges;
 mod merge;

@@ -234,6 +234,11 @@ pub struct WriteCtx {
     options: Vec<(&'static str, String)>,
     /// RFC 3339; `None` lets the writer derive one from the playbook.
     pub now: Option<String>,
+    /// The time when neither `now` nor the playbook gives one: the clock,
+    /// which the tools set (a new file is dated today, not 1970). `None`
+    /// writes the Unix epoch, so a library call stays a function of its
+    /// input.
+    pub clock: Option<String>,
     pub sections: Arc<SectionMap>,
 }
 
@@ -246,6 +251,11 @@ impl WriteCtx {
 
     pub fn with_now(mut self, now: Option<String>) -> Self {
         self.now = now;
+        self
+    }
+
+    pub fn with_clock(mut self, clock: Option<String>) -> Self {
+        self.clock = clock;
         self
     }
 

@@ -124,10 +124,15 @@ pub fn now(given: Option<&str>) -> Result<String, String> {
     if let Some(t) = source_date_epoch()? {
         return Ok(t);
     }
+    Ok(clock())
+}
+
+/// The current time, RFC 3339 in UTC, to the second.
+pub fn clock() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
-    Ok(rfc3339(secs))
+    rfc3339(secs)
 }
 
 /// `SOURCE_DATE_EPOCH` (the reproducible-builds convention) as an RFC 3339

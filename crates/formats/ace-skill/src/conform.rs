@@ -19,8 +19,9 @@ const TITLE_MAX: usize = 60;
 const TITLE_MIN: usize = 5;
 /// The tag an entry with neither section nor kind gets.
 const FALLBACK_TAG: &str = "general";
-/// The date new IDs take when neither the entry, the playbook nor
-/// `SOURCE_DATE_EPOCH` gives one.
+/// The date new IDs take when neither the entry, the playbook,
+/// `SOURCE_DATE_EPOCH` nor the clock gives one (a library call without a
+/// clock).
 const EPOCH_DATE: &str = "1970-01-01";
 /// The schema's evidence types.
 const EVIDENCE_TYPES: [&str; 7] = [
@@ -42,9 +43,9 @@ pub struct Conformed {
 
 /// `pb` as the bullet schema takes it. `now` is `SOURCE_DATE_EPOCH`'s time
 /// when set.
-pub fn conform(pb: &Playbook, now: Option<&str>) -> Conformed {
+pub fn conform(pb: &Playbook, now: Option<&str>, clock: Option<&str>) -> Conformed {
     let mut losses = Vec::new();
-    let fallback_date = fallback_date(pb, now, &mut losses);
+    let fallback_date = fallback_date(pb, now, clock, &mut losses);
     let (mut playbook, id_changes) = new_ids(pb, &fallback_date);
     // One reason for all, so that the report is one line; `--id-map`
     // lists the pairs.
@@ -103,7 +104,12 @@ fn date_at(s: &str) -> Option<&str> {
     (time::shape(s) != Shape::NotDate).then(|| &s[..10])
 }
 
-fn fallback_date(pb: &Playbook, now: Option<&str>, losses: &mut Vec<LossEntry>) -> String {
+fn fallback_date(
+    pb: &Playbook,
+    now: Option<&str>,
+    clock: Option<&str>,
+    losses: &mut Vec<LossEntry>,
+) -> String {
     let needed = pb
         .entries
         .iter()
@@ -114,15 +120,19 @@ fn fallback_date(pb: &Playbook, now: Option<&str>, losses: &mut Vec<LossEntry>) 
     match found {
         Some(d) => d.to_owned(),
         None => {
+            let (date, which) = match clock.and_then(date_at) {
+                Some(today) => (today, "today's date"),
+                None => (EPOCH_DATE, "the Unix epoch's date"),
+            };
             if needed {
                 losses.lose(
                     &rules::VALUE_DEFAULTED,
                     None,
                     "id",
-                    format!("new bullet IDs carry a date, and neither the entries nor the playbook have one; {EPOCH_DATE} is used (set SOURCE_DATE_EPOCH to choose the date)"),
+                    format!("new bullet IDs carry a date, and neither the entries nor the playbook have one; {which}, {date}, is used (set SOURCE_DATE_EPOCH or --now to choose it)"),
                 );
             }
-            EPOCH_DATE.to_owned()
+            date.to_owned()
         }
     }
 }
@@ -569,7 +579,7 @@ mod tests {
             pb.entries.push(e);
         }
         pb.entries[5].id = "bullet-2025-10-26-001".into();
-        let out = conform(&pb, None);
+        let out = conform(&pb, None, None);
         let ids: Vec<&str> = out.playbook.entries.iter().map(|e| e.id.as_str()).collect();
         assert!(ids.iter().all(|id| is_bullet_id(id)), "{:?}", &ids[995..]);
         assert_eq!(ids[1000], "bullet-2025-10-26-002");
@@ -584,7 +594,7 @@ mod tests {
             e.created_at = Some(format!("2025-10-{day}T12:00:00Z"));
             pb.entries.push(e);
         }
-        let out = conform(&pb, None);
+        let out = conform(&pb, None, None);
         let ids: Vec<&str> = out.playbook.entries.iter().map(|e| e.id.as_str()).collect();
         let unique: std::collections::HashSet<&&str> = ids.iter().collect();
         assert_eq!(unique.len(), ids.len());
@@ -617,7 +627,7 @@ mod tests {
         let mut d = Entry::new("mis-00001", "links to str-00001");
         d.links = Some(vec!["str-00001".into()]);
         pb.entries = vec![a, b, c, d];
-        let out = conform(&pb, None);
+        let out = conform(&pb, None, None);
         let ids: Vec<&str> = out.playbook.entries.iter().map(|e| e.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -645,7 +655,7 @@ mod tests {
             entries: vec![Entry::new("x", "some content here")],
             ..Playbook::default()
         };
-        let out = conform(&bare, None);
+        let out = conform(&bare, None, None);
         assert_eq!(out.playbook.entries[0].id, "bullet-1970-01-01-001");
         assert_eq!(
             out.losses
@@ -654,7 +664,17 @@ mod tests {
                 .count(),
             1
         );
-        let out = conform(&bare, Some("2026-11-24T08:00:00Z"));
+        let out = conform(&bare, Some("2026-11-24T08:00:00Z"), None);
+        assert_eq!(out.playbook.entries[0].id, "bullet-2026-11-24-001");
+        // The clock, as the tools give it, when nothing else dates it;
+        // SOURCE_DATE_EPOCH (`now`) and the playbook's dates come first.
+        let out = conform(&bare, None, Some("2026-11-26T16:00:00Z"));
+        assert_eq!(out.playbook.entries[0].id, "bullet-2026-11-26-001");
+        let out = conform(
+            &bare,
+            Some("2026-11-24T08:00:00Z"),
+            Some("2026-11-26T16:00:00Z"),
+        );
         assert_eq!(out.playbook.entries[0].id, "bullet-2026-11-24-001");
     }
 
@@ -671,7 +691,7 @@ mod tests {
             entries: vec![e],
             ..Playbook::default()
         };
-        let out = conform(&pb, None);
+        let out = conform(&pb, None, None);
         let e = &out.playbook.entries[0];
         assert_eq!(
             e.tags.as_deref(),

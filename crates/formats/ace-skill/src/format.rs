@@ -95,6 +95,7 @@ impl PlaybookFormat for SkillJson {
         let opts = crate::WriteOptions {
             generation,
             now: ctx.now.clone(),
+            clock: ctx.clock.clone(),
         };
         crate::write_into(pb, &opts, out)
     }

@@ -25,6 +25,9 @@ pub struct WriteOptions {
     pub generation: Option<Generation>,
     /// `SOURCE_DATE_EPOCH`'s time, for the date of new bullet IDs.
     pub now: Option<String>,
+    /// The date of new bullet IDs when neither `now` nor the playbook
+    /// gives one (`WriteCtx::clock`); `None`: 1970-01-01.
+    pub clock: Option<String>,
 }
 
 /// The text and what it could not hold.
@@ -81,10 +84,11 @@ pub fn write_into(pb: &Playbook, opts: &WriteOptions, out: &mut ace_exec::Out) -
             id_changes: Vec::new(),
         };
     }
-    let conformed = crate::conform::conform(pb, opts.now.as_deref());
+    let conformed = crate::conform::conform(pb, opts.now.as_deref(), opts.clock.as_deref());
     let opts = WriteOptions {
         generation: opts.generation.or(Some(Generation::CURRENT)),
         now: None,
+        clock: None,
     };
     let mut losses = conformed.losses;
     losses.extend(write_kept(&conformed.playbook, &opts, out));
@@ -792,6 +796,7 @@ mod tests {
             let opts = WriteOptions {
                 generation,
                 now: None,
+                clock: None,
             };
             for e in varied_entries() {
                 for order in &orders {

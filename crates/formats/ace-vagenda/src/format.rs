@@ -101,6 +101,7 @@ impl Vagenda {
                 _ => RootStyle::Implicit,
             },
             now: ctx.now.clone(),
+            clock: ctx.clock.clone(),
             sections: ctx.sections.clone(),
             version: ctx.option(VERSION.name).and_then(crate::Version::parse),
         }

@@ -40,6 +40,9 @@ pub struct WriteOptions {
     /// Without it the latest timestamp of the playbook is used, so the same
     /// input always gives the same output.
     pub now: Option<String>,
+    /// The time when neither `now` nor the playbook gives one
+    /// (`WriteCtx::clock`); `None`: the Unix epoch.
+    pub clock: Option<String>,
     /// The kinds' sections and the sections' kinds.
     pub sections: std::sync::Arc<SectionMap>,
     /// The spec version to write; `None`: the document's own when the
@@ -268,6 +271,7 @@ pub(crate) fn prepare<'p>(pb: &'p Playbook, opts: &'p WriteOptions) -> Prepared<
         .now
         .clone()
         .or_else(|| zoned(ace_model::time::latest(pb)))
+        .or_else(|| opts.clock.clone())
         .unwrap_or_else(|| EPOCH.to_owned());
     let mut kept = pb
         .layout_of(LAYOUT_KEY)
@@ -484,7 +488,7 @@ fn new_document(
             None,
             "created_at",
             format!(
-                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp, so {now} is written (set SOURCE_DATE_EPOCH to choose the time)"
+                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp, so {now} is written (set SOURCE_DATE_EPOCH or --now to choose the time)"
             ),
         );
     }

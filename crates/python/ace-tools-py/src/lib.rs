@@ -155,7 +155,9 @@ fn stopped(source: &Source, format: Format, stop: ace_registry::convert::Stop) -
 
 fn write_ctx() -> Result<ace_registry::WriteCtx, Stop> {
     let now = ace_model::time::source_date_epoch().map_err(Stop::plain)?;
-    Ok(ace_registry::WriteCtx::default().with_now(now))
+    Ok(ace_registry::WriteCtx::default()
+        .with_now(now)
+        .with_clock(Some(ace_model::time::clock())))
 }
 
 /// `losses` as ace-convert prints them, one line per group.
