@@ -17,7 +17,11 @@ fn convert_to(to: &str, env: Option<&str>, extra: &[&str]) -> String {
         .args(extra)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap()
 }
 
@@ -32,7 +36,14 @@ fn a_playbook_without_dates_is_dated_today_not_1970() {
     // Asked for: SOURCE_DATE_EPOCH, or --now, which wins.
     let text = convert_to("skill-json", Some("0"), &[]);
     assert!(text.contains("bullet-1970-01-01-001"), "{text}");
-    let text = convert_to("vagenda-json", Some("0"), &["--now", "2026-01-31T12:00:00Z"]);
-    assert!(text.contains("\"created\": \"2026-01-31T12:00:00Z\""), "{text}");
+    let text = convert_to(
+        "vagenda-json",
+        Some("0"),
+        &["--now", "2026-01-31T12:00:00Z"],
+    );
+    assert!(
+        text.contains("\"created\": \"2026-01-31T12:00:00Z\""),
+        "{text}"
+    );
     assert!(!text.contains("1970"), "{text}");
 }

@@ -289,6 +289,9 @@ rules! {
     DELTA_ID_SHAPE = "ACE080" "delta-id-shape" Diagnostic Warning "ace-context-engineering skill spec"
         summary: "A skill delta adds or names a bullet by an ID that is not `bullet-YYYY-MM-DD-NNN`."
         doc: "`delta.schema.json` requires every bullet ID of a delta (a new bullet's, and those `counters`, `edits`, `merges` and `deprecations` name) to be `bullet-YYYY-MM-DD-NNN`, so `validate_delta.py` rejects the delta. The skill's own playbooks hold other IDs (`appworld-login-001`, and `bullet-2025-10-27-012842` from its reflector), which no valid delta can name, while the merge script finds a bullet by whatever ID it has. ace-tools reports the ID and applies the delta; an ID the playbook does not have is ACE040, an error.";
+    GLUED_ENTRY = "ACE081" "glued-entry" Diagnostic Warning "ace-tools"
+        summary: "An entry's text holds another entry's head: two entries on one line."
+        doc: "`[sai-00001] helpful=2 harmful=0 :: Check the logs.[sai-00099] helpful=1 harmful=0 :: Read the runbook.` is what `echo ... >> playbook.md` gives when the file's last line has no newline: the second entry is read as part of the first one's content, its ID and counters lost to every tool. The finding points at the second head; put it on a line of its own.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";

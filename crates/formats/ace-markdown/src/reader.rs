@@ -292,6 +292,23 @@ impl<'a> Reader<'a> {
         self.sink.blank_since_text = false;
     }
 
+    /// Reports an entry head (`[ID] helpful=N`) inside `text`, an entry's
+    /// content starting at byte `at` of the file: two entries glued on one
+    /// line by an append to a file without a final newline.
+    fn glued(&mut self, text: &str, at: usize) {
+        let Some(pos) = glued_head(text) else {
+            return;
+        };
+        self.diags.push(
+            Diagnostic::new(
+                &rules::GLUED_ENTRY,
+                Span::new(at + pos, at + text.len()),
+                "another entry's head inside this entry's text; two entries on one line?",
+            )
+            .with_help("put the second entry on a line of its own"),
+        );
+    }
+
     /// Reads the entry starting at line `i`; returns the index of the next line.
     fn entry(&mut self, i: usize, head: crate::line::EntryHead<'a>) -> usize {
         let line = self.lines[i];
@@ -342,6 +359,7 @@ impl<'a> Reader<'a> {
         self.trailing_ws(line);
 
         let mut content = tail_text[tail.content..].to_owned();
+        self.glued(&tail_text[tail.content..], abs(tail.content));
         let mut j = i + 1;
         while let Some(next) = self.lines.get(j) {
             // A comment after an entry annotates it; it is not more content.
@@ -363,6 +381,7 @@ impl<'a> Reader<'a> {
             }
             let next = *next;
             self.trailing_ws(next);
+            self.glued(next.text, next.start);
             content.push('\n');
             content.push_str(next.text);
             j += 1;
@@ -545,6 +564,31 @@ impl<'a> SharedPrefix<'a> {
             _ => None,
         }
     }
+}
+
+/// Where `text` holds, after its start, an entry head with counters:
+/// `[ID] helpful=` with an ID of letters, digits, `-` and `_`. A reference
+/// such as `see [str-00001]` has no counters after it and is no head.
+fn glued_head(text: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(k) = text[from..].find("] helpful=") {
+        let close = from + k;
+        let open = text[..close].rfind('[');
+        if let Some(open) = open.filter(|&o| o > 0) {
+            let id = &text[open + 1..close];
+            let after = &text[close + "] helpful=".len()..];
+            if !id.is_empty()
+                && id
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                && after.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return Some(open);
+            }
+        }
+        from = close + 1;
+    }
+    None
 }
 
 #[cfg(test)]
