@@ -238,3 +238,29 @@ fn a_read_for_errors_only_skips_the_layout_check_and_reads_the_same() {
     assert!(errors_only.diagnostics.iter().all(|d| d.code != "ACE046"));
     assert_eq!(all.playbook, errors_only.playbook);
 }
+
+/// A skillbook written to markdown and back: headings and ID prefixes are
+/// the section keys, so writing the markdown as a skillbook again reports
+/// no title or prefix lost.
+#[test]
+fn titles_and_prefixes_that_are_the_key_are_no_loss() {
+    let md = "## process_management\n[process_management-00001] helpful=1 harmful=0 :: Read stdin before daemonization in forked processes\n\n## Testing Strategy\n[tst-00002] helpful=0 harmful=0 :: Run the failing test first\n";
+    let pb = ace_registry::read(Format::MARKDOWN, md).unwrap().playbook;
+    let out = ace_registry::write(skillbook(), &pb);
+    let lost: Vec<&str> = out.losses.iter().map(|l| &*l.field).collect();
+    assert!(
+        !lost
+            .iter()
+            .any(|f| f.starts_with("sections[process_management]")),
+        "{lost:?}"
+    );
+    // A title or prefix of its own is still reported.
+    assert!(
+        lost.contains(&"sections[testing_strategy].title"),
+        "{lost:?}"
+    );
+    assert!(
+        lost.contains(&"sections[testing_strategy].prefix"),
+        "{lost:?}"
+    );
+}

@@ -98,7 +98,7 @@ fn ace_toml_is_found_upward_and_sets_rules_thresholds_and_excludes() {
         "ace.toml",
         "exclude = [\"vendor\"]\nignore = [\"ACE001\"]\n[severity]\nACE006 = \"error\"\n[thresholds]\ncuration = 1\n",
     );
-    let pb = "## STRATEGIES & INSIGHTS\n\n[str-1] helpful=1 harmful=3 :: Reproduce a failing case with a small test before changing the code.\n";
+    let pb = "## STRATEGIES & INSIGHTS\n\n[str-1] helpful=1 harmful=3 :: Reproduce a failing case with a small test before changing the code.\n[s2] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n";
     write(dir.path(), "knowledge/playbook.md", pb);
     write(dir.path(), "vendor/playbook.md", pb);
     let sub = dir.path().join("knowledge");
@@ -166,8 +166,8 @@ fn inline_suppressions() {
     let dir = tempfile::tempdir().unwrap();
     let text = "<!-- ace-validate: disable-file ACE062 -->\n## STRATEGIES & INSIGHTS\n\n\
         <!-- ace-validate: disable-next-line ACE001 -->\n\
-        [str-1] helpful=1 harmful=1 :: Reproduce a failing case with a small test before changing the code.\n\
-        [str-2] helpful=1 harmful=1 :: Read the API schema before writing a request so field names match.\n\
+        [s1] helpful=1 harmful=1 :: Reproduce a failing case with a small test before changing the code.\n\
+        [s2] helpful=1 harmful=1 :: Read the API schema before writing a request so field names match.\n\
         <!-- ace-validate: disable -->\n\
         [str-3] helpful=0 harmful=0 :: Be careful.\n\
         <!-- ace-validate: enable -->\n";
@@ -284,7 +284,7 @@ fn github_annotations_are_escaped_and_summarised_past_ten() {
     let mut text = String::from("## STRATEGIES & INSIGHTS\n\n");
     for i in 1..=12 {
         text.push_str(&format!(
-            "[str-{i}] helpful=1 harmful=0 :: Reproduce case {i} with a small test, then fix: 100% of the time\n"
+            "[s{i}] helpful=1 harmful=0 :: Reproduce case {i} with a small test, then fix: 100% of the time\n"
         ));
     }
     let p = write(dir.path(), "a,b:c.md", &text);

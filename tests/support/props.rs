@@ -223,7 +223,10 @@ pub fn lost_fields(a: &Playbook, b: &Playbook, ids: &HashMap<String, String>) ->
             object(serde_json::to_value(t).unwrap()),
         );
         for (k, v) in &sa {
-            if sb.get(k) != Some(v) {
+            // A title or prefix that is the key is what a format without
+            // them gives back (docs/formats/mapping.md): no difference.
+            let default = matches!(k.as_str(), "title" | "prefix") && v.as_str() == Some(&s.key);
+            if sb.get(k) != Some(v) && !(default && sb.get(k).is_none()) {
                 out.insert((None, format!("sections[{}].{k}", s.key)));
             }
         }

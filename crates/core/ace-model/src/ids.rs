@@ -68,6 +68,25 @@ pub fn is_canonical(id: &str) -> bool {
         && b[4..].iter().all(u8::is_ascii_digit)
 }
 
+/// Whether the tools of the playbook format spec can number past `id`:
+/// it ends in `-` and digits after a prefix of lower-case letters, digits
+/// or `_` (`str-00001`, `calc-00014`, `vc-00230`, `sr-001`). The paper's
+/// code reads an ID as anything between the brackets and numbers new ones
+/// by the digits after the last `-` (`get_next_global_id`); an ID without
+/// them (`s6`, `formula`) is skipped there, and one with white space or
+/// capitals is none it would write.
+pub fn is_numbered(id: &str) -> bool {
+    let Some((prefix, number)) = id.rsplit_once('-') else {
+        return false;
+    };
+    !prefix.is_empty()
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
 /// How the number of a new ID is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Numbering {
@@ -396,6 +415,28 @@ mod tests {
         assert!(!is_canonical("STR-00001"));
         assert!(!is_canonical("sr-001"));
         assert!(!is_canonical("str-0000١"));
+        for id in [
+            "str-00001",
+            "calc-00014",
+            "vc-00230",
+            "misc-00003",
+            "sr-001",
+            "reasoning-00007",
+            "general_notes-00001",
+        ] {
+            assert!(is_numbered(id), "{id}");
+        }
+        for id in [
+            "s6",
+            "formula",
+            "STR-00001",
+            "str-",
+            "-00001",
+            "str-0000١",
+            "my id-1",
+        ] {
+            assert!(!is_numbered(id), "{id}");
+        }
     }
 
     #[test]

@@ -319,10 +319,13 @@ without a report.\n\
 content's first sentence, `tags` from the section and kind, and `bullet-YYYY-MM-DD-NNN` IDs \
 (ACE107, ACE106 with `--id-map`); a vAgenda `kind` from the section and a title for the \
 playbook; a time without a zone read as UTC and written with `Z` (ACE107); vAgenda's \
-`created` and `updated`, and the date of new skill IDs, from `SOURCE_DATE_EPOCH`, else the \
-input's latest timestamp, else 1970-01-01 (ACE104); a skillbook section `general` for an \
-entry with none (ACE107). A value written in another form (a confidence level as a number, \
-a status outside Y's set) is ACE105.\n\
+`created` and `updated`, and the date of new skill IDs, from `--now` or `SOURCE_DATE_EPOCH`, \
+else the input's latest timestamp, else the clock (ACE104; never 1970 unless asked for: a 1970 \
+date inside a new ID would be taken for the entry's own by the next conversion); a skillbook \
+section `general` for an entry with none (ACE107). A value written in another form (a \
+confidence level as a number, a status outside Y's set) is ACE105. A section's title or \
+prefix that is its key is what a format without them gives back (every writer heads a \
+section without a title with its key; a skillbook's IDs are `{key}-N`), and is no loss.\n\
 5. **X -> Y -> X** gives back every field Y reported no loss for. Derived values (ACE107) are \
 not losses and `--strict` lets them pass.\n\
 6. **No exact cross-format trips.** There is no option that smuggles X's layout through Y: \

@@ -50,8 +50,8 @@ rules! {
         summary: "The file is not well-formed in its format and cannot be read."
         doc: "The input could not be parsed at all (for example broken JSON). The message gives the line and column and what was expected there. Nothing is converted from a file with this error.";
     ID_SHAPE = "ACE001" "id-shape" Diagnostic Warning "ACE playbook format spec"
-        summary: "Entry ID does not have the spec's shape `xxx-NNNNN`."
-        doc: "The ACE playbook format spec defines an entry ID as three lower-case letters, a dash and five zero-padded digits (`str-00001`). Real playbooks use other shapes (`calc-00014`, `sr-001`, `s6`); they are read and kept as they are, but tools that follow the spec literally may reject them. Renumber with a converter that allocates IDs if the file must follow the spec.";
+        summary: "Entry ID is not `prefix-NNNNN`, which the spec's tools number by."
+        doc: "The ACE playbook format spec shows IDs as three lower-case letters, a dash and five digits (`str-00001`); the paper's own code writes other prefixes (`calc-00014`, `vc-00230`, `misc-00003`, from its section slugs) and reads any ID, numbering new ones by the digits after the last `-`. So those shapes pass: what is reported is an ID those tools cannot number past, with no `-NNN` at its end (`s6`, `formula`), or with capitals or white space, which they never write. Such IDs are read and kept as they are; renumber with a converter that allocates IDs if other tools must number after them.";
     DUPLICATE_ID = "ACE002" "duplicate-id" Diagnostic Error "ACE playbook format spec"
         summary: "Two entries share one ID."
         doc: "IDs identify entries for counter updates, deltas and references, so they must be unique within a playbook (the ACE playbook format spec, File Integrity). Every occurrence after the first is reported, pointing at the first. Give one of the entries a new ID: the highest number for its prefix plus one.";

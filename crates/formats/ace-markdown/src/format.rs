@@ -101,9 +101,18 @@ fn is_entry_line(line: &str) -> bool {
     let Some(rest) = l.strip_prefix('[') else {
         return false;
     };
-    let Some((id, _)) = rest.split_once(']') else {
+    let Some((id, after)) = rest.split_once(']') else {
         return false;
     };
+    // Counters say it whatever the ID (`[s6] helpful=1 harmful=0 :: ...`).
+    if !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && after.trim_start().starts_with("helpful=")
+    {
+        return true;
+    }
     let Some((prefix, num)) = id.split_once('-') else {
         return false;
     };

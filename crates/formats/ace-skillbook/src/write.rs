@@ -467,9 +467,12 @@ fn conform(pb: &Playbook, losses: &mut Vec<LossEntry>) -> Playbook {
             );
             continue;
         }
+        // A title or prefix that is the key is no loss: the skills' IDs
+        // (`{section}-N`) and every writer's heading give it back.
+        let not_key = |v: &Option<String>| v.as_ref().is_some_and(|v| *v != s.key);
         for (name, present) in [
-            ("title", s.title.is_some()),
-            ("prefix", s.prefix.is_some()),
+            ("title", not_key(&s.title)),
+            ("prefix", not_key(&s.prefix)),
             ("weight", s.weight.is_some()),
             ("description", s.description.is_some()),
         ] {

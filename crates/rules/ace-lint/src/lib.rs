@@ -86,11 +86,14 @@ pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
 fn ids_and_counters(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
     let mut first: HashMap<&str, &Entry> = HashMap::with_capacity(pb.entries.len());
     for e in &pb.entries {
-        if opts.id_shape && !ids::is_canonical(&e.id) {
+        if opts.id_shape && !ids::is_numbered(&e.id) {
             out.push(Diagnostic::new(
                 &rules::ID_SHAPE,
                 span(e),
-                format!("ID `{}` is not of the form `xxx-NNNNN`", e.id),
+                format!(
+                    "ID `{}` is not `prefix-NNNNN`: the spec's tools number new IDs by the digits after the last `-`",
+                    e.id
+                ),
             ));
         }
         if let Some(prev) = first.get(e.id.as_str()) {
@@ -323,7 +326,7 @@ mod tests {
             entry("str-00004", s, "neg", -1, 0),
             entry("str-00005", s, "bad advice", 1, 5),
             entry("mis-00006", s, "wrong home", 0, 0),
-            entry("calc-00007", s, "odd shape", 0, 0),
+            entry("s7", s, "odd shape", 0, 0),
             entry("str-00008", s, " ", 0, 0),
         ];
         let got: Vec<&str> = codes(&pb).iter().map(|(c, _)| *c).collect();
