@@ -382,3 +382,83 @@ fn sarif_output_validates_against_the_sarif_schema() {
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
 }
+
+/// The ace_beads reflector's insights, in each of their shapes, are said
+/// for what they are (ACE082), never read as skill bullets, and are no
+/// error.
+#[test]
+fn reflector_insights_are_recognised_in_every_shape() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/insights");
+    for (file, with_delta, refused) in [
+        ("reflector-output.json", 1, 0),
+        ("reflector-insights.json", 1, 1),
+        ("insights.jsonl", 1, 0),
+    ] {
+        let out = validate()
+            .args(["--isolated", "--output-format", "json"])
+            .arg(root.join(file))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        let codes = json_codes(&out.stdout);
+        assert!(
+            codes.iter().all(|(_, c, _)| c == "ACE082"),
+            "{file}: {codes:?}"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let first = v[0]["message"].as_str().unwrap();
+        assert!(
+            first.contains(&format!(
+                "{with_delta} with a delta ({refused} the curator would refuse)"
+            )),
+            "{file}: {first}"
+        );
+        assert_eq!(codes.len(), 1 + refused, "{file}: {codes:?}");
+    }
+}
+
+/// A walk checks what a format or a check claims and skips the rest: a
+/// JSON array that is a test suite, a vBRIEF document (vAgenda's successor,
+/// no playbook). Named, the vBRIEF file is told apart.
+#[test]
+fn a_walk_skips_what_no_format_claims() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "playbook.md",
+        "## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=1 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n",
+    );
+    write(
+        dir.path(),
+        "cases.json",
+        "[\n {\"id\": \"js-prim-int\", \"mode\": \"decode\", \"input\": \"123\", \"note\": \"bad \\ud83d\"}\n]\n",
+    );
+    write(
+        dir.path(),
+        "plan.vbrief.json",
+        "{\"vBRIEFInfo\": {\"version\": \"0.5\"}, \"plan\": {\"title\": \"x\", \"status\": \"draft\", \"items\": []}}\n",
+    );
+    let out = validate()
+        .current_dir(dir.path())
+        .args(["--isolated", "--show-files", "."])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !stdout.contains("cases.json") && !stdout.contains("vbrief"),
+        "{stdout}"
+    );
+    let named = validate()
+        .current_dir(dir.path())
+        .args(["--isolated", "plan.vbrief.json"])
+        .output()
+        .unwrap();
+    assert_eq!(named.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&named.stderr).contains("vBRIEF"));
+}

@@ -315,6 +315,13 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     }
     let read = match format.read(&source.text, &ReadCtx::default()) {
         Ok(r) => r,
+        Err(d) if !claimed && d.code == rules::VAGENDA_DIALECT.code => {
+            outcome.errors.push(format!(
+                "{}: not an ACE artifact: {}",
+                source.name, d.message
+            ));
+            return outcome;
+        }
         Err(_) if !claimed => {
             not_ace(&source, &mut outcome);
             return outcome;
@@ -325,7 +332,20 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         }
     };
     if !claimed && read.other.is_none() {
-        not_ace(&source, &mut outcome);
+        // A reader that knows the document's family says why it holds no
+        // playbook (a vBRIEF document): that is the reason to give.
+        match read
+            .parsed
+            .diagnostics
+            .iter()
+            .find(|d| d.code == rules::VAGENDA_DIALECT.code)
+        {
+            Some(d) => outcome.errors.push(format!(
+                "{}: not an ACE artifact: {}",
+                source.name, d.message
+            )),
+            None => not_ace(&source, &mut outcome),
+        }
         return outcome;
     }
     let mut parsed = read.parsed;

@@ -29,6 +29,11 @@ pub enum Confidence {
     /// The syntax fits and nothing more is known: any JSON may be a skill
     /// playbook, any text a markdown playbook.
     Likely,
+    /// The file says it is a document of the format's family that holds no
+    /// playbook (vAgenda's successor vBRIEF): its reader is the one to say
+    /// so when the file is named, but a directory walk does not take it for
+    /// an ACE file.
+    Related,
     /// The content has what this format's files have (a key, a line shape).
     Content,
     /// The content has what only this format's files have (a patch

@@ -292,6 +292,9 @@ rules! {
     GLUED_ENTRY = "ACE081" "glued-entry" Diagnostic Warning "ace-tools"
         summary: "An entry's text holds another entry's head: two entries on one line."
         doc: "`[sai-00001] helpful=2 harmful=0 :: Check the logs.[sai-00099] helpful=1 harmful=0 :: Read the runbook.` is what `echo ... >> playbook.md` gives when the file's last line has no newline: the second entry is read as part of the first one's content, its ID and counters lost to every tool. The finding points at the second head; put it on a line of its own.";
+    REFLECTOR_INSIGHTS = "ACE082" "reflector-insights" Diagnostic Info "ace_beads curator spec"
+        summary: "A reflector's insights: how many carry a delta, and what the curator would refuse."
+        doc: "The ace_beads reflector writes insights (`pattern`, `evidence`, `recommendation`, `confidence`, and a `delta` or `null`) as `{insights: [...]}`, a bare array (`.tmp/reflector-output.json`) or JSON Lines (`logs/insights.jsonl`). An insight is no playbook and no AceDelta: ace-validate says what the file holds, and for each insight whose delta the curator would refuse (confidence or evidence below the thresholds, an operation it cannot apply) why, at the insight. These are notes on a log, never errors; `ace-apply` applies the deltas that pass.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";

@@ -92,4 +92,74 @@ impl DeltaDialect for AceDeltas {
     }
 }
 
-static ACEDELTA_CHECKS: [&dyn DocumentCheck; 1] = [&CHECK];
+static ACEDELTA_CHECKS: [&dyn DocumentCheck; 2] = [&INSIGHTS, &CHECK];
+
+/// The ace_beads reflector's insights, which `ace-apply` reads as AceDeltas
+/// where they carry one: said for what they are, never read as a playbook.
+pub struct ReflectorInsights;
+
+pub static INSIGHTS: ReflectorInsights = ReflectorInsights;
+
+impl DocumentCheck for ReflectorInsights {
+    fn name(&self) -> &'static str {
+        "reflector-insights"
+    }
+
+    fn describe(&self) -> &'static str {
+        "ace_beads reflector insights: {insights}, a bare array or JSON Lines"
+    }
+
+    /// Whatever format a file was taken for by its first bytes (a bare
+    /// array looks like skill bullets; JSON Lines like nothing), insights
+    /// are insights.
+    fn claims(&self, _format: &str, text: &str) -> bool {
+        let t = text.trim_start_matches('\u{feff}').trim_start();
+        (t.starts_with('{') || t.starts_with('['))
+            && (text.contains("\"pattern\"")
+                || text.contains("\"recommendation\"")
+                || text.contains("\"insights\""))
+            && crate::ops::is_insights_file(text)
+    }
+
+    fn check(&self, text: &str, ctx: &CheckCtx<'_>) -> Vec<Diagnostic> {
+        let opts = crate::Options {
+            confidence: ctx.min_confidence,
+            evidence_length: ctx.min_evidence,
+        };
+        let deltas = match crate::ops::read_deltas(text, &opts) {
+            Ok(Some(d)) => d,
+            Ok(None) => Vec::new(),
+            Err(d) => return vec![d],
+        };
+        let proposing: Vec<&ace_model::delta::Delta> = deltas
+            .iter()
+            .filter(|d| !d.ops.is_empty() || !d.refusals.is_empty())
+            .collect();
+        let refused = proposing.iter().filter(|d| !d.refusals.is_empty()).count();
+        let mut out = vec![Diagnostic::new(
+            &ace_model::rules::REFLECTOR_INSIGHTS,
+            ace_model::Span::new(0, text.len().min(1)),
+            format!(
+                "reflector insights: {} insight{}, {} with a delta ({} the curator would refuse); `ace-apply` applies the rest",
+                deltas.len(),
+                if deltas.len() == 1 { "" } else { "s" },
+                proposing.len(),
+                refused
+            ),
+        )];
+        for d in proposing {
+            for r in &d.refusals {
+                out.push(Diagnostic::new(
+                    &ace_model::rules::REFLECTOR_INSIGHTS,
+                    r.span,
+                    format!(
+                        "the curator would refuse this insight's delta ({}): {}",
+                        r.reason.code(),
+                        r.message
+                    ),
+                ));
+            }
+        }
+        out
+    }
+}

@@ -9,7 +9,7 @@
 mod format;
 pub mod ops;
 
-pub use format::{AceDeltas, CuratorJson, ACEDELTA, CHECK};
+pub use format::{AceDeltas, CuratorJson, ReflectorInsights, ACEDELTA, CHECK, INSIGHTS};
 
 use std::collections::HashMap;
 use std::path::{Component, Path};

@@ -82,6 +82,22 @@ pub fn read_deltas(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Dia
     Ok(Some(deltas))
 }
 
+/// Whether `text` is a reflector's insights: `{insights: [...]}`, a bare
+/// non-empty array of insights, or JSON Lines of them.
+pub fn is_insights_file(text: &str) -> bool {
+    match ace_jsonspan::parse(text) {
+        Ok(doc) => {
+            let root = &doc.root;
+            root.get("insights").and_then(Node::as_array).is_some()
+                || root
+                    .as_array()
+                    .is_some_and(|a| !a.is_empty() && a.iter().all(is_insight))
+        }
+        Err(_) => ace_jsonspan::parse_lines(text)
+            .is_some_and(|lines| !lines.is_empty() && lines.iter().all(is_insight)),
+    }
+}
+
 /// A JSON Lines text of insights or AceDeltas: `None` when a line is not
 /// JSON, or holds neither.
 fn read_lines(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Diagnostic> {

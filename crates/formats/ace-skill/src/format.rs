@@ -66,7 +66,7 @@ impl PlaybookFormat for SkillJson {
         if named {
             return Some(Confidence::Name);
         }
-        let shaped = input.root() == Some(b'[')
+        let shaped = (input.root() == Some(b'[') && bullets_in_head(input.text))
             || input.top_opens("bullets") == Some(b'[')
             || TOP_KEYS.iter().any(|k| input.top_has(k));
         Some(if shaped {
@@ -205,4 +205,24 @@ impl Ledger for SkillLedger {
             crate::ops::record_applied(pb, &ids);
         }
     }
+}
+
+/// Whether a JSON array's head looks like skill bullets: empty (as the
+/// skill's scripts start a playbook), or with a bullet's key in its first
+/// few kilobytes. Any other array (a test suite, a list of records) is no
+/// skill playbook to claim in a walk.
+fn bullets_in_head(text: &str) -> bool {
+    let mut end = text.len().min(4096);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    let inner = head.trim_start_matches('\u{feff}').trim_start();
+    let empty = inner
+        .strip_prefix('[')
+        .is_some_and(|rest| rest.trim_start().starts_with(']'));
+    empty
+        || ["\"content\"", "\"helpful_count\"", "\"harmful_count\""]
+            .iter()
+            .any(|k| head.contains(k))
 }

@@ -133,7 +133,9 @@ impl PlaybookFormat for Vagenda {
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
         match (self.syntax, input.syntax()) {
             (Syntax::Json, ace_format::Syntax::Json) => {
-                if INFO_KEYS.iter().any(|k| input.top_has(k)) {
+                if input.top_has("vBRIEFInfo") {
+                    Some(Confidence::Related)
+                } else if INFO_KEYS.iter().any(|k| input.top_has(k)) {
                     Some(Confidence::Declared)
                 } else if input.name_ends_with(&NAME_ENDINGS) {
                     Some(Confidence::Name)
