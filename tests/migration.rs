@@ -249,3 +249,84 @@ fn check_with(
     }
     Ok(())
 }
+
+/// No silent loss: a conversion whose way back does not give the source's
+/// data again (a field, an entry, or what only the source's layout kept:
+/// AGENTS.md's prose, the vAgenda document around the playbook) has said
+/// so on one of its two legs, with a loss `--strict` refuses.
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn every_trip_that_loses_data_says_so_on_one_leg() {
+    let ctx = ace_registry::WriteCtx::default().with_now(Some("2026-01-31T12:00:00Z".into()));
+    let mut silent = Vec::new();
+    let mut reported = 0;
+    let mut trips = 0;
+    for s in &sources() {
+        let name = s.path.file_name().unwrap().to_string_lossy().into_owned();
+        for &target in Format::all() {
+            if target == s.format {
+                continue;
+            }
+            trips += 1;
+            let there = ace_registry::write_files(target, &s.playbook, &ctx);
+            let Ok(b) = ace_registry::read_files(target, &there.main, there.companion.as_deref())
+            else {
+                continue;
+            };
+            let back = ace_registry::write_files(s.format, &b.playbook, &ctx);
+            let Ok(c) = ace_registry::read_files(s.format, &back.main, back.companion.as_deref())
+            else {
+                continue;
+            };
+            // Each original ID to the ID it has after both legs.
+            let first: std::collections::HashMap<String, String> = there
+                .id_changes
+                .iter()
+                .map(|c| (c.old.clone(), c.new.clone()))
+                .collect();
+            let second: std::collections::HashMap<String, String> = back
+                .id_changes
+                .iter()
+                .map(|c| (c.old.clone(), c.new.clone()))
+                .collect();
+            let ids: std::collections::HashMap<String, String> = s
+                .playbook
+                .entries
+                .iter()
+                .map(|e| {
+                    let mid = first.get(&e.id).unwrap_or(&e.id);
+                    (e.id.clone(), second.get(mid).unwrap_or(mid).clone())
+                })
+                .collect();
+            let mut lost = ace_tests::props::lost_fields(&s.playbook, &c.playbook, &ids);
+            // What the source's layout kept goes where the target keeps a
+            // layout of the same owner (vAgenda JSON and TRON), else it is
+            // left behind.
+            if let Some((owner, holds)) = s.playbook.layout_holds() {
+                if target.imp().layout_owner() != Some(owner) {
+                    lost.extend(holds.iter().map(|h| (None, h.clone())));
+                }
+            }
+            if lost.is_empty() {
+                continue;
+            }
+            let said = there.losses.iter().chain(&back.losses).any(|l| l.loses());
+            if said {
+                reported += 1;
+            } else {
+                silent.push(format!(
+                    "{name} ({}) -> {target} -> back: {:?}",
+                    s.format,
+                    lost.iter().take(4).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "{} of {trips} trips lose data and neither leg says so:\n{}",
+        silent.len(),
+        silent.join("\n")
+    );
+    eprintln!("{trips} trips, {reported} lose data and say so");
+}

@@ -16,6 +16,7 @@ mod concurrent;
 mod dates;
 mod diff;
 mod edges;
+mod losses;
 mod merge;
 mod rules;
 mod validate;

@@ -55,7 +55,29 @@ impl Format {
     /// the end, so a caller that must write nothing on a loss writes into
     /// a temporary file or into [`std::io::sink`] first.
     pub fn write(self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
-        self.imp().write(pb, ctx, out)
+        let mut report = self.imp().write(pb, ctx, out);
+        self.layout_losses(pb, &mut report);
+        report
+    }
+
+    /// What another format's layout kept of the file's content (AGENTS.md's
+    /// prose, the vAgenda document around the playbook), which this
+    /// format's writer does not use: lost, and said so.
+    fn layout_losses(self, pb: &Playbook, report: &mut WriteReport) {
+        let Some((owner, holds)) = pb.layout_holds() else {
+            return;
+        };
+        if self.imp().layout_owner() == Some(owner) {
+            return;
+        }
+        for what in holds {
+            report.losses.push(ace_model::LossEntry::new(
+                &ace_model::rules::DROPPED_FIELD,
+                None,
+                "layout",
+                format!("{what}: kept only by a rewrite in the source's own format"),
+            ));
+        }
     }
 
     /// The file kept beside this format's file, if it has one.
@@ -102,7 +124,8 @@ impl Format {
     ) -> (Option<String>, WriteReport) {
         match self.companion() {
             Some(c) => {
-                let (text, report) = c.write(pb, ctx, out);
+                let (text, mut report) = c.write(pb, ctx, out);
+                self.layout_losses(pb, &mut report);
                 (Some(text), report)
             }
             None => (None, self.write(pb, ctx, out)),

@@ -54,6 +54,10 @@ impl PlaybookFormat for AgentsMd {
         ace_agents::FORMAT.write_options()
     }
 
+    fn layout_owner(&self) -> Option<&'static str> {
+        Some(ace_agents::LAYOUT_KEY)
+    }
+
     fn curation(&self) -> Curation {
         ace_agents::FORMAT.curation()
     }

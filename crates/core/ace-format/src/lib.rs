@@ -380,6 +380,12 @@ pub trait PlaybookFormat: Sync {
     /// What the curator needs to know of this format's files: how new
     /// entries are numbered, which bookkeeping fields they keep, whether
     /// the file is line-based, where applied deltas are recorded.
+    /// The owner of the layout this format's reader keeps and its writer
+    /// uses (`Playbook::layout`), if it keeps one.
+    fn layout_owner(&self) -> Option<&'static str> {
+        None
+    }
+
     fn curation(&self) -> Curation {
         Curation::default()
     }

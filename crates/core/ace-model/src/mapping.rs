@@ -308,7 +308,7 @@ extension schemas of its `--vagenda-version` (default: the source's own version 
 vAgenda, else 0.2). CI checks every corpus playbook converted to each with check-jsonschema.\n\
 2. **No bookkeeping.** The output holds no other format's layout or bookkeeping (no \
 `skill_json`, `agents_md` or `vagenda` keys, no vAgenda document inside a skill playbook) and \
-no `null` written for a field that has no value.\n\
+no `null` written for a field that has no value (except where the target's own tools write one: a skillbook's optional skill fields).\n\
 3. **Data Y has no field for** goes into Y's extension point under one documented name where Y \
 has one: vAgenda's `metadata.aceTools` on the entry (its `extra` for fields of other \
 formats), the playbook and the container; playbook.yaml and the canonical JSON hold the whole \
@@ -327,7 +327,10 @@ confidence level as a number, a status outside Y's set) is ACE105. A section's t
 prefix that is its key is what a format without them gives back (every writer heads a \
 section without a title with its key; a skillbook's IDs are `{key}-N`), and is no loss.\n\
 5. **X -> Y -> X** gives back every field Y reported no loss for. Derived values (ACE107) are \
-not losses and `--strict` lets them pass.\n\
+not losses and `--strict` lets them pass. What only X's layout keeps (AGENTS.md's prose and \
+comments, the vAgenda document around the playbook: items, narratives, change log) is \
+reported as lost (ACE101, field `layout`) by every writer that does not use that layout, so \
+`--strict` refuses the trip; `tests/migration.rs` checks every trip of the corpus matrix.\n\
 6. **No exact cross-format trips.** There is no option that smuggles X's layout through Y: \
 exactness belongs to same-format rewrites.\n\n\
 **An input with an error is not converted**: ace-convert prints the findings, exits 1 and \

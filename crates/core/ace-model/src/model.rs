@@ -108,6 +108,11 @@ pub struct Playbook {
 pub struct Layout {
     pub owner: &'static str,
     pub value: Value,
+    /// What of the layout is content, not form, said for a loss report:
+    /// AGENTS.md's prose and comments, the vAgenda document around the
+    /// playbook. A writer of another format drops the layout, and with it
+    /// this; the registry reports each as lost, so that `--strict` refuses.
+    pub holds: Vec<String>,
 }
 
 /// The slot a [`Layout`] is kept in; every two are equal.
@@ -131,7 +136,26 @@ impl Playbook {
     }
 
     pub fn set_layout(&mut self, owner: &'static str, value: Value) {
-        self.layout = Kept(Some(Box::new(Layout { owner, value })));
+        self.set_layout_holding(owner, value, Vec::new());
+    }
+
+    /// [`Playbook::set_layout`] for a layout that keeps content the model
+    /// has no field for ([`Layout::holds`]).
+    pub fn set_layout_holding(&mut self, owner: &'static str, value: Value, holds: Vec<String>) {
+        self.layout = Kept(Some(Box::new(Layout {
+            owner,
+            value,
+            holds,
+        })));
+    }
+
+    /// The owner of the kept layout and what content it holds, if any.
+    pub fn layout_holds(&self) -> Option<(&'static str, &[String])> {
+        self.layout
+            .0
+            .as_deref()
+            .filter(|l| !l.holds.is_empty())
+            .map(|l| (l.owner, l.holds.as_slice()))
     }
 }
 

@@ -48,6 +48,10 @@ impl PlaybookFormat for AgentsMd {
         crate::write_into(pb, out)
     }
 
+    fn layout_owner(&self) -> Option<&'static str> {
+        Some(crate::LAYOUT_KEY)
+    }
+
     /// Curator bullet IDs are hashes (`#88f22305`) without sections'
     /// prefixes, and the curator spec's deprecation rule is the curator's own.
     /// ace_beads' eight-hex-digit IDs; provenance in the comment after a

@@ -232,7 +232,15 @@ pub fn read(src: &str) -> ReadOutput {
         };
     }
     flush(&mut text, &mut items);
-    pb.set_layout(crate::LAYOUT_KEY, items.finish());
+    let layout = items.finish();
+    let holds = match prose_lines(&layout) {
+        0 => Vec::new(),
+        n => vec![format!(
+            "the AGENTS.md prose and comments around the bullets ({n} line{})",
+            if n == 1 { "" } else { "s" }
+        )],
+    };
+    pb.set_layout_holding(crate::LAYOUT_KEY, layout, holds);
     diags.sort_by_key(|d| (d.span.start, d.code));
     ReadOutput {
         playbook: pb,
@@ -481,6 +489,23 @@ fn entry_from(
         }
     }
     (e, canon)
+}
+
+/// The lines of the layout's text that are neither blank nor a heading
+/// (the title and the sections are the model's): the prose and comments a
+/// conversion to another format leaves behind.
+fn prose_lines(layout: &serde_json::Value) -> usize {
+    layout
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(serde_json::Value::as_str)
+        .flat_map(str::lines)
+        .filter(|l| {
+            let t = l.trim();
+            !t.is_empty() && ace_mdtext::heading(t).is_none()
+        })
+        .count()
 }
 
 #[cfg(test)]

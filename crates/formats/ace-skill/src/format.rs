@@ -100,6 +100,10 @@ impl PlaybookFormat for SkillJson {
         crate::write_into(pb, &opts, out)
     }
 
+    fn layout_owner(&self) -> Option<&'static str> {
+        Some(crate::LAYOUT_KEY)
+    }
+
     /// Skill IDs are `bullet-YYYY-MM-DD-NNN` or free-form and bullets have
     /// no sections; the bullet schema checks the ID shape instead.
     /// The skill's dated IDs; applied deltas listed in the playbook's

@@ -59,6 +59,10 @@ impl PlaybookFormat for Skillbook {
         crate::write_into(pb, out)
     }
 
+    fn layout_owner(&self) -> Option<&'static str> {
+        Some(crate::LAYOUT_KEY)
+    }
+
     /// IDs are `{section}-{n:05d}` or anything else the caller chose, with
     /// no prefix rule.
     fn curation(&self) -> Curation {

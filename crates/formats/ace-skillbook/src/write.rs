@@ -248,8 +248,17 @@ fn skills(pb: &Playbook, layout: &Layout, fresh: bool, losses: &mut Vec<LossEntr
         }
         for key in SKILL_KEYS {
             if !skill.contains_key(key) {
-                if let Some(v) = field(e, key, losses) {
-                    skill.insert(key.to_owned(), v);
+                match field(e, key, losses) {
+                    Some(v) => {
+                        skill.insert(key.to_owned(), v);
+                    }
+                    // A new file is what `save_to_file` writes: the
+                    // framework saves its optional fields as null, so a
+                    // skillbook converted away and back keeps them.
+                    None if fresh && NULLABLE.contains(&key) => {
+                        skill.insert(key.to_owned(), Value::Null);
+                    }
+                    None => {}
                 }
             }
         }

@@ -216,6 +216,10 @@ impl PlaybookFormat for Vagenda {
         ))
     }
 
+    fn layout_owner(&self) -> Option<&'static str> {
+        Some(crate::LAYOUT_KEY)
+    }
+
     /// vAgenda ids are free-form (`entry-task-first`) and kinds are not
     /// sections: the ACE schema and invariants check what it defines.
     /// AppliedDelta deltas in the document's change log or event log.

@@ -895,7 +895,12 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
         p.shift_remove(ACE_TOOLS_KEY);
     }
     drop_layout_fields(&mut skeleton, container.as_deref());
-    pb.set_layout(LAYOUT_KEY, layout(skeleton, metrics_basis, entry_keys));
+    let holds = around(&skeleton, container.as_deref(), &path);
+    pb.set_layout_holding(
+        LAYOUT_KEY,
+        layout(skeleton, metrics_basis, entry_keys),
+        holds,
+    );
     ReadOutput {
         playbook: pb,
         diagnostics: diags,
@@ -910,6 +915,54 @@ fn drop_layout_fields(skeleton: &mut Value, container: Option<&str>) {
         }
     }
 }
+
+/// What of the document around the playbook is content a conversion to
+/// another format leaves behind: the container's items, narratives (but a
+/// proposal this writer made), change log and whatever else it holds
+/// beyond a title and status. Said as one loss, naming the parts.
+fn around(skeleton: &Value, container: Option<&str>, path: &[String]) -> Vec<String> {
+    let Some(Value::Object(c)) = container.and_then(|c| skeleton.get(c)) else {
+        return Vec::new();
+    };
+    let playbook_key = path.get(1).map(String::as_str).unwrap_or("playbook");
+    let mut parts: Vec<String> = Vec::new();
+    for (k, v) in c {
+        let empty = match v {
+            Value::Null => true,
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            Value::String(s) => s.is_empty(),
+            _ => false,
+        };
+        if empty || k == playbook_key || matches!(k.as_str(), "title" | "status") {
+            continue;
+        }
+        if k == "narratives" {
+            let made = |(name, n): (&String, &Value)| {
+                name == "proposal"
+                    && n.get("content")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.starts_with(MADE_PROPOSAL))
+            };
+            if v.as_object().is_some_and(|o| o.iter().all(made)) {
+                continue;
+            }
+        }
+        parts.push(k.clone());
+    }
+    match parts.is_empty() {
+        true => Vec::new(),
+        false => vec![format!(
+            "the vAgenda {} around the playbook ({})",
+            container.unwrap_or("document"),
+            parts.join(", ")
+        )],
+    }
+}
+
+/// How the proposal narrative this crate's writer makes for a playbook
+/// from another format begins.
+pub(crate) const MADE_PROPOSAL: &str = "Learned strategies and warnings for the agent:";
 
 /// What the writer needs to put the entries back: the document, what the
 /// metrics were computed from, and the key order of the entries (the

@@ -483,12 +483,16 @@ fn new_document(
             .map_or_else(|| now.to_owned(), |c| c.min(updated.clone())),
     };
     if pb.created_at.is_none() || pb.updated_at.is_none() {
+        let from = match ace_model::time::latest(pb) {
+            Some(_) => "its entries' times",
+            None => "no time of the playbook's",
+        };
         losses.lose(
             &rules::VALUE_DEFAULTED,
             None,
             "created_at",
             format!(
-                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp, so {now} is written (set SOURCE_DATE_EPOCH or --now to choose the time)"
+                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp of its own, so {created} and {updated} are written, from {from} (SOURCE_DATE_EPOCH or --now chooses the time)"
             ),
         );
     }
@@ -523,8 +527,9 @@ fn new_document(
             c.insert("status".into(), Value::String("inProgress".into()));
             let content = pb.description.clone().unwrap_or_else(|| {
                 format!(
-                    "Learned strategies and warnings for the agent: {} playbook entries, kept up to date through the ACE extension's PlaybookPatch operations.",
-                    pb.entries.len()
+                    "{} {}, kept up to date through the ACE extension's PlaybookPatch operations.",
+                    crate::reader::MADE_PROPOSAL,
+                    entries_phrase(pb.entries.len())
                 )
             });
             let mut proposal = Map::new();
@@ -603,8 +608,9 @@ fn event_document(
             p.insert(
                 "content".into(),
                 Value::String(format!(
-                    "Learned strategies and warnings for the agent: {} playbook entries, kept as an append-only event log of the Playbooks extension.",
-                    kinds.pb.entries.len()
+                    "{} {}, kept as an append-only event log of the Playbooks extension.",
+                    crate::reader::MADE_PROPOSAL,
+                    entries_phrase(kinds.pb.entries.len())
                 )),
             );
         }
@@ -1174,6 +1180,14 @@ fn push_json_str(out: &mut Out<'_>, s: &str) {
         out.push('"');
         out.push_str(s);
         out.push('"');
+    }
+}
+
+/// `1 playbook entry`, `2 playbook entries`.
+fn entries_phrase(n: usize) -> String {
+    match n {
+        1 => "1 playbook entry".to_owned(),
+        n => format!("{n} playbook entries"),
     }
 }
 

@@ -61,6 +61,10 @@ impl PlaybookFormat for PlaybookYaml {
         }
     }
 
+    fn layout_owner(&self) -> Option<&'static str> {
+        Some(crate::LAYOUT_KEY)
+    }
+
     /// The curator's section ids and bullet hashes follow no playbook-format
     /// shape, and the deprecation rule is the curator's.
     fn curation(&self) -> Curation {
