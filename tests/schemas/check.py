@@ -15,6 +15,11 @@ plan/todoList.playbook (or, for a 0.2 playbook of events, the
 Playbooks extension's 0.2 Playbook), vAgenda 0.3 core (which brings the Playbooks
 extension), vContext 0.4 core (likewise).
 
+tests/tron_js.rs saves there too the official TRON parser's reading of our
+braced TRON of every corpus vAgenda document whose source passes its schema
+(`official-tron__*.json`): what another tool gets from our TRON must pass
+the ACE schema as our JSON does.
+
 The bundled schemas name each other by `$id` URLs on vagenda.dev and
 vcontext.dev; copies without `$id` let their relative `$ref`s resolve to the
 files beside them, so nothing is fetched.

@@ -83,13 +83,19 @@ fn classes_are_used_and_absent_fields_become_null_only_where_allowed() {
         implicit,
         "class Point: x, y, z\n\npoints: [Point(1, 2, null), Point(1, 2, 3), {\"x\": 3}]\n\"class\": 1\n"
     );
+    // Braced TRON is for the official parser, which keeps a class's null:
+    // there an instance that lacks a property is written in `{}` notation.
     assert!(braced.starts_with("class Point: x, y, z\n\n{"), "{braced}");
-    for text in [implicit, braced] {
-        assert_eq!(
-            read(&text),
-            json!({"points": [{"x": 1, "y": 2, "z": null}, {"x": 1, "y": 2, "z": 3}, {"x": 3}], "class": 1})
-        );
-    }
+    assert!(braced.contains("{\"x\": 1, \"y\": 2}"), "{braced}");
+    assert!(!braced.contains("null"), "{braced}");
+    assert_eq!(
+        read(&implicit),
+        json!({"points": [{"x": 1, "y": 2, "z": null}, {"x": 1, "y": 2, "z": 3}, {"x": 3}], "class": 1})
+    );
+    assert_eq!(
+        read(&braced),
+        json!({"points": [{"x": 1, "y": 2}, {"x": 1, "y": 2, "z": 3}, {"x": 3}], "class": 1})
+    );
 }
 
 #[test]

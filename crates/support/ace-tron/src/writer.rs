@@ -146,6 +146,7 @@ pub fn write_into(root: &Item<'_>, opts: &WriteOptions, out: &mut Out<'_>) {
         width: opts.width.max(20),
         out,
         scratch: String::new(),
+        exact: opts.root == RootStyle::Braced,
     };
     let mut used: Vec<bool> = vec![false; classes.len()];
     let mut unused = classes.len();
@@ -379,6 +380,12 @@ struct Writer<'a, 'o, 'w> {
     width: usize,
     out: &'o mut Out<'w>,
     scratch: String,
+    /// Every instance of a class has all its properties: no `null` stands
+    /// for an absent one. Braced TRON is for the official parser, which
+    /// reads such a `null` as a null (`metadata: null`, which the ACE
+    /// schema rejects), so an object lacking a property is written in
+    /// `{}` notation there.
+    exact: bool,
 }
 
 impl<'w> Blocks<'w> for Writer<'_, '_, 'w> {
@@ -404,7 +411,8 @@ impl Writer<'_, '_, '_> {
         }
         let mut cursor = 0;
         let fits = c.props.iter().all(|p| {
-            o.arg_from(p, &mut cursor).is_some() || o.null_is_absent.contains(&p.as_str())
+            o.arg_from(p, &mut cursor).is_some()
+                || (!self.exact && o.null_is_absent.contains(&p.as_str()))
         });
         fits.then_some(at)
     }
@@ -446,7 +454,8 @@ impl Writer<'_, '_, '_> {
             }
             Item::Lazy(items) => {
                 let n = items.len();
-                let (classes, index, width) = (self.classes, self.index, self.width);
+                let (classes, index, width, exact) =
+                    (self.classes, self.index, self.width, self.exact);
                 spread_block(self, "[", "]", n, level, |range, out| {
                     let mut w = Writer {
                         classes,
@@ -454,6 +463,7 @@ impl Writer<'_, '_, '_> {
                         width,
                         out,
                         scratch: String::new(),
+                        exact,
                     };
                     lines(&mut w, range, n, level, |w, i| {
                         items.with(i, &mut |item| w.value(item, level + 1, 0))
