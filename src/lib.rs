@@ -1,6 +1,12 @@
 //! What the binaries share: argument types and input loading. Everything
 //! else lives in the library crates.
 
+pub mod cli;
+
+/// The version `--version` prints: the package's, and the commit and date
+/// of the checkout it was built from (build.rs).
+pub const VERSION: &str = env!("ACE_TOOLS_VERSION");
+
 use std::path::Path;
 
 use ace_fs::{LoadError, Source};

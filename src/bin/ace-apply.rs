@@ -2,7 +2,7 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use ace_apply::{Compat, DeltaSource, Output, RunOptions, Subject};
@@ -10,145 +10,10 @@ use ace_config::Loaded;
 use ace_fs::Source;
 use ace_model::{LossEntry, Severity};
 use ace_registry::convert::{self, Destination, Stop};
-use ace_registry::{DeltaDialect, Format};
 use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 
-const PROG: &str = "ace-apply";
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum Report {
-    Text,
-    Json,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum OutputFormat {
-    /// The playbook, in its own format.
-    Playbook,
-    /// The ace_beads curator's output object: `{patchAgentsMd,
-    /// playbookYaml, accepted, rejected}` (AGENTS.md playbooks only).
-    Curator,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-enum CompatArg {
-    /// The skill's SKILL.md merge algorithm: counters, new bullets, edits, merges
-    /// (archived), deprecations (status).
-    Spec,
-    /// The skill's scripts/merge_deltas.py: new bullets, edits, merges
-    /// (content appended, `merged` tag), deprecations (tag and note), counters.
-    SkillScript,
-}
-
-/// The registry's delta dialects as the possible values, each with its
-/// one-line description.
-fn delta_format_parser() -> impl TypedValueParser<Value = &'static dyn DeltaDialect> {
-    let values = ace_registry::Registry::builtin()
-        .dialects()
-        .iter()
-        .map(|d| clap::builder::PossibleValue::new(d.name()).help(d.describe()));
-    PossibleValuesParser::new(values).try_map(|name| {
-        ace_registry::Registry::builtin()
-            .dialect(&name)
-            .ok_or_else(|| format!("unknown delta format `{name}`"))
-    })
-}
-
-/// Apply ACE deltas to a playbook, as the curator's deterministic merge.
-///
-/// Each delta is checked first and applied whole or not at all; a refused
-/// delta is reported with the curator's reason code. The playbook keeps
-/// its format and layout: only what the deltas change is rewritten.
-#[derive(Parser, Debug)]
-#[command(name = PROG, version)]
-struct Args {
-    /// The playbook, in any format ace-convert reads (`-` for standard input).
-    playbook: String,
-    /// Delta files, applied in this order.
-    #[arg(required = true, value_name = "DELTA")]
-    deltas: Vec<PathBuf>,
-    /// Write the result to OUT (`-`: standard output, the default). With
-    /// an AGENTS.md, a directory receives AGENTS.md and playbook.yaml.
-    #[arg(short, long, value_name = "OUT")]
-    output: Option<String>,
-    /// Rewrite the playbook (and its playbook.yaml) itself.
-    #[arg(long, conflicts_with = "output")]
-    in_place: bool,
-    /// With --in-place: how long to wait, in seconds, while another
-    /// process updates the same playbook (each update holds a lock on the
-    /// playbook and its playbook.yaml from reading to writing).
-    #[arg(long, value_name = "SECONDS", default_value = ace_tools::LOCK_WAIT, value_parser = ace_tools::lock_wait)]
-    lock_timeout: std::time::Duration,
-    /// Write nothing; exit 1 if applying would change the playbook.
-    #[arg(long, conflicts_with_all = ["diff", "in_place"])]
-    check: bool,
-    /// Print a unified diff of what applying would change; write nothing.
-    #[arg(long, conflicts_with = "in_place")]
-    diff: bool,
-    /// How to report each delta's verdict on stderr: text, or
-    /// `{accepted, rejected[{id, reason, message}]}` as the ace_beads curator gives it.
-    #[arg(long, value_enum, default_value = "text")]
-    report: Report,
-    /// What to print: the playbook, or the curator's whole output object.
-    #[arg(long, value_enum, default_value = "playbook")]
-    output_format: OutputFormat,
-    /// The deltas' dialect (detected from each file's content if omitted).
-    #[arg(long, value_name = "DIALECT", value_parser = delta_format_parser())]
-    delta_format: Option<&'static dyn DeltaDialect>,
-    /// The playbook's format (detected from its name and content if omitted).
-    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
-    from: Option<Format>,
-    /// The curator's playbook.yaml to read with an AGENTS.md (default: the
-    /// one beside it).
-    #[arg(long, value_name = "FILE")]
-    sections: Option<PathBuf>,
-    /// Which semantics skill deltas follow.
-    #[arg(long, value_enum, default_value = "spec")]
-    compat: CompatArg,
-    /// Refuse any delta that changes or removes content (the append-only
-    /// playbook ADR): only additions, counters and status change.
-    #[arg(long)]
-    append_only: bool,
-    /// After applying, deprecate entries with harmful > helpful + 3 (the
-    /// playbook format's threshold); formats without a status remove them.
-    #[arg(long)]
-    prune: bool,
-    /// The time to stamp changes with (RFC 3339). Default:
-    /// SOURCE_DATE_EPOCH, else the clock.
-    #[arg(long, value_name = "TIME")]
-    now: Option<String>,
-    /// Write nothing if any delta is refused.
-    #[arg(long)]
-    strict: bool,
-    /// Refuse (exit 2) to write outside these globs, relative to the
-    /// current directory (the curator's `knowledge/**` `prompts/**`);
-    /// replaces ace.toml's `[apply] write-scope`, whose globs are relative
-    /// to the folder of ace.toml.
-    #[arg(long, value_name = "GLOB", num_args = 1..)]
-    write_scope: Vec<String>,
-    /// The lowest confidence an AceDelta may have [default: ace.toml's
-    /// `thresholds.confidence`, else 0.80].
-    #[arg(long, value_name = "N")]
-    min_confidence: Option<f64>,
-    /// The fewest characters of evidence an AceDelta may give [default:
-    /// ace.toml's `thresholds.evidence-length`, else 8].
-    #[arg(long, value_name = "N")]
-    min_evidence: Option<usize>,
-    /// Use this configuration file instead of the nearest ace.toml.
-    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
-    config: Option<PathBuf>,
-    /// Ignore every ace.toml.
-    #[arg(long)]
-    isolated: bool,
-    /// Print no verdicts or losses, only errors.
-    #[arg(short, long)]
-    quiet: bool,
-    /// Name to use for standard input in messages.
-    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
-    stdin_filename: String,
-}
+use ace_tools::cli::apply::*;
 
 fn main() -> ExitCode {
     ace_tools::prepare_process();

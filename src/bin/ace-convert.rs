@@ -2,93 +2,17 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ace_fs::Source;
 use ace_model::LossEntry;
 use ace_model::Severity;
 use ace_registry::convert::{self, Destination, Stop};
-use ace_registry::Format;
 use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 
-use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches};
 
-const PROG: &str = "ace-convert";
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Report {
-    Text,
-    Json,
-}
-
-/// Convert an ACE playbook between formats, through the canonical model.
-///
-/// What the target format cannot hold is reported on stderr; nothing is
-/// dropped silently. Output is written to a temporary file and renamed.
-#[derive(Parser, Debug)]
-#[command(name = PROG, version)]
-struct Args {
-    /// Input file, or `-` for standard input.
-    #[arg(required_unless_present = "list_formats")]
-    input: Option<String>,
-    /// Output file, or `-` for standard output (the default). With
-    /// `--to agents-md`, a directory (existing, or ending in `/`) receives
-    /// both AGENTS.md and playbook.yaml.
-    #[arg(short, long, value_name = "OUT")]
-    output: Option<String>,
-    /// The curator's playbook.yaml to read with an AGENTS.md input (default:
-    /// playbook.yaml beside the input, if there is one).
-    #[arg(long, value_name = "FILE")]
-    sections: Option<PathBuf>,
-    /// Input format (detected from the file name and content if omitted).
-    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
-    from: Option<Format>,
-    /// Output format (from the output file's extension, or the input format with --in-place).
-    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
-    to: Option<Format>,
-    /// Fail with exit 1, writing nothing, if anything would be lost.
-    #[arg(long)]
-    strict: bool,
-    /// Rewrite the input file itself.
-    #[arg(long, conflicts_with = "output")]
-    in_place: bool,
-    /// With --in-place: how long to wait, in seconds, while another
-    /// process updates the same file (each update holds a lock on the
-    /// file, and its playbook.yaml, from reading to writing).
-    #[arg(long, value_name = "SECONDS", default_value = ace_tools::LOCK_WAIT, value_parser = ace_tools::lock_wait)]
-    lock_timeout: std::time::Duration,
-    /// The time for what the target requires and the source has no time
-    /// for (RFC 3339): vAgenda's `created`/`updated`, the date of new skill
-    /// IDs. Default: SOURCE_DATE_EPOCH, else the source's latest timestamp,
-    /// else the clock.
-    #[arg(long, value_name = "TIME")]
-    now: Option<String>,
-    /// How to report losses on stderr.
-    #[arg(long, value_enum, default_value = "text")]
-    report: Report,
-    /// Do not report losses (they still fail --strict).
-    #[arg(short, long)]
-    quiet: bool,
-    /// Name to use for standard input in messages.
-    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
-    stdin_filename: String,
-    /// Write the IDs the target could not hold, and the IDs they became,
-    /// to FILE as a JSON array of `{"old", "new"}` (empty when none changed).
-    #[arg(long, value_name = "FILE")]
-    id_map: Option<PathBuf>,
-    /// Sections, prefixes and vAgenda kinds to use before the default table
-    /// (docs/formats/mapping.md): a JSON array of `{kind, title, prefix, key?}`.
-    #[arg(long, value_name = "FILE")]
-    section_map: Option<PathBuf>,
-    /// List the formats and what each can hold, then exit.
-    #[arg(long)]
-    list_formats: bool,
-    /// The writers' options that were given: one flag each, made from the
-    /// registry ([`ace_tools::with_writer_flags`]).
-    #[arg(skip)]
-    options: Vec<(&'static str, String)>,
-}
+use ace_tools::cli::convert::*;
 
 fn main() -> ExitCode {
     ace_tools::prepare_process();

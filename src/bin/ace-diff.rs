@@ -11,69 +11,11 @@ use std::process::ExitCode;
 use ace_apply::render;
 use ace_fs::Source;
 use ace_model::Playbook;
-use ace_registry::{DeltaDialect, Format};
-use ace_tools::{error, load_input, Color, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use ace_registry::Format;
+use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::Parser;
 
-const PROG: &str = "ace-diff";
-
-/// What to print: the difference as text or JSON, or as a delta of a
-/// dialect ace-tools writes.
-#[derive(Clone, Copy, Debug)]
-enum OutputFormat {
-    Text,
-    Json,
-    Delta(&'static dyn DeltaDialect),
-}
-
-/// `text`, `json` and every dialect the registry writes, each with its
-/// description.
-fn output_format_parser() -> impl TypedValueParser<Value = OutputFormat> {
-    let registry = ace_registry::Registry::builtin();
-    let values = [PossibleValue::new("text"), PossibleValue::new("json")]
-        .into_iter()
-        .chain(registry.written_dialects().map(|d| {
-            PossibleValue::new(d.name()).help(format!(
-                "The difference as {}, for `ace-apply OLD`",
-                d.what()
-            ))
-        }));
-    PossibleValuesParser::new(values).map(|name| match name.as_str() {
-        "text" => OutputFormat::Text,
-        "json" => OutputFormat::Json,
-        other => OutputFormat::Delta(
-            ace_registry::Registry::builtin()
-                .dialect(other)
-                .expect("a possible value names a dialect"),
-        ),
-    })
-}
-
-#[derive(Parser, Debug)]
-#[command(
-    name = PROG,
-    version,
-    about = "What changed between two playbooks, entry by entry",
-    after_help = "As git's external diff (GIT_EXTERNAL_DIFF=ace-diff), it takes git's seven arguments and always exits 0."
-)]
-struct Args {
-    /// OLD NEW, or git's seven external-diff arguments.
-    #[arg(value_name = "FILE", num_args = 0..)]
-    files: Vec<String>,
-    /// Print FILE as one line per entry, for git's `diff.<driver>.textconv`.
-    #[arg(long, value_name = "FILE", conflicts_with = "files")]
-    textconv: Option<String>,
-    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = output_format_parser())]
-    output_format: OutputFormat,
-    /// The format of both files, when detection should not decide.
-    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
-    from: Option<Format>,
-    #[arg(long, value_enum, default_value = "auto")]
-    color: Color,
-    #[arg(long, default_value = "-", hide = true)]
-    stdin_filename: String,
-}
+use ace_tools::cli::diff::*;
 
 fn main() -> ExitCode {
     ace_tools::prepare_process();

@@ -16,44 +16,7 @@ use ace_registry::Format;
 use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::Parser;
 
-const PROG: &str = "ace-merge";
-
-#[derive(Parser, Debug)]
-#[command(
-    name = PROG,
-    version,
-    about = "Three-way merge of playbooks by the ACE merge rules (git merge driver: ace-merge %O %A %B --path %P)"
-)]
-struct Args {
-    base: String,
-    ours: String,
-    theirs: String,
-    /// The file's path in the repository (git's %P): names it in messages
-    /// and tells its format when the three files are git's temporary ones.
-    #[arg(long, value_name = "P")]
-    path: Option<String>,
-    /// Where the result goes; OURS itself by default, as git expects.
-    #[arg(short, long, value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Also write the conflicts as JSON here.
-    #[arg(long, value_name = "FILE")]
-    conflicts: Option<PathBuf>,
-    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
-    from: Option<Format>,
-    /// Conflict markers' length (git's %L).
-    #[arg(long, value_name = "N", default_value_t = 7)]
-    marker_size: usize,
-    /// The name on OURS' conflict marker (git's %X, from git 2.44).
-    #[arg(long, value_name = "LABEL", default_value = "ours")]
-    ours_label: String,
-    /// The name on THEIRS' conflict marker (git's %Y).
-    #[arg(long, value_name = "LABEL", default_value = "theirs")]
-    theirs_label: String,
-    /// The time for changed entries' `updated_at` (RFC 3339); else
-    /// SOURCE_DATE_EPOCH, else the clock.
-    #[arg(long, value_name = "TIME")]
-    now: Option<String>,
-}
+use ace_tools::cli::merge::*;
 
 fn main() -> ExitCode {
     ace_tools::prepare_process();

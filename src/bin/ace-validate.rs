@@ -2,109 +2,16 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ace_check::run::{self as steps, Overrides};
 use ace_check::Companion;
 use ace_model::Severity;
-use ace_registry::Format;
 use ace_report::{FileReport, OutputFormat};
-use ace_tools::{error, Color, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
-use clap::{Parser, ValueEnum};
+use ace_tools::{error, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use clap::Parser;
 
-const PROG: &str = "ace-validate";
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Output {
-    /// `github` when GITHUB_ACTIONS=true, else `full`.
-    Auto,
-    /// `path:line:col: severity[CODE]: message`, a code frame, help and a
-    /// summary line.
-    Full,
-    /// One line per finding, then the summary line.
-    Concise,
-    /// One JSON array of every finding, with positions and byte offsets.
-    Json,
-    /// GitHub Actions workflow commands: annotations on the pull request.
-    Github,
-    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
-    Sarif,
-}
-
-/// Check ACE playbooks, deltas and patches against the rules of their specs.
-///
-/// Exit status: 0 when no error-level finding, 1 when there is one, 2 on a
-/// usage or I/O error (including a directory or glob that matches no file).
-#[derive(Parser, Debug)]
-#[command(name = PROG, version)]
-struct Args {
-    /// Files, directories (walked for ACE files) or globs to check; `-`
-    /// reads standard input.
-    paths: Vec<String>,
-    /// Input format for every file (detected per file if omitted). A file
-    /// that no format claims is then not checked: exit 2.
-    #[arg(long, value_name = "FMT", value_parser = ace_tools::format_parser())]
-    from: Option<Format>,
-    /// How findings are printed.
-    #[arg(long, value_enum, default_value = "auto")]
-    output_format: Output,
-    /// Print the findings only: no summary line.
-    #[arg(short, long)]
-    quiet: bool,
-    /// Print how often each code was found instead of the findings (as a
-    /// JSON array with `--output-format json`).
-    #[arg(long)]
-    statistics: bool,
-    /// List the files a run would check, one per line, and check none.
-    #[arg(long)]
-    show_files: bool,
-    /// Colour in human output; `auto` honours NO_COLOR and FORCE_COLOR.
-    #[arg(long, value_enum, default_value = "auto")]
-    color: Color,
-    /// Only report these codes (comma-separated, e.g. ACE002,ACE006);
-    /// replaces `select` in ace.toml.
-    #[arg(long, value_delimiter = ',', value_name = "CODES")]
-    select: Option<Vec<String>>,
-    /// Never report these codes; added to `ignore` in ace.toml.
-    #[arg(long, value_delimiter = ',', value_name = "CODES")]
-    ignore: Vec<String>,
-    /// Curation threshold: report entries with harmful > helpful + N
-    /// (`thresholds.curation` in ace.toml; default 3).
-    #[arg(long, value_name = "N")]
-    threshold: Option<i64>,
-    /// The curator's playbook.yaml to check with each AGENTS.md (default:
-    /// playbook.yaml beside it, if there is one).
-    #[arg(long, value_name = "FILE")]
-    sections: Option<PathBuf>,
-    /// Check an AGENTS.md alone, without the playbook.yaml beside it.
-    #[arg(long, conflicts_with = "sections")]
-    no_sections: bool,
-    /// The playbook that deltas and patches apply to: the IDs, hashes and
-    /// sequence they name are checked against it (any format ace-tools reads).
-    #[arg(long, value_name = "FILE")]
-    playbook: Option<PathBuf>,
-    /// An earlier version to enforce append-only history against: a file,
-    /// or a git revision (each file is compared with itself there).
-    #[arg(long, value_name = "FILE|REV")]
-    baseline: Option<String>,
-    /// Use this configuration file instead of the nearest ace.toml.
-    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
-    config: Option<PathBuf>,
-    /// Ignore every ace.toml.
-    #[arg(long)]
-    isolated: bool,
-    /// Apply ace.toml's `exclude` to files named on the command line too
-    /// (what pre-commit needs, since it names every staged file).
-    #[arg(long)]
-    force_exclude: bool,
-    /// Exit 0 even when errors are found.
-    #[arg(long)]
-    exit_zero: bool,
-    /// Name to use for standard input in messages (and for format detection).
-    #[arg(long, value_name = "NAME", default_value = "<stdin>")]
-    stdin_filename: String,
-}
+use ace_tools::cli::validate::*;
 
 fn main() -> ExitCode {
     ace_tools::prepare_process();

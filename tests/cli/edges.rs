@@ -593,3 +593,38 @@ fn a_yaml_rewrite_keeps_unknown_scalars_as_written() {
     convert().arg(&p).arg("--in-place").assert().success();
     assert_eq!(std::fs::read_to_string(&p).unwrap(), yaml);
 }
+
+/// Completions and man pages come from the tools' own definitions
+/// (`cargo xtask completions`, `cargo xtask man`): the bash script parses,
+/// and offers the formats `--to` takes; each man page names its tool's
+/// options.
+#[test]
+fn completions_and_man_pages_are_made_from_the_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = ace_tools::cli::write_completions(dir.path()).unwrap();
+    assert_eq!(scripts.len(), 25);
+    let bash = dir.path().join("ace-convert.bash");
+    let status = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&bash)
+        .status()
+        .unwrap();
+    assert!(status.success(), "bash -n {}", bash.display());
+    let text = std::fs::read_to_string(&bash).unwrap();
+    for value in [
+        "skill-json",
+        "vagenda-tron",
+        "--lock-timeout",
+        "--list-formats",
+    ] {
+        assert!(text.contains(value), "{value}");
+    }
+    let pages = ace_tools::cli::write_man_pages(dir.path()).unwrap();
+    assert_eq!(pages.len(), 5);
+    let apply = std::fs::read_to_string(dir.path().join("ace-apply.1")).unwrap();
+    assert!(
+        apply.starts_with(".ie") || apply.contains(".TH ace-apply"),
+        "{apply}"
+    );
+    assert!(apply.contains("lock\\-timeout"), "{apply}");
+}

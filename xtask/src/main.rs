@@ -7,6 +7,7 @@ mod apply;
 mod compare;
 mod curation;
 mod scale;
+mod shell;
 
 // The binaries' allocator, so that in-process read and write figures are
 // those of ace-convert (glibc's malloc made million-entry reads 2x slower
@@ -33,9 +34,11 @@ fn main() -> ExitCode {
         Some("fuzz-seed") => fuzz_seed(),
         Some("gen") => gen(&args[1..]),
         Some("compare") => compare::compare(&args[1..]),
+        Some("completions") => shell::completions(&args[1..]),
+        Some("man") => shell::man(&args[1..]),
         Some("__measure") => scale::measure(&args[1..]),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR"
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR | cargo xtask completions [--out DIR] | cargo xtask man [--out DIR]"
                 .to_owned(),
         ),
     };

@@ -1,0 +1,57 @@
+//! The five tools' command lines, in the library so that `cargo xtask`
+//! can generate shell completions and man pages from the same definitions
+//! the binaries parse with.
+
+pub mod apply;
+pub mod convert;
+pub mod diff;
+pub mod merge;
+pub mod validate;
+
+/// Every tool's command, as its binary parses it (ace-convert's with the
+/// writers' flags): what completions and man pages are made from.
+pub fn commands() -> Vec<clap::Command> {
+    use clap::CommandFactory;
+    let registry = ace_registry::Registry::builtin();
+    vec![
+        crate::with_writer_flags(convert::Args::command(), registry),
+        validate::Args::command(),
+        apply::Args::command(),
+        diff::Args::command(),
+        merge::Args::command(),
+    ]
+}
+
+/// Writes one completion script per tool and shell into `dir`:
+/// `ace-convert.bash`, `_ace-convert` (zsh), `ace-convert.fish`,
+/// `ace-convert.elv`, `_ace-convert.ps1`. Returns the paths written.
+pub fn write_completions(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    use clap_complete::Shell;
+    let mut written = Vec::new();
+    for mut cmd in commands() {
+        let name = cmd.get_name().to_owned();
+        for shell in [
+            Shell::Bash,
+            Shell::Zsh,
+            Shell::Fish,
+            Shell::Elvish,
+            Shell::PowerShell,
+        ] {
+            written.push(clap_complete::generate_to(shell, &mut cmd, &name, dir)?);
+        }
+    }
+    Ok(written)
+}
+
+/// Writes each tool's man page (`ace-convert.1`, in roff) into `dir`.
+pub fn write_man_pages(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    for cmd in commands() {
+        let path = dir.join(format!("{}.1", cmd.get_name()));
+        let mut page = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut page)?;
+        ace_fs::write_atomic(&path, &page, None)?;
+        written.push(path);
+    }
+    Ok(written)
+}
