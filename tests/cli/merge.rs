@@ -486,3 +486,37 @@ fn appended_hash_id_bullets_merge_in_the_order_they_came() {
         case.append(&theirs, "b2c3d4e5", "Prefer small commits to large ones")
     );
 }
+
+/// A conflict in a JSON file is reported at the field that conflicts, as
+/// the file spells it, not at the entry's content.
+#[test]
+fn a_json_conflict_is_reported_at_its_field() {
+    let base = SKILL_JSON.base;
+    let ours = base.replace("\"Read before editing\"", "\"Read first\"");
+    let theirs = base.replace("\"Read before editing\"", "\"Always read\"");
+    let ours = ours.replace(
+        "\"status\": \"active\"",
+        "\"status\": \"active\",\n      \"author\": \"agent\"",
+    );
+    let theirs = theirs.replace(
+        "\"status\": \"active\"",
+        "\"status\": \"active\",\n      \"author\": \"human\"",
+    );
+    let line_of = |text: &str, key: &str| {
+        text.lines()
+            .position(|l| l.trim_start().starts_with(&format!("\"{key}\"")))
+            .unwrap()
+            + 1
+    };
+    let dir = repo(SKILL_JSON.file, base, &ours, &theirs);
+    let out = merge(dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (key, field) in [("title", "title"), ("author", "extra.author")] {
+        let want = format!(
+            "playbook.json:{}: conflict: `bullet-2025-10-25-001` {field}",
+            line_of(&ours, key)
+        );
+        assert!(stderr.contains(&want), "{want}\n{stderr}");
+    }
+}

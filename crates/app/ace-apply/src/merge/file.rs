@@ -151,13 +151,32 @@ pub fn merge_file(
             )),
         }
     }
-    // Each conflict's line: its marked block, else where OURS held the
-    // entry.
+    // Each conflict's line: its marked block, else where OURS holds the
+    // field in a JSON file, else where OURS held the entry.
     let blocks = marker_blocks(&out, m);
+    let doc = match markers {
+        true => None,
+        false => ace_jsonspan::parse(ours.text).ok(),
+    };
     let mut claimed = vec![false; blocks.len()];
     let lines = LineIndex::new(ours.text);
     let mut at: HashMap<&str, usize> = HashMap::new();
+    let mut field_at: HashMap<(&str, &str), usize> = HashMap::new();
     for c in &p.conflicts {
+        let origin = ours
+            .playbook
+            .entries
+            .iter()
+            .find(|e| e.id == c.entry || (e.id.is_empty() && e.content == c.entry))
+            .and_then(|e| e.origin.0);
+        if let (Some(doc), Some(o)) = (&doc, origin) {
+            if let Some(key) = field_key(&doc.root, o.start, &c.field) {
+                field_at.insert(
+                    (c.entry.as_str(), c.field.as_str()),
+                    lines.line_col(ours.text, key.start).line,
+                );
+            }
+        }
         if at.contains_key(c.entry.as_str()) {
             continue;
         }
@@ -166,13 +185,7 @@ pub fn merge_file(
                 claimed[k] = true;
                 blocks[k].0
             }
-            None => ours
-                .playbook
-                .entries
-                .iter()
-                .find(|e| e.id == c.entry || (e.id.is_empty() && e.content == c.entry))
-                .and_then(|e| e.origin.0)
-                .map_or(1, |s| lines.line_col(ours.text, s.start).line),
+            None => origin.map_or(1, |s| lines.line_col(ours.text, s.start).line),
         };
         at.insert(&c.entry, line);
     }
@@ -189,7 +202,11 @@ pub fn merge_file(
         .conflicts
         .iter()
         .map(|c| Reported {
-            line: at.get(c.entry.as_str()).copied().unwrap_or(1),
+            line: field_at
+                .get(&(c.entry.as_str(), c.field.as_str()))
+                .or_else(|| at.get(c.entry.as_str()))
+                .copied()
+                .unwrap_or(1),
             message: format!(
                 "`{}` {}: ours {}, theirs {}; {how}",
                 c.entry, c.field, c.ours, c.theirs
@@ -285,6 +302,72 @@ fn splice_json(text: &str, new: &serde_json::Value) -> Option<String> {
     let mut printer = ace_jsonspan::splice::Plain::of(text);
     ace_jsonspan::splice::edits(text, &doc.root, new, &mut printer, &mut edits);
     ace_model::edit::apply(text, edits)
+}
+
+/// The key of `field` (a model field, `extra.KEY` for one kept as the
+/// file had it) in the innermost object of `root` that holds byte `at` (an
+/// entry's origin), or in an object nested in it (vAgenda's
+/// `metadata.aceTools`): the key as the file spells it, snake or camel
+/// case, with a `Count`/`_count` for a counter, `text` for `content`.
+fn field_key(root: &ace_jsonspan::Node, at: usize, field: &str) -> Option<ace_model::Span> {
+    let name = field.rsplit('.').next().unwrap_or(field);
+    let camel: String = {
+        let mut up = false;
+        name.chars()
+            .filter_map(|c| match c {
+                '_' => {
+                    up = true;
+                    None
+                }
+                c if up => {
+                    up = false;
+                    Some(c.to_ascii_uppercase())
+                }
+                c => Some(c),
+            })
+            .collect()
+    };
+    let mut names = vec![
+        name.to_owned(),
+        camel.clone(),
+        format!("{name}_count"),
+        format!("{camel}Count"),
+    ];
+    match name {
+        "content" => names.push("text".into()),
+        "created_at" => names.push("created".into()),
+        "updated_at" => names.extend(["last_updated".into(), "updated".into()]),
+        _ => {}
+    }
+    let entry = innermost_object(root, at)?;
+    find_key(entry, &names, 3)
+}
+
+fn innermost_object(n: &ace_jsonspan::Node, at: usize) -> Option<&ace_jsonspan::Node> {
+    if at < n.span.start || at >= n.span.end {
+        return None;
+    }
+    let inner = match &n.kind {
+        ace_jsonspan::Kind::Object(members) => {
+            members.iter().find_map(|m| innermost_object(&m.value, at))
+        }
+        ace_jsonspan::Kind::Array(items) => items.iter().find_map(|i| innermost_object(i, at)),
+        _ => None,
+    };
+    inner.or_else(|| n.members().map(|_| n))
+}
+
+fn find_key(n: &ace_jsonspan::Node, names: &[String], depth: usize) -> Option<ace_model::Span> {
+    let members = n.members()?;
+    if let Some(m) = members.iter().find(|m| names.iter().any(|k| *k == m.key)) {
+        return Some(m.key_span);
+    }
+    if depth == 0 {
+        return None;
+    }
+    members
+        .iter()
+        .find_map(|m| find_key(&m.value, names, depth - 1))
 }
 
 /// The line (from 1) of the value at JSON Pointer `pointer` in `text`.
