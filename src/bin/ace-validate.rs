@@ -110,9 +110,17 @@ fn run(args: Args) -> i32 {
         EXIT_OK
     };
     let mut out = std::io::stdout().lock();
+    // Under a pre-commit hook (PRE_COMMIT=1), the error that stops the
+    // commit must stand out: frames for errors only, and narrow.
+    let hook = std::env::var_os("PRE_COMMIT").is_some_and(|v| !v.is_empty() && v != "0");
     let options = ace_report::Options {
         color: args.color.enabled() && matches!(format, OutputFormat::Full | OutputFormat::Concise),
         summary: !args.quiet,
+        frame_width: match hook {
+            true => ace_report::FRAME_CHARS_NARROW,
+            false => ace_report::FRAME_CHARS,
+        },
+        frames_for_errors_only: hook,
     };
     let printed = if args.statistics {
         ace_report::render_statistics(format, &reports, &mut out)

@@ -8,7 +8,10 @@ check_commits() {
   local label="$1" logs="$2"
   shift 2
   mkdir -p knowledge
-  printf '## STRATEGIES & INSIGHTS\n\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' > knowledge/playbook.md
+  # The duplicate is the one error; the long entry before it draws a
+  # warning whose 300-character line must not fill the hook's output.
+  long="$(printf 'Read the whole stack trace before changing code %.0s' 1 2 3 4 5 6)"
+  printf '## STRATEGIES & INSIGHTS\n\n[s9] helpful=0 harmful=0 :: %s\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' "$long" > knowledge/playbook.md
   git add knowledge/playbook.md
   if "$@" git commit -q -m bad > "$logs/bad.log" 2>&1; then
     echo "FAIL ($label): a playbook with a duplicate ID was committed" >&2
@@ -20,7 +23,20 @@ check_commits() {
     cat "$logs/bad.log" >&2
     exit 1
   fi
+  # Under the hook the error comes first, framed, and no line of the
+  # output runs past a narrow frame.
+  first="$(grep -m1 -E '(error|warning|info)\[ACE' "$logs/bad.log" || true)"
+  case "$first" in
+    *'error[ACE002]'*) ;;
+    *) echo "FAIL ($label): the first finding is not the error: $first" >&2; cat "$logs/bad.log" >&2; exit 1 ;;
+  esac
+  if awk 'length($0) > 160 { found = 1 } END { exit !found }' "$logs/bad.log"; then
+    echo "FAIL ($label): a line of the hook's output is longer than 160 characters" >&2
+    cat "$logs/bad.log" >&2
+    exit 1
+  fi
   sed -i 's/^\[str-00001\] helpful=1/[str-00002] helpful=1/' knowledge/playbook.md
+  sed -i '/^\[s9\]/d' knowledge/playbook.md
   git add knowledge/playbook.md
   if ! "$@" git commit -q -m good > "$logs/good.log" 2>&1; then
     echo "FAIL ($label): a good playbook was refused" >&2

@@ -84,6 +84,13 @@ pub struct Options {
     pub color: bool,
     /// The closing summary line of human output (`--quiet` turns it off).
     pub summary: bool,
+    /// Characters of a line a code frame shows at most (a longer line is
+    /// cut around the span).
+    pub frame_width: usize,
+    /// Code frames for errors only; warnings and infos one line each:
+    /// what a pre-commit hook's output needs, where the one error that
+    /// stops the commit must not drown in frames.
+    pub frames_for_errors_only: bool,
 }
 
 impl Default for Options {
@@ -91,6 +98,8 @@ impl Default for Options {
         Options {
             color: false,
             summary: true,
+            frame_width: FRAME_CHARS,
+            frames_for_errors_only: false,
         }
     }
 }
@@ -124,8 +133,14 @@ pub fn render_with(
         OutputFormat::Full | OutputFormat::Concise => {
             for r in reports {
                 let index = LineIndex::new(r.text);
-                for d in r.diagnostics {
-                    render_human(r, &index, d, format == OutputFormat::Full, &style, out)?;
+                // Errors first, then warnings, then infos, each in file
+                // order: the finding that fails the run is seen first.
+                let mut order: Vec<&Diagnostic> = r.diagnostics.iter().collect();
+                order.sort_by_key(|d| std::cmp::Reverse(d.severity));
+                for d in order {
+                    let frame = format == OutputFormat::Full
+                        && (!options.frames_for_errors_only || d.severity == Severity::Error);
+                    render_human(r, &index, d, frame, options.frame_width, &style, out)?;
                 }
             }
             if options.summary {
@@ -201,6 +216,7 @@ fn render_human(
     index: &LineIndex,
     d: &Diagnostic,
     frame: bool,
+    frame_width: usize,
     style: &Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
@@ -229,7 +245,7 @@ fn render_human(
     } else {
         line_text.len()
     };
-    let shown = clip(line_text, col_byte, end_byte.max(col_byte));
+    let shown = clip(line_text, col_byte, end_byte.max(col_byte), frame_width);
     writeln!(out, "{pad} {bar}")?;
     writeln!(
         out,
@@ -262,11 +278,13 @@ fn render_human(
     writeln!(out)
 }
 
-/// Characters of a line a code frame shows at most: a longer line is cut
-/// around the span, so that a 5 MB entry does not print 10 MB of frame.
-const FRAME_CHARS: usize = 200;
-/// Characters kept before the span's start when a line is cut.
-const FRAME_BEFORE: usize = 40;
+/// Characters of a line a code frame shows at most by default: a longer
+/// line is cut around the span, so that a 5 MB entry does not print 10 MB
+/// of frame.
+pub const FRAME_CHARS: usize = 200;
+/// Characters of a frame for output no one reads in a wide terminal: a
+/// pre-commit hook's, a CI log's.
+pub const FRAME_CHARS_NARROW: usize = 100;
 const CUT: &str = "…";
 
 /// The part of a line a frame shows, and where its carets go.
@@ -280,8 +298,11 @@ struct Shown<'a> {
 
 /// The line, or a window of it around `start..end` (byte offsets on
 /// character boundaries) with `…` where it was cut.
-fn clip(line: &str, start: usize, end: usize) -> Shown<'_> {
-    let fits = line.len() <= FRAME_CHARS || line.chars().nth(FRAME_CHARS).is_none();
+fn clip(line: &str, start: usize, end: usize, width: usize) -> Shown<'_> {
+    let width = width.max(20);
+    // Characters kept before the span's start when a line is cut.
+    let keep_before = width / 5;
+    let fits = line.len() <= width || line.chars().nth(width).is_none();
     if fits {
         return Shown {
             text: line.into(),
@@ -292,12 +313,12 @@ fn clip(line: &str, start: usize, end: usize) -> Shown<'_> {
     let from = line[..start]
         .char_indices()
         .rev()
-        .take(FRAME_BEFORE)
+        .take(keep_before)
         .last()
         .map_or(start, |(i, _)| i);
     let to = line[from..]
         .char_indices()
-        .nth(FRAME_CHARS)
+        .nth(width)
         .map_or(line.len(), |(i, _)| from + i);
     let before = if from > 0 { CUT } else { "" };
     let after = if to < line.len() { CUT } else { "" };
@@ -569,11 +590,45 @@ mod tests {
         let col = shown.chars().position(|c| c == 'n').unwrap();
         assert_eq!(carets, format!("{}^^^^^^", " ".repeat(col)));
         // A short line is shown whole.
-        assert_eq!(clip("[a-1] x", 1, 4).text, "[a-1] x");
+        assert_eq!(clip("[a-1] x", 1, 4, FRAME_CHARS).text, "[a-1] x");
         // A span running past the window is underlined to its edge.
         let wide = "z".repeat(1000);
-        let c = clip(&wide, 0, 1000);
+        let c = clip(&wide, 0, 1000, FRAME_CHARS);
         assert_eq!((c.lead, c.width), (0, FRAME_CHARS));
+        let c = clip(&wide, 0, 1000, FRAME_CHARS_NARROW);
+        assert_eq!((c.lead, c.width), (0, FRAME_CHARS_NARROW));
+    }
+
+    /// Errors come first in human output; under a hook, only they have a
+    /// frame.
+    #[test]
+    fn errors_come_first_and_hooks_frame_errors_only() {
+        let d = [
+            Diagnostic::new(&rules::ID_SHAPE, Span::new(0, 1), "a warning"),
+            Diagnostic::new(&rules::DUPLICATE_ID, Span::new(12, 13), "an error"),
+        ];
+        let reports = [FileReport {
+            name: "p.md",
+            text: "[a-1] first\n[a-1] second\n",
+            diagnostics: &d,
+        }];
+        let options = Options {
+            summary: false,
+            frame_width: FRAME_CHARS_NARROW,
+            frames_for_errors_only: true,
+            ..Options::default()
+        };
+        let mut out = Vec::new();
+        render_with(OutputFormat::Full, &reports, options, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].contains("error[ACE002]"), "{out}");
+        assert!(lines[1].trim() == "|", "the error has a frame: {out}");
+        let warning = lines
+            .iter()
+            .position(|l| l.contains("warning[ACE001]"))
+            .unwrap();
+        assert_eq!(lines.len(), warning + 1, "the warning has none: {out}");
     }
 
     #[test]
@@ -604,6 +659,7 @@ mod tests {
         let quiet = Options {
             color: false,
             summary: false,
+            ..Options::default()
         };
         render_with(OutputFormat::Concise, &reports, quiet, &mut out).unwrap();
         let out = String::from_utf8(out).unwrap();

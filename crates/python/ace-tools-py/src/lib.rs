@@ -77,6 +77,7 @@ fn findings_json(name: &str, text: &str, diagnostics: &[Diagnostic]) -> String {
     let opts = ace_report::Options {
         color: false,
         summary: false,
+        ..ace_report::Options::default()
     };
     match ace_report::render_with(ace_report::OutputFormat::Json, &report, opts, &mut out) {
         Ok(()) => String::from_utf8(out).unwrap_or_else(|_| "[]".into()),
@@ -285,6 +286,7 @@ fn validate(
         let opts = ace_report::Options {
             color: false,
             summary: false,
+            ..ace_report::Options::default()
         };
         ace_report::render_with(ace_report::OutputFormat::Json, &reports, opts, &mut out)
             .map_err(|e| Stop::plain(e.to_string()))?;
