@@ -330,3 +330,35 @@ fn every_trip_that_loses_data_says_so_on_one_leg() {
     );
     eprintln!("{trips} trips, {reported} lose data and say so");
 }
+
+/// No false loss: on every corpus playbook, each conversion reports a loss
+/// only where the data read back differs, and every difference is reported
+/// (the property the generated playbooks are held to, on the files people
+/// have).
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn every_corpus_loss_report_is_exactly_the_difference() {
+    let registry = ace_registry::Registry::builtin();
+    let mut failures = Vec::new();
+    let sources = sources();
+    for s in &sources {
+        if let Err(e) =
+            ace_tests::props::the_loss_report_is_exactly_the_difference(registry, &s.playbook)
+        {
+            let name = s.path.file_name().unwrap().to_string_lossy().into_owned();
+            let first = e.to_string();
+            failures.push(format!(
+                "{name} ({}): {}",
+                s.format,
+                first.lines().next().unwrap_or("")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} corpus playbooks:\n{}",
+        failures.len(),
+        sources.len(),
+        failures.join("\n")
+    );
+}

@@ -403,7 +403,14 @@ pub fn the_loss_report_is_exactly_the_difference(
         // and nothing is reported that did not change. A default written
         // into the file (ACE104) is reported even when ace-tools marks it
         // and reads it back as absent: other readers see the default.
-        let differ = differing_fields(pb, &c.back, &c.ids);
+        let mut differ = differing_fields(pb, &c.back, &c.ids);
+        // What only the source's layout kept is left behind by a target
+        // that keeps no layout of that owner.
+        if let Some((owner, _)) = pb.layout_holds() {
+            if to.imp().layout_owner() != Some(owner) {
+                differ.insert((None, "layout".into()));
+            }
+        }
         let undefaulted: Vec<LossEntry> = c
             .losses
             .iter()

@@ -222,11 +222,16 @@ fn write_pair(pb: &Playbook, agents_md: &mut Out<'_>) -> (String, WriteReport) {
                     .is_some_and(|r| r.is_empty() || r.starts_with(rest))
             })
         };
+        // The heading level is AGENTS.md's alone: playbook.yaml is not
+        // given it.
+        let heading_level = l
+            .field
+            .ends_with(&format!(".extra.{}", ace_model::keys::HEADING_LEVEL));
         l.entry_id.is_none()
             && (l.field == "version"
                 || l.field.starts_with("extra.")
                 || in_listed(".weight")
-                || in_listed(".extra."))
+                || (in_listed(".extra.") && !heading_level))
     };
     let mut losses: Vec<LossEntry> = agents
         .losses

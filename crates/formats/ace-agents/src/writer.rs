@@ -422,12 +422,22 @@ impl Writer<'_, '_> {
     }
 
     fn heading(&mut self, s: &Section) {
-        let level = s
-            .extra
+        // A section is a `##` heading: what the curator writes, and what
+        // this reader takes for a section outside a kept layout. Another
+        // level (a markdown document's `###`) would read back as prose.
+        let level = 2;
+        if s.extra
             .get(keys::HEADING_LEVEL)
             .and_then(|v| v.as_u64())
-            .filter(|l| (1..=6).contains(l))
-            .unwrap_or(2) as usize;
+            .is_some_and(|l| l != 2)
+        {
+            self.losses.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                format!("sections[{}].extra.{}", s.key, keys::HEADING_LEVEL),
+                "an AGENTS.md section is a `##` heading; the section is written as one",
+            );
+        }
         let title = self.one_line(s.display_title(), format!("sections[{}].title", s.key));
         let base = crate::reader::key_for_title(&title);
         let mut read_as = base.clone();
@@ -502,6 +512,12 @@ impl Writer<'_, '_> {
         if let Some(d) = &pb.description {
             self.text_block(d, "description");
             self.out.push('\n');
+            self.losses.lose(
+                &rules::DROPPED_FIELD,
+                None,
+                "description",
+                "written as prose under the title, which AGENTS.md reads as prose: no field holds it",
+            );
         }
         let groups = Groups::new(pb);
         let unsectioned = groups.in_seed_order(None);
@@ -512,17 +528,42 @@ impl Writer<'_, '_> {
         let sections = sections_by_key(pb);
         let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
         let mut written: Vec<&Entry> = unsectioned;
+        let mut headed: Vec<&str> = Vec::new();
+        let mut unheaded: HashSet<&str> = HashSet::new();
         for s in &sections {
             let entries = groups.in_seed_order(Some(&s.key));
             let bare = s.title.is_none() && s.description.is_none() && entries.is_empty();
             if bare && self.listed.is_some_and(|l| l.contains(s.key.as_str())) {
+                unheaded.insert(&s.key);
                 continue;
+            }
+            headed.push(&s.key);
+            let prose_under = s
+                .description
+                .as_deref()
+                .is_some_and(|d| !d.trim().is_empty());
+            if entries.is_empty() && prose_under && s.title.is_some() {
+                // This reader takes a heading for a section by the bullets
+                // under it, or by nothing at all under it; one with prose
+                // and no bullet reads back as prose.
+                self.losses.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    format!("sections[{}].title", s.key),
+                    "a heading with no bullet under it reads back as prose, not as a section",
+                );
             }
             self.heading(s);
             self.out.push('\n');
             if let Some(d) = &s.description {
                 self.text_block(d, format!("sections[{}].description", s.key));
                 self.out.push('\n');
+                self.losses.lose(
+                    &rules::DROPPED_FIELD,
+                    None,
+                    format!("sections[{}].description", s.key),
+                    "written as prose under the heading, which AGENTS.md reads as prose: no field holds it",
+                );
             }
             self.bullets(&entries);
             if !entries.is_empty() {
@@ -533,10 +574,18 @@ impl Writer<'_, '_> {
         if self.out.ends_with("\n\n") {
             self.out.pop();
         }
-        let section_order: Vec<&str> = sections
+        // Read back, the headed sections come in their order, then those
+        // only playbook.yaml lists, in its order (the model's).
+        let section_order: Vec<&str> = headed
             .iter()
-            .map(|s| s.key.as_str())
+            .copied()
             .filter(|k| known.contains(k))
+            .chain(
+                pb.sections
+                    .iter()
+                    .map(|s| s.key.as_str())
+                    .filter(|k| unheaded.contains(k)),
+            )
             .collect();
         let model_order: Vec<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
         let moved = written

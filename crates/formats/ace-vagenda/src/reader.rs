@@ -1032,8 +1032,14 @@ fn read_container(doc: &Value, container: Option<&str>, pb: &mut Playbook) {
         .and_then(|m| m.get(ACE_TOOLS_KEY))
         .and_then(Value::as_object);
     if let Some(tools) = tools {
-        if let Some(v) = tools.get("title") {
-            pb.title = v.as_str().map(str::to_owned);
+        match tools.get("title") {
+            Some(v) => pb.title = v.as_str().map(str::to_owned),
+            // aceTools kept something else (a description): the title is
+            // the container's own.
+            None if pb.title.is_none() => {
+                pb.title = c.get("title").and_then(Value::as_str).map(str::to_owned);
+            }
+            None => {}
         }
         if tools.contains_key("description") {
             pb.description = tools
