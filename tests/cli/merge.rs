@@ -520,3 +520,28 @@ fn a_json_conflict_is_reported_at_its_field() {
         assert!(stderr.contains(&want), "{want}\n{stderr}");
     }
 }
+
+/// A playbook without counters (the paper's AppWorld playbooks): two
+/// branches that each count one entry's first uses, from absent to 1 and
+/// to 2, add up instead of conflicting.
+#[test]
+fn counters_from_absent_add_up() {
+    let base = "## STRATEGIES AND HARD RULES\n[shr-00001] Make sure to end code blocks with a newline.\n[shr-00002] Check the API docs first.\n";
+    let bump = |n: i64| {
+        base.replace(
+            "[shr-00001] Make",
+            &format!("[shr-00001] helpful={n} harmful=0 :: Make"),
+        )
+    };
+    let dir = repo("playbook.txt", base, &bump(1), &bump(2));
+    let merged = merge_cleanly(dir.path(), "playbook.txt");
+    let text = std::fs::read_to_string(merged).unwrap();
+    assert!(
+        text.contains("[shr-00001] helpful=3 harmful=0 :: Make"),
+        "{text}"
+    );
+    assert!(
+        text.contains("[shr-00002] Check the API docs first."),
+        "{text}"
+    );
+}

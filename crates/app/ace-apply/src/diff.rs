@@ -205,9 +205,15 @@ fn changed(o: &Entry, e: &Entry) -> Option<EntryDiff> {
     if o.id != e.id {
         fields.insert(0, "id".to_owned());
     }
+    // An absent counter counts from 0 (a playbook without counters, as
+    // the paper's AppWorld ones are, gains them by increments): absent to
+    // N is an increment by N, so that two branches that each increment
+    // such an entry add up instead of conflicting. Absent to 0, or a
+    // counter dropped, is a change of the field.
     let counter =
         |a: Option<i64>, b: Option<i64>, name: &str, fields: &mut Vec<String>| match (a, b) {
             (Some(a), Some(b)) => b.saturating_sub(a),
+            (None, Some(b)) if b != 0 => b,
             (a, b) => {
                 if a != b {
                     fields.push(name.to_owned());
