@@ -483,16 +483,18 @@ fn new_document(
             .map_or_else(|| now.to_owned(), |c| c.min(updated.clone())),
     };
     if pb.created_at.is_none() || pb.updated_at.is_none() {
-        let from = match ace_model::time::latest(pb) {
-            Some(_) => "its entries' times",
-            None => "no time of the playbook's",
+        let written = match ace_model::time::latest(pb) {
+            Some(_) => format!(
+                "its entries' earliest and latest times, {created} and {updated}, are written"
+            ),
+            None => format!("{updated} is written"),
         };
         losses.lose(
             &rules::VALUE_DEFAULTED,
             None,
             "created_at",
             format!(
-                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp of its own, so {created} and {updated} are written, from {from} (SOURCE_DATE_EPOCH or --now chooses the time)"
+                "vAgenda requires `playbook.created` and `playbook.updated`; the playbook has no timestamp of its own, so {written} (SOURCE_DATE_EPOCH or --now chooses the time)"
             ),
         );
     }
