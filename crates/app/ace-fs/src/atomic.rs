@@ -46,15 +46,6 @@ pub fn write_atomic_pieces<'a>(
     file.commit()
 }
 
-/// Whether `path` still has `stamp` (a missing file has not).
-pub(crate) fn unchanged(path: &Path, stamp: Stamp) -> io::Result<bool> {
-    match std::fs::metadata(path) {
-        Ok(meta) => Ok(Stamp::of(&meta) == stamp),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(e),
-    }
-}
-
 /// Links followed before giving up, as the kernel's own limit (`ELOOP`).
 const MAX_LINKS: usize = 40;
 
@@ -272,12 +263,20 @@ impl AtomicFile {
     pub fn commit(self) -> io::Result<()> {
         let file = self.temp.file();
         file.sync_all()?;
+        // One look at the destination: whether it is still as it was read
+        // (when that is asked), and the permissions to keep.
+        let current = match std::fs::metadata(&self.path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) if self.expect.is_some() => return Err(e),
+            Err(_) => None,
+        };
         if let Some(stamp) = self.expect {
-            if !unchanged(&self.path, stamp)? {
+            if current.as_ref().map(Stamp::of) != Some(stamp) {
                 return Err(changed());
             }
         }
-        if let Ok(meta) = std::fs::metadata(&self.path) {
+        if let Some(meta) = &current {
             file.set_permissions(meta.permissions())?;
         }
         match self.temp {

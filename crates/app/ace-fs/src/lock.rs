@@ -184,7 +184,7 @@ impl Held {
     /// written whole or not at all. The error names the file.
     pub fn unchanged(&self) -> io::Result<()> {
         for (path, _, stamp) in &self.files {
-            let same = crate::atomic::unchanged(path, *stamp)
+            let same = unchanged(path, *stamp)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
             if !same {
                 return Err(io::Error::other(format!(
@@ -200,6 +200,15 @@ impl Held {
     /// The files held, symbolic links followed.
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
         self.files.iter().map(|(p, _, _)| p.as_path())
+    }
+}
+
+/// Whether `path` still has `stamp` (a missing file has not).
+fn unchanged(path: &Path, stamp: Stamp) -> io::Result<bool> {
+    match std::fs::metadata(path) {
+        Ok(meta) => Ok(Stamp::of(&meta) == stamp),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
