@@ -129,8 +129,15 @@ fn a_skillbook_from_markdown_is_what_the_framework_saves() {
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["skills", "sections", "next_id", "similarity_decisions"]
+        [
+            "schema_version",
+            "skills",
+            "sections",
+            "next_id",
+            "similarity_decisions"
+        ]
     );
+    assert_eq!(v["schema_version"], "2");
     assert!(
         !out.text.ends_with('\n'),
         "json.dumps writes no final newline"
@@ -144,6 +151,15 @@ fn a_skillbook_from_markdown_is_what_the_framework_saves() {
     };
     assert_eq!(content(&back), content(&pb));
     for e in &back.entries {
+        // v2's two sections; the markdown's name is the first keyword.
+        assert_eq!(e.section.as_deref(), Some("context"), "{}", e.id);
+        let source = pb.entries.iter().find(|s| s.id == e.id).unwrap();
+        assert_eq!(
+            e.tags.as_ref().unwrap()[0],
+            source.section.as_deref().unwrap().to_lowercase(),
+            "{}",
+            e.id
+        );
         let listed = &v["sections"][e.section.as_deref().unwrap()];
         assert!(
             listed.as_array().unwrap().contains(&e.id.clone().into()),
@@ -211,7 +227,9 @@ fn through_vagenda_a_skill_keeps_its_fields_in_the_extension_point() {
     let back = ace_registry::read(Format::VAGENDA_JSON, &v.text)
         .unwrap()
         .playbook;
-    let again = ace_registry::write(skillbook(), &back);
+    // Written in the fixture's era: a new skillbook is v2.
+    let ctx = ace_registry::WriteCtx::default().with_option("skillbook-version", "0.8");
+    let again = ace_registry::write_with(skillbook(), &back, &ctx);
     let returned = read(&again.text).playbook;
     for (a, b) in pb.entries.iter().zip(&returned.entries) {
         assert_eq!(
@@ -246,7 +264,9 @@ fn a_read_for_errors_only_skips_the_layout_check_and_reads_the_same() {
 fn titles_and_prefixes_that_are_the_key_are_no_loss() {
     let md = "## process_management\n[process_management-00001] helpful=1 harmful=0 :: Read stdin before daemonization in forked processes\n\n## Testing Strategy\n[tst-00002] helpful=0 harmful=0 :: Run the failing test first\n";
     let pb = ace_registry::read(Format::MARKDOWN, md).unwrap().playbook;
-    let out = ace_registry::write(skillbook(), &pb);
+    // The eras before v2, which keep sections by name.
+    let ctx = ace_registry::WriteCtx::default().with_option("skillbook-version", "0.8");
+    let out = ace_registry::write_with(skillbook(), &pb, &ctx);
     let lost: Vec<&str> = out.losses.iter().map(|l| &*l.field).collect();
     assert!(
         !lost

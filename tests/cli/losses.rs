@@ -99,7 +99,7 @@ fn a_skillbook_trip_keeps_the_null_fields() {
         .arg(&tron)
         .arg("-o")
         .arg(&back)
-        .args(["--to", "skillbook"])
+        .args(["--to", "skillbook", "--skillbook-version", "0.8"])
         .assert()
         .success();
     let v: serde_json::Value =

@@ -16,6 +16,7 @@ mod concurrent;
 mod dates;
 mod diff;
 mod edges;
+mod kayba;
 mod losses;
 mod merge;
 mod rules;
@@ -523,7 +524,7 @@ fn list_formats_names_every_format() {
     );
     assert_eq!(
         row("tags"),
-        ["-", "-", "yes", "yes", "yes", "yes", "-", "yes"]
+        ["-", "-", "yes", "yes", "yes", "yes", "yes", "yes"]
     );
     assert_eq!(row("entry id without a digit")[0], "changed");
 }

@@ -3,6 +3,7 @@
 use ace_exec::Out;
 use ace_format::{
     Confidence, Curation, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx,
+    WriteOption,
 };
 use ace_model::{Diagnostic, Playbook, WriteReport};
 
@@ -11,13 +12,20 @@ pub struct Skillbook;
 /// The format as the registry lists it.
 pub static FORMAT: Skillbook = Skillbook;
 
+/// `--skillbook-version`: the era to write.
+pub const VERSION: WriteOption = WriteOption {
+    name: "skillbook-version",
+    values: &["0.6", "0.8", "0.9", "2"],
+    help: "the kayba release to write a skillbook for: 0.6 (`bullets`, before 0.7), 0.8 (`skills` with counters, 0.7 to 0.8), 0.9 (no counters, 0.9 to 0.10) or 2 (`schema_version` 2, 0.12 and later); unset, a skillbook keeps its era and a new one is 2",
+};
+
 impl PlaybookFormat for Skillbook {
     fn name(&self) -> &'static str {
         "skillbook"
     }
 
     fn describe(&self) -> &'static str {
-        "kayba ace-framework skillbook JSON (`skills`, or `bullets` before 0.7)"
+        "kayba ace-framework skillbook JSON (v2 of 0.12 on, `skills` of 0.7 to 0.10, `bullets` before)"
     }
 
     fn extensions(&self) -> &'static [&'static str] {
@@ -55,8 +63,16 @@ impl PlaybookFormat for Skillbook {
         .map(Read::from)
     }
 
-    fn write(&self, pb: &Playbook, _: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
-        crate::write_into(pb, out)
+    fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        let opts = crate::Options {
+            era: ctx.option(VERSION.name).and_then(crate::Era::from_value),
+            clock: ctx.now.clone().or_else(|| ctx.clock.clone()),
+        };
+        crate::write_into(pb, &opts, out)
+    }
+
+    fn write_options(&self) -> &'static [WriteOption] {
+        &[VERSION]
     }
 
     fn layout_owner(&self) -> Option<&'static str> {

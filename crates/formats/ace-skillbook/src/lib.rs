@@ -10,14 +10,20 @@
 //! from another format is what the framework saves, with what it has no
 //! field for reported. The mapping is in docs/formats/skillbook.md.
 
+mod era;
 mod format;
+mod lint;
 mod read;
 mod stream;
 mod write;
 
-pub use format::{Skillbook, FORMAT};
+pub use era::Era;
+pub use format::{Skillbook, FORMAT, VERSION};
 pub use read::{read, read_data, read_with};
-pub use write::{write, write_into};
+pub use write::{era_written, write, write_into, write_with, Options};
+
+/// The `schema_version` of the skillbook kayba 0.12 and later save.
+pub const SCHEMA_VERSION: &str = "2";
 
 /// The owner name of the layout a skillbook is read with.
 pub const LAYOUT_KEY: &str = "skillbook";
@@ -40,9 +46,29 @@ pub(crate) const SKILL_KEYS: [&str; 13] = [
     "sources",
 ];
 
-/// The keys of a skill the model holds no field for: kept in the entry's
-/// `extra` under the same names.
-pub(crate) const EXTRA_KEYS: [&str; 3] = ["justification", "embedding", "sources"];
+/// A v2 skill's keys as kayba 0.12 and later save it (`asdict` without
+/// `embedding`), in its order.
+pub(crate) const V2_KEYS: [&str; 13] = [
+    "id",
+    "section",
+    "keywords",
+    "issue",
+    "insight",
+    "occurrences",
+    "active",
+    "used_count",
+    "helpful_count",
+    "harmful_count",
+    "neutral_count",
+    "created_at",
+    "updated_at",
+];
 
 /// The top-level keys the framework saves, in its order.
-pub(crate) const TOP_KEYS: [&str; 4] = ["skills", "sections", "next_id", "similarity_decisions"];
+pub(crate) const TOP_KEYS: [&str; 5] = [
+    "schema_version",
+    "skills",
+    "sections",
+    "next_id",
+    "similarity_decisions",
+];

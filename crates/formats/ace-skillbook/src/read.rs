@@ -9,7 +9,11 @@ use ace_model::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::{LAYOUT_KEY, TOP_KEYS};
+use crate::{Era, LAYOUT_KEY, TOP_KEYS};
+
+/// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
+/// `status: "invalid"`, v2 as `active: false`.
+pub(crate) const INACTIVE: &str = "invalid";
 
 /// Reads a skillbook. Only JSON that does not parse is the error; a
 /// structure the framework would not save is reported in the diagnostics.
@@ -93,7 +97,12 @@ pub(crate) fn assemble(
             "no `skills` object (nor the `bullets` of releases before 0.7): this holds no skills",
         ));
     }
-    let mut differing = Map::new();
+    let schema = root.get("schema_version");
+    let v2 = schema.is_some();
+    if let Some(v) = schema {
+        check_schema(v, &mut diags);
+    }
+    let mut kept = Kept::default();
     // Key orders are compared with the template only to keep them: without
     // the layout there is none.
     let (template, mut streamed) = match streamed {
@@ -129,13 +138,13 @@ pub(crate) fn assemble(
                         .collect()
                 });
                 lists.push((at, reads.iter().find_map(|r| r.list)));
-                settle(items, reads, &mut pb, &mut differing, &mut diags);
+                settle(items, reads, v2, &mut pb, &mut kept, &mut diags);
             }
             "skills" | "bullets" => {
                 // Both eras' keys: the other one is kept, and said.
                 unknown_key(m, &mut pb, &mut diags);
             }
-            "sections" | "next_id" => {}
+            "sections" | "next_id" | "schema_version" => {}
             "similarity_decisions" => match &m.value.kind {
                 Kind::Object(items) if items.is_empty() => {}
                 Kind::Object(_) => {
@@ -187,7 +196,7 @@ pub(crate) fn assemble(
         let listed = std::cell::OnceCell::new();
         let listed = || listed.get_or_init(|| listed_pairs(index));
         if rules::SKILLBOOK_INDEX.severity >= want.min {
-            check_index(index, &pb, listed(), &mut diags);
+            check_index(index, &pb, listed(), v2, &mut diags);
         }
         if want.layout && !is_derived(index, &pb) {
             let listed = listed();
@@ -197,7 +206,7 @@ pub(crate) fn assemble(
             let unlisted: Vec<Value> = pb
                 .entries
                 .iter()
-                .filter(|e| !is_listed(listed, e))
+                .filter(|e| !is_listed(listed, e, v2))
                 .map(|e| Value::from(e.id.as_str()))
                 .collect();
             if !unlisted.is_empty() {
@@ -212,9 +221,43 @@ pub(crate) fn assemble(
         }
         layout.insert("next_id".into(), n.to_value());
     }
+    let version = if v2 {
+        Era::V2
+    } else if era == "bullets" {
+        Era::Bullets
+    } else if pb.entries.is_empty()
+        || pb
+            .entries
+            .iter()
+            .any(|e| e.helpful.is_some() || e.harmful.is_some() || e.neutral.is_some())
+    {
+        Era::Counters
+    } else {
+        Era::Plain
+    };
+    if !v2 && kept.v2_skills {
+        diags.push(shape(
+            Span::new(root.span.start, root.span.start + 1),
+            "skills with `issue` or `keywords` but no `schema_version`: kayba 0.12 and later refuse a skillbook without `\"schema_version\": \"2\"`, and earlier releases drop those keys",
+        ));
+    }
+    layout.insert("version".into(), Value::from(version.value()));
+    if let Some(v) = schema {
+        layout.insert("schema_version".into(), v.to_value());
+    }
+    if !kept.no_insight.is_empty() {
+        layout.insert("no_insight".into(), Value::Array(kept.no_insight));
+    }
     if want.layout {
         keep_layout(
-            &mut pb, layout, text, root, era, template, differing, &lists,
+            &mut pb,
+            layout,
+            text,
+            root,
+            era,
+            template,
+            kept.differing,
+            &lists,
         );
     }
     // Wanting ACE046 implies the layout (`Want::new`).
@@ -329,6 +372,12 @@ pub(crate) struct SkillRead {
     id_field: Option<(Option<String>, Span)>,
     /// Where an object without `content` opens.
     no_content: Option<Span>,
+    /// Whether it is a v2 skill (it has an `issue` or `insight` key) and
+    /// where it opens when it has no `issue`.
+    v2: bool,
+    no_issue: Option<Span>,
+    /// A v2 skill whose `insight` is `null`: its content is its `issue`.
+    pub(crate) no_insight: bool,
     /// Its key order, where it is not the template's, as the layout
     /// holds it.
     order: Option<Value>,
@@ -345,6 +394,9 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         content_at: None,
         id_field: None,
         no_content: None,
+        v2: false,
+        no_issue: None,
+        no_insight: false,
         order: None,
         list: first_scalar_list(node).map(|l| l.span),
         diags: Vec::new(),
@@ -355,10 +407,13 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         return read;
     };
     let mut e = Entry::new(String::new(), "");
-    read.content_at = fields
-        .iter()
-        .find(|f| f.key == "content" && f.value.as_str().is_some())
-        .map(|f| f.value.span);
+    // A v2 skill's content is its insight, else its issue.
+    read.content_at = ["content", "insight", "issue"].iter().find_map(|k| {
+        fields
+            .iter()
+            .find(|f| f.key == *k && f.value.as_str().is_some())
+            .map(|f| f.value.span)
+    });
     if let Some(t) = template {
         let same = t.len() == fields.len() && t.iter().zip(fields).all(|(k, f)| *k == f.key);
         if !same {
@@ -366,10 +421,17 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         }
     }
     let mut has_content = false;
+    // A v2 skill's two texts, which become its content (docs/formats/skillbook.md).
+    let mut issue: Option<(String, Span)> = None;
+    let mut insight: Option<String> = None;
     for f in fields {
         let v = &f.value;
-        if matches!(v.kind, Kind::Null) && crate::SKILL_KEYS.contains(&f.key.as_str()) {
+        if matches!(v.kind, Kind::Null)
+            && (crate::SKILL_KEYS.contains(&f.key.as_str())
+                || crate::V2_KEYS.contains(&f.key.as_str()))
+        {
             // Absent in the model; the key order writes the null back.
+            read.v2 |= f.key == "insight";
             continue;
         }
         // A value of the wrong type is reported and kept under its key,
@@ -388,9 +450,38 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
                 }
                 None => false,
             },
-            "helpful" => set(&mut e.helpful, counter(v, "helpful", diags)),
-            "harmful" => set(&mut e.harmful, counter(v, "harmful", diags)),
-            "neutral" => set(&mut e.neutral, counter(v, "neutral", diags)),
+            "helpful" | "helpful_count" => set(&mut e.helpful, counter(v, &f.key, diags)),
+            "harmful" | "harmful_count" => set(&mut e.harmful, counter(v, &f.key, diags)),
+            "neutral" | "neutral_count" => set(&mut e.neutral, counter(v, &f.key, diags)),
+            "issue" => {
+                read.v2 = true;
+                match string(v, "issue", diags) {
+                    Some(s) => {
+                        issue = Some((s, v.span));
+                        true
+                    }
+                    None => false,
+                }
+            }
+            "insight" => {
+                read.v2 = true;
+                set(&mut insight, string(v, "insight", diags))
+            }
+            "keywords" => set(&mut e.tags, keywords(v, diags)),
+            "active" => match v.kind {
+                Kind::Bool(b) => {
+                    e.status = Some(if b {
+                        Status::Active
+                    } else {
+                        Status::Other(INACTIVE.to_owned())
+                    });
+                    true
+                }
+                _ => {
+                    diags.push(shape(v.span, "`active` is `true` or `false`"));
+                    false
+                }
+            },
             "created_at" => set(&mut e.created_at, string(v, "created_at", diags)),
             "updated_at" => set(&mut e.updated_at, string(v, "updated_at", diags)),
             "status" => set(&mut e.status, string(v, "status", diags).map(Status::from)),
@@ -404,8 +495,34 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             e.extra.insert(f.key.to_string(), v.to_value());
         }
     }
+    let opens = Span::new(node.span.start, node.span.start + 1);
+    match (issue, insight) {
+        (Some((issue, _)), Some(insight)) => {
+            e.content = insight;
+            e.extra.insert("issue".into(), Value::String(issue));
+            has_content = true;
+        }
+        (Some((issue, _)), None) => {
+            e.content = issue;
+            read.no_insight = true;
+            has_content = true;
+        }
+        (None, Some(insight)) => {
+            e.content = insight;
+            has_content = true;
+            read.no_issue = (!e.extra.contains_key("issue")).then_some(opens);
+        }
+        (None, None) if read.v2 || fields.iter().any(|f| f.key == "keywords") => {
+            read.v2 = true;
+            read.no_issue = (!e.extra.contains_key("issue")).then_some(opens);
+        }
+        (None, None) => {}
+    }
+    if read.v2 {
+        crate::lint::check_skill(fields, opens, diags);
+    }
     if !has_content && !e.extra.contains_key("content") {
-        read.no_content = Some(Span::new(node.span.start, node.span.start + 1));
+        read.no_content = Some(opens);
     }
     read.entry = Some(e);
     read
@@ -416,8 +533,9 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
 fn settle(
     items: &[Member],
     reads: Vec<SkillRead>,
+    v2: bool,
     pb: &mut Playbook,
-    differing: &mut Map<String, Value>,
+    kept: &mut Kept,
     diags: &mut Vec<Diagnostic>,
 ) {
     pb.entries.reserve(reads.len());
@@ -441,14 +559,36 @@ fn settle(
                 diags.push(d);
             }
         }
-        if let Some(at) = read.no_content {
-            diags.push(shape(at, format!("skill `{key}` has no `content`")));
+        match (v2, read.no_issue, read.no_content) {
+            (true, Some(at), _) => diags.push(shape(
+                at,
+                format!("skill `{key}` has no `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)"),
+            )),
+            (false, _, Some(at)) if !read.v2 => {
+                diags.push(shape(at, format!("skill `{key}` has no `content`")))
+            }
+            _ => {}
         }
+        if read.no_insight {
+            kept.no_insight.push(Value::from(key));
+        }
+        kept.v2_skills |= read.v2;
         if let Some(order) = read.order {
-            differing.insert(key.to_owned(), order);
+            kept.differing.insert(key.to_owned(), order);
         }
         pb.entries.push(e);
     }
+}
+
+/// What the skills' reads leave for the layout.
+#[derive(Default)]
+struct Kept {
+    /// The key orders that differ from the template.
+    differing: Map<String, Value>,
+    /// The v2 skills whose `insight` is `null`.
+    no_insight: Vec<Value>,
+    /// Whether any skill has v2 keys.
+    v2_skills: bool,
 }
 
 /// Sets `slot` to a value read; `false` when there is none.
@@ -472,6 +612,20 @@ fn string(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
     }
 }
 
+/// A v2 skill's `keywords`: a list of strings.
+fn keywords(v: &Node, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
+    let words: Option<Vec<String>> = v.as_array().and_then(|items| {
+        items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned))
+            .collect()
+    });
+    if words.is_none() {
+        diags.push(shape(v.span, "`keywords` is a list of strings"));
+    }
+    words
+}
+
 fn counter(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<i64> {
     match &v.kind {
         Kind::Number(n) if !n.contains(['.', 'e', 'E']) => n.parse().ok().or_else(|| {
@@ -482,6 +636,26 @@ fn counter(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<i64> {
             diags.push(shape(v.span, format!("`{name}` is an integer count")));
             None
         }
+    }
+}
+
+/// kayba 0.12 and later load a file whose `schema_version`, made a string,
+/// is "2", and refuse any other.
+fn check_schema(v: &Node, diags: &mut Vec<Diagnostic>) {
+    match &v.kind {
+        Kind::String(s) if s == "2" => {}
+        Kind::Number(n) if n.as_str() == "2" => {
+            let mut d = shape(
+                v.span,
+                "`schema_version` is the string \"2\"; kayba reads the number 2 as it, and writes it back as a string",
+            );
+            d.severity = Severity::Warning;
+            diags.push(d);
+        }
+        _ => diags.push(shape(
+            v.span,
+            "kayba reads only `\"schema_version\": \"2\"` and refuses this file (`Skillbook format v2 required`)",
+        )),
     }
 }
 
@@ -550,16 +724,30 @@ fn is_derived(index: &Node, pb: &Playbook) -> bool {
 
 /// Whether the index lists skill `e` under its section (a skill without
 /// one has nowhere to be listed).
-fn is_listed(listed: &HashSet<(&str, &str)>, e: &Entry) -> bool {
-    e.section
-        .as_deref()
-        .is_none_or(|section| listed.contains(&(section, e.id.as_str())))
+fn is_listed(listed: &HashSet<(&str, &str)>, e: &Entry, v2: bool) -> bool {
+    section_of(e, v2).is_none_or(|section| listed.contains(&(section, e.id.as_str())))
+}
+
+/// The section kayba files a skill under: in v2, a legacy section's
+/// skill is in `context`.
+pub(crate) fn section_of(e: &Entry, v2: bool) -> Option<&str> {
+    let s = e.section.as_deref()?;
+    if v2 && !crate::lint::SECTIONS.contains(&s) {
+        return Some(
+            crate::lint::SECTIONS
+                .into_iter()
+                .find(|x| x.eq_ignore_ascii_case(s.trim()))
+                .unwrap_or("context"),
+        );
+    }
+    Some(s)
 }
 
 fn check_index(
     index: &Node,
     pb: &Playbook,
     listed: &HashSet<(&str, &str)>,
+    v2: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
     let Some(items) = index.members() else {
@@ -586,14 +774,14 @@ fn check_index(
                         s.key
                     ),
                 )),
-                Some(e) if e.section.as_deref().is_some_and(|x| x != s.key.as_str()) => {
+                Some(e) if section_of(e, v2).is_some_and(|x| x != s.key.as_str()) => {
                     diags.push(Diagnostic::new(
                         &rules::SKILLBOOK_INDEX,
                         id.span,
                         format!(
                             "`{name}` is listed under `{}` but its section is `{}`",
                             s.key,
-                            e.section.as_deref().unwrap_or_default()
+                            section_of(e, v2).unwrap_or_default()
                         ),
                     ))
                 }
@@ -602,10 +790,10 @@ fn check_index(
         }
     }
     for e in &pb.entries {
-        let Some(section) = e.section.as_deref() else {
+        let Some(section) = section_of(e, v2) else {
             continue;
         };
-        if !is_listed(listed, e) {
+        if !is_listed(listed, e, v2) {
             diags.push(Diagnostic::new(
                 &rules::SKILLBOOK_INDEX,
                 e.origin.0.unwrap_or(index.span),
@@ -782,13 +970,6 @@ mod tests {
         for (text, derived) in cases {
             let node = ace_jsonspan::parse(text).unwrap().root;
             assert_eq!(is_derived(&node, &pb), derived, "{text}");
-        }
-    }
-
-    #[test]
-    fn extra_keys_are_the_ones_the_model_lacks() {
-        for k in crate::EXTRA_KEYS {
-            assert!(crate::SKILL_KEYS.contains(&k));
         }
     }
 }

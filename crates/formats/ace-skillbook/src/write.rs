@@ -10,8 +10,8 @@ use ace_model::ids::IdChange;
 use ace_model::{rules, Entry, Evidence, LossEntry, Losses, Playbook, Status, WriteReport};
 use serde_json::{Map, Value};
 
-use crate::read::id_number;
-use crate::{EXTRA_KEYS, LAYOUT_KEY, SKILL_KEYS};
+use crate::read::{id_number, INACTIVE};
+use crate::{Era, LAYOUT_KEY};
 
 /// A written skillbook and its report.
 #[derive(Debug, Default)]
@@ -20,9 +20,24 @@ pub struct Output {
     pub report: WriteReport,
 }
 
+/// What a write is asked for besides the playbook.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The era to write (`--skillbook-version`); unset, a skillbook keeps
+    /// its own and a new file is v2, the current release's.
+    pub era: Option<Era>,
+    /// The time a skill without timestamps is given where the era saves
+    /// them (v2 always does); `None` writes the Unix epoch.
+    pub clock: Option<String>,
+}
+
 pub fn write(pb: &Playbook) -> Output {
+    write_with(pb, &Options::default())
+}
+
+pub fn write_with(pb: &Playbook, opts: &Options) -> Output {
     let mut out = Out::new();
-    let report = write_into(pb, &mut out);
+    let report = write_into(pb, opts, &mut out);
     Output {
         text: out.into_string(),
         report,
@@ -33,13 +48,13 @@ pub fn write(pb: &Playbook) -> Output {
 /// one.
 const NO_SECTION: &str = "general";
 
-/// The skill fields the framework saves as `null` when they have no value;
-/// the others it always fills.
-const NULLABLE: [&str; 3] = ["justification", "evidence", "embedding"];
-
 /// The layout's parts, with the framework's own choices for a new file.
 struct Layout {
-    era: String,
+    era: Era,
+    /// The v2 file's `schema_version` as it was written.
+    schema: Option<Value>,
+    /// The v2 skills whose insight was `null`.
+    no_insight: HashSet<String>,
     top: Vec<String>,
     template: Vec<String>,
     orders: Map<String, Value>,
@@ -55,10 +70,12 @@ struct Layout {
 }
 
 impl Layout {
-    fn new_file() -> Layout {
+    fn new_file(era: Era) -> Layout {
         Layout {
-            era: "skills".into(),
-            top: crate::TOP_KEYS.iter().map(|k| (*k).to_owned()).collect(),
+            era,
+            schema: None,
+            no_insight: HashSet::new(),
+            top: era.top_keys().iter().map(|k| (*k).to_owned()).collect(),
             template: Vec::new(),
             orders: Map::new(),
             index: None,
@@ -84,11 +101,9 @@ impl Layout {
                 .unwrap_or_default()
         };
         Layout {
-            era: v
-                .get("era")
-                .and_then(Value::as_str)
-                .unwrap_or("skills")
-                .to_owned(),
+            era: era_of(v),
+            schema: v.get("schema_version").cloned(),
+            no_insight: strings(v.get("no_insight")).into_iter().collect(),
             top: strings(v.get("top")),
             template: strings(v.get("template")),
             orders: v
@@ -125,16 +140,45 @@ impl Layout {
     }
 }
 
-/// [`write`] into `out`.
-pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
+/// The era of a skillbook's layout.
+fn era_of(layout: &Value) -> Era {
+    layout
+        .get("version")
+        .and_then(Value::as_str)
+        .and_then(Era::from_value)
+        .unwrap_or(Era::Counters)
+}
+
+/// The era a write of `pb` gives: the one asked for, else the file's own,
+/// else v2.
+pub fn era_written(pb: &Playbook, asked: Option<Era>) -> Era {
+    asked
+        .or_else(|| pb.layout_of(LAYOUT_KEY).map(era_of))
+        .unwrap_or(Era::V2)
+}
+
+/// [`write_with`] into `out`.
+pub fn write_into(pb: &Playbook, opts: &Options, out: &mut Out<'_>) -> WriteReport {
     let mut losses = Vec::new();
+    let era = era_written(pb, opts.era);
+    let clock = opts
+        .clock
+        .clone()
+        .unwrap_or_else(|| "1970-01-01T00:00:00+00:00".to_owned());
     let (layout, fresh) = match pb.layout_of(LAYOUT_KEY) {
-        Some(v) => (Layout::from_value(v), false),
-        None => (Layout::new_file(), true),
+        Some(v) if era_of(v) == era => (Layout::from_value(v), false),
+        Some(v) => {
+            // Another era's file: written as that era's new file, keeping
+            // the counter of IDs so that kayba's next ID is a new one.
+            let mut layout = Layout::new_file(era);
+            layout.next_id = v.get("next_id").filter(|n| n.is_i64()).cloned();
+            (layout, true)
+        }
+        None => (Layout::new_file(era), true),
     };
     let conformed;
     let pb = if fresh {
-        conformed = conform(pb, &mut losses);
+        conformed = conform(pb, era, &clock, &mut losses);
         &conformed
     } else {
         pb
@@ -147,7 +191,13 @@ pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
             return;
         }
         let v = match key {
-            k if k == layout.era => Some(skills(pb, &layout, fresh, &mut losses)),
+            k if k == layout.era.object() => Some(skills(pb, &layout, fresh, &clock, &mut losses)),
+            "schema_version" if layout.era == Era::V2 => Some(
+                layout
+                    .schema
+                    .clone()
+                    .unwrap_or_else(|| Value::from(crate::SCHEMA_VERSION)),
+            ),
             "sections" => Some(index(pb, &layout)),
             "next_id" => Some(next_id(pb, &layout)),
             "similarity_decisions" => Some(
@@ -165,7 +215,7 @@ pub fn write_into(pb: &Playbook, out: &mut Out<'_>) -> WriteReport {
     for key in &layout.top {
         put(key, &mut root);
     }
-    put(&layout.era.clone(), &mut root);
+    put(layout.era.object(), &mut root);
     for key in pb.extra.keys() {
         put(key, &mut root);
     }
@@ -225,7 +275,15 @@ fn unique_ids<'a>(
     (std::borrow::Cow::Owned(out), changes)
 }
 
-fn skills(pb: &Playbook, layout: &Layout, fresh: bool, losses: &mut Vec<LossEntry>) -> Value {
+fn skills(
+    pb: &Playbook,
+    layout: &Layout,
+    fresh: bool,
+    clock: &str,
+    losses: &mut Vec<LossEntry>,
+) -> Value {
+    let era = layout.era;
+    let nullable = era.nullable();
     let mut m = Map::new();
     for e in &pb.entries {
         let order: Vec<String> = if fresh {
@@ -233,37 +291,38 @@ fn skills(pb: &Playbook, layout: &Layout, fresh: bool, losses: &mut Vec<LossEntr
         } else {
             layout.order_of(&e.id)
         };
+        let at = Field { era, layout, clock };
         let mut skill = Map::new();
         for key in &order {
-            match field(e, key, losses) {
+            match at.value(e, key, losses) {
                 Some(v) => {
                     skill.insert(key.clone(), v);
                 }
                 // The framework's optional fields are saved as null.
-                None if NULLABLE.contains(&key.as_str()) => {
+                None if nullable.contains(&key.as_str()) => {
                     skill.insert(key.clone(), Value::Null);
                 }
                 None => {}
             }
         }
-        for key in SKILL_KEYS {
-            if !skill.contains_key(key) {
-                match field(e, key, losses) {
+        for key in era.skill_keys() {
+            if !skill.contains_key(*key) {
+                match at.value(e, key, losses) {
                     Some(v) => {
-                        skill.insert(key.to_owned(), v);
+                        skill.insert((*key).to_owned(), v);
                     }
                     // A new file is what `save_to_file` writes: the
                     // framework saves its optional fields as null, so a
                     // skillbook converted away and back keeps them.
-                    None if fresh && NULLABLE.contains(&key) => {
-                        skill.insert(key.to_owned(), Value::Null);
+                    None if fresh && nullable.contains(key) => {
+                        skill.insert((*key).to_owned(), Value::Null);
                     }
                     None => {}
                 }
             }
         }
         for (k, v) in &e.extra {
-            if !skill.contains_key(k) {
+            if !skill.contains_key(k) && !at.consumed(k) {
                 skill.insert(k.clone(), v.clone());
             }
         }
@@ -272,24 +331,92 @@ fn skills(pb: &Playbook, layout: &Layout, fresh: bool, losses: &mut Vec<LossEntr
     Value::Object(m)
 }
 
-/// The value of skill key `key` the entry holds.
-fn field(e: &Entry, key: &str, losses: &mut Vec<LossEntry>) -> Option<Value> {
-    if let Some(v) = e.extra.get(key) {
-        return Some(v.clone());
+/// How a skill's keys are valued in an era.
+struct Field<'a> {
+    era: Era,
+    layout: &'a Layout,
+    clock: &'a str,
+}
+
+impl Field<'_> {
+    /// Whether `extra` key `k` is written as another key of the era (a v2
+    /// skill's `issue` is its own key; the model's content is written as
+    /// `insight`).
+    fn consumed(&self, k: &str) -> bool {
+        self.era == Era::V2 && k == "issue"
     }
-    let s = |v: &Option<String>| v.clone().map(Value::String);
-    match key {
-        "id" => Some(Value::String(e.id.clone())),
-        "section" => s(&e.section),
-        "content" => Some(Value::String(e.content.clone())),
-        "helpful" => e.helpful.map(Value::from),
-        "harmful" => e.harmful.map(Value::from),
-        "neutral" => e.neutral.map(Value::from),
-        "created_at" => s(&e.created_at),
-        "updated_at" => s(&e.updated_at),
-        "status" => e.status.clone().map(|st| Value::String(st.into())),
-        "evidence" => e.evidence.as_ref().map(|items| evidence(e, items, losses)),
-        _ => None,
+
+    /// The value of skill key `key` the entry holds.
+    fn value(&self, e: &Entry, key: &str, losses: &mut Vec<LossEntry>) -> Option<Value> {
+        if let Some(v) = e.extra.get(key) {
+            return Some(v.clone());
+        }
+        let s = |v: &Option<String>| v.clone().map(Value::String);
+        let count = |v: Option<i64>| Some(Value::from(v.unwrap_or(0)));
+        if self.era == Era::V2 {
+            return match key {
+                "id" => Some(Value::String(e.id.clone())),
+                "section" => s(&e.section),
+                "keywords" => Some(Value::from(keywords_of(e))),
+                "issue" => Some(Value::String(e.content.clone())),
+                "insight" => {
+                    // The content is the insight beside an issue of its
+                    // own; alone, it is the issue, and the insight is
+                    // kayba's for a skill it adds: the issue again in
+                    // `context`, none in `harness`.
+                    let own = e.extra.contains_key("issue")
+                        || !(self.layout.no_insight.contains(&e.id)
+                            || e.section.as_deref() == Some("harness"));
+                    own.then(|| Value::String(e.content.clone()))
+                }
+                "occurrences" => Some(Value::Array(Vec::new())),
+                "active" => Some(Value::Bool(is_active(e))),
+                "used_count" => Some(Value::from(0)),
+                "helpful_count" => count(e.helpful),
+                "harmful_count" => count(e.harmful),
+                "neutral_count" => count(e.neutral),
+                "created_at" => Some(Value::String(
+                    e.created_at
+                        .clone()
+                        .unwrap_or_else(|| self.clock.to_owned()),
+                )),
+                "updated_at" => Some(Value::String(
+                    e.updated_at
+                        .clone()
+                        .unwrap_or_else(|| self.clock.to_owned()),
+                )),
+                _ => None,
+            };
+        }
+        match key {
+            "id" => Some(Value::String(e.id.clone())),
+            "section" => s(&e.section),
+            "content" => Some(Value::String(e.content.clone())),
+            "helpful" => e.helpful.map(Value::from),
+            "harmful" => e.harmful.map(Value::from),
+            "neutral" => e.neutral.map(Value::from),
+            "created_at" => s(&e.created_at),
+            "updated_at" => s(&e.updated_at),
+            "status" => e.status.clone().map(|st| Value::String(st.into())),
+            "evidence" => e.evidence.as_ref().map(|items| evidence(e, items, losses)),
+            _ => None,
+        }
+    }
+}
+
+/// Whether kayba holds the skill active.
+fn is_active(e: &Entry) -> bool {
+    matches!(e.status, None | Some(Status::Active))
+}
+
+/// A v2 skill's keywords: its tags as kayba normalises them, else its
+/// section's name.
+fn keywords_of(e: &Entry) -> Vec<String> {
+    let words = crate::lint::keywords(e.tags.iter().flatten().map(String::as_str));
+    if words.is_empty() {
+        crate::lint::keywords(e.section.as_deref())
+    } else {
+        words
     }
 }
 
@@ -389,7 +516,7 @@ fn index(pb: &Playbook, layout: &Layout) -> Value {
         .iter()
         .filter(|e| !unlisted.contains(e.id.as_str()))
     {
-        let Some(section) = e.section.as_deref() else {
+        let Some(section) = crate::read::section_of(e, layout.era == Era::V2) else {
             continue;
         };
         if !listed.contains(&(section, e.id.as_str())) {
@@ -427,7 +554,7 @@ fn next_id(pb: &Playbook, layout: &Layout) -> Value {
 /// A playbook of another format as the framework would hold it: every
 /// skill in a section, statuses of its two, and what it has no field for
 /// reported and left out.
-fn conform(pb: &Playbook, losses: &mut Vec<LossEntry>) -> Playbook {
+fn conform(pb: &Playbook, era: Era, clock: &str, losses: &mut Vec<LossEntry>) -> Playbook {
     let mut out = Playbook {
         sections: pb.sections.clone(),
         extra: Map::new(),
@@ -502,6 +629,14 @@ fn conform(pb: &Playbook, losses: &mut Vec<LossEntry>) -> Playbook {
                 "a skillbook's section is a name and its skill IDs",
             );
         }
+        if era == Era::V2 && !crate::lint::SECTIONS.contains(&s.key.as_str()) {
+            losses.lose(
+                &rules::VALUE_CONVERTED,
+                None,
+                format!("sections[{}]", s.key),
+                "a v2 skillbook has two sections, `context` and `harness`: this one's skills are in `context`, its name in their keywords",
+            );
+        }
         let key = s.key.clone();
         *s = ace_model::Section::new(key);
     }
@@ -510,23 +645,35 @@ fn conform(pb: &Playbook, losses: &mut Vec<LossEntry>) -> Playbook {
             .iter()
             .any(|e| e.section.as_deref() == Some(s.key.as_str()))
     });
-    out.entries = pb.entries.iter().map(|e| skill(e, losses)).collect();
-    if out
+    out.entries = pb
         .entries
         .iter()
-        .any(|e| e.section.as_deref() == Some(NO_SECTION))
-        && !out.sections.iter().any(|s| s.key == NO_SECTION)
-    {
-        out.sections.push(ace_model::Section::new(NO_SECTION));
+        .map(|e| match era {
+            Era::V2 => skill_v2(e, clock, losses),
+            _ => skill(e, era, losses),
+        })
+        .collect();
+    // Sections only skills name (v2's two, the legacy ones' stand-in).
+    for e in &out.entries {
+        if let Some(name) = e.section.as_deref() {
+            if !out.sections.iter().any(|s| s.key == name) {
+                out.sections.push(ace_model::Section::new(name));
+            }
+        }
     }
+    out.sections.retain(|s| {
+        out.entries
+            .iter()
+            .any(|e| e.section.as_deref() == Some(s.key.as_str()))
+    });
     out
 }
 
-fn skill(e: &Entry, losses: &mut Vec<LossEntry>) -> Entry {
+/// The fields of entry `e` no skill of any era has a place for.
+fn unplaced(e: &Entry, losses: &mut Vec<LossEntry>) {
     let id = e.id.as_str();
     for (name, present) in [
         ("title", e.title.is_some()),
-        ("tags", e.tags.is_some()),
         ("kind", e.kind.is_some()),
         ("confidence", e.confidence.is_some()),
         ("scope", e.scope.is_some()),
@@ -547,14 +694,236 @@ fn skill(e: &Entry, losses: &mut Vec<LossEntry>) -> Entry {
             );
         }
     }
+}
+
+/// A skill of kayba 0.12 and later from any entry: the mapping of
+/// docs/formats/skillbook.md, every derived or dropped value reported.
+fn skill_v2(e: &Entry, clock: &str, losses: &mut Vec<LossEntry>) -> Entry {
+    let id = e.id.as_str();
+    unplaced(e, losses);
     let mut s = Entry::new(e.id.clone(), e.content.clone());
     s.origin = e.origin;
     s.helpful = e.helpful;
     s.harmful = e.harmful;
     s.neutral = e.neutral;
+    // Sections: kayba's own rule for a legacy one (`_coerce_section_and_keywords`).
+    let raw = e.section.as_deref().map(str::trim).unwrap_or_default();
+    let lower = raw.to_lowercase();
+    let mut words: Vec<&str> = Vec::new();
+    let section = if crate::lint::SECTIONS.contains(&lower.as_str()) {
+        lower.clone()
+    } else {
+        if raw.is_empty() {
+            losses.lose(
+                &rules::VALUE_DERIVED,
+                Some(id),
+                "section",
+                "every v2 skill is in `context` or `harness`; filed under `context`",
+            );
+        } else {
+            words.push(raw);
+            losses.lose(
+                &rules::VALUE_CONVERTED,
+                Some(id),
+                "section",
+                format!("a v2 skill is in `context` or `harness`: `{raw}` is written as `context`, its name first in the keywords (kayba's rule for a legacy section)"),
+            );
+        }
+        "context".to_owned()
+    };
+    let tags: Vec<&str> = e.tags.iter().flatten().map(String::as_str).collect();
+    words.extend(tags.iter().copied());
+    let mut keywords = crate::lint::keywords(words.iter().copied());
+    let derived = keywords.is_empty();
+    if derived {
+        keywords = crate::lint::keywords([section.as_str()]);
+    }
+    if e.tags.as_ref() != Some(&keywords) {
+        let why = if derived {
+            "a v2 skill has keywords: the section's name is written, as kayba fills them"
+        } else {
+            "keywords are lower case, with `_` for white space, each once, a legacy section's name first (kayba's rules): the tags are written so"
+        };
+        losses.lose(&rules::VALUE_DERIVED, Some(id), "tags", why);
+    }
+    s.section = Some(section);
+    s.tags = Some(keywords);
+    // The issue: the skill's own, else what the older eras said of why
+    // and whence, else the content (kayba's rule for a legacy skill).
+    let own = e.extra.get("issue").and_then(Value::as_str);
+    let justification = e.extra.get("justification").and_then(Value::as_str);
+    let evidence = e.evidence.as_deref().map(evidence_text);
+    let issue = match (own, justification, evidence.as_deref()) {
+        (Some(i), _, _) if !i.trim().is_empty() => i.to_owned(),
+        (_, None, None) => {
+            losses.lose(
+                &rules::VALUE_DERIVED,
+                Some(id),
+                "extra.issue",
+                "a v2 skill requires an issue: the content is written as it, and as the insight (kayba's rule for a legacy skill)",
+            );
+            e.content.clone()
+        }
+        (_, j, ev) => {
+            let mut parts: Vec<String> = j.map(str::to_owned).into_iter().collect();
+            if let Some(ev) = ev {
+                parts.push(format!("Evidence: {ev}"));
+            }
+            for (field, present) in [
+                ("extra.justification", j.is_some()),
+                ("evidence", ev.is_some()),
+            ] {
+                if present {
+                    losses.lose(
+                        &rules::VALUE_CONVERTED,
+                        Some(id),
+                        field,
+                        "a v2 skill has no justification or evidence: they are written as its issue, the content as its insight",
+                    );
+                }
+            }
+            parts.join("\n\n")
+        }
+    };
+    if issue.trim().is_empty() {
+        losses.lose(
+            &rules::VALUE_DERIVED,
+            Some(id),
+            "extra.issue",
+            "the skill has no text: kayba refuses an empty issue",
+        );
+    }
+    s.extra.insert("issue".into(), Value::String(issue));
+    if let Some(occ) = e
+        .extra
+        .get("occurrences")
+        .or_else(|| e.extra.get("sources"))
+    {
+        s.extra.insert("occurrences".into(), occ.clone());
+    }
+    if let Some(n) = e.extra.get("used_count") {
+        s.extra.insert("used_count".into(), n.clone());
+    }
+    s.status = e.status.clone();
+    if let Some(st) = &e.status {
+        if !matches!(st, Status::Active) && String::from(st.clone()) != INACTIVE {
+            losses.lose(
+                &rules::VALUE_CONVERTED,
+                Some(id),
+                "status",
+                format!(
+                    "a v2 skill is active or not: `{}` is written as `active: false`",
+                    String::from(st.clone())
+                ),
+            );
+        }
+    }
+    for (name, at) in [("created_at", &e.created_at), ("updated_at", &e.updated_at)] {
+        match at {
+            Some(t) => {
+                if name == "created_at" {
+                    s.created_at = Some(t.clone());
+                } else {
+                    s.updated_at = Some(t.clone());
+                }
+            }
+            None => losses.lose(
+                &rules::VALUE_DERIVED,
+                Some(id),
+                name,
+                format!("a v2 skill is dated: written as {clock}, as kayba dates a skill it makes"),
+            ),
+        }
+    }
+    for (k, _) in &e.extra {
+        match k.as_str() {
+            "issue" | "justification" | "occurrences" | "sources" | "used_count" | "insight" => {}
+            "embedding" => losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                "extra.embedding",
+                "kayba 0.12 and later keep embeddings beside the file (`<stem>.embeddings.npz`), which ace-tools does not write: kayba computes them again",
+            ),
+            _ => losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                format!("extra.{k}"),
+                "a skill has no place for this field (kayba drops keys it does not know)",
+            ),
+        }
+    }
+    s
+}
+
+/// Evidence items as one text, an item per line.
+fn evidence_text(items: &[Evidence]) -> String {
+    items
+        .iter()
+        .map(|ev| match ev {
+            Evidence::Text(t) => t.clone(),
+            Evidence::Ref(r) => {
+                let mut line = [r.kind.as_deref(), r.reference.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(": ");
+                if let Some(note) = &r.note {
+                    line.push_str(&format!(" ({note})"));
+                }
+                line
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn skill(e: &Entry, era: Era, losses: &mut Vec<LossEntry>) -> Entry {
+    let id = e.id.as_str();
+    unplaced(e, losses);
+    if e.tags.is_some() {
+        losses.lose(
+            &rules::DROPPED_FIELD,
+            Some(id),
+            "tags",
+            "a skill of this era has no keywords",
+        );
+    }
+    let mut s = Entry::new(e.id.clone(), e.content.clone());
+    s.origin = e.origin;
+    if era.counts() {
+        s.helpful = e.helpful;
+        s.harmful = e.harmful;
+        s.neutral = e.neutral;
+    } else {
+        for (name, n) in [
+            ("helpful", e.helpful),
+            ("harmful", e.harmful),
+            ("neutral", e.neutral),
+        ] {
+            if n.is_some_and(|n| n != 0) {
+                losses.lose(
+                    &rules::DROPPED_FIELD,
+                    Some(id),
+                    name,
+                    "kayba 0.9 and 0.10 keep no counters",
+                );
+            }
+        }
+    }
     s.created_at = e.created_at.clone();
     s.updated_at = e.updated_at.clone();
-    s.evidence = e.evidence.clone();
+    if era == Era::Bullets {
+        if e.evidence.is_some() {
+            losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                "evidence",
+                "a bullet before kayba 0.7 has no evidence",
+            );
+        }
+    } else {
+        s.evidence = e.evidence.clone();
+    }
     s.section = match &e.section {
         Some(x) => Some(x.clone()),
         None => {
@@ -583,17 +952,40 @@ fn skill(e: &Entry, losses: &mut Vec<LossEntry>) -> Entry {
         }
         Status::from(to.to_owned())
     });
+    // What a v2 skill said, in the older eras' words.
+    let mut issue_kept = false;
     for (k, v) in &e.extra {
-        if EXTRA_KEYS.contains(&k.as_str()) {
-            s.extra.insert(k.clone(), v.clone());
+        let key = match k.as_str() {
+            "issue" if !e.extra.contains_key("justification") && era != Era::Bullets => {
+                issue_kept = true;
+                "justification"
+            }
+            "occurrences" if !e.extra.contains_key("sources") => "sources",
+            k => k,
+        };
+        let placed = match key {
+            "justification" | "sources" => era != Era::Bullets,
+            "embedding" => true,
+            _ => false,
+        };
+        if placed {
+            s.extra.insert(key.to_owned(), v.clone());
         } else {
             losses.lose(
                 &rules::DROPPED_FIELD,
                 Some(id),
                 format!("extra.{k}"),
-                "a skill has no place for this field (the framework drops keys it does not know)",
+                "a skill of this era has no place for this field (kayba drops keys it does not know)",
             );
         }
+    }
+    if issue_kept {
+        losses.lose(
+            &rules::VALUE_CONVERTED,
+            Some(id),
+            "extra.issue",
+            "a skill before v2 has no issue: it is written as the justification",
+        );
     }
     s
 }

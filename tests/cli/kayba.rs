@@ -1,0 +1,221 @@
+//! kayba's ace-framework as the judge: its own skillbook code (0.13.0 and
+//! 0.8.9, unpacked by tests/kayba/install.sh into `ACE_KAYBA`) loads what
+//! the tools write, makes the files they read, and applies the update
+//! batches they apply (tests/kayba/oracle.py).
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use serde_json::Value;
+
+use super::{convert, validate};
+
+/// The folder the releases are unpacked in; a test that needs it fails
+/// without it.
+fn releases() -> PathBuf {
+    let root = std::env::var_os("ACE_KAYBA")
+        .map(PathBuf::from)
+        .expect("this test needs ACE_KAYBA: `bash tests/kayba/install.sh DIR`, then ACE_KAYBA=DIR");
+    for v in ["0.13.0", "0.8.9"] {
+        assert!(
+            root.join(v).join("ace").is_dir(),
+            "ACE_KAYBA={} has no {v}/ace; run tests/kayba/install.sh there",
+            root.display()
+        );
+    }
+    root
+}
+
+/// Runs the oracle: `Ok(stdout)`, or `Err(stderr)` when kayba raised.
+fn oracle(version: &str, args: &[&Path]) -> Result<String, String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kayba/oracle.py");
+    let mut cmd = Process::new("python3");
+    cmd.arg(script).arg(releases()).arg(version);
+    let (command, paths) = args.split_first().expect("a command");
+    cmd.arg(command);
+    cmd.args(paths.iter());
+    let out = cmd.output().expect("python3 runs");
+    match out.status.code() {
+        Some(0) => Ok(String::from_utf8(out.stdout).unwrap()),
+        Some(3) => Err(String::from_utf8(out.stderr).unwrap()),
+        _ => panic!(
+            "the oracle failed on {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
+
+/// What kayba `version` loads of `file`: skills, active skills, counters.
+fn load(version: &str, file: &Path) -> Value {
+    let text = oracle(version, &[Path::new("load"), file])
+        .unwrap_or_else(|e| panic!("kayba {version} refuses {}: {e}", file.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The entries ace-tools reads in `file`.
+fn entries(file: &Path) -> Vec<Value> {
+    let out = convert().arg(file).args(["--to", "json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["playbook"]["entries"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn made(dir: &Path) -> Vec<PathBuf> {
+    oracle("0.13.0", &[Path::new("make"), dir]).unwrap();
+    ["made.json", "many.json", "empty.json"]
+        .iter()
+        .map(|n| dir.join(n))
+        .collect()
+}
+
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn skillbooks_kayba_0_13_makes_validate_clean_rewrite_exactly_and_convert() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in made(dir.path()) {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let out = validate()
+            .arg(&file)
+            .args(["--output-format", "json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+        let errors: Vec<&Value> = report
+            .as_array()
+            .expect("a list of findings")
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let again = dir.path().join(format!("again-{name}"));
+        convert()
+            .arg(&file)
+            .args(["--to", "skillbook", "-o"])
+            .arg(&again)
+            .assert()
+            .success();
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            std::fs::read(&again).unwrap(),
+            "{name}: a no-op rewrite changed the file"
+        );
+        let kayba = load("0.13.0", &file);
+        let md = dir.path().join(format!("{name}.md"));
+        convert()
+            .arg(&file)
+            .args(["--to", "markdown", "-o"])
+            .arg(&md)
+            .assert()
+            .success();
+        assert_eq!(
+            entries(&md).len() as u64,
+            kayba["skills"].as_u64().unwrap(),
+            "{name}: every skill converts to markdown"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs ACE_KAYBA and ACE_CORPUS"]
+fn every_corpus_markdown_playbook_loads_in_kayba_0_13_with_every_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut n = 0;
+    for path in files(&ace_tests::corpus_dir("markdown-playbook")) {
+        let out = dir.path().join("skillbook.json");
+        convert()
+            .arg(&path)
+            .args(["--to", "skillbook", "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        let kayba = load("0.13.0", &out);
+        assert_eq!(
+            kayba["skills"].as_u64().unwrap(),
+            entries(&path).len() as u64,
+            "{}",
+            path.display()
+        );
+        n += 1;
+    }
+    assert_eq!(n, 13, "the corpus's markdown playbooks");
+}
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// The counters of each skill of an older-era file, as its own JSON says
+/// (kayba 0.8.9 reads `skills` only; a `bullets` file is read here).
+fn old_counts(file: &Path) -> serde_json::Map<String, Value> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let skills = v.get("skills").or_else(|| v.get("bullets")).unwrap();
+    skills
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(id, s)| {
+            let n = |k: &str| s.get(k).and_then(Value::as_i64).unwrap_or(0);
+            (
+                id.clone(),
+                serde_json::json!([n("helpful"), n("harmful"), n("neutral")]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs ACE_KAYBA and ACE_CORPUS"]
+fn every_older_corpus_skillbook_migrates_to_v2_with_every_skill_and_counter() {
+    let dir = tempfile::tempdir().unwrap();
+    let olds: Vec<PathBuf> = files(&ace_tests::corpus_dir("other"))
+        .into_iter()
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("kayba-ai__") && n.ends_with(".json")
+        })
+        .collect();
+    assert_eq!(olds.len(), 11);
+    for old in olds {
+        let name = old.file_name().unwrap().to_string_lossy().into_owned();
+        let v2 = dir.path().join("v2.json");
+        convert()
+            .arg(&old)
+            .args(["--to", "skillbook", "--skillbook-version", "2", "-o"])
+            .arg(&v2)
+            .assert()
+            .success();
+        let kayba = load("0.13.0", &v2);
+        let want = old_counts(&old);
+        assert_eq!(kayba["counts"], Value::Object(want.clone()), "{name}");
+        if std::fs::read_to_string(&old)
+            .unwrap()
+            .contains("\"skills\"")
+        {
+            // What kayba 0.8.9 itself reads of the file.
+            assert_eq!(load("0.8.9", &old)["counts"], Value::Object(want), "{name}");
+        }
+        // And back to the era it came from, for a user pinned to it.
+        let back = dir.path().join("back.json");
+        convert()
+            .arg(&v2)
+            .args(["--to", "skillbook", "--skillbook-version", "0.8", "-o"])
+            .arg(&back)
+            .assert()
+            .success();
+        assert_eq!(load("0.8.9", &back)["skills"], kayba["skills"], "{name}");
+    }
+}

@@ -1,0 +1,132 @@
+"""kayba's own skillbook code, loaded by file path without the package's
+dependencies, as the judge of what ace-tools reads and writes.
+
+    python3 oracle.py ROOT VERSION load FILE
+        prints {"skills": N, "active": N, "counts": {id: [h, x, n]}, "sections": {...}}
+    python3 oracle.py ROOT VERSION resave FILE OUT
+        load_from_file + save_to_file
+    python3 oracle.py ROOT VERSION apply FILE BATCH OUT
+        load_from_file + apply_update(UpdateBatch.from_json) + save_to_file;
+        exits 3 with the exception's text if kayba raises
+    python3 oracle.py ROOT 0.13.0 make OUTDIR
+        skillbooks made by 0.13's own API (add, tag, update, remove)
+
+ROOT holds each release unpacked as ROOT/VERSION/ace/... (tests/kayba/install.sh).
+"""
+
+import importlib.util
+import json
+import sys
+import types
+from pathlib import Path
+
+
+def load_modules(root, version):
+    base = Path(root) / version / "ace"
+    pkg = types.ModuleType("ace")
+    pkg.__path__ = [str(base)]
+    sys.modules["ace"] = pkg
+    if (base / "core" / "skillbook.py").exists():
+        core = types.ModuleType("ace.core")
+        core.__path__ = [str(base / "core")]
+        sys.modules["ace.core"] = core
+        names = ["ace.core.insight_source", "ace.core.skillbook"]
+    else:
+        names = ["ace.updates", "ace.skillbook"]
+        if (base / "insight_source.py").exists():
+            names.insert(0, "ace.insight_source")
+    mods = {}
+    for name in names:
+        path = base.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        mods[name.rsplit(".", 1)[1]] = mod
+    sb = mods["skillbook"]
+    batch = getattr(sb, "UpdateBatch", None) or mods["updates"].UpdateBatch
+    return sb.Skillbook, batch
+
+
+def counts(skill):
+    if hasattr(skill, "helpful_count"):
+        return [skill.helpful_count, skill.harmful_count, skill.neutral_count]
+    if hasattr(skill, "helpful"):
+        return [skill.helpful, skill.harmful, skill.neutral]
+    return None
+
+
+def summary(book):
+    skills = book.skills(include_invalid=True)
+    return {
+        "skills": len(skills),
+        "active": len(book.skills()),
+        "counts": {s.id: counts(s) for s in skills},
+        "sections": {k: list(v) for k, v in book._sections.items()},
+        "next_id": book._next_id,
+    }
+
+
+def make(Skillbook, out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    source = {"trace_uid": "local:t1", "source_system": "local", "trace_id": "t1",
+              "sample_question": "What is 2+2?", "epoch": 1}
+    b = Skillbook()
+    a = b.add_skill("context", "Agents answer before reading the whole question",
+                    keywords=["Reading", "question parsing"],
+                    insight="Read the whole question before answering.",
+                    insight_source=source)
+    h = b.add_skill("harness", "The test runner needs PYTHONPATH set",
+                    keywords=["tests"])
+    legacy = b.add_skill("Reasoning Patterns", "Check the premise before deducing.")
+    b.tag_skill(a.id, 1)
+    b.tag_skill(a.id, 1)
+    b.tag_skill(a.id, -1)
+    b.tag_skill(h.id, 0)
+    b.mark_used([a.id, h.id])
+    b.update_skill(a.id, insight="Read the whole question — twice — before answering.")
+    b.remove_skill(legacy.id)
+    gone = b.add_skill("harness", "A skill removed for good", keywords=["x"])
+    b.remove_skill(gone.id, soft=False)
+    b.save_to_file(str(out / "made.json"))
+    empty = Skillbook()
+    empty.save_to_file(str(out / "empty.json"))
+    many = Skillbook()
+    for i in range(40):
+        s = many.add_skill("context" if i % 3 else "harness", f"Issue number {i} ü",
+                           keywords=[f"k{i % 5}", "Shared Word"],
+                           insight=None if i % 3 == 0 else f"Insight {i}")
+        for _ in range(i % 4):
+            many.tag_skill(s.id, 1 if i % 2 else -1)
+        if i % 7 == 0:
+            many.remove_skill(s.id)
+    many.save_to_file(str(out / "many.json"))
+
+
+def main(argv):
+    root, version, command = argv[1], argv[2], argv[3]
+    Skillbook, UpdateBatch = load_modules(root, version)
+    if command == "load":
+        print(json.dumps(summary(Skillbook.load_from_file(argv[4])), sort_keys=True))
+    elif command == "resave":
+        Skillbook.load_from_file(argv[4]).save_to_file(argv[5])
+    elif command == "apply":
+        book = Skillbook.load_from_file(argv[4])
+        try:
+            batch = UpdateBatch.from_json(json.loads(Path(argv[5]).read_text()))
+            book.apply_update(batch)
+        except (ValueError, KeyError, TypeError) as e:
+            print(f"{type(e).__name__}: {e}", file=sys.stderr)
+            return 3
+        book.save_to_file(argv[6])
+    elif command == "make":
+        make(Skillbook, argv[4])
+    else:
+        print(f"unknown command {command}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
