@@ -284,3 +284,83 @@ fn titles_and_prefixes_that_are_the_key_are_no_loss() {
         "{lost:?}"
     );
 }
+
+/// A v2 skill whose insight is null: unchanged, written back null; its
+/// content changed (an insight given), written as the insight beside the
+/// issue it had; a harness skill with an insight keeps it.
+#[test]
+fn a_v2_null_insight_stays_null_until_the_content_changes() {
+    let text = r#"{
+  "schema_version": "2",
+  "skills": {
+    "harness-00001": {
+      "id": "harness-00001",
+      "section": "harness",
+      "keywords": [
+        "tests"
+      ],
+      "issue": "The test runner needs PYTHONPATH set",
+      "insight": null,
+      "occurrences": [],
+      "active": true,
+      "used_count": 0,
+      "helpful_count": 0,
+      "harmful_count": 0,
+      "neutral_count": 0,
+      "created_at": "2026-11-26T19:21:59.749197+00:00",
+      "updated_at": "2026-11-26T19:21:59.749227+00:00"
+    },
+    "harness-00002": {
+      "id": "harness-00002",
+      "section": "harness",
+      "keywords": [
+        "ci"
+      ],
+      "issue": "CI has no network",
+      "insight": "Vendor the wheels before the build starts.",
+      "occurrences": [],
+      "active": false,
+      "used_count": 0,
+      "helpful_count": 0,
+      "harmful_count": 0,
+      "neutral_count": 0,
+      "created_at": "2026-11-26T19:21:59.749197+00:00",
+      "updated_at": "2026-11-26T19:21:59.749227+00:00"
+    }
+  },
+  "sections": {
+    "harness": [
+      "harness-00001",
+      "harness-00002"
+    ]
+  },
+  "next_id": 2,
+  "similarity_decisions": {}
+}"#;
+    rewrites_exactly("v2 with a null insight", text);
+    let mut pb = read(text).playbook;
+    assert_eq!(
+        pb.entries[0].content,
+        "The test runner needs PYTHONPATH set"
+    );
+    assert_eq!(
+        pb.entries[1].content,
+        "Vendor the wheels before the build starts."
+    );
+    assert_eq!(pb.entries[1].extra["issue"], "CI has no network");
+    assert_eq!(
+        pb.entries[1].status,
+        Some(ace_model::Status::Other("invalid".into()))
+    );
+    pb.entries[0].content = "Export PYTHONPATH=src before pytest.".into();
+    let out = ace_registry::write(skillbook(), &pb).text;
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let s = &v["skills"]["harness-00001"];
+    assert_eq!(s["issue"], "The test runner needs PYTHONPATH set");
+    assert_eq!(s["insight"], "Export PYTHONPATH=src before pytest.");
+    assert_eq!(
+        v["skills"]["harness-00002"]["insight"],
+        "Vendor the wheels before the build starts."
+    );
+    assert_eq!(v["skills"]["harness-00002"]["active"], false);
+}

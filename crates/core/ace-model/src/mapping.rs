@@ -321,8 +321,9 @@ content's first sentence, `tags` from the section and kind, and `bullet-YYYY-MM-
 playbook; a time without a zone read as UTC and written with `Z` (ACE107); vAgenda's \
 `created` and `updated`, and the date of new skill IDs, from `--now` or `SOURCE_DATE_EPOCH`, \
 else the input's latest timestamp, else the clock (ACE104; never 1970 unless asked for: a 1970 \
-date inside a new ID would be taken for the entry's own by the next conversion); a skillbook \
-section `general` for an entry with none (ACE107). A value written in another form (a \
+date inside a new ID would be taken for the entry's own by the next conversion); a v2 \
+skillbook's `issue` and `keywords` (the content and the section's name, as kayba fills them), \
+and an older skillbook's section `general` for an entry with none (ACE107). A value written in another form (a \
 confidence level as a number, a status outside Y's set) is ACE105. A section's title or \
 prefix that is its key is what a format without them gives back (every writer heads a \
 section without a title with its key; a skillbook's IDs are `{key}-N`), and is no loss.\n\
@@ -339,7 +340,7 @@ format's schema (ACE035, ACE048, ACE049) was read and is converted, with the fin
 printed.\n\n\
 **The format of an input** is `--from` when given; else the root of a JSON document decides \
 when it declares its format (`vAgendaInfo`, `vContextInfo`, the canonical tag, a skillbook's \
-`skills` object or its pre-0.7 `bullets` object beside `sections` or `next_id`); else the \
+`skills` object, v2's among them, or its pre-0.7 `bullets` object beside `sections` or `next_id`); else the \
 name (`playbook.json` and `*.playbook.json` are skill-json; `AGENTS.md`, `AGENT.md` and \
 `AGENTS.archive.md` agents-md; `*.tron` TRON; `*.vagenda.json`, `*.vcontext.json` vAgenda; \
 a `.json` name with `skillbook` in it the skillbook); else the top-level shape (a stray key \

@@ -1,14 +1,18 @@
 //! The kayba ace-framework's skillbook (`pip install ace-framework`,
-//! `Skillbook.save_to_file`): `{"skills": {ID: skill}, "sections":
-//! {SECTION: [ID, ...]}, "next_id": N, "similarity_decisions": {...}}`,
-//! saved by `json.dumps(indent=2, ensure_ascii=False)`. Releases before 0.7
-//! called skills bullets (`{"bullets": {...}}`, the playbook era); both are
-//! read, and a file is written back in the era it was read in.
+//! `Skillbook.save_to_file`), in each of its eras ([`Era`]): `{"bullets":
+//! {...}}` before 0.7, `{"skills": {ID: skill}, "sections": {SECTION: [ID,
+//! ...]}, "next_id": N, "similarity_decisions": {...}}` from 0.7 (with
+//! counters to 0.8, without in 0.9 and 0.10), and v2 from 0.12
+//! (`schema_version` "2", skills of `issue`, `insight`, `keywords`,
+//! `occurrences`, `active` and `*_count`), each saved by
+//! `json.dumps(indent=2, ensure_ascii=False)`. Every era is read, and a
+//! file is written back in the era it was read in.
 //!
 //! Reading keeps the file's key orders, its `null`s and its index, so that
 //! an unchanged file is written back byte for byte. A skillbook written
-//! from another format is what the framework saves, with what it has no
-//! field for reported. The mapping is in docs/formats/skillbook.md.
+//! from another format, or into another era, is what that release saves,
+//! with what it has no field for reported. The mapping is in
+//! docs/formats/skillbook.md.
 
 mod era;
 mod format;

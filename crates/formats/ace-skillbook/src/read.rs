@@ -246,7 +246,7 @@ pub(crate) fn assemble(
         layout.insert("schema_version".into(), v.to_value());
     }
     if !kept.no_insight.is_empty() {
-        layout.insert("no_insight".into(), Value::Array(kept.no_insight));
+        layout.insert("no_insight".into(), Value::Object(kept.no_insight));
     }
     if want.layout {
         keep_layout(
@@ -570,7 +570,8 @@ fn settle(
             _ => {}
         }
         if read.no_insight {
-            kept.no_insight.push(Value::from(key));
+            kept.no_insight
+                .insert(key.to_owned(), Value::from(e.content.as_str()));
         }
         kept.v2_skills |= read.v2;
         if let Some(order) = read.order {
@@ -585,8 +586,8 @@ fn settle(
 struct Kept {
     /// The key orders that differ from the template.
     differing: Map<String, Value>,
-    /// The v2 skills whose `insight` is `null`.
-    no_insight: Vec<Value>,
+    /// The v2 skills whose `insight` is `null`, with their issue.
+    no_insight: Map<String, Value>,
     /// Whether any skill has v2 keys.
     v2_skills: bool,
 }

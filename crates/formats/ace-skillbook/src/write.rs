@@ -53,8 +53,8 @@ struct Layout {
     era: Era,
     /// The v2 file's `schema_version` as it was written.
     schema: Option<Value>,
-    /// The v2 skills whose insight was `null`.
-    no_insight: HashSet<String>,
+    /// The v2 skills whose insight was `null`, with their issue.
+    no_insight: Map<String, Value>,
     top: Vec<String>,
     template: Vec<String>,
     orders: Map<String, Value>,
@@ -74,7 +74,7 @@ impl Layout {
         Layout {
             era,
             schema: None,
-            no_insight: HashSet::new(),
+            no_insight: Map::new(),
             top: era.top_keys().iter().map(|k| (*k).to_owned()).collect(),
             template: Vec::new(),
             orders: Map::new(),
@@ -103,7 +103,11 @@ impl Layout {
         Layout {
             era: era_of(v),
             schema: v.get("schema_version").cloned(),
-            no_insight: strings(v.get("no_insight")).into_iter().collect(),
+            no_insight: v
+                .get("no_insight")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
             top: strings(v.get("top")),
             template: strings(v.get("template")),
             orders: v
@@ -339,6 +343,11 @@ struct Field<'a> {
 }
 
 impl Field<'_> {
+    /// The issue of a skill read with a null insight.
+    fn issue_read(&self, e: &Entry) -> Option<&str> {
+        self.layout.no_insight.get(&e.id).and_then(Value::as_str)
+    }
+
     /// Whether `extra` key `k` is written as another key of the era (a v2
     /// skill's `issue` is its own key; the model's content is written as
     /// `insight`).
@@ -358,15 +367,23 @@ impl Field<'_> {
                 "id" => Some(Value::String(e.id.clone())),
                 "section" => s(&e.section),
                 "keywords" => Some(Value::from(keywords_of(e))),
-                "issue" => Some(Value::String(e.content.clone())),
+                "issue" => Some(match self.issue_read(e) {
+                    // Its insight was null and the content was its issue:
+                    // a content that changed since is the insight.
+                    Some(issue) if issue != e.content => Value::String(issue.to_owned()),
+                    _ => Value::String(e.content.clone()),
+                }),
                 "insight" => {
                     // The content is the insight beside an issue of its
-                    // own; alone, it is the issue, and the insight is
-                    // kayba's for a skill it adds: the issue again in
-                    // `context`, none in `harness`.
+                    // own; alone, it is the issue, and the insight is null
+                    // where the file had it null, else kayba's for a skill
+                    // it adds: the issue again in `context`, none in
+                    // `harness`.
                     let own = e.extra.contains_key("issue")
-                        || !(self.layout.no_insight.contains(&e.id)
-                            || e.section.as_deref() == Some("harness"));
+                        || match self.issue_read(e) {
+                            Some(issue) => issue != e.content,
+                            None => e.section.as_deref() != Some("harness"),
+                        };
                     own.then(|| Value::String(e.content.clone()))
                 }
                 "occurrences" => Some(Value::Array(Vec::new())),
