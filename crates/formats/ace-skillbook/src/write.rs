@@ -443,30 +443,14 @@ fn evidence(e: &Entry, items: &[Evidence], losses: &mut Vec<LossEntry>) -> Value
     if let [Evidence::Text(t)] = items {
         return Value::String(t.clone());
     }
-    let lines: Vec<String> = items
-        .iter()
-        .map(|ev| match ev {
-            Evidence::Text(t) => t.clone(),
-            Evidence::Ref(r) => {
-                let mut line = [r.kind.as_deref(), r.reference.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(": ");
-                if let Some(note) = &r.note {
-                    line.push_str(&format!(" ({note})"));
-                }
-                line
-            }
-        })
-        .collect();
+
     losses.lose(
         &rules::VALUE_CONVERTED,
         Some(&e.id),
         "evidence",
         "a skill's evidence is one text; the items were written as its lines",
     );
-    Value::String(lines.join("\n"))
+    Value::String(evidence_text(items))
 }
 
 /// Each section's skill IDs, in entry order: what the framework keeps.
