@@ -5,7 +5,14 @@ use ace_jsonspan::{Kind, Member, Node};
 use ace_model::{rules, Diagnostic, Span};
 
 /// The sections a v2 skill may be in.
-pub(crate) const SECTIONS: [&str; 2] = ["context", "harness"];
+const SECTIONS: [&str; 2] = ["context", "harness"];
+
+/// The v2 section kayba reads `s` as (stripped, lower-cased), if it is
+/// one; `None` for a legacy section, which kayba files under `context`.
+pub(crate) fn section(s: &str) -> Option<&'static str> {
+    let lower = s.trim().to_lowercase();
+    SECTIONS.into_iter().find(|x| *x == lower)
+}
 
 /// kayba's `_normalize_keyword`: stripped, lower-cased, each run of white
 /// space one `_`; `None` when nothing is left.
@@ -48,53 +55,49 @@ fn warn(span: Span, message: String) -> Diagnostic {
     Diagnostic::new(&rules::SKILLBOOK_V2, span, message)
 }
 
-/// The findings of v2 skill `fields`, read into `e`.
+/// The findings of v2 skill `fields`; `opens`: where the skill opens.
 pub(crate) fn check_skill(fields: &[Member], opens: Span, diags: &mut Vec<Diagnostic>) {
     let get = |k: &str| fields.iter().rev().find(|f| f.key == k).map(|f| &f.value);
-    let section = get("section").and_then(Node::as_str).map(str::trim);
-    if let (Some(v), Some(s)) = (get("section"), section) {
-        let lower = s.to_lowercase();
-        if !SECTIONS.contains(&lower.as_str()) {
-            diags.push(warn(
+    if let Some((v, s)) = get("section").and_then(|v| Some((v, v.as_str()?))) {
+        match section(s) {
+            None => diags.push(warn(
                 v.span,
-                format!("kayba 0.13 has two sections, `context` and `harness`: it reads `{s}` as `context` and puts `{}` first in the keywords", keyword(s).unwrap_or_default()),
-            ));
-        } else if lower != s || get("section").and_then(Node::as_str) != Some(s) {
-            diags.push(warn(
+                format!("kayba 0.13 has two sections, `context` and `harness`: it reads `{}` as `context` and puts `{}` first in the keywords", s.trim(), keyword(s).unwrap_or_default()),
+            )),
+            Some(kayba) if kayba != s => diags.push(warn(
                 v.span,
-                format!("kayba reads this section as `{lower}`"),
-            ));
+                format!("kayba reads this section as `{kayba}`"),
+            )),
+            Some(_) => {}
         }
     }
     if let Some(v) = get("keywords") {
-        {
-            let items = v.as_array().unwrap_or_default();
-            let mut seen: Vec<String> = Vec::new();
-            for item in items {
-                let Some(w) = item.as_str() else { continue };
-                match keyword(w) {
-                    None => diags.push(warn(item.span, "an empty keyword: kayba drops it".into())),
-                    Some(k) if seen.contains(&k) => diags.push(warn(
-                        item.span,
-                        format!("keyword `{k}` is already listed: kayba keeps it once"),
-                    )),
-                    Some(k) => {
-                        if k != w {
-                            diags.push(warn(
-                                item.span,
-                                format!("kayba reads this keyword as `{k}`"),
-                            ));
-                        }
-                        seen.push(k);
+        let items = v.as_array().unwrap_or_default();
+        let mut seen: Vec<String> = Vec::new();
+        for item in items {
+            let Some(w) = item.as_str() else { continue };
+            match keyword(w) {
+                None => diags.push(warn(item.span, "an empty keyword: kayba drops it".into())),
+                Some(k) if seen.contains(&k) => diags.push(warn(
+                    item.span,
+                    format!("keyword `{k}` is already listed: kayba keeps it once"),
+                )),
+                Some(k) => {
+                    if k != w {
+                        diags.push(warn(
+                            item.span,
+                            format!("kayba reads this keyword as `{k}`"),
+                        ));
                     }
+                    seen.push(k);
                 }
             }
-            if seen.is_empty() && v.as_array().is_some() {
-                diags.push(warn(
-                    v.span,
-                    "no keywords: kayba fills them with the section's name".into(),
-                ));
-            }
+        }
+        if seen.is_empty() && v.as_array().is_some() {
+            diags.push(warn(
+                v.span,
+                "no keywords: kayba fills them with the section's name".into(),
+            ));
         }
     }
     match get("issue").map(|v| (v, &v.kind)) {
@@ -115,7 +118,7 @@ pub(crate) fn check_skill(fields: &[Member], opens: Span, diags: &mut Vec<Diagno
             "an empty insight: kayba reads it as none".into(),
         ));
     }
-    let is_context = section.is_some_and(|s| s.eq_ignore_ascii_case("context"));
+    let is_context = get("section").and_then(Node::as_str).and_then(section) == Some("context");
     if is_context && insight.is_none_or(str::is_empty) {
         diags.push(warn(
             get("insight").map_or(opens, |v| v.span),

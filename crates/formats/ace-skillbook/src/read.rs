@@ -254,7 +254,6 @@ pub(crate) fn assemble(
             layout,
             text,
             root,
-            era,
             template,
             kept.differing,
             &lists,
@@ -276,20 +275,17 @@ pub(crate) fn assemble(
 
 /// Sets the layout a rewrite gives the file back by: `layout` (what the
 /// index and `next_id` left there) and the rest of the file's shape.
-#[allow(clippy::too_many_arguments)]
 fn keep_layout(
     pb: &mut Playbook,
     found: Map<String, Value>,
     text: &str,
     root: &Node,
-    era: &str,
     template: Option<Vec<String>>,
     differing: Map<String, Value>,
     lists: &[(usize, Option<Span>)],
 ) {
     let members = root.members().unwrap_or_default();
     let mut layout = Map::new();
-    layout.insert("era".into(), Value::from(era));
     layout.insert(
         "top".into(),
         Value::Array(
@@ -422,7 +418,7 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
     }
     let mut has_content = false;
     // A v2 skill's two texts, which become its content (docs/formats/skillbook.md).
-    let mut issue: Option<(String, Span)> = None;
+    let mut issue: Option<String> = None;
     let mut insight: Option<String> = None;
     for f in fields {
         let v = &f.value;
@@ -455,19 +451,16 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             "neutral" | "neutral_count" => set(&mut e.neutral, counter(v, &f.key, diags)),
             "issue" => {
                 read.v2 = true;
-                match string(v, "issue", diags) {
-                    Some(s) => {
-                        issue = Some((s, v.span));
-                        true
-                    }
-                    None => false,
-                }
+                set(&mut issue, string(v, "issue", diags))
             }
             "insight" => {
                 read.v2 = true;
                 set(&mut insight, string(v, "insight", diags))
             }
-            "keywords" => set(&mut e.tags, keywords(v, diags)),
+            "keywords" => {
+                read.v2 = true;
+                set(&mut e.tags, keywords(v, diags))
+            }
             "active" => match v.kind {
                 Kind::Bool(b) => {
                     e.status = Some(if b {
@@ -497,12 +490,12 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
     }
     let opens = Span::new(node.span.start, node.span.start + 1);
     match (issue, insight) {
-        (Some((issue, _)), Some(insight)) => {
+        (Some(issue), Some(insight)) => {
             e.content = insight;
             e.extra.insert("issue".into(), Value::String(issue));
             has_content = true;
         }
-        (Some((issue, _)), None) => {
+        (Some(issue), None) => {
             e.content = issue;
             read.no_insight = true;
             has_content = true;
@@ -512,8 +505,7 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             has_content = true;
             read.no_issue = (!e.extra.contains_key("issue")).then_some(opens);
         }
-        (None, None) if read.v2 || fields.iter().any(|f| f.key == "keywords") => {
-            read.v2 = true;
+        (None, None) if read.v2 => {
             read.no_issue = (!e.extra.contains_key("issue")).then_some(opens);
         }
         (None, None) => {}
@@ -733,13 +725,8 @@ fn is_listed(listed: &HashSet<(&str, &str)>, e: &Entry, v2: bool) -> bool {
 /// skill is in `context`.
 pub(crate) fn section_of(e: &Entry, v2: bool) -> Option<&str> {
     let s = e.section.as_deref()?;
-    if v2 && !crate::lint::SECTIONS.contains(&s) {
-        return Some(
-            crate::lint::SECTIONS
-                .into_iter()
-                .find(|x| x.eq_ignore_ascii_case(s.trim()))
-                .unwrap_or("context"),
-        );
+    if v2 && crate::lint::section(s) != Some(s) {
+        return Some(crate::lint::section(s).unwrap_or("context"));
     }
     Some(s)
 }

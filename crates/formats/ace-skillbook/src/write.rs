@@ -326,7 +326,7 @@ fn skills(
             }
         }
         for (k, v) in &e.extra {
-            if !skill.contains_key(k) && !at.consumed(k) {
+            if !skill.contains_key(k) {
                 skill.insert(k.clone(), v.clone());
             }
         }
@@ -346,13 +346,6 @@ impl Field<'_> {
     /// The issue of a skill read with a null insight.
     fn issue_read(&self, e: &Entry) -> Option<&str> {
         self.layout.no_insight.get(&e.id).and_then(Value::as_str)
-    }
-
-    /// Whether `extra` key `k` is written as another key of the era (a v2
-    /// skill's `issue` is its own key; the model's content is written as
-    /// `insight`).
-    fn consumed(&self, k: &str) -> bool {
-        self.era == Era::V2 && k == "issue"
     }
 
     /// The value of skill key `key` the entry holds.
@@ -630,7 +623,7 @@ fn conform(pb: &Playbook, era: Era, clock: &str, losses: &mut Vec<LossEntry>) ->
                 "a skillbook's section is a name and its skill IDs",
             );
         }
-        if era == Era::V2 && !crate::lint::SECTIONS.contains(&s.key.as_str()) {
+        if era == Era::V2 && crate::lint::section(&s.key) != Some(s.key.as_str()) {
             losses.lose(
                 &rules::VALUE_CONVERTED,
                 None,
@@ -709,10 +702,9 @@ fn skill_v2(e: &Entry, clock: &str, losses: &mut Vec<LossEntry>) -> Entry {
     s.neutral = e.neutral;
     // Sections: kayba's own rule for a legacy one (`_coerce_section_and_keywords`).
     let raw = e.section.as_deref().map(str::trim).unwrap_or_default();
-    let lower = raw.to_lowercase();
     let mut words: Vec<&str> = Vec::new();
-    let section = if crate::lint::SECTIONS.contains(&lower.as_str()) {
-        lower.clone()
+    let section = if let Some(s) = crate::lint::section(raw) {
+        s.to_owned()
     } else {
         if raw.is_empty() {
             losses.lose(
