@@ -526,18 +526,13 @@ impl Writer<'_, '_> {
             self.out.push('\n');
         }
         let sections = sections_by_key(pb);
-        let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
         let mut written: Vec<&Entry> = unsectioned;
-        let mut headed: Vec<&str> = Vec::new();
-        let mut unheaded: HashSet<&str> = HashSet::new();
         for s in &sections {
             let entries = groups.in_seed_order(Some(&s.key));
             let bare = s.title.is_none() && s.description.is_none() && entries.is_empty();
             if bare && self.listed.is_some_and(|l| l.contains(s.key.as_str())) {
-                unheaded.insert(&s.key);
                 continue;
             }
-            headed.push(&s.key);
             let prose_under = s
                 .description
                 .as_deref()
@@ -574,25 +569,14 @@ impl Writer<'_, '_> {
         if self.out.ends_with("\n\n") {
             self.out.pop();
         }
-        // Read back, the headed sections come in their order, then those
-        // only playbook.yaml lists, in its order (the model's).
-        let section_order: Vec<&str> = headed
-            .iter()
-            .copied()
-            .filter(|k| known.contains(k))
-            .chain(
-                pb.sections
-                    .iter()
-                    .map(|s| s.key.as_str())
-                    .filter(|k| unheaded.contains(k)),
-            )
-            .collect();
-        let model_order: Vec<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+        // A bare section that only playbook.yaml lists is read back after
+        // the headed ones; that moves no entry, so only entries that moved
+        // are an order changed.
         let moved = written
             .iter()
             .zip(&pb.entries)
             .any(|(a, b)| !std::ptr::eq(*a, b));
-        if moved || section_order != model_order {
+        if moved {
             self.losses.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in the ace_beads curator spec's order: section, then helpful descending, then content");
         }
     }
