@@ -133,6 +133,7 @@ fn deltas(format: Format, text: &str, edits: &[Edit]) -> Vec<Delta> {
                         target: Target::Id(target.id.clone()),
                         helpful: *helpful,
                         harmful: *harmful,
+                        neutral: 0,
                     }
                 }
             };

@@ -94,7 +94,8 @@ fn seen(e: &Entry, dialect: &str) -> Entry {
     let mut e = e.clone();
     e.origin = Default::default();
     e.updated_at = None;
-    if dialect == "skill-delta" {
+    // Both stamp a new entry with the time of applying.
+    if dialect == "skill-delta" || dialect == "kayba-batch" {
         e.created_at = None;
     }
     if dialect == "acepatch" {
@@ -182,11 +183,13 @@ fn assert_same(applied: &Playbook, new: &Playbook, dialect: &str, what: &str, lo
 
 /// Every dialect that can name `format`'s entries: an AcePatch any
 /// format's (by ID); a skill delta a skill playbook's (its IDs are the
-/// skill's); an AceDelta an AGENTS.md's (its sections are ace_beads').
+/// skill's); an AceDelta an AGENTS.md's (its sections are ace_beads'); a
+/// kayba batch a skillbook's.
 fn dialects(format: Format) -> Vec<&'static dyn DeltaDialect> {
     let names: &[&str] = match format.name() {
         "skill-json" => &["acepatch", "skill-delta"],
         "agents-md" => &["acepatch", "acedelta"],
+        "skillbook" => &["acepatch", "kayba-batch"],
         _ => &["acepatch"],
     };
     let registry = ace_registry::Registry::builtin();
@@ -240,6 +243,7 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
         ("skill-json", "apply/skill-playbook.json"),
         ("vagenda-json", "apply/vagenda-playbook.json"),
         ("json", "markdown/canonical.md"),
+        ("skillbook", "markdown/canonical.md"),
     ];
     let mut runs = 0;
     for (name, rel) in fixtures {
@@ -278,7 +282,7 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
         assert_eq!(refused, 0, "{name}");
         runs += same;
     }
-    assert_eq!(runs, 1 + 2 + 2 + 1 + 1);
+    assert_eq!(runs, 1 + 2 + 2 + 1 + 1 + 2);
 }
 
 /// Successive versions of one playbook in the corpus, older first.

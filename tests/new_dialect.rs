@@ -36,6 +36,7 @@ fn change(v: &Value) -> Option<Change> {
             target: id(v)?,
             helpful: count("helpful"),
             harmful: count("harmful"),
+            neutral: count("neutral"),
         },
         "deprecate" => Change::Deprecate {
             target: id(v)?,
@@ -109,9 +110,10 @@ impl DeltaDialect for TestOps {
                     target: t,
                     helpful,
                     harmful,
+                    neutral,
                 } => match target(t, &mut lost) {
                     Some(id) => {
-                        json!({"op": "count", "id": id, "helpful": helpful, "harmful": harmful})
+                        json!({"op": "count", "id": id, "helpful": helpful, "harmful": harmful, "neutral": neutral})
                     }
                     None => continue,
                 },

@@ -219,3 +219,164 @@ fn every_older_corpus_skillbook_migrates_to_v2_with_every_skill_and_counter() {
         assert_eq!(load("0.8.9", &back)["skills"], kayba["skills"], "{name}");
     }
 }
+
+fn batches(version: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/kayba/batches")
+        .join(version);
+    files(&dir)
+}
+
+/// The skillbook kayba `version` loads from `file`, as its `to_dict`
+/// gives it, timestamps aside.
+fn dump(version: &str, file: &Path) -> Value {
+    let text = oracle(version, &[Path::new("dump"), file])
+        .unwrap_or_else(|e| panic!("kayba {version} refuses {}: {e}", file.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Each batch applied by ace-apply and by kayba's own `apply_update` to a
+/// skillbook that release made gives the skillbook kayba loads alike,
+/// timestamps aside; a batch kayba raises on is refused whole.
+fn batches_apply_as_kayba_does(version: &str, book: &Path, dir: &Path) {
+    let list = batches(version);
+    assert!(list.len() >= 6, "{version}: {list:?}");
+    for batch in list {
+        let name = batch.file_stem().unwrap().to_string_lossy().into_owned();
+        let theirs = dir.join(format!("{version}-{name}.kayba.json"));
+        let ours = dir.join(format!("{version}-{name}.ours.json"));
+        let kayba = oracle(version, &[Path::new("apply"), book, &batch, &theirs]);
+        let out = Process::new(assert_cmd::cargo::cargo_bin("ace-apply"))
+            .arg(book)
+            .arg(&batch)
+            .arg("-o")
+            .arg(&ours)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match kayba {
+            Err(raised) => {
+                assert_eq!(
+                    out.status.code(),
+                    Some(1),
+                    "{version} {name}: kayba raised {raised}; {stderr}"
+                );
+                assert!(stderr.contains("rejected"), "{version} {name}: {stderr}");
+                // The refused batch changed nothing of the skillbook.
+                assert_eq!(
+                    dump(version, &ours),
+                    dump(version, book),
+                    "{version} {name}"
+                );
+            }
+            Ok(_) => {
+                assert!(out.status.success(), "{version} {name}: {stderr}");
+                assert_eq!(
+                    dump(version, &ours),
+                    dump(version, &theirs),
+                    "{version} {name}: ace-apply's result differs from kayba's apply_update"
+                );
+                // ace-diff writes the change as a batch of the skillbook's
+                // generation, which kayba applies to the same result.
+                let out = Process::new(assert_cmd::cargo::cargo_bin("ace-diff"))
+                    .arg(book)
+                    .arg(&theirs)
+                    .args(["--output-format", "kayba-batch"])
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.code().is_some_and(|c| c <= 1),
+                    "{version} {name}"
+                );
+                let written = dir.join(format!("{version}-{name}.diff.json"));
+                std::fs::write(&written, &out.stdout).unwrap();
+                let again = dir.join(format!("{version}-{name}.again.json"));
+                oracle(version, &[Path::new("apply"), book, &written, &again]).unwrap_or_else(
+                    |e| panic!("{version} {name}: kayba refuses ace-diff's batch: {e}"),
+                );
+                assert_eq!(
+                    dump(version, &again),
+                    dump(version, &theirs),
+                    "{version} {name}: ace-diff's batch applied by kayba gives another skillbook"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn update_batches_apply_to_a_v2_skillbook_as_kayba_0_13_applies_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = made(dir.path()).remove(0);
+    batches_apply_as_kayba_does("0.13.0", &book, dir.path());
+}
+
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn update_batches_apply_to_a_0_8_skillbook_as_kayba_0_8_applies_them() {
+    let dir = tempfile::tempdir().unwrap();
+    oracle("0.8.9", &[Path::new("make"), dir.path()]).unwrap();
+    let book = dir.path().join("made08.json");
+    batches_apply_as_kayba_does("0.8.9", &book, dir.path());
+}
+
+/// The counters of each entry ace-tools reads in `file`, by ID.
+fn counters(file: &Path) -> Vec<(String, Value, Value)> {
+    let mut v: Vec<_> = entries(file)
+        .iter()
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap_or_default().to_owned(),
+                e["helpful"].clone(),
+                e["harmful"].clone(),
+            )
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// A batch applied to the same playbook in another format moves the same
+/// counters as kayba's own result holds.
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn update_batches_apply_to_other_formats_through_the_same_delta() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = made(dir.path()).remove(0);
+    // Formats that keep kayba's IDs (a skill playbook numbers its own).
+    for (to, ext) in [
+        ("markdown", "md"),
+        ("vagenda-json", "json"),
+        ("agents-md", "md"),
+    ] {
+        let other = dir.path().join(format!("made.{to}.{ext}"));
+        convert()
+            .arg(&book)
+            .args(["--to", to, "-o"])
+            .arg(&other)
+            .assert()
+            .success();
+        for name in ["tag", "unknown"] {
+            let batch = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/kayba/batches/0.13.0")
+                .join(format!("{name}.json"));
+            let theirs = dir.path().join(format!("{to}-{name}.kayba.json"));
+            oracle("0.13.0", &[Path::new("apply"), &book, &batch, &theirs]).unwrap();
+            let ours = dir.path().join(format!("{to}-{name}.{ext}"));
+            let out = Process::new(assert_cmd::cargo::cargo_bin("ace-apply"))
+                .arg(&other)
+                .arg(&batch)
+                .arg("-o")
+                .arg(&ours)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{to} {name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(counters(&ours), counters(&theirs), "{to} {name}");
+        }
+    }
+}

@@ -8,8 +8,12 @@ dependencies, as the judge of what ace-tools reads and writes.
     python3 oracle.py ROOT VERSION apply FILE BATCH OUT
         load_from_file + apply_update(UpdateBatch.from_json) + save_to_file;
         exits 3 with the exception's text if kayba raises
+    python3 oracle.py ROOT VERSION dump FILE
+        the loaded skillbook's to_dict(), without the skills' timestamps
     python3 oracle.py ROOT 0.13.0 make OUTDIR
         skillbooks made by 0.13's own API (add, tag, update, remove)
+    python3 oracle.py ROOT 0.8.9 make OUTDIR
+        a skillbook made by 0.8's own API (made08.json)
 
 ROOT holds each release unpacked as ROOT/VERSION/ace/... (tests/kayba/install.sh).
 """
@@ -104,11 +108,33 @@ def make(Skillbook, out):
     many.save_to_file(str(out / "many.json"))
 
 
+def make08(Skillbook, out):
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    b = Skillbook()
+    a = b.add_skill("Web Patterns", "Use shadowRoot for hidden elements",
+                    metadata={"helpful": 2}, justification="Seen twice",
+                    evidence="trace 12")
+    c = b.add_skill("errors", "Retry a 503 once", insight_source={"trace_id": "t1"})
+    b.add_skill("errors", "Log the request ID")
+    b.tag_skill(a.id, "harmful", 1)
+    b.tag_skill(c.id, "neutral", 2)
+    gone = b.add_skill("errors", "Removed for good")
+    b.remove_skill(gone.id)
+    b.save_to_file(str(out / "made08.json"))
+
+
 def main(argv):
     root, version, command = argv[1], argv[2], argv[3]
     Skillbook, UpdateBatch = load_modules(root, version)
     if command == "load":
         print(json.dumps(summary(Skillbook.load_from_file(argv[4])), sort_keys=True))
+    elif command == "dump":
+        data = Skillbook.load_from_file(argv[4]).to_dict()
+        for skill in data.get("skills", {}).values():
+            skill.pop("created_at", None)
+            skill.pop("updated_at", None)
+        print(json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1))
     elif command == "resave":
         Skillbook.load_from_file(argv[4]).save_to_file(argv[5])
     elif command == "apply":
@@ -120,6 +146,8 @@ def main(argv):
             print(f"{type(e).__name__}: {e}", file=sys.stderr)
             return 3
         book.save_to_file(argv[6])
+    elif command == "make" and version.startswith("0.8"):
+        make08(Skillbook, argv[4])
     elif command == "make":
         make(Skillbook, argv[4])
     else:

@@ -100,6 +100,7 @@ impl Diff {
                             target: t.clone(),
                             helpful: *helpful,
                             harmful: *harmful,
+                            neutral: 0,
                         });
                     }
                     let mut fields = fields.clone();

@@ -534,8 +534,11 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
             }
             other => {
                 for t in other.targets() {
-                    let skip =
-                        script && matches!(other, Change::Count { .. } | Change::Deprecate { .. });
+                    // kayba's apply_update passes over an ID its skillbook
+                    // lacks.
+                    let skip = d.dialect == Dialect::Kayba
+                        || script
+                            && matches!(other, Change::Count { .. } | Change::Deprecate { .. });
                     let gone = match t {
                         Target::Id(id) => removed_new.contains(id),
                         Target::Key(_) => false,
@@ -612,7 +615,7 @@ fn ordered(d: &Delta, compat: Compat) -> Vec<&ace_model::delta::Op> {
             Change::Set { .. } | Change::Replace { .. } => 1,
             Change::Merge { .. } => 2,
             Change::Deprecate { .. } | Change::Remove { .. } => 3,
-            Change::Count { .. } => 4,
+            Change::Count { .. } | Change::Append { .. } => 4,
         };
         ops.sort_by_key(|o| rank(&o.change));
     }
@@ -642,16 +645,16 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                     e.section = Some(st.section(&s, d.dialect));
                 }
                 if e.id.is_empty() || st.by_id.contains_key(&e.id) {
-                    let alloc = st
-                        .alloc
-                        .get_or_insert_with(|| Allocator::new(st.pb, st.traits.ids));
+                    let alloc = st.alloc.get_or_insert_with(|| {
+                        Allocator::new(st.pb, st.traits.ids, st.traits.counter)
+                    });
                     let today = now.get(..10).unwrap_or("1970-01-01");
                     e.id = alloc.mint(st.pb, &e, &st.traits.sections, today, d.id.as_deref());
                     st.minted.push((label.to_owned(), e.id.clone()));
                 } else if let Some(a) = st.alloc.as_mut() {
                     a.take(&e.id);
                 }
-                if d.dialect == Dialect::Skill {
+                if matches!(d.dialect, Dialect::Skill | Dialect::Kayba) {
                     if st.traits.created_at {
                         e.created_at = Some(now.clone());
                     }
@@ -684,7 +687,10 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 from,
                 fields,
             } => {
-                let Some(s) = st.find(target) else { continue };
+                let Some(s) = st.find(target) else {
+                    count -= 1;
+                    continue;
+                };
                 let holds_provenance = st.traits.provenance;
                 let e = st.entry_mut(s);
                 for f in fields {
@@ -718,7 +724,10 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 touched.push(s);
             }
             Change::Replace { target, entry } => {
-                let Some(s) = st.find(target) else { continue };
+                let Some(s) = st.find(target) else {
+                    count -= 1;
+                    continue;
+                };
                 let e = st.entry_mut(s);
                 let mut new = (**entry).clone();
                 new.origin = e.origin;
@@ -734,22 +743,56 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 target,
                 helpful,
                 harmful,
+                neutral,
             } => {
-                let Some(s) = st.find(target) else { continue };
+                let Some(s) = st.find(target) else {
+                    count -= 1;
+                    continue;
+                };
                 let e = st.entry_mut(s);
                 // A counter the entry lacks stays absent when the change
                 // does not move it.
-                if *helpful != 0 || e.helpful.is_some() {
-                    e.helpful = Some(e.helpful.unwrap_or(0).saturating_add(*helpful));
-                }
-                if *harmful != 0 || e.harmful.is_some() {
-                    e.harmful = Some(e.harmful.unwrap_or(0).saturating_add(*harmful));
+                let add = |counter: &mut Option<i64>, by: i64| {
+                    if by != 0 || counter.is_some() {
+                        *counter = Some(counter.unwrap_or(0).saturating_add(by));
+                    }
+                };
+                add(&mut e.helpful, *helpful);
+                add(&mut e.harmful, *harmful);
+                add(&mut e.neutral, *neutral);
+                st.touch(s);
+                touched.push(s);
+            }
+            Change::Append {
+                target,
+                field,
+                values,
+            } => {
+                let Some(s) = st.find(target) else {
+                    count -= 1;
+                    continue;
+                };
+                let e = st.entry_mut(s);
+                let name = field.strip_prefix("extra.").unwrap_or(field);
+                let list = e
+                    .extra
+                    .entry(name.to_owned())
+                    .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                if let serde_json::Value::Array(items) = list {
+                    for v in values {
+                        if !items.contains(v) {
+                            items.push(v.clone());
+                        }
+                    }
                 }
                 st.touch(s);
                 touched.push(s);
             }
             Change::Deprecate { target, reason } => {
-                let Some(s) = st.find(target) else { continue };
+                let Some(s) = st.find(target) else {
+                    count -= 1;
+                    continue;
+                };
                 if script {
                     let e = st.entry_mut(s);
                     e.tags = Some(union_sorted(e.tags.as_ref(), &["deprecated".into()]));
@@ -769,7 +812,10 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 merged,
                 content,
             } => {
-                let Some(k) = st.find(keep) else { continue };
+                let Some(k) = st.find(keep) else {
+                    count -= 1;
+                    continue;
+                };
                 let keep_id = st.entry(k).id.clone();
                 for m in merged {
                     let Some(ms) = st.find(m) else { continue };
@@ -824,7 +870,10 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 touched.push(k);
             }
             Change::Remove { target } => {
-                let Some(s) = st.find(target) else { continue };
+                let Some(s) = st.find(target) else {
+                    count -= 1;
+                    continue;
+                };
                 st.remove(s);
             }
         }

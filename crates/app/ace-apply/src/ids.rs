@@ -13,6 +13,7 @@ enum Scheme {
     Prefixed { global: bool, width: usize },
     Dated,
     Hex,
+    Counter,
 }
 
 pub(crate) struct Allocator {
@@ -44,8 +45,9 @@ fn is_hex8(id: &str) -> bool {
 
 impl Allocator {
     /// The scheme most of `pb`'s IDs follow; for a playbook with none, the
-    /// format's own (`default`).
-    pub(crate) fn new(pb: &Playbook, default: IdScheme) -> Self {
+    /// format's own (`default`). A format that keeps its own counter
+    /// (`IdScheme::Counter`, which gave `counter` last) always counts on.
+    pub(crate) fn new(pb: &Playbook, default: IdScheme, counter: u64) -> Self {
         let (mut prefixed, mut date, mut hex) = (0usize, 0usize, 0usize);
         let mut highest: HashMap<String, u64> = HashMap::new();
         let mut numbers_seen: HashSet<u64> = HashSet::new();
@@ -70,7 +72,11 @@ impl Allocator {
                 hex += 1;
             }
         }
-        let scheme = if date > 0 && date >= prefixed && date >= hex {
+        let scheme = if default == IdScheme::Counter {
+            let g = highest.entry(String::new()).or_default();
+            *g = (*g).max(counter);
+            Scheme::Counter
+        } else if date > 0 && date >= prefixed && date >= hex {
             Scheme::Dated
         } else if hex > prefixed {
             Scheme::Hex
@@ -85,6 +91,7 @@ impl Allocator {
             match default {
                 IdScheme::Dated => Scheme::Dated,
                 IdScheme::Hex => Scheme::Hex,
+                IdScheme::Counter => Scheme::Counter,
                 IdScheme::Prefixed => Scheme::Prefixed {
                     global: false,
                     width: 5,
@@ -148,6 +155,23 @@ impl Allocator {
                 }
                 candidate
             }
+            Scheme::Counter => {
+                // kayba's `_generate_id`: the section's first word.
+                let prefix = e
+                    .section
+                    .as_deref()
+                    .and_then(|s| s.split_whitespace().next())
+                    .unwrap_or("skill")
+                    .to_lowercase();
+                let n = self.highest.entry(String::new()).or_default();
+                loop {
+                    *n += 1;
+                    let id = format!("{prefix}-{:05}", *n);
+                    if !self.taken.contains(&id) {
+                        break id;
+                    }
+                }
+            }
             Scheme::Prefixed { global, width } => {
                 let prefix = ids::prefix_for(pb, e, sections);
                 let key = if global {
@@ -196,7 +220,7 @@ mod tests {
             section: Some(section.into()),
             ..Entry::default()
         };
-        Allocator::new(pb, IdScheme::Prefixed).mint(
+        Allocator::new(pb, IdScheme::Prefixed, 0).mint(
             pb,
             &e,
             &SectionMap::default(),
@@ -223,7 +247,7 @@ mod tests {
     fn hex_ids_come_from_the_delta() {
         let p = pb(&["59835aa2", "43ea43ee"]);
         let e = Entry::default();
-        let mut a = Allocator::new(&p, IdScheme::Prefixed);
+        let mut a = Allocator::new(&p, IdScheme::Prefixed, 0);
         let id = a.mint(
             &p,
             &e,

@@ -114,6 +114,9 @@ pub struct Traits {
     /// Playbooks extension's event log: what `prevEventId` is checked
     /// against.
     pub event_heads: Option<std::collections::HashMap<String, String>>,
+    /// The number the playbook's own counter gave last, for
+    /// [`IdScheme::Counter`].
+    pub counter: u64,
 }
 
 impl std::fmt::Debug for Traits {
@@ -149,6 +152,7 @@ impl Traits {
             sections,
             ledger: c.ledger,
             event_heads: c.ledger.and_then(|l| l.event_heads(pb)),
+            counter: c.counter.map_or(0, |f| f(pb)),
         }
     }
 }

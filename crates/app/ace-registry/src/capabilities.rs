@@ -226,7 +226,18 @@ pub fn unlisted_losses(format: Format) -> Vec<LossEntry> {
 /// mismatches, as `field: declared, written`.
 pub fn curation_mismatches(format: Format) -> Vec<String> {
     let c = format.imp().curation();
-    let held = entry_fields(format, &["status", "provenance", "created_at"]);
+    let mut held = entry_fields(format, &["status", "provenance", "created_at"]);
+    // A status kept without its reason (kayba's `active`) is a status the
+    // curator can set: the row's `No` there is the reason's.
+    let status_dropped = losses(format, &probe()).iter().any(|l| {
+        l.loses()
+            && l.entry_id.is_some()
+            && &*l.field == "status"
+            && l.code == rules::DROPPED_FIELD.code
+    });
+    if !status_dropped && held[0] == Some(Holds::No) {
+        held[0] = Some(Holds::Changed);
+    }
     let keeps = |h: Option<Holds>| matches!(h, Some(Holds::Yes | Holds::Changed));
     [
         ("status", c.status, held[0]),

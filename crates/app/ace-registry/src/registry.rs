@@ -95,7 +95,8 @@ const BUILTIN: [Format; 8] = [
     Format::JSON,
 ];
 
-const DIALECTS: [&dyn DeltaDialect; 5] = [
+const DIALECTS: [&dyn DeltaDialect; 6] = [
+    &ace_skillbook::KAYBA_BATCH,
     &ace_curator::ACEDELTA,
     &ace_vagenda::ACEPATCH,
     &ace_skill::SKILL_DELTA,

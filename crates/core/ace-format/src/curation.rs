@@ -19,6 +19,9 @@ pub enum IdScheme {
     Dated,
     /// Eight hex digits: the ace_beads curator's.
     Hex,
+    /// kayba's: `{first word of the section, lower-cased}-NNNNN` from one
+    /// counter for the whole file, kept in the file ([`Curation::counter`]).
+    Counter,
 }
 
 impl IdScheme {
@@ -26,9 +29,11 @@ impl IdScheme {
     /// dated IDs do, so a new entry is placed among those at its section's
     /// end by ID, and appends from two branches land in one order whichever
     /// merges first. Hash IDs carry no order: a new entry goes at the end of
-    /// its section, as the curator spec appends.
+    /// its section, as the curator spec appends; so do kayba's, whose
+    /// `sections` index lists a section's skills in the order they came
+    /// (a skill may be given an ID of any shape).
     pub fn ordered(self) -> bool {
-        !matches!(self, IdScheme::Hex)
+        !matches!(self, IdScheme::Hex | IdScheme::Counter)
     }
 }
 
@@ -51,6 +56,9 @@ pub struct Curation {
     /// Where the format records the deltas applied to a playbook, beyond
     /// entry provenance.
     pub ledger: Option<&'static dyn Ledger>,
+    /// The number the file's own counter gave last (kayba's `next_id`),
+    /// for [`IdScheme::Counter`]: the next new entry takes the one after.
+    pub counter: Option<fn(&ace_model::Playbook) -> u64>,
 }
 
 impl std::fmt::Debug for Curation {

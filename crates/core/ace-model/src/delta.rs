@@ -57,11 +57,20 @@ pub enum Change {
     /// Replace the target by `entry`, keeping its ID and section when
     /// `entry` has none (vAgenda's `updateEntry`).
     Replace { target: Target, entry: Box<Entry> },
-    /// Add to the counters.
+    /// Add to the counters (`neutral`: kayba's third one).
     Count {
         target: Target,
         helpful: i64,
         harmful: i64,
+        neutral: i64,
+    },
+    /// Append `values` to the list field `field` (`extra.NAME`), each
+    /// unless the list holds it already: kayba's `insight_source` on an
+    /// update, tag or removal, which joins the skill's `occurrences`.
+    Append {
+        target: Target,
+        field: String,
+        values: Vec<serde_json::Value>,
     },
     /// Mark the target deprecated (or remove it, in a format with no status).
     Deprecate {
@@ -86,6 +95,7 @@ impl Change {
             Change::Set { target, .. }
             | Change::Replace { target, .. }
             | Change::Count { target, .. }
+            | Change::Append { target, .. }
             | Change::Deprecate { target, .. }
             | Change::Remove { target } => vec![target],
             Change::Merge { keep, merged, .. } => std::iter::once(keep).chain(merged).collect(),
@@ -99,9 +109,27 @@ impl Change {
             Change::Set { .. } => "set",
             Change::Replace { .. } => "replace",
             Change::Count { .. } => "count",
+            Change::Append { .. } => "append",
             Change::Deprecate { .. } => "deprecate",
             Change::Merge { .. } => "merge",
             Change::Remove { .. } => "remove",
+        }
+    }
+
+    /// What a dialect (`dialect`, for the message) with helpful and
+    /// harmful counters only and no list appends cannot say of the change:
+    /// a neutral count, or an append.
+    pub fn unsaid_by(&self, dialect: &str) -> Option<String> {
+        match self {
+            Change::Count {
+                target, neutral, ..
+            } if *neutral != 0 => Some(format!(
+                "{target} counts {neutral:+} neutral, and {dialect} has no neutral counter"
+            )),
+            Change::Append { target, field, .. } => Some(format!(
+                "{target} gains items in `{field}`, and {dialect} cannot append to a list"
+            )),
+            _ => None,
         }
     }
 
@@ -196,6 +224,10 @@ pub enum Dialect {
     Skill,
     /// The paper's curator operations.
     Paper,
+    /// kayba's update batches (`UpdateBatch`), applied as its
+    /// `apply_update` does: an operation on an ID the skillbook lacks is
+    /// skipped, not refused.
+    Kayba,
 }
 
 /// One delta: the unit that is accepted or refused as a whole.

@@ -182,6 +182,7 @@ fn ace_delta(n: &Node) -> Delta {
                     target: target.clone(),
                     helpful: helpful.unwrap_or(0),
                     harmful: harmful.unwrap_or(0),
+                    neutral: 0,
                 },
                 span,
             });
@@ -381,7 +382,9 @@ pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<Strin
         .filter(|k| !retired.contains(k))
         .collect();
     for op in &delta.ops {
+        lost.extend(op.change.unsaid_by("an AceDelta"));
         match &op.change {
+            Change::Append { .. } => {}
             Change::Add(e) if !taken.insert(e.dedup_key()) => lost.push(format!(
                 "`{}` repeats a bullet of the same section and text; the curator refuses a second one",
                 name(e)

@@ -76,6 +76,7 @@ pub fn read_delta(text: &str) -> Result<Option<Delta>, Diagnostic> {
             target,
             helpful: helpful.unwrap_or(0),
             harmful: harmful.unwrap_or(0),
+            neutral: 0,
         };
         delta.ops.push(Op {
             change,
@@ -218,7 +219,9 @@ pub fn write_delta(delta: &Delta, rationale: Option<&str>) -> (serde_json::Value
         }))
     };
     for op in &delta.ops {
+        lost.extend(op.change.unsaid_by("a skill delta"));
         match &op.change {
+            Change::Append { .. } => {}
             Change::Add(e) => {
                 if e.created_at.is_some() || e.updated_at.is_some() {
                     lost.push(format!(
@@ -234,6 +237,7 @@ pub fn write_delta(delta: &Delta, rationale: Option<&str>) -> (serde_json::Value
                 target,
                 helpful,
                 harmful,
+                ..
             } => {
                 let Some(id) = id(target, &mut lost) else {
                     continue;

@@ -2,8 +2,8 @@
 
 use ace_exec::Out;
 use ace_format::{
-    Confidence, Curation, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx,
-    WriteOption,
+    Confidence, Curation, IdScheme, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax,
+    WriteCtx, WriteOption,
 };
 use ace_model::{Diagnostic, Playbook, WriteReport};
 
@@ -84,6 +84,11 @@ impl PlaybookFormat for Skillbook {
     fn curation(&self) -> Curation {
         Curation {
             timestamps: true,
+            // `active` (v2) and `status` (0.7 to 0.10): a deprecation
+            // keeps the skill, as kayba's soft removal does.
+            status: true,
+            ids: IdScheme::Counter,
+            counter: Some(next_id),
             ..Curation::default()
         }
     }
@@ -94,5 +99,84 @@ impl PlaybookFormat for Skillbook {
             prefixes: false,
             ..LintProfile::default()
         }
+    }
+}
+
+/// The file's `next_id`: the number kayba's `_generate_id` gave last.
+fn next_id(pb: &Playbook) -> u64 {
+    pb.layout_of(crate::LAYOUT_KEY)
+        .and_then(|l| l.get("next_id"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0)
+}
+
+/// kayba's update batches as a delta dialect.
+pub struct KaybaBatches;
+
+pub static KAYBA_BATCH: KaybaBatches = KaybaBatches;
+
+impl ace_format::DeltaDialect for KaybaBatches {
+    fn name(&self) -> &'static str {
+        "kayba-batch"
+    }
+
+    fn describe(&self) -> &'static str {
+        "kayba's update batch (UpdateBatch: reasoning, operations ADD/UPDATE/TAG/REMOVE), 0.7 or 0.12 and later"
+    }
+
+    fn what(&self) -> &'static str {
+        "a kayba update batch"
+    }
+
+    /// An `operations` list with kayba's `type` or `reasoning` beside it.
+    fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
+        crate::batch::sniff(input.text).then_some(Confidence::Marker)
+    }
+
+    fn read(
+        &self,
+        text: &str,
+        _: &ace_format::DeltaReadCtx<'_>,
+    ) -> Result<Option<Vec<ace_model::delta::Delta>>, Diagnostic> {
+        crate::batch::read_batches(text)
+    }
+
+    fn writes(&self) -> bool {
+        true
+    }
+
+    fn write(
+        &self,
+        delta: &ace_model::delta::Delta,
+        ctx: &ace_format::DeltaWriteCtx<'_>,
+    ) -> Option<ace_format::WrittenDelta> {
+        let generation = crate::batch::generation_for(ctx.old);
+        Some(crate::batch::write_batch(
+            delta, generation, ctx.note, ctx.old,
+        ))
+    }
+
+    fn checks(&self) -> &'static [&'static dyn ace_format::DocumentCheck] {
+        &BATCH_CHECKS
+    }
+}
+
+static BATCH_CHECKS: [&dyn ace_format::DocumentCheck; 1] = [&KAYBA_BATCH];
+
+impl ace_format::DocumentCheck for KaybaBatches {
+    fn name(&self) -> &'static str {
+        "kayba-batch"
+    }
+
+    fn describe(&self) -> &'static str {
+        "kayba's update batches (UpdateBatch)"
+    }
+
+    fn claims(&self, _: &str, text: &str) -> bool {
+        matches!(crate::batch::read_batches(text), Ok(Some(_)))
+    }
+
+    fn check(&self, text: &str, _: &ace_format::CheckCtx<'_>) -> Vec<Diagnostic> {
+        crate::batch::check(text)
     }
 }

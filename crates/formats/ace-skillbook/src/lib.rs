@@ -14,6 +14,7 @@
 //! with what it has no field for reported. The mapping is in
 //! docs/formats/skillbook.md.
 
+mod batch;
 mod era;
 mod format;
 mod lint;
@@ -21,7 +22,9 @@ mod read;
 mod stream;
 mod write;
 
+pub use batch::{insight_source, read_batches, write_batch, Generation};
 pub use era::Era;
+pub use format::{KaybaBatches, KAYBA_BATCH};
 pub use format::{Skillbook, FORMAT, VERSION};
 pub use read::{read, read_data, read_with};
 pub use write::{era_written, write, write_into, write_with, Options};

@@ -145,7 +145,7 @@ impl Layout {
 }
 
 /// The era of a skillbook's layout.
-fn era_of(layout: &Value) -> Era {
+pub(crate) fn era_of(layout: &Value) -> Era {
     layout
         .get("version")
         .and_then(Value::as_str)
@@ -369,14 +369,17 @@ impl Field<'_> {
                 "insight" => {
                     // The content is the insight beside an issue of its
                     // own; alone, it is the issue, and the insight is null
-                    // where the file had it null, else kayba's for a skill
-                    // it adds: the issue again in `context`, none in
+                    // where the file had it null (while the content is
+                    // still that issue, though the issue itself may have
+                    // been updated since), else kayba's for a skill it
+                    // adds: the issue again in `context`, none in
                     // `harness`.
-                    let own = e.extra.contains_key("issue")
-                        || match self.issue_read(e) {
-                            Some(issue) => issue != e.content,
-                            None => e.section.as_deref() != Some("harness"),
-                        };
+                    let own = match self.issue_read(e) {
+                        Some(issue) => issue != e.content,
+                        None => {
+                            e.extra.contains_key("issue") || e.section.as_deref() != Some("harness")
+                        }
+                    };
                     own.then(|| Value::String(e.content.clone()))
                 }
                 "occurrences" => Some(Value::Array(Vec::new())),
@@ -849,7 +852,7 @@ fn skill_v2(e: &Entry, clock: &str, losses: &mut Vec<LossEntry>) -> Entry {
 }
 
 /// Evidence items as one text, an item per line.
-fn evidence_text(items: &[Evidence]) -> String {
+pub(crate) fn evidence_text(items: &[Evidence]) -> String {
     items
         .iter()
         .map(|ev| match ev {

@@ -60,6 +60,7 @@ fn op(n: &Node) -> Option<Change> {
                 target: id?,
                 helpful: count(delta, "helpfulCount"),
                 harmful: count(delta, "harmfulCount"),
+                neutral: 0,
             }
         }
         "deprecateEntry" => Change::Deprecate {
@@ -224,6 +225,7 @@ fn event(n: &Node) -> Delta {
                         target: Target::Id(target),
                         helpful: counts.0,
                         harmful: counts.1,
+                        neutral: 0,
                     },
                     span: delta.map_or(n.span, |x| x.span),
                 });
@@ -276,6 +278,7 @@ pub fn write_patch(
             target: Target::Id(id),
             helpful,
             harmful,
+            ..
         } = &op.change
         {
             let c = counted.entry(id.as_str()).or_default();
@@ -309,12 +312,15 @@ pub fn write_patch(
             _ => {}
         }
         let id = |t: &Target, lost: &mut Vec<String>| t.id_for("an AcePatch", lost);
+        lost.extend(op.change.unsaid_by("an AcePatch"));
         match &op.change {
+            Change::Append { .. } => {}
             Change::Add(e) => ops.push(json!({"op": "appendEntry", "entry": entry(e)})),
             Change::Count {
                 target,
                 helpful,
                 harmful,
+                ..
             } => {
                 let Some(id) = id(target, &mut lost) else {
                     continue;

@@ -1,0 +1,953 @@
+//! kayba's update batches (`UpdateBatch`: `{"reasoning", "operations":
+//! [...]}`, what its SkillManager emits) as canonical [`Delta`]s, read as
+//! the release that wrote them applies them, and written from a canonical
+//! delta. Two generations:
+//!
+//! - 0.7 to 0.10 (`ace/updates.py`): `{type, section, content, skill_id,
+//!   metadata, justification, evidence, insight_source}`; TAG's metadata
+//!   adds to `helpful`/`harmful`/`neutral`, REMOVE deletes, ADD's and
+//!   UPDATE's metadata set the counters;
+//! - 0.12 and later (`ace/core/skillbook.py`): `{type, section, issue,
+//!   keywords, insight, skill_id, metadata, reason, insight_source, ...}`;
+//!   TAG's `metadata.delta` counts one helpful (> 0), harmful (< 0) or
+//!   neutral (0), REMOVE sets `active` false, ADD files a legacy section
+//!   under `context`.
+//!
+//! A batch's generation is told by its keys (`issue`, `keywords`,
+//! `insight`, a TAG's `delta` say 0.12; `content`, `justification`,
+//! `evidence`, a TAG's counter names say 0.7); a batch that says neither
+//! is the current release's. Each batch is one delta: kayba raises on the
+//! first operation it cannot take and saves nothing, so one such operation
+//! refuses the whole batch (ACE084).
+
+use ace_jsonspan::{Kind, Node};
+use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
+use serde_json::{json, Map, Value};
+
+use crate::lint::{keywords, section};
+use crate::write::evidence_text;
+
+/// Which kayba release's batch it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generation {
+    /// 0.7 to 0.10: `content`, counters by name, hard REMOVE.
+    Legacy,
+    /// 0.12 and later: `issue`/`insight`/`keywords`, `delta`, soft REMOVE.
+    V2,
+}
+
+const V2_KEYS: [&str; 6] = [
+    "issue",
+    "keywords",
+    "insight",
+    "reason",
+    "reflection_index",
+    "reflection_indices",
+];
+const LEGACY_KEYS: [&str; 3] = ["content", "justification", "evidence"];
+const COUNTERS: [&str; 3] = ["helpful", "harmful", "neutral"];
+
+/// Whether `n` is an update batch: an object with an `operations` list
+/// whose items name a `type` (an AcePatch's name an `op`), or with
+/// `reasoning` beside an empty one.
+fn is_batch(n: &Node) -> bool {
+    let Some(ops) = n.get("operations").and_then(Node::as_array) else {
+        return false;
+    };
+    if ops.is_empty() {
+        return n.get("reasoning").is_some();
+    }
+    ops.iter()
+        .all(|o| o.get("type").is_some() && o.get("op").is_none())
+}
+
+/// Whether `text` looks like an update batch before it is parsed: an
+/// `operations` key and an operation type of kayba's.
+pub fn sniff(text: &str) -> bool {
+    let b = text.as_bytes();
+    memchr::memmem::find(b, b"\"operations\"").is_some()
+        && (memchr::memmem::find(b, b"\"type\"").is_some()
+            || memchr::memmem::find(b, b"\"reasoning\"").is_some())
+}
+
+/// The batches in `text` (one object, an array of them, or JSON Lines),
+/// each as one delta; `None` when it holds none.
+pub fn read_batches(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
+    if !sniff(text) {
+        return Ok(None);
+    }
+    let nodes = ace_jsonspan::records(text, &[])?;
+    if nodes.is_empty() || !nodes.iter().all(is_batch) {
+        return Ok(None);
+    }
+    Ok(Some(nodes.iter().map(batch).collect()))
+}
+
+/// The findings of ACE084 for `text`: each operation kayba raises on.
+pub fn check(text: &str) -> Vec<Diagnostic> {
+    match read_batches(text) {
+        Ok(Some(deltas)) => deltas
+            .iter()
+            .flat_map(|d| &d.refusals)
+            .map(|r| Diagnostic::new(&rules::KAYBA_BATCH, r.span, r.message.clone()))
+            .collect(),
+        Ok(None) => Vec::new(),
+        Err(d) => vec![d],
+    }
+}
+
+/// The generation `ops` were written for.
+pub fn generation(ops: &[Node]) -> Generation {
+    let (mut v2, mut legacy) = (false, false);
+    for o in ops {
+        v2 |= V2_KEYS.iter().any(|k| o.get(k).is_some());
+        legacy |= LEGACY_KEYS.iter().any(|k| o.get(k).is_some());
+        if let Some(m) = o.get("metadata").and_then(Node::members) {
+            v2 |= m.iter().any(|m| m.key == "delta");
+            legacy |= m.iter().any(|m| COUNTERS.contains(&&*m.key));
+        }
+    }
+    if legacy && !v2 {
+        Generation::Legacy
+    } else {
+        Generation::V2
+    }
+}
+
+/// Python's `str(value).strip()` of a JSON scalar; `None` for `null` and
+/// for a list or an object, which no batch kayba writes holds there.
+fn py_str(n: &Node) -> Option<String> {
+    match &n.kind {
+        Kind::String(s) => Some(s.to_string()),
+        Kind::Number(x) => Some(ace_pyjson::python_number(&ace_jsonspan::number(x))),
+        Kind::Bool(b) => Some(if *b { "True" } else { "False" }.to_owned()),
+        _ => None,
+    }
+}
+
+/// kayba's `_normalize_optional_text`: stripped, `None` when empty.
+fn text(n: Option<&Node>) -> Option<String> {
+    let s = py_str(n?)?;
+    let t = s.trim();
+    (!t.is_empty()).then(|| t.to_owned())
+}
+
+/// A key's value as the 0.7 generation takes it: `str(value)`, unstripped.
+fn raw_text(n: Option<&Node>) -> Option<String> {
+    n.and_then(py_str)
+}
+
+struct Reader<'a> {
+    delta: Delta,
+    generation: Generation,
+    op: &'a Node,
+}
+
+impl Reader<'_> {
+    fn refuse(&mut self, span: Span, message: String) {
+        self.delta.refuse(Reason::Invalid, span, message);
+    }
+
+    fn push(&mut self, change: Change) {
+        self.delta.ops.push(Op {
+            change,
+            span: self.op.span,
+        });
+    }
+
+    fn get(&self, key: &str) -> Option<&Node> {
+        self.op.get(key)
+    }
+
+    /// `metadata` as kayba's `from_json` takes it: `{str(k): int(v)}`,
+    /// which raises on a value that is not an integer.
+    fn metadata(&mut self) -> Vec<(String, i64)> {
+        let Some(m) = self.get("metadata").and_then(Node::members) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut bad = None;
+        for f in m {
+            let n = match &f.value.kind {
+                Kind::Number(_) => f.value.to_value().as_f64().map(|x| x.trunc() as i64),
+                Kind::Bool(b) => Some(i64::from(*b)),
+                Kind::String(s) => s.trim().parse::<i64>().ok(),
+                _ => None,
+            };
+            match n {
+                Some(n) => out.push((f.key.to_string(), n)),
+                None => bad = Some((f.value.span, f.key.to_string())),
+            }
+        }
+        if let Some((span, key)) = bad {
+            self.refuse(
+                span,
+                format!("`metadata.{key}` is not an integer: kayba's `int()` raises on it"),
+            );
+        }
+        out
+    }
+
+    fn target(&self) -> Option<Target> {
+        raw_text(self.get("skill_id")).map(Target::Id)
+    }
+
+    /// `insight_source` as a list of sources (one object, or a list of
+    /// them), each as kayba's `InsightSource` saves it.
+    fn sources(&self) -> Vec<Value> {
+        match self.get("insight_source").map(|n| n.to_value()) {
+            // 0.7 keeps the dict as it came.
+            Some(v @ Value::Object(_)) if self.generation == Generation::Legacy => vec![v],
+            Some(Value::Object(m)) => vec![insight_source(&m)],
+            Some(Value::Array(items)) if self.generation == Generation::V2 => items
+                .iter()
+                .filter_map(Value::as_object)
+                .map(insight_source)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn append_sources(&mut self, target: &Target) {
+        let sources = self.sources();
+        if !sources.is_empty() {
+            let field = match self.generation {
+                Generation::V2 => "extra.occurrences",
+                Generation::Legacy => "extra.sources",
+            };
+            self.push(Change::Append {
+                target: target.clone(),
+                field: field.into(),
+                values: sources,
+            });
+        }
+    }
+}
+
+fn batch(n: &Node) -> Delta {
+    let ops = n.get("operations").and_then(Node::as_array).unwrap_or(&[]);
+    let generation = generation(ops);
+    let mut delta = Delta::new(Dialect::Kayba, n.span);
+    for op in ops {
+        let mut r = Reader {
+            delta,
+            generation,
+            op,
+        };
+        operation(&mut r);
+        delta = r.delta;
+    }
+    delta
+}
+
+fn operation(r: &mut Reader<'_>) {
+    let op = r.op;
+    let Some(kind) = op.get("type") else {
+        r.refuse(
+            op.span,
+            "the operation has no `type`: kayba's `from_json` raises `KeyError`".into(),
+        );
+        return;
+    };
+    let name = py_str(kind).unwrap_or_default().to_uppercase();
+    let metadata = r.metadata();
+    match name.as_str() {
+        "ADD" => add(r, &metadata),
+        "UPDATE" => update(r, &metadata),
+        "TAG" => tag(r, &metadata),
+        "REMOVE" => {
+            let Some(target) = r.target() else { return };
+            match r.generation {
+                Generation::V2 => {
+                    r.push(Change::Deprecate {
+                        target: target.clone(),
+                        reason: None,
+                    });
+                    r.append_sources(&target);
+                }
+                Generation::Legacy => r.push(Change::Remove { target }),
+            }
+        }
+        other => r.refuse(
+            kind.span,
+            format!("operation type `{other}` is not ADD, UPDATE, TAG or REMOVE: kayba's `from_json` raises `Invalid operation type`"),
+        ),
+    }
+}
+
+fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
+    let op = r.op;
+    let id = raw_text(r.get("skill_id")).unwrap_or_default();
+    let raw_section = raw_text(r.get("section")).unwrap_or_default();
+    let mut e = Entry {
+        id,
+        ..Entry::default()
+    };
+    match r.generation {
+        Generation::V2 => {
+            let Some(section_text) = text(r.get("section")) else {
+                r.refuse(op.span, "ADD has no `section`: kayba raises `section is required and must be non-empty`".into());
+                return;
+            };
+            let lower = section_text.to_lowercase();
+            let given: Vec<String> = r
+                .get("keywords")
+                .and_then(Node::as_array)
+                .map(|a| a.iter().filter_map(py_str).collect())
+                .unwrap_or_default();
+            let given = keywords(given.iter().map(String::as_str));
+            let (sec, mut words) = match section(&lower) {
+                Some(s) => (s, given),
+                None => (
+                    "context",
+                    keywords(
+                        std::iter::once(lower.as_str()).chain(given.iter().map(String::as_str)),
+                    ),
+                ),
+            };
+            if words.is_empty() {
+                words = keywords([lower.as_str()]);
+            }
+            let Some(issue) = text(r.get("issue")) else {
+                r.refuse(
+                    op.span,
+                    "ADD has no `issue`: kayba raises `issue is required and must be non-empty`"
+                        .into(),
+                );
+                return;
+            };
+            let insight = match text(r.get("insight")) {
+                None if sec == "context" && section(&lower).is_some() => {
+                    r.refuse(op.span, "ADD to `context` has no `insight`: kayba raises `context skills require a non-empty insight`".into());
+                    return;
+                }
+                // A legacy section's skill takes its issue as its insight.
+                None if sec == "context" => Some(issue.clone()),
+                other => other,
+            };
+            e.section = Some(sec.to_owned());
+            e.tags = Some(words);
+            match insight {
+                Some(insight) => {
+                    e.content = insight;
+                    e.extra.insert("issue".into(), Value::String(issue));
+                }
+                None => e.content = issue,
+            }
+            e.helpful = Some(0);
+            e.harmful = Some(0);
+            let sources = r.sources();
+            if !sources.is_empty() {
+                e.extra.insert("occurrences".into(), Value::Array(sources));
+            }
+        }
+        Generation::Legacy => {
+            if e.id.is_empty() && raw_section.split_whitespace().next().is_none() {
+                r.refuse(op.span, "ADD has neither `skill_id` nor a `section` to number one by: kayba's `_generate_id` raises `IndexError`".into());
+                return;
+            }
+            e.section = Some(raw_section);
+            e.content = raw_text(r.get("content")).unwrap_or_default();
+            if let Some(j) = raw_text(r.get("justification")) {
+                e.extra.insert("justification".into(), Value::String(j));
+            }
+            if let Some(ev) = raw_text(r.get("evidence")) {
+                e.evidence = Some(vec![Evidence::Text(ev)]);
+            }
+            (e.helpful, e.harmful, e.neutral) = (Some(0), Some(0), Some(0));
+            set_counters(&mut e, metadata);
+            let sources = r.sources();
+            if !sources.is_empty() {
+                e.extra.insert("sources".into(), Value::Array(sources));
+            }
+        }
+    }
+    e.status = Some(Status::Active);
+    r.push(Change::Add(e));
+}
+
+/// `apply_metadata`: each counter metadata names is set to its value.
+fn set_counters(e: &mut Entry, metadata: &[(String, i64)]) -> Vec<String> {
+    let mut fields = Vec::new();
+    for (k, v) in metadata {
+        let slot = match k.as_str() {
+            "helpful" => &mut e.helpful,
+            "harmful" => &mut e.harmful,
+            "neutral" => &mut e.neutral,
+            _ => continue,
+        };
+        *slot = Some(*v);
+        fields.push(k.clone());
+    }
+    fields
+}
+
+fn update(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
+    let Some(target) = r.target() else { return };
+    let mut from = Entry::default();
+    let mut fields: Vec<String> = Vec::new();
+    match r.generation {
+        Generation::V2 => {
+            if let Some(issue) = text(r.get("issue")) {
+                from.extra.insert("issue".into(), Value::String(issue));
+                fields.push("extra.issue".into());
+            }
+            if let Some(insight) = text(r.get("insight")) {
+                from.content = insight;
+                fields.push("content".into());
+            }
+            let given: Vec<String> = r
+                .get("keywords")
+                .and_then(Node::as_array)
+                .map(|a| a.iter().filter_map(py_str).collect())
+                .unwrap_or_default();
+            let words = keywords(given.iter().map(String::as_str));
+            if !words.is_empty() {
+                from.tags = Some(words);
+                fields.push("tags".into());
+            }
+        }
+        Generation::Legacy => {
+            if let Some(c) = raw_text(r.get("content")) {
+                from.content = c;
+                fields.push("content".into());
+            }
+            if let Some(j) = raw_text(r.get("justification")) {
+                from.extra.insert("justification".into(), Value::String(j));
+                fields.push("extra.justification".into());
+            }
+            if let Some(ev) = raw_text(r.get("evidence")) {
+                from.evidence = Some(vec![Evidence::Text(ev)]);
+                fields.push("evidence".into());
+            }
+            fields.extend(set_counters(&mut from, metadata));
+        }
+    }
+    // kayba stamps `updated_at` whatever the update sets.
+    r.push(Change::Set {
+        target: target.clone(),
+        from: Box::new(from),
+        fields,
+    });
+    r.append_sources(&target);
+}
+
+fn tag(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
+    let Some(target) = r.target() else { return };
+    let get = |k: &str| metadata.iter().rev().find(|(m, _)| m == k).map(|(_, v)| *v);
+    let (helpful, harmful, neutral) = match r.generation {
+        Generation::V2 => match get("delta").unwrap_or(0).signum() {
+            1 => (1, 0, 0),
+            -1 => (0, 1, 0),
+            _ => (0, 0, 1),
+        },
+        Generation::Legacy => (
+            get("helpful").unwrap_or(0),
+            get("harmful").unwrap_or(0),
+            get("neutral").unwrap_or(0),
+        ),
+    };
+    let named = metadata.iter().any(|(k, _)| COUNTERS.contains(&k.as_str()));
+    if r.generation == Generation::V2 || named {
+        r.push(Change::Count {
+            target: target.clone(),
+            helpful,
+            harmful,
+            neutral,
+        });
+    }
+    if r.generation == Generation::V2 {
+        r.append_sources(&target);
+    }
+}
+
+/// kayba's `InsightSource.from_dict(...).to_dict()` of one source: the
+/// trace identity first (`trace_uid`, `source_system`, `trace_id`,
+/// `display_name`), then the optional fields it keeps, stripped.
+pub fn insight_source(m: &Map<String, Value>) -> Value {
+    let s = |k: &str| -> Option<String> {
+        let v = m.get(k)?;
+        let t = match v {
+            Value::Null => return None,
+            Value::String(s) => s.clone(),
+            Value::Bool(b) => if *b { "True" } else { "False" }.to_owned(),
+            Value::Number(n) => ace_pyjson::python_number(n),
+            other => other.to_string(),
+        };
+        let t = t.trim();
+        (!t.is_empty()).then(|| t.to_owned())
+    };
+    let legacy = || {
+        ["sample_id", "item_id", "task_id", "id"]
+            .iter()
+            .find_map(|k| s(k))
+    };
+    let uid = s("trace_uid");
+    let mut source = s("source_system");
+    let mut trace = s("trace_id");
+    if let Some(u) = &uid {
+        if source.is_none() || trace.is_none() {
+            if let Some((a, b)) = u.split_once(':') {
+                source = source.or_else(|| Some(a.to_owned()));
+                trace = trace.or_else(|| Some(b.to_owned()));
+            }
+        }
+    }
+    let trace = trace.or_else(legacy).unwrap_or_else(|| fingerprint(m));
+    let source = source.unwrap_or_else(|| "legacy".into());
+    // `TraceIdentity.__post_init__` strips again and fills in the uid.
+    let uid = uid.unwrap_or_else(|| format!("{source}:{trace}"));
+    let display = s("display_name")
+        .or_else(legacy)
+        .unwrap_or_else(|| trace.clone());
+    let mut out = Map::new();
+    out.insert("trace_uid".into(), Value::String(uid));
+    out.insert("source_system".into(), Value::String(source));
+    out.insert("trace_id".into(), Value::String(trace));
+    out.insert("display_name".into(), Value::String(display));
+    for k in ["relation", "sample_question"] {
+        if let Some(v) = s(k) {
+            out.insert(k.into(), Value::String(v));
+        }
+    }
+    let epoch = match m.get("epoch") {
+        Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+        Some(Value::String(t)) => {
+            let t = t.trim();
+            let digits = t.strip_prefix('-').unwrap_or(t);
+            (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| t.parse().ok())
+                .flatten()
+        }
+        _ => None,
+    };
+    if let Some(e) = epoch {
+        out.insert("epoch".into(), json!(e));
+    }
+    for k in ["operation_type", "error_identification", "learning_text"] {
+        if let Some(v) = s(k) {
+            out.insert(k.into(), Value::String(v));
+        }
+    }
+    Value::Object(out)
+}
+
+/// kayba's `fingerprint_trace`: the SHA-256 of the source as `json.dumps(
+/// sort_keys=True, ensure_ascii=False)` writes it.
+fn fingerprint(m: &Map<String, Value>) -> String {
+    use sha2::{Digest, Sha256};
+    let sorted = sort_keys(&Value::Object(m.clone()));
+    let mut text = String::new();
+    ace_pyjson::dump_line(&sorted, false, &mut text);
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn sort_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sort_keys(&m[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sort_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The generation a batch for playbook `old` is written in: a skillbook
+/// of an era before v2 takes 0.7's, every other playbook the current
+/// release's.
+pub fn generation_for(old: &ace_model::Playbook) -> Generation {
+    match old.layout_of(crate::LAYOUT_KEY).map(crate::write::era_of) {
+        Some(era) if era != crate::Era::V2 => Generation::Legacy,
+        _ => Generation::V2,
+    }
+}
+
+/// `delta` as an update batch of `generation`, and what the batch cannot
+/// say of it.
+pub fn write_batch(
+    delta: &Delta,
+    generation: Generation,
+    note: &str,
+    old: &ace_model::Playbook,
+) -> (Value, Vec<String>) {
+    let before = |id: &str| old.entries.iter().find(|e| e.id == id);
+    // A deprecation the delta also makes is the one REMOVE.
+    let retired = |t: &Target| {
+        delta.ops.iter().any(|op| {
+            matches!(&op.change, Change::Deprecate { target, .. } | Change::Remove { target } if target == t)
+        })
+    };
+    let mut counter = old
+        .layout_of(crate::LAYOUT_KEY)
+        .and_then(|l| l.get("next_id"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let mut ops: Vec<Value> = Vec::new();
+    let mut lost: Vec<String> = Vec::new();
+    let v2 = generation == Generation::V2;
+    let what = if v2 {
+        "a kayba 0.12 update batch"
+    } else {
+        "a kayba 0.7 update batch"
+    };
+    for op in &delta.ops {
+        let id = |t: &Target, lost: &mut Vec<String>| t.id_for(what, lost);
+        match &op.change {
+            Change::Add(e) => {
+                let mut o = Map::new();
+                o.insert("type".into(), json!("ADD"));
+                o.insert(
+                    "section".into(),
+                    json!(e.section.clone().unwrap_or_default()),
+                );
+                if v2 {
+                    if let Some(other) = e.section.as_deref().filter(|s| section(s).is_none()) {
+                        lost.push(format!(
+                            "`{}` is in section `{other}`; a 0.12 ADD files it under `context`, the section name first in its keywords",
+                            e.id
+                        ));
+                    }
+                    let issue = e.extra.get("issue").and_then(Value::as_str);
+                    o.insert("issue".into(), json!(issue.unwrap_or(&e.content)));
+                    if let Some(tags) = &e.tags {
+                        o.insert("keywords".into(), json!(tags));
+                    }
+                    if issue.is_some() || e.section.as_deref() != Some("harness") {
+                        o.insert("insight".into(), json!(e.content));
+                    }
+                } else {
+                    o.insert("content".into(), json!(e.content));
+                    if let Some(j) = e.extra.get("justification") {
+                        o.insert("justification".into(), j.clone());
+                    }
+                    if let Some(ev) = e.evidence.as_deref() {
+                        o.insert("evidence".into(), json!(evidence_text(ev)));
+                    }
+                }
+                // The ID kayba's counter gives next is left to it, so that
+                // its `next_id` moves on as it did here.
+                let prefix = e
+                    .section
+                    .as_deref()
+                    .and_then(|s| s.split_whitespace().next())
+                    .unwrap_or_default()
+                    .to_lowercase();
+                if e.id == format!("{prefix}-{:05}", counter + 1) {
+                    counter += 1;
+                } else if !e.id.is_empty() {
+                    o.insert("skill_id".into(), json!(e.id));
+                }
+                let list = if v2 { "occurrences" } else { "sources" };
+                match e
+                    .extra
+                    .get(list)
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
+                {
+                    None | Some([]) => {}
+                    Some([one]) => {
+                        o.insert("insight_source".into(), one.clone());
+                    }
+                    Some(many) if v2 => {
+                        o.insert("insight_source".into(), Value::Array(many.to_vec()));
+                    }
+                    Some([first, ..]) => {
+                        o.insert("insight_source".into(), first.clone());
+                        lost.push(format!(
+                            "`{}` has several sources; a 0.7 ADD carries one",
+                            e.id
+                        ));
+                    }
+                }
+                let counters: Vec<(&str, i64)> = [
+                    ("helpful", e.helpful),
+                    ("harmful", e.harmful),
+                    ("neutral", e.neutral),
+                ]
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, v.filter(|n| *n != 0)?)))
+                .collect();
+                if v2 {
+                    // A 0.12 ADD starts the counters at 0: TAGs of one
+                    // follow it.
+                    ops.push(Value::Object(std::mem::take(&mut o)));
+                    for (k, n) in counters {
+                        let delta = match k {
+                            "helpful" => 1,
+                            "harmful" => -1,
+                            _ => 0,
+                        };
+                        if n < 0 {
+                            lost.push(format!(
+                                "`{}` is added with {k} {n}; a 0.12 TAG only adds one",
+                                e.id
+                            ));
+                        }
+                        for _ in 0..n.max(0) {
+                            ops.push(json!({"type": "TAG", "section": "", "skill_id": e.id, "metadata": {"delta": delta}}));
+                        }
+                    }
+                    continue;
+                } else if !counters.is_empty() {
+                    o.insert(
+                        "metadata".into(),
+                        Value::Object(
+                            counters
+                                .iter()
+                                .map(|(k, v)| ((*k).into(), json!(v)))
+                                .collect(),
+                        ),
+                    );
+                }
+                ops.push(Value::Object(o));
+            }
+            Change::Set {
+                target,
+                from,
+                fields,
+            } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let mut o = Map::new();
+                o.insert("type".into(), json!("UPDATE"));
+                o.insert(
+                    "section".into(),
+                    json!(from.section.clone().unwrap_or_default()),
+                );
+                o.insert("skill_id".into(), json!(id));
+                let mut metadata = Map::new();
+                let mut tags: Vec<Value> = Vec::new();
+                for f in fields {
+                    match (f.as_str(), v2) {
+                        // A harness skill without an insight holds its
+                        // issue as its content.
+                        ("content", true)
+                            if !from.extra.contains_key("issue")
+                                && from.section.as_deref() == Some("harness") =>
+                        {
+                            o.insert("issue".into(), json!(from.content));
+                        }
+                        ("content", true) => {
+                            o.insert("insight".into(), json!(from.content));
+                        }
+                        // New sources join as `insight_source`, which kayba
+                        // appends.
+                        ("extra.occurrences", true) | ("extra.sources", false) => {
+                            let key = &f["extra.".len()..];
+                            let items = |e: Option<&Entry>| -> Vec<Value> {
+                                e.and_then(|e| e.extra.get(key))
+                                    .and_then(Value::as_array)
+                                    .cloned()
+                                    .unwrap_or_default()
+                            };
+                            let (was, now) = (items(before(&id)), items(Some(from)));
+                            if was.iter().any(|v| !now.contains(v)) {
+                                lost.push(format!(
+                                    "`{id}` {f} loses items; kayba only appends sources"
+                                ));
+                            }
+                            let new: Vec<Value> =
+                                now.into_iter().filter(|v| !was.contains(v)).collect();
+                            match new.as_slice() {
+                                [] => {}
+                                [one] => {
+                                    o.insert("insight_source".into(), one.clone());
+                                }
+                                _ if v2 => {
+                                    o.insert("insight_source".into(), Value::Array(new));
+                                }
+                                [first, ..] => {
+                                    o.insert("insight_source".into(), first.clone());
+                                    lost.push(format!(
+                                        "`{id}` gains several sources; a 0.7 UPDATE carries one"
+                                    ));
+                                }
+                            }
+                        }
+                        ("extra.issue", true) => {
+                            if let Some(i) = from.extra.get("issue") {
+                                o.insert("issue".into(), i.clone());
+                            }
+                        }
+                        ("tags", true) => {
+                            o.insert(
+                                "keywords".into(),
+                                json!(from.tags.clone().unwrap_or_default()),
+                            );
+                        }
+                        ("content", false) => {
+                            o.insert("content".into(), json!(from.content));
+                        }
+                        ("extra.justification", false) => {
+                            if let Some(j) = from.extra.get("justification") {
+                                o.insert("justification".into(), j.clone());
+                            }
+                        }
+                        ("evidence", false) => {
+                            if let Some(ev) = from.evidence.as_deref() {
+                                o.insert("evidence".into(), json!(evidence_text(ev)));
+                            }
+                        }
+                        // A 0.12 counter moves by TAGs of one: the
+                        // difference from the playbook's value.
+                        ("helpful" | "harmful" | "neutral", true) => {
+                            let pick = |e: &Entry| match f.as_str() {
+                                "helpful" => e.helpful,
+                                "harmful" => e.harmful,
+                                _ => e.neutral,
+                            };
+                            let was = before(&id).and_then(pick).unwrap_or(0);
+                            let by = pick(from).unwrap_or(0) - was;
+                            let delta = match f.as_str() {
+                                "helpful" => 1,
+                                "harmful" => -1,
+                                _ => 0,
+                            };
+                            if by < 0 {
+                                lost.push(format!(
+                                    "`{id}` {f} goes down by {}; a 0.12 TAG only adds one",
+                                    -by
+                                ));
+                            }
+                            for _ in 0..by.max(0) {
+                                tags.push(json!({"type": "TAG", "section": "", "skill_id": id, "metadata": {"delta": delta}}));
+                            }
+                        }
+                        ("helpful" | "harmful" | "neutral", false) => {
+                            let v = match f.as_str() {
+                                "helpful" => from.helpful,
+                                "harmful" => from.harmful,
+                                _ => from.neutral,
+                            };
+                            metadata.insert(f.clone(), json!(v.unwrap_or(0)));
+                        }
+                        // kayba's one status change is REMOVE's.
+                        ("status", _)
+                            if !matches!(from.status, None | Some(Status::Active))
+                                && !retired(target) =>
+                        {
+                            if !v2 {
+                                lost.push(format!(
+                                    "`{id}` is set inactive; a 0.7 REMOVE deletes it"
+                                ));
+                            }
+                            tags.push(json!({"type": "REMOVE", "section": "", "skill_id": id}));
+                        }
+                        ("updated_at" | "id", _) => {}
+                        (other, _) => {
+                            lost.push(format!("`{id}` {other}: {what} does not update it"))
+                        }
+                    }
+                }
+                if !metadata.is_empty() {
+                    o.insert("metadata".into(), Value::Object(metadata));
+                }
+                if o.len() > 3 {
+                    ops.push(Value::Object(o));
+                }
+                ops.append(&mut tags);
+            }
+            Change::Replace { target, entry } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let text = if v2 { "insight" } else { "content" };
+                ops.push(json!({"type": "UPDATE", "section": entry.section.clone().unwrap_or_default(), "skill_id": id, text: entry.content}));
+            }
+            Change::Count {
+                target,
+                helpful,
+                harmful,
+                neutral,
+            } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                if v2 {
+                    // A 0.12 TAG counts one: an increment of N is N tags.
+                    for (n, delta) in [(*helpful, 1), (*harmful, -1), (*neutral, 0)] {
+                        if n < 0 {
+                            lost.push(format!("`{id}` counts {n}; a 0.12 TAG only adds one"));
+                        }
+                        for _ in 0..n.max(0) {
+                            ops.push(json!({"type": "TAG", "section": "", "skill_id": id, "metadata": {"delta": delta}}));
+                        }
+                    }
+                } else {
+                    let mut m = Map::new();
+                    for (k, n) in [
+                        ("helpful", helpful),
+                        ("harmful", harmful),
+                        ("neutral", neutral),
+                    ] {
+                        if *n != 0 {
+                            m.insert(k.into(), json!(n));
+                        }
+                    }
+                    ops.push(json!({"type": "TAG", "section": "", "skill_id": id, "metadata": m}));
+                }
+            }
+            Change::Deprecate { target, .. } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                if !v2 {
+                    lost.push(format!("`{id}` is deprecated; a 0.7 REMOVE deletes it"));
+                }
+                ops.push(json!({"type": "REMOVE", "section": "", "skill_id": id}));
+            }
+            Change::Remove { target } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                if v2 {
+                    lost.push(format!(
+                        "`{id}` is removed; a 0.12 REMOVE sets `active` false and keeps it"
+                    ));
+                }
+                ops.push(json!({"type": "REMOVE", "section": "", "skill_id": id}));
+            }
+            Change::Merge { keep, .. } => {
+                lost.push(format!(
+                    "the merge into {keep} is not an operation {what} has"
+                ));
+            }
+            Change::Append {
+                target,
+                field,
+                values,
+            } => {
+                let Some(id) = id(target, &mut lost) else {
+                    continue;
+                };
+                let list = if v2 {
+                    "extra.occurrences"
+                } else {
+                    "extra.sources"
+                };
+                if field != list || (!v2 && values.len() > 1) {
+                    lost.push(format!(
+                        "`{id}` gains items in `{field}`, which {what} cannot add"
+                    ));
+                    continue;
+                }
+                let source = if values.len() == 1 {
+                    values[0].clone()
+                } else {
+                    Value::Array(values.clone())
+                };
+                ops.push(json!({"type": "UPDATE", "section": "", "skill_id": id, "insight_source": source}));
+            }
+        }
+    }
+    (json!({"reasoning": note, "operations": ops}), lost)
+}
