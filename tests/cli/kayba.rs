@@ -380,3 +380,127 @@ fn update_batches_apply_to_other_formats_through_the_same_delta() {
         }
     }
 }
+
+/// Each skill kayba's markdown shows of `file`: `[id, helpful, harmful,
+/// neutral]` of the active ones, as kayba loads the skillbook.
+fn active_counts(version: &str, book: &Path) -> Vec<Value> {
+    let d = dump(version, book);
+    let mut v: Vec<Value> = d["skills"]
+        .as_object()
+        .unwrap()
+        .values()
+        .filter(|s| {
+            s.get("active")
+                .or(s.get("status"))
+                .is_none_or(|a| a == true || a == "active")
+        })
+        .map(|s| {
+            let n = |a: &str, b: &str| s.get(a).or(s.get(b)).cloned().unwrap_or(Value::Null);
+            serde_json::json!([
+                s["id"],
+                n("helpful_count", "helpful"),
+                n("harmful_count", "harmful"),
+                n("neutral_count", "neutral")
+            ])
+        })
+        .collect();
+    v.sort_by_key(|x| x[0].as_str().unwrap_or_default().to_owned());
+    v
+}
+
+fn read_counts(file: &Path) -> Vec<Value> {
+    let mut v: Vec<Value> = entries(file)
+        .iter()
+        .map(|e| serde_json::json!([e["id"], e["helpful"], e["harmful"], e["neutral"]]))
+        .collect();
+    v.sort_by_key(|x| x[0].as_str().unwrap_or_default().to_owned());
+    v
+}
+
+/// kayba's own markdown of a skillbook (its export step of 0.8.9 and
+/// 0.13.0, and 0.13's `as_prompt`) reads with every active skill, the
+/// export with its counters, and is written back byte for byte.
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn kaybas_markdown_exports_read_with_every_skill_and_rewrite_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut books: Vec<(&str, PathBuf)> = made(dir.path())
+        .into_iter()
+        .filter(|b| !b.ends_with("empty.json"))
+        .map(|b| ("0.13.0", b))
+        .collect();
+    oracle("0.8.9", &[Path::new("make"), dir.path()]).unwrap();
+    books.push(("0.8.9", dir.path().join("made08.json")));
+    for (version, book) in books {
+        let stem = book.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = dir.path().join(format!("md-{version}-{stem}"));
+        oracle(version, &[Path::new("export"), &book, &out]).unwrap();
+        let want = active_counts(version, &book);
+        let mut shapes = vec![("export.md", "export")];
+        if version == "0.13.0" {
+            shapes.push(("prompt.md", "prompt"));
+        }
+        for (name, shape) in shapes {
+            let file = out.join(name);
+            let what = format!("{version} {stem} {name}");
+            let got = read_counts(&file);
+            assert_eq!(got.len(), want.len(), "{what}");
+            if shape == "export" {
+                assert_eq!(got, want, "{what}: the counters kayba exported");
+            } else {
+                let ids = |v: &[Value]| v.iter().map(|x| x[0].clone()).collect::<Vec<_>>();
+                assert_eq!(ids(&got), ids(&want), "{what}");
+            }
+            let again = dir.path().join(format!("again-{version}-{stem}-{name}"));
+            convert()
+                .arg(&file)
+                .args(["--to", "kayba-md", "-o"])
+                .arg(&again)
+                .assert()
+                .success();
+            assert_eq!(
+                std::fs::read(&file).unwrap(),
+                std::fs::read(&again).unwrap(),
+                "{what}: a no-op rewrite changed the file"
+            );
+        }
+    }
+}
+
+/// The corpus's three kayba markdown exports read with every skill, its
+/// counters and fields, and are written back byte for byte.
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn the_corpus_kayba_markdown_exports_read_with_every_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = ace_tests::corpus_dir("other");
+    for (name, n, counted) in [
+        ("kayba-ai__agentic-context-engine@841446c__examples__openclaw__out__ace_skillbook.md", 3, true),
+        ("kayba-ai__agentic-context-engine@7540b7b__examples__openclaw__out__ace_skillbook.md", 5, true),
+        ("kayba-ai__agentic-context-engine__examples__agentic-system-prompting__skills_20260318_150822.md", 6, false),
+    ] {
+        let path = other.join(name);
+        let got = entries(&path);
+        assert_eq!(got.len(), n, "{name}");
+        for e in &got {
+            assert!(!e["content"].as_str().unwrap_or_default().is_empty(), "{name}: {e}");
+            assert!(e["extra"]["justification"].is_string(), "{name}: {e}");
+            assert!(e["evidence"].is_array(), "{name}: {e}");
+            assert_eq!(e["helpful"].is_i64(), counted, "{name}: {e}");
+            assert_eq!(e["neutral"].is_i64(), counted, "{name}: {e}");
+        }
+        let again = dir.path().join("again.md");
+        convert().arg(&path).args(["--to", "kayba-md", "-o"]).arg(&again).assert().success();
+        assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&again).unwrap(), "{name}");
+    }
+    // Counters as the file says: 0.8's `*Tags: helpful=5, ...*`.
+    let later = entries(&other.join(
+        "kayba-ai__agentic-context-engine@7540b7b__examples__openclaw__out__ace_skillbook.md",
+    ));
+    let style = later
+        .iter()
+        .find(|e| e["id"] == "conversation_style-00003")
+        .unwrap();
+    assert_eq!(style["helpful"], 5);
+    assert_eq!(style["section"], "conversation_style");
+}

@@ -491,6 +491,8 @@ fn list_formats_names_every_format() {
         "skill-json",
         "vagenda-json",
         "vagenda-tron",
+        "skillbook",
+        "kayba-md",
         "json",
     ] {
         assert!(
@@ -519,12 +521,13 @@ fn list_formats_names_every_format() {
             "vagenda-json",
             "vagenda-tron",
             "skillbook",
+            "kayba-md",
             "json"
         ]
     );
     assert_eq!(
         row("tags"),
-        ["-", "-", "yes", "yes", "yes", "yes", "yes", "yes"]
+        ["-", "-", "yes", "yes", "yes", "yes", "yes", "yes", "yes"]
     );
     assert_eq!(row("entry id without a digit")[0], "changed");
 }

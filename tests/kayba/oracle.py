@@ -10,6 +10,9 @@ dependencies, as the judge of what ace-tools reads and writes.
         exits 3 with the exception's text if kayba raises
     python3 oracle.py ROOT VERSION dump FILE
         the loaded skillbook's to_dict(), without the skills' timestamps
+    python3 oracle.py ROOT VERSION export FILE OUTDIR
+        the skillbook's markdown export (ExportSkillbookMarkdownStep) as
+        OUTDIR/export.md, and (0.12 on) its as_prompt() as OUTDIR/prompt.md
     python3 oracle.py ROOT 0.13.0 make OUTDIR
         skillbooks made by 0.13's own API (add, tag, update, remove)
     python3 oracle.py ROOT 0.8.9 make OUTDIR
@@ -108,6 +111,39 @@ def make(Skillbook, out):
     many.save_to_file(str(out / "many.json"))
 
 
+def export(root, version, book, out):
+    """kayba's markdown export step, loaded by path with its context module
+    stubbed: the step only names the context type."""
+    base = Path(root) / version
+    steps_dir = base / "ace" / "steps"
+    if not steps_dir.exists():
+        steps_dir = base / "ace_next" / "steps"
+    pkg_name = steps_dir.parent.name
+    if pkg_name not in sys.modules:
+        pkg = types.ModuleType(pkg_name)
+        pkg.__path__ = [str(steps_dir.parent)]
+        sys.modules[pkg_name] = pkg
+    for name in [f"{pkg_name}.core", f"{pkg_name}.steps"]:
+        if name not in sys.modules:
+            m = types.ModuleType(name)
+            m.__path__ = [str(steps_dir.parent / name.rsplit(".", 1)[1])]
+            sys.modules[name] = m
+    context = types.ModuleType(f"{pkg_name}.core.context")
+    context.ACEStepContext = object
+    sys.modules[f"{pkg_name}.core.context"] = context
+    if f"{pkg_name}.core.skillbook" not in sys.modules:
+        sys.modules[f"{pkg_name}.core.skillbook"] = types.SimpleNamespace(Skillbook=object)
+    spec = importlib.util.spec_from_file_location(
+        f"{pkg_name}.steps.export_markdown", steps_dir / "export_markdown.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    mod.ExportSkillbookMarkdownStep(out / "export.md", book)(None)
+    if tuple(int(x) for x in version.split(".")) >= (0, 12):
+        (out / "prompt.md").write_text(book.as_prompt())
+
+
 def make08(Skillbook, out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -129,6 +165,8 @@ def main(argv):
     Skillbook, UpdateBatch = load_modules(root, version)
     if command == "load":
         print(json.dumps(summary(Skillbook.load_from_file(argv[4])), sort_keys=True))
+    elif command == "export":
+        export(root, version, Skillbook.load_from_file(argv[4]), argv[5])
     elif command == "dump":
         data = Skillbook.load_from_file(argv[4]).to_dict()
         for skill in data.get("skills", {}).values():
