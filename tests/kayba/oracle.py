@@ -13,6 +13,11 @@ dependencies, as the judge of what ace-tools reads and writes.
     python3 oracle.py ROOT VERSION export FILE OUTDIR
         the skillbook's markdown export (ExportSkillbookMarkdownStep) as
         OUTDIR/export.md, and (0.12 on) its as_prompt() as OUTDIR/prompt.md
+    python3 oracle.py ROOT VERSION read FILE
+        load_from_file alone (what the speed comparison times)
+    python3 oracle.py ROOT 0.13.0 generate N OUT
+        a skillbook of N skills made by 0.13's API, words drawn from a
+        Zipf-like vocabulary of 20,000, seeded (the speed comparison's input)
     python3 oracle.py ROOT 0.13.0 make OUTDIR
         skillbooks made by 0.13's own API (add, tag, update, remove)
     python3 oracle.py ROOT 0.8.9 make OUTDIR
@@ -144,6 +149,28 @@ def export(root, version, book, out):
         (out / "prompt.md").write_text(book.as_prompt())
 
 
+def generate(Skillbook, n, out):
+    import random
+    rng = random.Random(7)
+    syllables = ["ka", "to", "ri", "men", "sel", "dar", "po", "lin",
+                 "ver", "qua", "zo", "bex", "tri", "nal", "os", "eph"]
+    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))
+             for _ in range(20000)]
+    weights = [1.0 / (r + 1) for r in range(len(words))]
+
+    def sentence(k):
+        return " ".join(rng.choices(words, weights=weights, k=k)).capitalize() + "."
+
+    book = Skillbook()
+    for i in range(n):
+        s = book.add_skill("context" if i % 3 else "harness", sentence(12),
+                           keywords=[rng.choice(words), rng.choice(words)],
+                           insight=None if i % 3 == 0 else sentence(14))
+        for _ in range(i % 3):
+            book.tag_skill(s.id, 1)
+    book.save_to_file(out)
+
+
 def make08(Skillbook, out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -165,6 +192,10 @@ def main(argv):
     Skillbook, UpdateBatch = load_modules(root, version)
     if command == "load":
         print(json.dumps(summary(Skillbook.load_from_file(argv[4])), sort_keys=True))
+    elif command == "read":
+        Skillbook.load_from_file(argv[4])
+    elif command == "generate":
+        generate(Skillbook, int(argv[4]), argv[5])
     elif command == "export":
         export(root, version, Skillbook.load_from_file(argv[4]), argv[5])
     elif command == "dump":

@@ -6,6 +6,7 @@
 mod apply;
 mod compare;
 mod curation;
+mod kayba;
 mod scale;
 mod shell;
 
@@ -426,8 +427,8 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 7] = [
-        "markdown", "skill", "tron", "batch", "process", "scale", "apply",
+    const GROUPS: [&str; 8] = [
+        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "kayba",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -435,7 +436,8 @@ fn bench(only: &[String]) -> Result<(), String> {
             GROUPS.join(", ")
         ));
     }
-    let wants = |g: &str| only.is_empty() || only.iter().any(|o| o == g);
+    // The kayba comparison needs kayba's code (ACE_KAYBA): asked for only.
+    let wants = |g: &str| (only.is_empty() && g != "kayba") || only.iter().any(|o| o == g);
     println!("building release binaries ...");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "-p", "ace-tools"])
@@ -477,6 +479,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("apply") {
         apply::apply_bench(&root().join("target/release"))?;
+    }
+    if wants("kayba") {
+        kayba::kayba_bench(&root().join("target/release"))?;
     }
     Ok(())
 }

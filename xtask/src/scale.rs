@@ -105,7 +105,7 @@ fn read(dir: &Path, f: Format) -> Result<(Duration, usize), String> {
 /// gives its wall time and peak RSS in bytes. Spawned straight from this
 /// process, a child's `ru_maxrss` starts from this process's resident size
 /// (the generated playbooks), which would swamp what is measured.
-fn run_measured(cmd: &mut Command) -> Result<(Duration, u64, bool), String> {
+pub(crate) fn run_measured(cmd: &mut Command) -> Result<(Duration, u64, bool), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
         .arg("__measure")
