@@ -145,12 +145,17 @@ impl Filter {
             .collect()
     }
 
+    /// Whether findings of rule `code` can be reported at all: selected,
+    /// not ignored, not turned off.
+    pub fn keeps(&self, code: &str) -> bool {
+        (self.select.is_empty() || self.select.contains(&code))
+            && !self.ignore.contains(&code)
+            && self.severity.get(code) != Some(&None)
+    }
+
     pub fn apply(&self, diags: &mut Vec<Diagnostic>) {
         diags.retain_mut(|d| {
-            if !self.select.is_empty() && !self.select.contains(&d.code) {
-                return false;
-            }
-            if self.ignore.contains(&d.code) {
+            if !self.keeps(d.code) {
                 return false;
             }
             match self.severity.get(d.code) {

@@ -89,6 +89,14 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
     }
     let target = over.playbook.as_deref().map(load_target).transpose()?;
     let baseline = over.baseline.as_deref().map(Baseline::parse).transpose()?;
+    let filter = Filter {
+        select,
+        ignore,
+        severity,
+    };
+    // The near-duplicate search is the costliest rule: not run for
+    // findings that would all be left out.
+    lint.likely_duplicates = filter.keeps(ace_model::rules::LIKELY_DUPLICATE.code);
     Ok(Settings {
         from: over.from,
         lint,
@@ -96,11 +104,7 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
         companion: over.companion.clone(),
         target,
         baseline,
-        filter: Filter {
-            select,
-            ignore,
-            severity,
-        },
+        filter,
     })
 }
 

@@ -30,6 +30,9 @@ pub struct Options {
     pub tag_overlap: f64,
     /// ACE072: confidence at or above which self-reported entries are reported.
     pub self_report_confidence: f64,
+    /// ACE061 is searched for (false where its findings would all be
+    /// left out: the search is the costliest rule).
+    pub likely_duplicates: bool,
 }
 
 impl Default for Options {
@@ -44,6 +47,7 @@ impl Default for Options {
             similarity: 0.8,
             tag_overlap: 0.7,
             self_report_confidence: 0.8,
+            likely_duplicates: true,
         }
     }
 }
@@ -78,7 +82,9 @@ pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
         quality::quarantine(e, &mut out);
         quality::self_report(e, opts, &mut out);
     }
-    quality::likely_duplicates(pb, opts, &mut out);
+    if opts.likely_duplicates {
+        quality::likely_duplicates(pb, opts, &mut out);
+    }
     out.sort_by_key(|d| (d.span.start, d.code));
     out
 }
