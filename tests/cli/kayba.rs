@@ -52,6 +52,22 @@ fn load(version: &str, file: &Path) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// `file` converted to its own format `to` is the same bytes.
+fn rewrites_exactly(file: &Path, to: &str, dir: &Path, what: &str) {
+    let again = dir.join("again");
+    convert()
+        .arg(file)
+        .args(["--to", to, "-o"])
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(file).unwrap(),
+        std::fs::read(&again).unwrap(),
+        "{what}: a no-op rewrite changed the file"
+    );
+}
+
 /// The entries ace-tools reads in `file`.
 fn entries(file: &Path) -> Vec<Value> {
     let out = convert().arg(file).args(["--to", "json"]).output().unwrap();
@@ -96,18 +112,7 @@ fn skillbooks_kayba_0_13_makes_validate_clean_rewrite_exactly_and_convert() {
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:?}");
         assert_eq!(out.status.code(), Some(0), "{name}");
-        let again = dir.path().join(format!("again-{name}"));
-        convert()
-            .arg(&file)
-            .args(["--to", "skillbook", "-o"])
-            .arg(&again)
-            .assert()
-            .success();
-        assert_eq!(
-            std::fs::read(&file).unwrap(),
-            std::fs::read(&again).unwrap(),
-            "{name}: a no-op rewrite changed the file"
-        );
+        rewrites_exactly(&file, "skillbook", dir.path(), &name);
         let kayba = load("0.13.0", &file);
         let md = dir.path().join(format!("{name}.md"));
         convert()
@@ -451,18 +456,7 @@ fn kaybas_markdown_exports_read_with_every_skill_and_rewrite_exactly() {
                 let ids = |v: &[Value]| v.iter().map(|x| x[0].clone()).collect::<Vec<_>>();
                 assert_eq!(ids(&got), ids(&want), "{what}");
             }
-            let again = dir.path().join(format!("again-{version}-{stem}-{name}"));
-            convert()
-                .arg(&file)
-                .args(["--to", "kayba-md", "-o"])
-                .arg(&again)
-                .assert()
-                .success();
-            assert_eq!(
-                std::fs::read(&file).unwrap(),
-                std::fs::read(&again).unwrap(),
-                "{what}: a no-op rewrite changed the file"
-            );
+            rewrites_exactly(&file, "kayba-md", dir.path(), &what);
         }
     }
 }
@@ -489,9 +483,7 @@ fn the_corpus_kayba_markdown_exports_read_with_every_skill() {
             assert_eq!(e["helpful"].is_i64(), counted, "{name}: {e}");
             assert_eq!(e["neutral"].is_i64(), counted, "{name}: {e}");
         }
-        let again = dir.path().join("again.md");
-        convert().arg(&path).args(["--to", "kayba-md", "-o"]).arg(&again).assert().success();
-        assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&again).unwrap(), "{name}");
+        rewrites_exactly(&path, "kayba-md", dir.path(), name);
     }
     // Counters as the file says: 0.8's `*Tags: helpful=5, ...*`.
     let later = entries(&other.join(
