@@ -279,6 +279,7 @@ pub fn read(text: &str) -> ReadOutput {
     let mut section: Option<String> = None;
     let mut offset = 0;
     let mut in_skill = false;
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
     for raw in text.split_inclusive('\n') {
         let span = Span::new(offset, offset + raw.len());
         offset += raw.len();
@@ -373,6 +374,17 @@ pub fn read(text: &str) -> ReadOutput {
             s.last = None;
             // The tag line closes an exported skill.
             in_skill = !matches!(shape, Shape::Export | Shape::Export08);
+        } else if line.starts_with("*Tags:") && matches!(shape, Shape::Export | Shape::Export08) {
+            // Kept as text of the skill, and said: the skill has no counters.
+            diagnostics.push(Diagnostic::new(
+                &rules::MALFORMED_COUNTERS,
+                Span::new(span.start, span.start + line.len()),
+                format!(
+                    "skill `{}`: expected `*Tags: helpful=N, harmful=N, neutral=N*` with whole numbers; the line is kept as text and the skill has no counters",
+                    s.id
+                ),
+            ));
+            s.continue_with(line);
         } else if matches!(shape, Shape::Export | Shape::Export08) && s.last.is_none() {
             s.last = Some(Field::Content);
             s.content.push(unescape(line).to_owned());
@@ -414,7 +426,7 @@ pub fn read(text: &str) -> ReadOutput {
     );
     ReadOutput {
         playbook: pb,
-        diagnostics: Vec::<Diagnostic>::new(),
+        diagnostics,
     }
 }
 
@@ -780,6 +792,22 @@ mod tests {
         let pb = read(EXPORT08).playbook;
         assert_eq!(pb.entries[0].extra["justification"], "Seen twice");
         assert_eq!(pb.entries[0].helpful, Some(2));
+    }
+
+    #[test]
+    fn a_tag_line_that_does_not_read_is_reported_and_kept() {
+        let text = EXPORT08.replace("helpful=2, harmful=1", "helpful=two, harmful=1");
+        let out = read(&text);
+        assert_eq!(out.diagnostics.len(), 1);
+        let d = &out.diagnostics[0];
+        assert_eq!(d.code, "ACE004");
+        assert!(text[d.span.start..d.span.end].starts_with("*Tags: helpful=two"));
+        let e = &out.playbook.entries[0];
+        assert_eq!(e.helpful, None);
+        assert!(e
+            .evidence
+            .as_ref()
+            .is_some_and(|ev| format!("{ev:?}").contains("helpful=two")));
     }
 
     #[test]
