@@ -156,13 +156,7 @@ impl Allocator {
                 candidate
             }
             Scheme::Counter => {
-                // kayba's `_generate_id`: the section's first word.
-                let prefix = e
-                    .section
-                    .as_deref()
-                    .and_then(|s| s.split_whitespace().next())
-                    .unwrap_or("skill")
-                    .to_lowercase();
+                let prefix = ids::kayba_prefix(e.section.as_deref());
                 let n = self.highest.entry(String::new()).or_default();
                 loop {
                     *n += 1;

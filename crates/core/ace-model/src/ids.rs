@@ -126,6 +126,16 @@ pub struct IdChange {
 /// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
 /// first three letters, or the table's prefix for the entry's kind; `oth`
 /// when none of these says anything.
+/// The prefix kayba's `_generate_id` gives a skill of `section`: its
+/// first word, lower-cased (`skill` for none); its IDs are
+/// `{prefix}-{n:05}` from one counter.
+pub fn kayba_prefix(section: Option<&str>) -> String {
+    section
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap_or("skill")
+        .to_lowercase()
+}
+
 pub fn prefix_for(pb: &Playbook, e: &Entry, sections: &mapping::SectionMap) -> String {
     let section = e
         .section

@@ -512,6 +512,27 @@ pub enum Evidence {
     Ref(EvidenceRef),
 }
 
+impl Evidence {
+    /// The item as one line of text: a note as it is, a reference as
+    /// `type: ref (note)`, for a format that holds evidence as text.
+    pub fn text(&self) -> String {
+        match self {
+            Evidence::Text(t) => t.clone(),
+            Evidence::Ref(r) => {
+                let mut line = [r.kind.as_deref(), r.reference.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect::<Vec<_>>()
+                    .join(": ");
+                if let Some(note) = &r.note {
+                    line.push_str(&format!(" ({note})"));
+                }
+                line
+            }
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EvidenceRef {
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]

@@ -409,12 +409,7 @@ pub fn read(text: &str) -> ReadOutput {
     for s in &mut skills {
         if shape == Shape::List {
             n += 1;
-            let prefix = s
-                .section
-                .as_deref()
-                .and_then(|x| x.split_whitespace().next())
-                .unwrap_or("skill")
-                .to_lowercase();
+            let prefix = ace_model::ids::kayba_prefix(s.section.as_deref());
             s.id = format!("{prefix}-{n:05}");
         }
     }
@@ -514,18 +509,13 @@ fn issue_insight(e: &Entry, shape: Shape) -> (String, Option<String>) {
 
 fn evidence_text(e: &Entry) -> Option<String> {
     let items = e.evidence.as_ref()?;
-    let text: Vec<String> = items
-        .iter()
-        .map(|ev| match ev {
-            Evidence::Text(t) => t.clone(),
-            Evidence::Ref(r) => [r.kind.as_deref(), r.reference.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(": "),
-        })
-        .collect();
-    Some(text.join("; "))
+    Some(
+        items
+            .iter()
+            .map(Evidence::text)
+            .collect::<Vec<_>>()
+            .join("; "),
+    )
 }
 
 fn skill_lines(e: &Entry, shape: Shape, lines: &mut Vec<String>) {

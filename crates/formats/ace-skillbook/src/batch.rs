@@ -37,7 +37,7 @@ pub enum Generation {
     V2,
 }
 
-const V2_KEYS: [&str; 6] = [
+const V2_OP_KEYS: [&str; 6] = [
     "issue",
     "keywords",
     "insight",
@@ -45,7 +45,7 @@ const V2_KEYS: [&str; 6] = [
     "reflection_index",
     "reflection_indices",
 ];
-const LEGACY_KEYS: [&str; 3] = ["content", "justification", "evidence"];
+const LEGACY_OP_KEYS: [&str; 3] = ["content", "justification", "evidence"];
 const COUNTERS: [&str; 3] = ["helpful", "harmful", "neutral"];
 
 /// Whether `n` is an update batch: an object with an `operations` list
@@ -101,8 +101,8 @@ pub fn check(text: &str) -> Vec<Diagnostic> {
 pub fn generation(ops: &[Node]) -> Generation {
     let (mut v2, mut legacy) = (false, false);
     for o in ops {
-        v2 |= V2_KEYS.iter().any(|k| o.get(k).is_some());
-        legacy |= LEGACY_KEYS.iter().any(|k| o.get(k).is_some());
+        v2 |= V2_OP_KEYS.iter().any(|k| o.get(k).is_some());
+        legacy |= LEGACY_OP_KEYS.iter().any(|k| o.get(k).is_some());
         if let Some(m) = o.get("metadata").and_then(Node::members) {
             v2 |= m.iter().any(|m| m.key == "delta");
             legacy |= m.iter().any(|m| COUNTERS.contains(&&*m.key));
@@ -136,6 +136,15 @@ fn text(n: Option<&Node>) -> Option<String> {
 /// A key's value as the 0.7 generation takes it: `str(value)`, unstripped.
 fn raw_text(n: Option<&Node>) -> Option<String> {
     n.and_then(py_str)
+}
+
+/// The skill key sources are kept in: v2's `occurrences`, 0.7's `sources`.
+fn sources_key(v2: bool) -> &'static str {
+    if v2 {
+        "occurrences"
+    } else {
+        "sources"
+    }
 }
 
 struct Reader<'a> {
@@ -209,19 +218,39 @@ impl Reader<'_> {
         }
     }
 
+    /// The skill key its sources are kept in.
+    fn sources_key(&self) -> &'static str {
+        sources_key(self.generation == Generation::V2)
+    }
+
     fn append_sources(&mut self, target: &Target) {
         let sources = self.sources();
         if !sources.is_empty() {
-            let field = match self.generation {
-                Generation::V2 => "extra.occurrences",
-                Generation::Legacy => "extra.sources",
-            };
             self.push(Change::Append {
                 target: target.clone(),
-                field: field.into(),
+                field: format!("extra.{}", self.sources_key()),
                 values: sources,
             });
         }
+    }
+
+    /// A new skill's sources, where it has any.
+    fn add_sources(&self, e: &mut Entry) {
+        let sources = self.sources();
+        if !sources.is_empty() {
+            e.extra
+                .insert(self.sources_key().into(), Value::Array(sources));
+        }
+    }
+
+    /// `keywords` normalised as kayba's `from_json` does.
+    fn keywords(&self) -> Vec<String> {
+        let given: Vec<String> = self
+            .get("keywords")
+            .and_then(Node::as_array)
+            .map(|a| a.iter().filter_map(py_str).collect())
+            .unwrap_or_default();
+        keywords(given.iter().map(String::as_str))
     }
 }
 
@@ -291,12 +320,8 @@ fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
                 return;
             };
             let lower = section_text.to_lowercase();
-            let given: Vec<String> = r
-                .get("keywords")
-                .and_then(Node::as_array)
-                .map(|a| a.iter().filter_map(py_str).collect())
-                .unwrap_or_default();
-            let given = keywords(given.iter().map(String::as_str));
+            let given = r.keywords();
+            let legacy = section(&lower).is_none();
             let (sec, mut words) = match section(&lower) {
                 Some(s) => (s, given),
                 None => (
@@ -318,7 +343,7 @@ fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
                 return;
             };
             let insight = match text(r.get("insight")) {
-                None if sec == "context" && section(&lower).is_some() => {
+                None if sec == "context" && !legacy => {
                     r.refuse(op.span, "ADD to `context` has no `insight`: kayba raises `context skills require a non-empty insight`".into());
                     return;
                 }
@@ -337,10 +362,7 @@ fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
             }
             e.helpful = Some(0);
             e.harmful = Some(0);
-            let sources = r.sources();
-            if !sources.is_empty() {
-                e.extra.insert("occurrences".into(), Value::Array(sources));
-            }
+            r.add_sources(&mut e);
         }
         Generation::Legacy => {
             if e.id.is_empty() && raw_section.split_whitespace().next().is_none() {
@@ -357,10 +379,7 @@ fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
             }
             (e.helpful, e.harmful, e.neutral) = (Some(0), Some(0), Some(0));
             set_counters(&mut e, metadata);
-            let sources = r.sources();
-            if !sources.is_empty() {
-                e.extra.insert("sources".into(), Value::Array(sources));
-            }
+            r.add_sources(&mut e);
         }
     }
     e.status = Some(Status::Active);
@@ -397,12 +416,7 @@ fn update(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
                 from.content = insight;
                 fields.push("content".into());
             }
-            let given: Vec<String> = r
-                .get("keywords")
-                .and_then(Node::as_array)
-                .map(|a| a.iter().filter_map(py_str).collect())
-                .unwrap_or_default();
-            let words = keywords(given.iter().map(String::as_str));
+            let words = r.keywords();
             if !words.is_empty() {
                 from.tags = Some(words);
                 fields.push("tags".into());
@@ -570,6 +584,23 @@ pub fn generation_for(old: &ace_model::Playbook) -> Generation {
     }
 }
 
+/// New sources `items` as one operation's `insight_source`: one source,
+/// or (0.12) a list of them; a 0.7 operation carries the first only.
+fn insight_source_of(items: &[Value], v2: bool, id: &str, lost: &mut Vec<String>) -> Option<Value> {
+    match items {
+        [] => None,
+        [one] => Some(one.clone()),
+        _ if v2 => Some(Value::Array(items.to_vec())),
+        [first, ..] => {
+            lost.push(format!(
+                "`{id}` gains {} sources; a 0.7 operation carries one",
+                items.len()
+            ));
+            Some(first.clone())
+        }
+    }
+}
+
 /// `delta` as an update batch of `generation`, and what the batch cannot
 /// say of it.
 pub fn write_batch(
@@ -585,11 +616,7 @@ pub fn write_batch(
             matches!(&op.change, Change::Deprecate { target, .. } | Change::Remove { target } if target == t)
         })
     };
-    let mut counter = old
-        .layout_of(crate::LAYOUT_KEY)
-        .and_then(|l| l.get("next_id"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let mut counter = crate::format::next_id(old);
     let mut ops: Vec<Value> = Vec::new();
     let mut lost: Vec<String> = Vec::new();
     let v2 = generation == Generation::V2;
@@ -634,38 +661,19 @@ pub fn write_batch(
                 }
                 // The ID kayba's counter gives next is left to it, so that
                 // its `next_id` moves on as it did here.
-                let prefix = e
-                    .section
-                    .as_deref()
-                    .and_then(|s| s.split_whitespace().next())
-                    .unwrap_or_default()
-                    .to_lowercase();
+                let prefix = ace_model::ids::kayba_prefix(e.section.as_deref());
                 if e.id == format!("{prefix}-{:05}", counter + 1) {
                     counter += 1;
                 } else if !e.id.is_empty() {
                     o.insert("skill_id".into(), json!(e.id));
                 }
-                let list = if v2 { "occurrences" } else { "sources" };
-                match e
+                let sources = e
                     .extra
-                    .get(list)
+                    .get(sources_key(v2))
                     .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                {
-                    None | Some([]) => {}
-                    Some([one]) => {
-                        o.insert("insight_source".into(), one.clone());
-                    }
-                    Some(many) if v2 => {
-                        o.insert("insight_source".into(), Value::Array(many.to_vec()));
-                    }
-                    Some([first, ..]) => {
-                        o.insert("insight_source".into(), first.clone());
-                        lost.push(format!(
-                            "`{}` has several sources; a 0.7 ADD carries one",
-                            e.id
-                        ));
-                    }
+                    .map_or(&[][..], Vec::as_slice);
+                if let Some(v) = insight_source_of(sources, v2, &e.id, &mut lost) {
+                    o.insert("insight_source".into(), v);
                 }
                 let counters: Vec<(&str, i64)> = [
                     ("helpful", e.helpful),
@@ -757,20 +765,8 @@ pub fn write_batch(
                             }
                             let new: Vec<Value> =
                                 now.into_iter().filter(|v| !was.contains(v)).collect();
-                            match new.as_slice() {
-                                [] => {}
-                                [one] => {
-                                    o.insert("insight_source".into(), one.clone());
-                                }
-                                _ if v2 => {
-                                    o.insert("insight_source".into(), Value::Array(new));
-                                }
-                                [first, ..] => {
-                                    o.insert("insight_source".into(), first.clone());
-                                    lost.push(format!(
-                                        "`{id}` gains several sources; a 0.7 UPDATE carries one"
-                                    ));
-                                }
+                            if let Some(v) = insight_source_of(&new, v2, &id, &mut lost) {
+                                o.insert("insight_source".into(), v);
                             }
                         }
                         ("extra.issue", true) => {
@@ -929,21 +925,14 @@ pub fn write_batch(
                 let Some(id) = id(target, &mut lost) else {
                     continue;
                 };
-                let list = if v2 {
-                    "extra.occurrences"
-                } else {
-                    "extra.sources"
-                };
-                if field != list || (!v2 && values.len() > 1) {
+                if field.strip_prefix("extra.") != Some(sources_key(v2)) {
                     lost.push(format!(
                         "`{id}` gains items in `{field}`, which {what} cannot add"
                     ));
                     continue;
                 }
-                let source = if values.len() == 1 {
-                    values[0].clone()
-                } else {
-                    Value::Array(values.clone())
+                let Some(source) = insight_source_of(values, v2, &id, &mut lost) else {
+                    continue;
                 };
                 ops.push(json!({"type": "UPDATE", "section": "", "skill_id": id, "insight_source": source}));
             }

@@ -103,7 +103,7 @@ impl PlaybookFormat for Skillbook {
 }
 
 /// The file's `next_id`: the number kayba's `_generate_id` gave last.
-fn next_id(pb: &Playbook) -> u64 {
+pub(crate) fn next_id(pb: &Playbook) -> u64 {
     pb.layout_of(crate::LAYOUT_KEY)
         .and_then(|l| l.get("next_id"))
         .and_then(serde_json::Value::as_u64)

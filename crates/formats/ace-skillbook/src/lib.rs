@@ -70,12 +70,3 @@ pub(crate) const V2_KEYS: [&str; 13] = [
     "created_at",
     "updated_at",
 ];
-
-/// The top-level keys the framework saves, in its order.
-pub(crate) const TOP_KEYS: [&str; 5] = [
-    "schema_version",
-    "skills",
-    "sections",
-    "next_id",
-    "similarity_decisions",
-];

@@ -9,7 +9,7 @@ use ace_model::{
 };
 use serde_json::{json, Map, Value};
 
-use crate::{Era, LAYOUT_KEY, TOP_KEYS};
+use crate::{Era, LAYOUT_KEY};
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
 /// `status: "invalid"`, v2 as `active: false`.
@@ -324,7 +324,7 @@ fn unknown_key(m: &Member, pb: &mut Playbook, diags: &mut Vec<Diagnostic>) {
         format!(
             "`{}` is not a skillbook key ({}); kept as an extra field",
             m.key,
-            TOP_KEYS.join(", ")
+            Era::V2.top_keys().join(", ")
         ),
     ));
     pb.extra.insert(m.key.to_string(), m.value.to_value());

@@ -855,20 +855,7 @@ fn skill_v2(e: &Entry, clock: &str, losses: &mut Vec<LossEntry>) -> Entry {
 pub(crate) fn evidence_text(items: &[Evidence]) -> String {
     items
         .iter()
-        .map(|ev| match ev {
-            Evidence::Text(t) => t.clone(),
-            Evidence::Ref(r) => {
-                let mut line = [r.kind.as_deref(), r.reference.as_deref()]
-                    .into_iter()
-                    .flatten()
-                    .collect::<Vec<_>>()
-                    .join(": ");
-                if let Some(note) = &r.note {
-                    line.push_str(&format!(" ({note})"));
-                }
-                line
-            }
-        })
+        .map(Evidence::text)
         .collect::<Vec<_>>()
         .join("\n")
 }
