@@ -132,14 +132,10 @@ impl Layout {
         }
     }
 
-    fn order_of(&self, id: &str) -> Vec<String> {
+    fn order_of(&self, id: &str) -> Vec<&str> {
         match self.orders.get(id).and_then(Value::as_array) {
-            Some(keys) => keys
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect(),
-            None => self.template.clone(),
+            Some(keys) => keys.iter().filter_map(Value::as_str).collect(),
+            None => self.template.iter().map(String::as_str).collect(),
         }
     }
 }
@@ -189,13 +185,15 @@ pub fn write_into(pb: &Playbook, opts: &Options, out: &mut Out<'_>) -> WriteRepo
     };
     let (pb, id_changes) = unique_ids(pb, &mut losses);
     let pb = pb.as_ref();
+    let skills_key = layout.era.object();
     let mut root = Map::new();
-    let mut put = |key: &str, root: &mut Map<String, Value>| {
+    let put = |key: &str, root: &mut Map<String, Value>| {
         if root.contains_key(key) {
             return;
         }
         let v = match key {
-            k if k == layout.era.object() => Some(skills(pb, &layout, fresh, &clock, &mut losses)),
+            // The skills are printed in place of this, a run at a time.
+            k if k == skills_key => Some(Value::Null),
             "schema_version" if layout.era == Era::V2 => Some(
                 layout
                     .schema
@@ -219,27 +217,32 @@ pub fn write_into(pb: &Playbook, opts: &Options, out: &mut Out<'_>) -> WriteRepo
     for key in &layout.top {
         put(key, &mut root);
     }
-    put(layout.era.object(), &mut root);
+    put(skills_key, &mut root);
     for key in pb.extra.keys() {
         put(key, &mut root);
     }
-    let mut text = String::new();
-    let root = Value::Object(root);
-    if layout.indent == 0 {
-        // `json.dumps(data)` without indent: one line.
-        ace_pyjson::dump_line(&root, layout.ascii, &mut text);
-    } else {
-        let style = ace_pyjson::Layout {
+    let print = Print {
+        style: ace_pyjson::Layout {
             indent: layout.indent,
             ascii: layout.ascii,
             inline_scalar_lists: layout.inline_lists,
-        };
-        ace_pyjson::dump_with(&root, &style, &mut text);
+        },
+        one_line: layout.indent == 0,
+    };
+    out.reserve(pb.entries.len() * 600);
+    out.push('{');
+    for (i, (key, v)) in root.iter().enumerate() {
+        print.member(i, 1, key, out);
+        if key == skills_key {
+            print_skills(pb, &layout, fresh, &clock, &print, out, &mut losses);
+        } else {
+            print.value(v, 1, out);
+        }
     }
+    print.close(root.is_empty(), 0, '}', out);
     if layout.newline {
-        text.push('\n');
+        out.push('\n');
     }
-    out.push_str(&text);
     WriteReport { losses, id_changes }
 }
 
@@ -279,60 +282,134 @@ fn unique_ids<'a>(
     (std::borrow::Cow::Owned(out), changes)
 }
 
-fn skills(
+/// How `json.dumps` lays the file out: with the file's indentation, or on
+/// one line (`json.dumps(data)` without indent).
+struct Print {
+    style: ace_pyjson::Layout,
+    one_line: bool,
+}
+
+impl Print {
+    /// What comes before member `i` of an object whose members are
+    /// `level` deep, and its key.
+    fn member(&self, i: usize, level: usize, key: &str, out: &mut Out<'_>) {
+        if i > 0 {
+            out.push_str(if self.one_line { ", " } else { "," });
+        }
+        if !self.one_line {
+            ace_pyjson::newline(self.style.indent, level, out);
+        }
+        ace_pyjson::escape(key, self.style.ascii, out);
+        out.push_str(": ");
+    }
+
+    fn value(&self, v: &Value, level: usize, out: &mut Out<'_>) {
+        if self.one_line {
+            ace_pyjson::dump_line(v, self.style.ascii, out);
+        } else {
+            ace_pyjson::dump_at(v, &self.style, level, out);
+        }
+    }
+
+    /// The end of an object or list `level` deep; an empty one is closed
+    /// on the line it opened (`{}`).
+    fn close(&self, empty: bool, level: usize, bracket: char, out: &mut Out<'_>) {
+        if !empty && !self.one_line {
+            ace_pyjson::newline(self.style.indent, level, out);
+        }
+        out.push(bracket);
+    }
+}
+
+/// The skills object, keyed by ID: each skill built and printed on its
+/// own, runs of them on every core, so that the whole file is never held
+/// as values.
+fn print_skills(
     pb: &Playbook,
     layout: &Layout,
     fresh: bool,
     clock: &str,
+    print: &Print,
+    out: &mut Out<'_>,
     losses: &mut Vec<LossEntry>,
-) -> Value {
+) {
+    out.push('{');
+    ace_exec::par::print_runs_reporting(pb.entries.len(), out, losses, |range, out, losses| {
+        for i in range {
+            let e = &pb.entries[i];
+            print.member(i, 2, &e.id, out);
+            print_skill(e, layout, fresh, clock, print, out, losses);
+        }
+    });
+    print.close(pb.entries.is_empty(), 1, '}', out);
+}
+
+/// Prints one skill as the era saves it, its keys in the file's order,
+/// straight from the entry: a map of it per skill would cost more than
+/// the printing.
+fn print_skill(
+    e: &Entry,
+    layout: &Layout,
+    fresh: bool,
+    clock: &str,
+    print: &Print,
+    out: &mut Out<'_>,
+    losses: &mut Vec<LossEntry>,
+) {
     let era = layout.era;
     let nullable = era.nullable();
-    let mut m = Map::new();
-    for e in &pb.entries {
-        let order: Vec<String> = if fresh {
-            Vec::new()
-        } else {
-            layout.order_of(&e.id)
-        };
-        let at = Field { era, layout, clock };
-        let mut skill = Map::new();
-        for key in &order {
-            match at.value(e, key, losses) {
-                Some(v) => {
-                    skill.insert(key.clone(), v);
-                }
-                // The framework's optional fields are saved as null.
-                None if nullable.contains(&key.as_str()) => {
-                    skill.insert(key.clone(), Value::Null);
-                }
-                None => {}
-            }
-        }
-        for key in era.skill_keys() {
-            if !skill.contains_key(*key) {
-                match at.value(e, key, losses) {
-                    Some(v) => {
-                        skill.insert((*key).to_owned(), v);
-                    }
-                    // A new file is what `save_to_file` writes: the
-                    // framework saves its optional fields as null, so a
-                    // skillbook converted away and back keeps them.
-                    None if fresh && nullable.contains(key) => {
-                        skill.insert((*key).to_owned(), Value::Null);
-                    }
-                    None => {}
-                }
-            }
-        }
-        for (k, v) in &e.extra {
-            if !skill.contains_key(k) {
-                skill.insert(k.clone(), v.clone());
-            }
-        }
-        m.insert(e.id.clone(), Value::Object(skill));
+    let order: Vec<&str> = if fresh {
+        Vec::new()
+    } else {
+        layout.order_of(&e.id)
+    };
+    let at = Field { era, layout, clock };
+    // A dozen keys: a list is searched faster than a set is built.
+    let mut printed: Vec<&str> = Vec::with_capacity(16);
+    out.push('{');
+    fn put<'k>(
+        print: &Print,
+        key: &'k str,
+        v: &Value,
+        printed: &mut Vec<&'k str>,
+        out: &mut Out<'_>,
+    ) {
+        print.member(printed.len(), 3, key, out);
+        print.value(v, 3, out);
+        printed.push(key);
     }
-    Value::Object(m)
+    for &key in &order {
+        if printed.contains(&key) {
+            continue;
+        }
+        match at.value(e, key, losses) {
+            Some(v) => put(print, key, &v, &mut printed, out),
+            // The framework's optional fields are saved as null.
+            None if nullable.contains(&key) => put(print, key, &Value::Null, &mut printed, out),
+            None => {}
+        }
+    }
+    for &key in era.skill_keys() {
+        if printed.contains(&key) {
+            continue;
+        }
+        match at.value(e, key, losses) {
+            Some(v) => put(print, key, &v, &mut printed, out),
+            // A new file is what `save_to_file` writes: the framework
+            // saves its optional fields as null, so a skillbook converted
+            // away and back keeps them.
+            None if fresh && nullable.contains(&key) => {
+                put(print, key, &Value::Null, &mut printed, out)
+            }
+            None => {}
+        }
+    }
+    for (k, v) in &e.extra {
+        if !printed.contains(&k.as_str()) {
+            put(print, k, v, &mut printed, out);
+        }
+    }
+    print.close(printed.is_empty(), 2, '}', out);
 }
 
 /// How a skill's keys are valued in an era.
@@ -971,4 +1048,70 @@ fn skill(e: &Entry, era: Era, losses: &mut Vec<LossEntry>) -> Entry {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(pb: &Playbook, opts: &Options) -> (String, Vec<LossEntry>) {
+        let mut out = Out::new();
+        let report = write_into(pb, opts, &mut out);
+        (out.into_string(), report.losses)
+    }
+
+    /// Long skillbooks are printed in runs on several threads: the text
+    /// and the losses, in order, are what one thread gives, in each era,
+    /// indented or on one line, kept layout or new file, and a file read
+    /// back is written again byte for byte.
+    #[test]
+    fn a_long_skillbook_is_written_as_one_thread_writes_it() {
+        let n = 3 * ace_exec::par::MIN_ITEMS + 5;
+        let skill = |i: usize| match i {
+            // Its own key order, a null insight, a key kayba does not
+            // have: kept in place across runs.
+            i if i % 3001 == 7 => format!(
+                r#"{{"issue": "again {i}", "id": "context-{i:05}", "section": "context", "keywords": ["k"], "insight": null, "occurrences": [], "active": false, "used_count": 0, "helpful_count": 1, "harmful_count": 0, "neutral_count": 0, "created_at": "t", "updated_at": "t", "mine": {{"a": [1, 2]}}}}"#
+            ),
+            i => format!(
+                r#"{{"id": "context-{i:05}", "section": "context", "keywords": ["w{}", "caf\u00e9"], "issue": "issue {i}", "insight": "insight \"{i}\"", "occurrences": [], "active": true, "used_count": 0, "helpful_count": {}, "harmful_count": 0, "neutral_count": 0, "created_at": "t", "updated_at": "t"}}"#,
+                i % 17,
+                i % 13
+            ),
+        };
+        let skills: Vec<String> = (0..n)
+            .map(|i| format!("\"context-{i:05}\": {}", skill(i)))
+            .collect();
+        let text = format!(
+            "{{\"schema_version\": \"2\", \"skills\": {{{}}}, \"sections\": {{}}, \"next_id\": {n}, \"similarity_decisions\": {{}}}}",
+            skills.join(", ")
+        );
+        let pb = crate::read(&text).unwrap().playbook;
+        assert_eq!(pb.entries.len(), n);
+        // One line as read; indented and in another era as new files,
+        // with losses in every run (the 0.8 era has no keywords).
+        let mut new_file = pb.clone();
+        new_file.layout = Default::default();
+        for (pb, era) in [
+            (&pb, None),
+            (&new_file, None),
+            (&new_file, Some(Era::Counters)),
+        ] {
+            let opts = Options { era, clock: None };
+            let spread = written(pb, &opts);
+            let one = ace_exec::par::on_one_thread(|| written(pb, &opts));
+            assert!(spread.0 == one.0, "the text differs from one thread's");
+            assert_eq!(spread.1, one.1);
+            let back = crate::read(&spread.0).unwrap().playbook;
+            assert_eq!(back.entries.len(), n);
+            assert!(
+                written(&back, &Options::default()).0 == spread.0,
+                "not written back byte for byte"
+            );
+            if era.is_some() {
+                assert!(spread.1.len() >= n, "{}", spread.1.len());
+            }
+        }
+        assert!(written(&pb, &Options::default()).0 == text);
+    }
 }

@@ -170,7 +170,10 @@ pub fn dump_with<O: Text>(v: &Value, layout: &Layout, out: &mut O) {
     dump_at(v, layout, 0, out);
 }
 
-fn dump_at<O: Text>(v: &Value, layout: &Layout, level: usize, out: &mut O) {
+/// `v` laid out by `layout` as a value nested `level` deep: what
+/// [`dump_with`] prints for it inside its parents, for a caller that prints
+/// the parents itself.
+pub fn dump_at<O: Text>(v: &Value, layout: &Layout, level: usize, out: &mut O) {
     let (indent, ascii) = (layout.indent, layout.ascii);
     match v {
         Value::Null => out.push_str("null"),
