@@ -41,10 +41,14 @@ impl PlaybookFormat for Skillbook {
             return None;
         }
         if input.root() == Some(b'{') {
-            let skills = input.top_opens("skills") == Some(b'{');
-            let bullets = input.top_opens("bullets") == Some(b'{')
-                && (input.top_has("next_id") || input.top_has("sections"));
-            if skills || bullets {
+            // Each look for a top-level key may scan the whole file: the
+            // second only when the first says no.
+            let skills = || input.top_opens("skills") == Some(b'{');
+            let bullets = || {
+                input.top_opens("bullets") == Some(b'{')
+                    && (input.top_has("next_id") || input.top_has("sections"))
+            };
+            if skills() || bullets() {
                 return Some(Confidence::Declared);
             }
         }
