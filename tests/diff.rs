@@ -147,7 +147,9 @@ proptest! {
         base in playbook_strategy(),
         edits in prop::collection::vec((any::<bool>(), edit_strategy()), 8),
         ours_new in prop::collection::vec("[a-d]{1,8}", 0..3),
-        theirs_new in prop::collection::vec("[a-d]{1,8}", 0..3),
+        // Other lessons than OURS': the same one added on both sides is
+        // one entry.
+        theirs_new in prop::collection::vec("[e-h]{1,8}", 0..3),
     ) {
         let (mut mine, mut yours) = (Vec::new(), Vec::new());
         for (i, (side, edit)) in edits.into_iter().enumerate() {
@@ -251,5 +253,57 @@ fn a_removal_wins_over_a_bump_and_conflicts_with_an_edit() {
         assert_eq!(plan.conflicts.len(), 1, "{:?}", plan.conflicts);
         assert_eq!(plan.conflicts[0].field, "entry");
         assert_eq!(engine(a, plan.delta).entries, a.entries);
+    }
+}
+
+proptest! {
+    /// Three runs from one BASE change different entries and add their
+    /// own: `merge_runs` has no conflict and gives what applying each
+    /// run's difference from BASE gives, in either order.
+    #[test]
+    fn runs_with_disjoint_changes_merge_as_their_diffs_applied_in_any_order(
+        base in playbook_strategy(),
+        edits in prop::collection::vec((0usize..3, edit_strategy()), 8),
+        new in prop::collection::vec(prop::collection::vec("[i-l]{1,6}", 0..3), 3),
+    ) {
+        let format = Format::from_name("json").unwrap();
+        let runs: Vec<Playbook> = (0..3)
+            .map(|k| {
+                let mine: Vec<(usize, Edit)> = edits
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (run, _))| *run == k)
+                    .map(|(i, (_, e))| (i, e.clone()))
+                    .collect();
+                let added: Vec<Entry> = new[k]
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| Entry {
+                        id: format!("n{k}-{i}"),
+                        section: Some("beta".into()),
+                        content: format!("run {k} {c}"),
+                        helpful: Some(1),
+                        harmful: Some(0),
+                        ..Entry::default()
+                    })
+                    .collect();
+                edited(&base, &mine, &added)
+            })
+            .collect();
+        let text = ace_registry::write(format, &base).text;
+        let read = ace_registry::read(format, &text).unwrap().playbook;
+        let refs: Vec<&Playbook> = runs.iter().collect();
+        let merged = ace_apply::merge::merge_runs(format, &text, &read, &refs, NOW);
+        prop_assert!(merged.conflicts.is_empty(), "{:?}", merged.conflicts);
+        prop_assert!(merged.refused.is_empty(), "{:?}", merged.refused);
+        prop_assert!(merged.renumbered.is_empty() && merged.joined.is_empty());
+        let fold = |order: &[usize]| {
+            order.iter().fold(base.clone(), |pb, &k| engine(&pb, diff(&base, &runs[k]).to_delta()))
+        };
+        prop_assert_eq!(entries(&merged.playbook), entries(&fold(&[0, 1, 2])));
+        prop_assert_eq!(entries(&merged.playbook), entries(&fold(&[2, 0, 1])));
+        // What was written reads back as that playbook.
+        let back = ace_registry::read(format, &merged.text).unwrap().playbook;
+        prop_assert_eq!(entries(&back), entries(&merged.playbook));
     }
 }

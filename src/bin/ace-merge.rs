@@ -34,15 +34,28 @@ fn run(args: &Args) -> i32 {
     merge(args).unwrap_or_else(|code| code)
 }
 
+fn load(p: &str) -> Result<Source, i32> {
+    load_input(p, "-").map_err(|e| {
+        error(PROG, e);
+        EXIT_USAGE
+    })
+}
+
 fn merge(args: &Args) -> Result<i32, i32> {
-    let load = |p: &str| {
-        load_input(p, "-").map_err(|e| {
-            error(PROG, e);
-            EXIT_USAGE
-        })
+    if let Some(base) = &args.base {
+        return merge_runs(args, base);
+    }
+    let [base, ours, theirs] = args.files.as_slice() else {
+        error(
+            PROG,
+            format!(
+                "a three-way merge takes BASE OURS THEIRS ({} given); to merge runs from one base, give it with --base",
+                args.files.len()
+            ),
+        );
+        return Err(EXIT_USAGE);
     };
-    let (base_src, ours_src, theirs_src) =
-        (load(&args.base)?, load(&args.ours)?, load(&args.theirs)?);
+    let (base_src, ours_src, theirs_src) = (load(base)?, load(ours)?, load(theirs)?);
     let name = args.path.clone().unwrap_or_else(|| ours_src.name.clone());
     let registry = ace_registry::Registry::builtin();
     let format = args.from.unwrap_or_else(|| {
@@ -62,10 +75,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
         ours: args.ours_label.clone(),
         theirs: args.theirs_label.clone(),
     };
-    let dest = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&args.ours));
+    let dest = args.output.clone().unwrap_or_else(|| PathBuf::from(ours));
     let write = |text: &str| {
         ace_fs::write_atomic(&dest, text.as_bytes(), None).map_err(|e| {
             error(PROG, format!("{}: {e}", dest.display()));
@@ -109,6 +119,18 @@ fn merge(args: &Args) -> Result<i32, i32> {
         eprintln!("{name}: {PROG}: THEIRS' change not applied: {r}");
     }
     write(&merged.text)?;
+    let ids: Vec<IdMapped> = merged
+        .renumbered
+        .iter()
+        .map(|r| IdMapped::renumbered(&args.theirs_label, r))
+        .chain(
+            merged
+                .joined
+                .iter()
+                .map(|j| IdMapped::joined(&args.theirs_label, j)),
+        )
+        .collect();
+    report_ids(args, &name, &ids)?;
     let mut report = Vec::new();
     for r in &merged.conflicts {
         eprintln!("{name}:{}: conflict: {}", r.line, r.message);
@@ -125,6 +147,207 @@ fn merge(args: &Args) -> Result<i32, i32> {
         return Ok(EXIT_FINDINGS);
     }
     Ok(readable(&name, &merged.text, format))
+}
+
+/// A new entry of a later side given an ID other than its own.
+struct IdMapped {
+    run: String,
+    old: String,
+    new: String,
+    joined: bool,
+}
+
+impl IdMapped {
+    fn renumbered(run: &str, r: &ace_apply::merge::Renumbered) -> IdMapped {
+        IdMapped {
+            run: run.to_owned(),
+            old: r.old.clone(),
+            new: r.new.clone(),
+            joined: false,
+        }
+    }
+
+    fn joined(run: &str, j: &ace_apply::merge::Joined) -> IdMapped {
+        IdMapped {
+            run: run.to_owned(),
+            old: j.theirs.clone(),
+            new: j.ours.clone(),
+            joined: true,
+        }
+    }
+}
+
+/// Says on stderr which new entries took other IDs, and writes them to
+/// `--id-map`.
+fn report_ids(args: &Args, name: &str, ids: &[IdMapped]) -> Result<(), i32> {
+    let mut list = Vec::new();
+    for m in ids {
+        if m.joined {
+            eprintln!(
+                "{name}: {PROG}: new entry `{}` of {} is `{}`, added before it: one entry, counters added",
+                m.old, m.run, m.new
+            );
+        } else {
+            eprintln!(
+                "{name}: {PROG}: new entry `{}` of {} renumbered `{}`: the ID was taken by another new entry",
+                m.old, m.run, m.new
+            );
+        }
+        let mut v = serde_json::json!({"run": m.run, "old": m.old, "new": m.new});
+        if m.joined {
+            v["joined"] = serde_json::Value::Bool(true);
+        }
+        list.push(v);
+    }
+    if let Some(f) = &args.id_map {
+        let body = serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+        ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
+            error(PROG, format!("{}: {e}", f.display()));
+            EXIT_USAGE
+        })?;
+    }
+    Ok(())
+}
+
+/// `ace-merge --base BASE RUN...`: the runs merged into one, written to
+/// `-o` (standard output by default).
+fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
+    let base_src = load(base_path)?;
+    let run_srcs: Vec<Source> = args
+        .files
+        .iter()
+        .map(|p| load(p))
+        .collect::<Result<_, _>>()?;
+    let registry = ace_registry::Registry::builtin();
+    let format = args.from.unwrap_or_else(|| {
+        let by_name = args
+            .path
+            .as_deref()
+            .map(Path::new)
+            .or(base_src.path.as_deref());
+        registry.detect(by_name, &base_src.text)
+    });
+    let read_one = |s: &Source| {
+        read(s, format).map_err(|why| {
+            error(
+                PROG,
+                format!(
+                    "{}: not a readable {} playbook: {why}",
+                    s.name,
+                    format.name()
+                ),
+            );
+            EXIT_FINDINGS
+        })
+    };
+    let base = read_one(&base_src)?;
+    let runs: Vec<Playbook> = run_srcs.iter().map(read_one).collect::<Result<_, _>>()?;
+    let now = match &args.now {
+        Some(n) => ace_tools::now(Some(n)),
+        None => ace_tools::source_date_epoch().map(|t| {
+            t.or_else(|| {
+                runs.iter()
+                    .filter_map(|r| ace_model::time::latest(r))
+                    .max()
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(ace_model::time::clock)
+        }),
+    }
+    .map_err(|e| {
+        error(PROG, e);
+        EXIT_USAGE
+    })?;
+    let refs: Vec<&Playbook> = runs.iter().collect();
+    let merged = ace_apply::merge::merge_runs(format, &base_src.text, &base, &refs, &now);
+    let run_name = |i: usize| run_srcs[i].name.clone();
+    for (i, r) in &merged.refused {
+        eprintln!("{}: {PROG}: change not applied: {r}", run_name(*i));
+    }
+    let out_name = match args.output.as_deref() {
+        Some(p) if p != Path::new("-") => {
+            ace_fs::write_atomic(p, merged.text.as_bytes(), None).map_err(|e| {
+                error(PROG, format!("{}: {e}", p.display()));
+                EXIT_USAGE
+            })?;
+            p.display().to_string()
+        }
+        _ => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            if out
+                .write_all(merged.text.as_bytes())
+                .and_then(|()| out.flush())
+                .is_err()
+            {
+                return Err(EXIT_USAGE);
+            }
+            "-".to_owned()
+        }
+    };
+    let ids: Vec<IdMapped> = merged
+        .renumbered
+        .iter()
+        .map(|(i, r)| IdMapped::renumbered(&run_name(*i), r))
+        .chain(
+            merged
+                .joined
+                .iter()
+                .map(|(i, j)| IdMapped::joined(&run_name(*i), j)),
+        )
+        .collect();
+    report_ids(args, &out_name, &ids)?;
+    // Each conflict at its entry's line in the merged text.
+    let lines = ace_model::LineIndex::new(&merged.text);
+    let origins = ace_registry::convert::read_playbook(
+        &Source {
+            name: out_name.clone(),
+            path: None,
+            text: merged.text.clone().into(),
+        },
+        format,
+    )
+    .map(|pb| {
+        pb.entries
+            .into_iter()
+            .filter_map(|e| Some((e.id.clone(), e.origin.0?.start)))
+            .collect::<std::collections::HashMap<_, _>>()
+    })
+    .unwrap_or_default();
+    let mut report = Vec::new();
+    for rc in &merged.conflicts {
+        let c = &rc.conflict;
+        let line = origins
+            .get(&c.entry)
+            .map_or(1, |&at| lines.line_col(&merged.text, at).line);
+        let kept = rc.kept_run.map(run_name);
+        eprintln!(
+            "{out_name}:{line}: conflict: `{}` {}: {} kept {}, {}'s {} not applied",
+            c.entry,
+            c.field,
+            kept.as_deref().unwrap_or("BASE"),
+            c.ours,
+            run_name(rc.run),
+            c.theirs
+        );
+        report.push(serde_json::json!({
+            "path": out_name, "line": line, "entry": c.entry, "field": c.field,
+            "run": run_name(rc.run), "value": c.theirs,
+            "kept_run": kept, "kept": c.ours,
+        }));
+    }
+    if let Some(f) = &args.conflicts {
+        let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
+        ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
+            error(PROG, format!("{}: {e}", f.display()));
+            EXIT_USAGE
+        })?;
+    }
+    Ok(if report.is_empty() && merged.refused.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FINDINGS
+    })
 }
 
 /// A merge that leaves no conflict marked is clean only if its result

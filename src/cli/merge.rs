@@ -11,22 +11,34 @@ pub const PROG: &str = "ace-merge";
 #[command(
     name = PROG,
     version = crate::VERSION,
-    about = "Three-way merge of playbooks by the ACE merge rules (git merge driver: ace-merge %O %A %B --path %P)"
+    about = "Merge playbooks by the ACE merge rules: three-way as git's merge driver (ace-merge %O %A %B --path %P), or any number of runs from one base (ace-merge --base BASE RUN...)",
+    override_usage = "ace-merge [OPTIONS] BASE OURS THEIRS\n       ace-merge [OPTIONS] --base BASE RUN..."
 )]
 pub struct Args {
-    pub base: String,
-    pub ours: String,
-    pub theirs: String,
+    /// BASE OURS THEIRS; with --base, the runs that started from it, in
+    /// order (the earlier run's value is kept in a conflict).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<String>,
+    /// The playbook every run started from: merge the runs given into one
+    /// (counters BASE plus every run's change, every new entry once).
+    #[arg(long, value_name = "BASE")]
+    pub base: Option<String>,
     /// The file's path in the repository (git's %P): names it in messages
     /// and tells its format when the three files are git's temporary ones.
     #[arg(long, value_name = "P")]
     pub path: Option<String>,
-    /// Where the result goes; OURS itself by default, as git expects.
+    /// Where the result goes; OURS itself by default, as git expects, and
+    /// standard output (`-`) with --base.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Also write the conflicts as JSON here.
     #[arg(long, value_name = "FILE")]
     pub conflicts: Option<PathBuf>,
+    /// Write the new entries given new IDs as JSON here: `[{run, old,
+    /// new}]`, with `"joined": true` for one an earlier run (OURS) had
+    /// added, whose ID it took.
+    #[arg(long, value_name = "FILE")]
+    pub id_map: Option<PathBuf>,
     #[arg(long, value_name = "FMT", value_parser = crate::format_parser())]
     pub from: Option<Format>,
     /// Conflict markers' length (git's %L).
@@ -39,7 +51,8 @@ pub struct Args {
     #[arg(long, value_name = "LABEL", default_value = "theirs")]
     pub theirs_label: String,
     /// The time for changed entries' `updated_at` (RFC 3339); else
-    /// SOURCE_DATE_EPOCH, else the clock.
+    /// SOURCE_DATE_EPOCH, else (with --base) the latest time in the runs,
+    /// else the clock.
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,
 }

@@ -19,6 +19,7 @@ mod edges;
 mod kayba;
 mod losses;
 mod merge;
+mod merge_runs;
 mod rules;
 mod validate;
 

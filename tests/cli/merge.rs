@@ -545,3 +545,50 @@ fn counters_from_absent_add_up() {
         "{text}"
     );
 }
+
+/// Both branches append a different bullet under the same next ID, as two
+/// curators each numbering from the file they had: a clean merge with both
+/// bullets, THEIRS' renumbered to the next free ID, no markers, and the
+/// renumbering said.
+#[test]
+fn two_branches_adding_one_new_id_merge_with_both_bullets() {
+    for case in CASES {
+        let base = case.base.replace("<end>", "") + "<end>";
+        let base_text = base.replace("<end>", "");
+        let id = match case.file {
+            "playbook.md" => "str-00003",
+            "AGENTS.md" => "aaaa0001",
+            "playbook.json" => "bullet-2025-10-26-001",
+            _ => "entry-b",
+        };
+        let a = case
+            .append(&base, id, "Name things for what they do.")
+            .replace("<end>", "");
+        let b = case
+            .append(&base, id, "Delete dead code at once.")
+            .replace("<end>", "");
+        let dir = repo(case.file, &base_text, &a, &b);
+        let out = merge(dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{}: {stderr}", case.file);
+        assert!(stderr.contains("renumbered"), "{}: {stderr}", case.file);
+        let merged = dir.path().join(case.file);
+        let text = std::fs::read_to_string(&merged).unwrap();
+        assert!(!text.contains("<<<<<<<"), "{}:\n{text}", case.file);
+        let es = entries(&merged);
+        let with = |c: &str| {
+            es.iter()
+                .find(|e| e["content"] == c)
+                .unwrap_or_else(|| panic!("{}: {c} missing:\n{text}", case.file))["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(with("Name things for what they do."), id, "{}", case.file);
+        let other = with("Delete dead code at once.");
+        assert_ne!(other, id, "{}", case.file);
+        if case.file == "playbook.md" {
+            assert_eq!(other, "str-00004");
+        }
+    }
+}

@@ -10,7 +10,7 @@ use ace_model::delta::Delta;
 use ace_model::{LineIndex, Playbook};
 use ace_registry::Format;
 
-use super::{plan, theirs_way, with_markers, Conflict, Markers};
+use super::{plan_with, theirs_way, with_markers, Conflict, Fresh, Joined, Markers, Renumbered};
 use crate::{apply_to, Options, Subject};
 
 /// One of the three versions: its text and the playbook read from it.
@@ -58,6 +58,10 @@ pub struct Merged {
     pub conflicts: Vec<Reported>,
     /// THEIRS' changes the engine refused (its messages).
     pub refused: Vec<String>,
+    /// THEIRS' new entries given new IDs, OURS having taken theirs.
+    pub renumbered: Vec<Renumbered>,
+    /// THEIRS' new entries that OURS had added too.
+    pub joined: Vec<Joined>,
 }
 
 /// Formats whose conflicts are marked in the file, git's way: those read
@@ -76,7 +80,8 @@ pub fn merge_file(
     theirs: Side<'_>,
     opts: &FileOptions,
 ) -> Merged {
-    let p = plan(base.playbook, ours.playbook, theirs.playbook);
+    let fresh = Fresh::of(format, ours.playbook, &opts.now);
+    let p = plan_with(base.playbook, ours.playbook, theirs.playbook, &fresh);
     let apply_opts = Options {
         now: opts.now.clone(),
         ..Options::default()
@@ -223,6 +228,8 @@ pub fn merge_file(
         text: out,
         conflicts,
         refused,
+        renumbered: p.renumbered,
+        joined: p.joined,
     }
 }
 

@@ -16,7 +16,9 @@ use serde_json::Value;
 use crate::diff::{diff, field_value as value, Diff, EntryDiff};
 
 mod file;
+mod runs;
 pub use file::{merge_file, merge_lines, takes_markers, FileOptions, Merged, Reported, Side};
+pub use runs::{merge_runs, MergedRuns, RunConflict};
 
 /// Two changes that cannot both be made; OURS' is kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +40,67 @@ pub struct Plan {
     pub conflicts: Vec<Conflict>,
     /// THEIRS' whole difference from BASE, conflicts included.
     pub theirs: Diff,
+    /// THEIRS' new entries whose ID OURS gave a different new entry: each
+    /// takes the next free ID of the playbook's scheme.
+    pub renumbered: Vec<Renumbered>,
+    /// THEIRS' new entries OURS added too (the same normalised content in
+    /// one section): one entry, OURS', its counters THEIRS' added.
+    pub joined: Vec<Joined>,
+}
+
+/// A new entry of THEIRS given another ID.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Renumbered {
+    pub old: String,
+    pub new: String,
+}
+
+/// A new entry of THEIRS that is one OURS added: THEIRS' ID, OURS'.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Joined {
+    pub theirs: String,
+    pub ours: String,
+}
+
+/// How new entries that two sides added are told apart and put together.
+#[derive(Debug, Clone)]
+pub struct Fresh {
+    /// The format's ID scheme, for an ID both sides gave a new entry.
+    pub ids: ace_registry::IdScheme,
+    /// The number the playbook's own counter gave last (skillbook).
+    pub counter: u64,
+    pub sections: std::sync::Arc<ace_model::mapping::SectionMap>,
+    /// The date of a dated ID (`YYYY-MM-DD`).
+    pub today: String,
+    /// Whether two new entries that are the same, counters included, add
+    /// their counters (independent runs: each counted what it saw) or are
+    /// one entry as it is (git branches: one change on both).
+    pub sum_same: bool,
+}
+
+impl Default for Fresh {
+    fn default() -> Self {
+        Fresh {
+            ids: ace_registry::IdScheme::Prefixed,
+            counter: 0,
+            sections: Default::default(),
+            today: "1970-01-01".into(),
+            sum_same: false,
+        }
+    }
+}
+
+impl Fresh {
+    /// The rules of `format`'s playbook `pb`, on the date of `now` (RFC 3339).
+    pub fn of(format: ace_registry::Format, pb: &Playbook, now: &str) -> Fresh {
+        let c = format.imp().curation();
+        Fresh {
+            ids: c.ids,
+            counter: c.counter.map_or(0, |f| f(pb)),
+            today: now.get(..10).unwrap_or("1970-01-01").to_owned(),
+            ..Fresh::default()
+        }
+    }
 }
 
 fn name(e: &Entry) -> String {
@@ -61,8 +124,19 @@ fn counters_only(fields: &[String]) -> bool {
 /// difference less its conflicts with OURS', as the delta
 /// [`crate::diff::Diff::to_delta`] makes of it.
 pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
+    plan_with(base, ours, theirs, &Fresh::default())
+}
+
+/// [`plan`], new entries added on both sides numbered and put together by
+/// `fresh`.
+pub fn plan_with(base: &Playbook, ours: &Playbook, theirs: &Playbook, fresh: &Fresh) -> Plan {
     let d_ours = diff(base, ours);
     let d_theirs = diff(base, theirs);
+    plan_diffs(&d_ours, d_theirs, ours, fresh)
+}
+
+/// [`plan_with`] of the two differences from BASE, already taken.
+pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh) -> Plan {
     // OURS' changes by the base entry they change, and its entries by ID.
     let mut ours_changed: HashMap<String, &EntryDiff> = HashMap::new();
     for c in &d_ours.entries {
@@ -79,20 +153,76 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
         .filter(|e| !e.id.is_empty())
         .map(|e| (e.id.as_str(), e))
         .collect();
+    // OURS' new entries by their normalised content: THEIRS' of the same
+    // are the same lesson learned twice.
+    let ours_new: HashMap<String, &Entry> = d_ours
+        .entries
+        .iter()
+        .filter_map(|c| match c {
+            EntryDiff::Added(e) => Some((e.dedup_key(), e)),
+            _ => None,
+        })
+        .collect();
+    // THEIRS' new IDs that stay as they are, which a new number must not
+    // take either.
+    let theirs_new_ids: Vec<&str> = d_theirs
+        .entries
+        .iter()
+        .filter_map(|c| match c {
+            EntryDiff::Added(e) if !ours_by_id.contains_key(e.id.as_str()) => Some(e.id.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut alloc: Option<crate::ids::Allocator> = None;
+    let mut renumbered: Vec<Renumbered> = Vec::new();
+    let mut joined: Vec<Joined> = Vec::new();
+    let mut counts: Vec<Change> = Vec::new();
     let mut conflicts = Vec::new();
     let mut taken = Diff::default();
     for c in &d_theirs.entries {
         match c {
-            EntryDiff::Added(e) => match ours_by_id.get(e.id.as_str()) {
-                Some(o) if *o == e => {}
-                Some(o) => conflicts.push(Conflict {
-                    entry: name(e),
-                    field: "entry".into(),
-                    ours: whole(o),
-                    theirs: whole(e),
-                }),
-                None => taken.entries.push(c.clone()),
-            },
+            EntryDiff::Added(e) => {
+                let same = ours_by_id.get(e.id.as_str()).is_some_and(|o| *o == e);
+                if same && !fresh.sum_same {
+                    continue;
+                }
+                if let Some(o) = ours_new.get(e.dedup_key().as_str()) {
+                    let (helpful, harmful, neutral) = (
+                        e.helpful.unwrap_or(0),
+                        e.harmful.unwrap_or(0),
+                        e.neutral.unwrap_or(0),
+                    );
+                    if (helpful, harmful, neutral) != (0, 0, 0) {
+                        counts.push(Change::Count {
+                            target: crate::diff::target(o),
+                            helpful,
+                            harmful,
+                            neutral,
+                        });
+                    }
+                    joined.push(Joined {
+                        theirs: e.id.clone(),
+                        ours: o.id.clone(),
+                    });
+                    continue;
+                }
+                let mut e = e.clone();
+                if !e.id.is_empty() && ours_by_id.contains_key(e.id.as_str()) {
+                    let alloc = alloc.get_or_insert_with(|| {
+                        let mut a = crate::ids::Allocator::new(ours, fresh.ids, fresh.counter);
+                        for id in &theirs_new_ids {
+                            a.take(id);
+                        }
+                        a
+                    });
+                    let new = alloc.mint(ours, &e, &fresh.sections, &fresh.today, None);
+                    renumbered.push(Renumbered {
+                        old: std::mem::replace(&mut e.id, new.clone()),
+                        new,
+                    });
+                }
+                taken.entries.push(EntryDiff::Added(e));
+            }
             EntryDiff::Removed(e) => match ours_changed.get(&name(e)) {
                 Some(EntryDiff::Removed(_)) => {}
                 // A removal is how a format without a status deprecates:
@@ -181,10 +311,60 @@ pub fn plan(base: &Playbook, ours: &Playbook, theirs: &Playbook) -> Plan {
             }
         }
     }
+    // THEIRS' own new entries name the renumbered ones by their new IDs.
+    if !renumbered.is_empty() || !joined.is_empty() {
+        let to: HashMap<&str, &str> = renumbered
+            .iter()
+            .map(|r| (r.old.as_str(), r.new.as_str()))
+            .chain(joined.iter().map(|j| (j.theirs.as_str(), j.ours.as_str())))
+            .collect();
+        for c in &mut taken.entries {
+            if let EntryDiff::Added(e) = c {
+                follow(e, &to);
+            }
+        }
+    }
+    let mut delta = taken.to_delta();
+    delta
+        .ops
+        .extend(counts.into_iter().map(|change| ace_model::delta::Op {
+            change,
+            span: ace_model::Span::default(),
+        }));
     Plan {
-        delta: taken.to_delta(),
+        delta,
         theirs: d_theirs,
         conflicts,
+        renumbered,
+        joined,
+    }
+}
+
+/// `e`'s references to other entries, through `to` (old ID to new).
+fn follow(e: &mut Entry, to: &HashMap<&str, &str>) {
+    let moved = |id: &str| to.get(id).map(|n| (*n).to_owned());
+    let refers = e.supersedes.is_some()
+        || e.superseded_by.is_some()
+        || e.duplicate_of.is_some()
+        || e.links.is_some();
+    if !refers {
+        return;
+    }
+    let r = &mut **e;
+    for list in [&mut r.supersedes, &mut r.links].into_iter().flatten() {
+        for id in list.iter_mut() {
+            if let Some(n) = moved(id) {
+                *id = n;
+            }
+        }
+    }
+    for one in [&mut r.superseded_by, &mut r.duplicate_of]
+        .into_iter()
+        .flatten()
+    {
+        if let Some(n) = moved(one) {
+            *one = n;
+        }
     }
 }
 
