@@ -23,6 +23,7 @@ __all__ = [
     "apply",
     "convert",
     "find_config",
+    "merge",
     "read",
     "validate",
     "write",
@@ -162,3 +163,31 @@ def apply(
     if companion is None:
         return out, json.loads(report)
     return out, json.loads(report), new_companion
+
+
+def merge(
+    base: str,
+    runs: Iterable[str],
+    *,
+    format: Optional[str] = None,
+    now: Optional[str] = None,
+    filename: Optional[str] = None,
+) -> Tuple[str, Dict[str, Any]]:
+    """``runs`` (texts of playbooks that each started from the playbook
+    ``base``) merged into one, as ``ace-merge --base BASE RUN...`` merges
+    them: the merged text, written over ``base``'s layout, and the report
+    ``{"conflicts": [...], "renumbered": [...], "refused": [...]}``.
+
+    Counters end as BASE plus every run's change; every new entry is kept
+    once, a lesson two runs added being one entry with its counters added;
+    a new entry whose ID an earlier run gave another takes the next free ID
+    (``renumbered``: ``{"run", "old", "new"}``, with ``"joined": true``
+    for one an earlier run added). Two runs changing one field differently
+    is a conflict (``{"entry", "field", "run", "value", "kept_run",
+    "kept", "line"}``): the earlier run's value is kept. Runs are named
+    ``#1``, ``#2``... in order. ``format`` is detected from ``base`` (and
+    ``filename``) when not given; ``now`` (RFC 3339) is the time stamped on
+    what the merge changes, else ``SOURCE_DATE_EPOCH``, else the runs'
+    latest time."""
+    text, report = _native.merge(base, list(runs), format, now, filename)
+    return text, json.loads(report)

@@ -8,6 +8,7 @@ __all__ = [
     "apply",
     "convert",
     "find_config",
+    "merge",
     "read",
     "validate",
     "write",
@@ -81,3 +82,11 @@ def apply(
     write_scope: Optional[Iterable[str]] = ...,
     strict: bool = ...,
 ) -> Tuple[str, Dict[str, Any], str]: ...
+def merge(
+    base: str,
+    runs: Iterable[str],
+    *,
+    format: Optional[str] = ...,
+    now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+) -> Tuple[str, Dict[str, Any]]: ...

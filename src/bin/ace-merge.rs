@@ -119,16 +119,13 @@ fn merge(args: &Args) -> Result<i32, i32> {
         eprintln!("{name}: {PROG}: THEIRS' change not applied: {r}");
     }
     write(&merged.text)?;
-    let ids: Vec<IdMapped> = merged
+    let ids: Vec<serde_json::Value> = merged
         .renumbered
         .iter()
-        .map(|r| IdMapped::renumbered(&args.theirs_label, r))
-        .chain(
-            merged
-                .joined
-                .iter()
-                .map(|j| IdMapped::joined(&args.theirs_label, j)),
-        )
+        .map(|r| serde_json::json!({"run": args.theirs_label, "old": r.old, "new": r.new}))
+        .chain(merged.joined.iter().map(|j| {
+            serde_json::json!({"run": args.theirs_label, "old": j.theirs, "new": j.ours, "joined": true})
+        }))
         .collect();
     report_ids(args, &name, &ids)?;
     let mut report = Vec::new();
@@ -149,58 +146,24 @@ fn merge(args: &Args) -> Result<i32, i32> {
     Ok(readable(&name, &merged.text, format))
 }
 
-/// A new entry of a later side given an ID other than its own.
-struct IdMapped {
-    run: String,
-    old: String,
-    new: String,
-    joined: bool,
-}
-
-impl IdMapped {
-    fn renumbered(run: &str, r: &ace_apply::merge::Renumbered) -> IdMapped {
-        IdMapped {
-            run: run.to_owned(),
-            old: r.old.clone(),
-            new: r.new.clone(),
-            joined: false,
-        }
-    }
-
-    fn joined(run: &str, j: &ace_apply::merge::Joined) -> IdMapped {
-        IdMapped {
-            run: run.to_owned(),
-            old: j.theirs.clone(),
-            new: j.ours.clone(),
-            joined: true,
-        }
-    }
-}
-
 /// Says on stderr which new entries took other IDs, and writes them to
 /// `--id-map`.
-fn report_ids(args: &Args, name: &str, ids: &[IdMapped]) -> Result<(), i32> {
-    let mut list = Vec::new();
+fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), i32> {
     for m in ids {
-        if m.joined {
-            eprintln!(
-                "{name}: {PROG}: new entry `{}` of {} is `{}`, added before it: one entry, counters added",
-                m.old, m.run, m.new
-            );
+        let (run, old, new) = (&m["run"], &m["old"], &m["new"]);
+        let (run, old, new) = (
+            run.as_str().unwrap_or_default(),
+            old.as_str().unwrap_or_default(),
+            new.as_str().unwrap_or_default(),
+        );
+        if m["joined"] == true {
+            eprintln!("{name}: {PROG}: new entry `{old}` of {run} is `{new}`, added before it: one entry, counters added");
         } else {
-            eprintln!(
-                "{name}: {PROG}: new entry `{}` of {} renumbered `{}`: the ID was taken by another new entry",
-                m.old, m.run, m.new
-            );
+            eprintln!("{name}: {PROG}: new entry `{old}` of {run} renumbered `{new}`: the ID was taken by another new entry");
         }
-        let mut v = serde_json::json!({"run": m.run, "old": m.old, "new": m.new});
-        if m.joined {
-            v["joined"] = serde_json::Value::Bool(true);
-        }
-        list.push(v);
     }
     if let Some(f) = &args.id_map {
-        let body = serde_json::to_string_pretty(&list).unwrap_or_default() + "\n";
+        let body = serde_json::to_string_pretty(ids).unwrap_or_default() + "\n";
         ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
             error(PROG, format!("{}: {e}", f.display()));
             EXIT_USAGE
@@ -242,19 +205,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
     };
     let base = read_one(&base_src)?;
     let runs: Vec<Playbook> = run_srcs.iter().map(read_one).collect::<Result<_, _>>()?;
-    let now = match &args.now {
-        Some(n) => ace_tools::now(Some(n)),
-        None => ace_tools::source_date_epoch().map(|t| {
-            t.or_else(|| {
-                runs.iter()
-                    .filter_map(|r| ace_model::time::latest(r))
-                    .max()
-                    .map(str::to_owned)
-            })
-            .unwrap_or_else(ace_model::time::clock)
-        }),
-    }
-    .map_err(|e| {
+    let now = ace_model::time::now_of(args.now.as_deref(), &runs).map_err(|e| {
         error(PROG, e);
         EXIT_USAGE
     })?;
@@ -285,56 +236,20 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
             "-".to_owned()
         }
     };
-    let ids: Vec<IdMapped> = merged
-        .renumbered
-        .iter()
-        .map(|(i, r)| IdMapped::renumbered(&run_name(*i), r))
-        .chain(
-            merged
-                .joined
-                .iter()
-                .map(|(i, j)| IdMapped::joined(&run_name(*i), j)),
-        )
-        .collect();
-    report_ids(args, &out_name, &ids)?;
-    // Each conflict at its entry's line in the merged text.
-    let lines = ace_model::LineIndex::new(&merged.text);
-    let origins = ace_registry::convert::read_playbook(
-        &Source {
-            name: out_name.clone(),
-            path: None,
-            text: merged.text.clone().into(),
-        },
-        format,
-    )
-    .map(|pb| {
-        pb.entries
-            .into_iter()
-            .filter_map(|e| Some((e.id.clone(), e.origin.0?.start)))
-            .collect::<std::collections::HashMap<_, _>>()
-    })
-    .unwrap_or_default();
-    let mut report = Vec::new();
-    for rc in &merged.conflicts {
-        let c = &rc.conflict;
-        let line = origins
-            .get(&c.entry)
-            .map_or(1, |&at| lines.line_col(&merged.text, at).line);
-        let kept = rc.kept_run.map(run_name);
+    let names: Vec<String> = run_srcs.iter().map(|s| s.name.clone()).collect();
+    report_ids(args, &out_name, &merged.id_map_json(&names))?;
+    let report = merged.conflicts_json(format, &out_name, &names);
+    for c in &report {
+        let kept = c["kept_run"].as_str().unwrap_or("BASE");
         eprintln!(
-            "{out_name}:{line}: conflict: `{}` {}: {} kept {}, {}'s {} not applied",
-            c.entry,
-            c.field,
-            kept.as_deref().unwrap_or("BASE"),
-            c.ours,
-            run_name(rc.run),
-            c.theirs
+            "{out_name}:{}: conflict: `{}` {}: {kept} kept {}, {}'s {} not applied",
+            c["line"],
+            c["entry"].as_str().unwrap_or_default(),
+            c["field"].as_str().unwrap_or_default(),
+            c["kept"],
+            c["run"].as_str().unwrap_or_default(),
+            c["value"]
         );
-        report.push(serde_json::json!({
-            "path": out_name, "line": line, "entry": c.entry, "field": c.field,
-            "run": run_name(rc.run), "value": c.theirs,
-            "kept_run": kept, "kept": c.ours,
-        }));
     }
     if let Some(f) = &args.conflicts {
         let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";

@@ -136,6 +136,57 @@ def test_apply_gives_ace_applys_text_and_report(tmp_path):
     assert report["accepted"] and not report["rejected"]
 
 
+MERGE_BASE = (
+    "## STRATEGIES & INSIGHTS\n"
+    "[str-00001] helpful=1 harmful=0 :: Check the input first.\n"
+    "[str-00002] helpful=0 harmful=0 :: Keep functions small.\n"
+)
+
+
+def test_merge_gives_ace_merges_text_conflicts_and_renumbering(tmp_path):
+    runs = [
+        MERGE_BASE.replace("helpful=1", "helpful=3")
+        + "[str-00003] helpful=1 harmful=0 :: Retry once.\n",
+        MERGE_BASE.replace("Keep functions small.", "Keep every function small.")
+        + "[str-00003] helpful=0 harmful=0 :: Page through results.\n",
+        MERGE_BASE.replace("Keep functions small.", "Keep functions short.")
+        + "[str-00003] helpful=2 harmful=0 :: Retry  once.\n",
+    ]
+    text, report = ace_tools.merge(MERGE_BASE, runs)
+    base = tmp_path / "base.md"
+    base.write_text(MERGE_BASE, encoding="utf-8")
+    files = []
+    for i, r in enumerate(runs):
+        f = tmp_path / f"#{i + 1}"
+        f.write_text(r, encoding="utf-8")
+        files.append(str(f))
+    conflicts = tmp_path / "conflicts.json"
+    ids = tmp_path / "ids.json"
+    cli = tool(
+        "ace-merge", "--base", str(base), *files, "--from", "markdown",
+        "--conflicts", str(conflicts), "--id-map", str(ids), check=False,
+    )
+    assert cli.returncode == 1
+    assert text == cli.stdout
+    assert "[str-00001] helpful=3 harmful=0 :: Check the input first." in text
+    assert "[str-00003] helpful=3 harmful=0 :: Retry once." in text
+    assert "[str-00004] helpful=0 harmful=0 :: Page through results." in text
+    [c] = report["conflicts"]
+    assert (c["entry"], c["field"], c["kept_run"], c["run"]) == ("str-00002", "content", "#2", "#3")
+    [from_cli] = json.loads(conflicts.read_text(encoding="utf-8"))
+    assert {k: v for k, v in from_cli.items() if k not in ("path", "run", "kept_run")} == {
+        k: v for k, v in c.items() if k not in ("path", "run", "kept_run")
+    }
+    assert report["renumbered"] == [
+        {"run": "#2", "old": "str-00003", "new": "str-00004"},
+        {"run": "#3", "old": "str-00003", "new": "str-00003", "joined": True},
+    ]
+    assert [m["new"] for m in json.loads(ids.read_text(encoding="utf-8"))] == [
+        m["new"] for m in report["renumbered"]
+    ]
+    assert report["refused"] == []
+
+
 def test_apply_reports_a_refused_delta_and_changes_nothing():
     playbook = (FIXTURES / "apply" / "skill-playbook.json").read_text(encoding="utf-8")
     unknown = json.dumps({"delta_id": "delta-2026-01-01-001", "counters": [{"id": "bullet-2099-01-01-001", "helpful_delta": 1}]})

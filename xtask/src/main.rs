@@ -7,6 +7,7 @@ mod apply;
 mod compare;
 mod curation;
 mod kayba;
+mod merge;
 mod scale;
 mod shell;
 
@@ -427,8 +428,8 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 8] = [
-        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "kayba",
+    const GROUPS: [&str; 9] = [
+        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "merge", "kayba",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -479,6 +480,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("apply") {
         apply::apply_bench(&root().join("target/release"))?;
+    }
+    if wants("merge") {
+        merge::merge_bench(&root().join("target/release"))?;
     }
     if wants("kayba") {
         kayba::kayba_bench(&root().join("target/release"))?;

@@ -127,6 +127,23 @@ pub fn now(given: Option<&str>) -> Result<String, String> {
     Ok(clock())
 }
 
+/// [`now`] for a result made of other playbooks (merged runs): without
+/// `--now` or `SOURCE_DATE_EPOCH`, the latest time they hold, so that the
+/// same inputs give the same bytes; the clock only when they hold none.
+pub fn now_of<'a>(
+    given: Option<&str>,
+    from: impl IntoIterator<Item = &'a crate::Playbook>,
+) -> Result<String, String> {
+    if given.is_some() || source_date_epoch()?.is_some() {
+        return now(given);
+    }
+    Ok(from
+        .into_iter()
+        .filter_map(latest)
+        .max()
+        .map_or_else(clock, str::to_owned))
+}
+
 /// The current time, RFC 3339 in UTC, to the second.
 pub fn clock() -> String {
     let secs = std::time::SystemTime::now()

@@ -484,6 +484,58 @@ fn apply_texts(
     Ok((texts.main, companion, report.to_string()))
 }
 
+/// `runs` (texts of playbooks that each started from `base`) merged into
+/// one by ace-merge's rules: the merged text and the report `{conflicts,
+/// renumbered, refused}` as JSON.
+#[pyfunction]
+#[pyo3(signature = (base, runs, format=None, now=None, filename=None))]
+fn merge(
+    py: Python<'_>,
+    base: String,
+    runs: Vec<String>,
+    format: Option<String>,
+    now: Option<String>,
+    filename: Option<String>,
+) -> PyResult<(String, String)> {
+    py.detach(|| merge_texts(base, runs, format, now, filename))
+        .map_err(|s| s.raise(py))
+}
+
+fn merge_texts(
+    base: String,
+    runs: Vec<String>,
+    format: Option<String>,
+    now: Option<String>,
+    filename: Option<String>,
+) -> Result<(String, String), Stop> {
+    let base = source(base, filename);
+    let format = format_of(&base, format.as_deref())?;
+    let read = |s: &Source| {
+        ace_registry::convert::read_playbook(s, format).map_err(|stop| stopped(s, format, stop))
+    };
+    let base_pb = read(&base)?;
+    let names: Vec<String> = (1..=runs.len()).map(|i| format!("#{i}")).collect();
+    let runs: Vec<ace_model::Playbook> = runs
+        .into_iter()
+        .zip(&names)
+        .map(|(text, name)| read(&source(text, Some(name.clone()))))
+        .collect::<Result<_, _>>()?;
+    let now = ace_model::time::now_of(now.as_deref(), &runs).map_err(Stop::plain)?;
+    let refs: Vec<&ace_model::Playbook> = runs.iter().collect();
+    let merged = ace_apply::merge::merge_runs(format, &base.text, &base_pb, &refs, &now);
+    let refused: Vec<serde_json::Value> = merged
+        .refused
+        .iter()
+        .map(|(i, m)| serde_json::json!({"run": names[*i], "message": m}))
+        .collect();
+    let report = serde_json::json!({
+        "conflicts": merged.conflicts_json(format, &base.name, &names),
+        "renumbered": merged.id_map_json(&names),
+        "refused": refused,
+    });
+    Ok((merged.text, report.to_string()))
+}
+
 /// The names of the formats, as `to=` and `format=` take them.
 #[pyfunction]
 fn formats(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
@@ -522,6 +574,7 @@ fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
     m.add_function(wrap_pyfunction!(find_config, m)?)?;

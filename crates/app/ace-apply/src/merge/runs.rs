@@ -124,3 +124,72 @@ pub fn merge_runs(
     out.playbook = applied.playbook;
     out
 }
+
+impl MergedRuns {
+    /// The conflicts as `ace-merge --conflicts` lists them, for the merged
+    /// text at `path`, the runs named by `names`: `{path, line, entry,
+    /// field, run, value, kept_run, kept}`, `line` being the entry's in
+    /// the merged text and `kept_run` null where BASE's value was kept.
+    pub fn conflicts_json(
+        &self,
+        format: Format,
+        path: &str,
+        names: &[String],
+    ) -> Vec<serde_json::Value> {
+        if self.conflicts.is_empty() {
+            return Vec::new();
+        }
+        let ctx = ace_registry::ReadCtx::min(ace_model::Severity::Error);
+        let origins: HashMap<String, usize> = format
+            .read(&self.text, &ctx)
+            .map(|r| {
+                r.parsed
+                    .playbook
+                    .entries
+                    .into_iter()
+                    .filter_map(|e| Some((e.id, e.origin.0?.start)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let lines = ace_model::LineIndex::new(&self.text);
+        let name = |i: usize| {
+            names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("#{}", i + 1))
+        };
+        self.conflicts
+            .iter()
+            .map(|rc| {
+                let c = &rc.conflict;
+                let line = origins
+                    .get(&c.entry)
+                    .map_or(1, |&at| lines.line_col(&self.text, at).line);
+                serde_json::json!({
+                    "path": path, "line": line, "entry": c.entry, "field": c.field,
+                    "run": name(rc.run), "value": c.theirs,
+                    "kept_run": rc.kept_run.map(name), "kept": c.ours,
+                })
+            })
+            .collect()
+    }
+
+    /// The new entries given other IDs, as `ace-merge --id-map` lists
+    /// them: `{run, old, new}`, with `"joined": true` where the entry is
+    /// one an earlier run added.
+    pub fn id_map_json(&self, names: &[String]) -> Vec<serde_json::Value> {
+        let name = |i: usize| {
+            names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("#{}", i + 1))
+        };
+        self.renumbered
+            .iter()
+            .map(|(i, r)| serde_json::json!({"run": name(*i), "old": r.old, "new": r.new}))
+            .chain(self.joined.iter().map(|(i, j)| {
+                serde_json::json!({"run": name(*i), "old": j.theirs, "new": j.ours, "joined": true})
+            }))
+            .collect()
+    }
+}
