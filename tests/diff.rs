@@ -307,3 +307,72 @@ proptest! {
         prop_assert_eq!(entries(&back), entries(&merged.playbook));
     }
 }
+
+/// A new entry both sides gave one ID: THEIRS' takes the next free ID, and
+/// THEIRS' other new entry that names it follows; the same lesson on both
+/// sides is OURS' entry with THEIRS' counters and evidence added.
+#[test]
+fn new_ids_both_sides_took_are_renumbered_and_references_follow() {
+    let base = one_entry();
+    let new = |id: &str, content: &str, helpful: i64, evidence: &str| {
+        let mut e = Entry {
+            id: id.into(),
+            section: Some("alpha".into()),
+            content: content.into(),
+            helpful: Some(helpful),
+            harmful: Some(0),
+            ..Entry::default()
+        };
+        e.evidence = Some(vec![ace_model::Evidence::Text(evidence.into())]);
+        e
+    };
+    let mut ours = base.clone();
+    ours.entries
+        .push(new("alp-00002", "Ours only.", 0, "run:1"));
+    ours.entries
+        .push(new("alp-00003", "Learned twice.", 1, "run:1"));
+    let mut theirs = base.clone();
+    theirs
+        .entries
+        .push(new("alp-00002", "Theirs only.", 0, "run:2"));
+    let mut refers = new("alp-00004", "Learned twice.", 2, "run:2");
+    refers.supersedes = Some(vec!["alp-00002".into()]);
+    theirs.entries.push(refers);
+    let mut later = new("alp-00005", "Theirs again.", 0, "run:2");
+    later.duplicate_of = Some("alp-00002".into());
+    later.links = Some(vec!["alp-00004".into(), "a".into()]);
+    theirs.entries.push(later);
+    let plan = ace_apply::merge::plan(&base, &ours, &theirs);
+    assert!(plan.conflicts.is_empty(), "{:?}", plan.conflicts);
+    assert_eq!(plan.renumbered.len(), 1);
+    let moved = &plan.renumbered[0];
+    assert_eq!(moved.old, "alp-00002");
+    assert_ne!(moved.new, "alp-00002");
+    assert_eq!(
+        plan.joined,
+        [ace_apply::merge::Joined {
+            theirs: "alp-00004".into(),
+            ours: "alp-00003".into()
+        }]
+    );
+    let merged = engine(&ours, plan.delta);
+    let find = |id: &str| merged.entries.iter().find(|e| e.id == id).unwrap();
+    assert_eq!(find("alp-00002").content, "Ours only.");
+    assert_eq!(find(&moved.new).content, "Theirs only.");
+    let twice = find("alp-00003");
+    assert_eq!(twice.helpful, Some(3));
+    assert_eq!(
+        twice.evidence.as_deref().unwrap(),
+        [
+            ace_model::Evidence::Text("run:1".into()),
+            ace_model::Evidence::Text("run:2".into())
+        ]
+    );
+    let again = find("alp-00005");
+    assert_eq!(again.duplicate_of.as_deref(), Some(moved.new.as_str()));
+    assert_eq!(
+        again.links.as_deref().unwrap(),
+        ["alp-00003".to_owned(), "a".to_owned()]
+    );
+    assert_eq!(merged.entries.len(), 5);
+}

@@ -200,6 +200,7 @@ pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh)
                             neutral,
                         });
                     }
+                    counts.extend(provenance_of(e, o));
                     joined.push(Joined {
                         theirs: e.id.clone(),
                         ours: o.id.clone(),
@@ -338,6 +339,51 @@ pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh)
         renumbered,
         joined,
     }
+}
+
+/// What `theirs`, a new entry that is `ours` learned again, holds of
+/// where it came from and `ours` lacks: its evidence items, and the items
+/// of its lists kept as the file had them (a skillbook's `occurrences` or
+/// `sources`), added to `ours`'.
+fn provenance_of(theirs: &Entry, ours: &Entry) -> Vec<Change> {
+    let target = crate::diff::target(ours);
+    let mut out = Vec::new();
+    let mut evidence = ours.evidence.clone().unwrap_or_default();
+    let had = evidence.len();
+    for item in theirs.evidence.iter().flatten() {
+        if !evidence.contains(item) {
+            evidence.push(item.clone());
+        }
+    }
+    if evidence.len() > had {
+        let mut from = ours.clone();
+        from.evidence = Some(evidence);
+        out.push(Change::Set {
+            target: target.clone(),
+            from: Box::new(from),
+            fields: vec!["evidence".into()],
+        });
+    }
+    for (key, v) in &theirs.extra {
+        let Value::Array(items) = v else { continue };
+        let mine = ours.extra.get(key).and_then(Value::as_array);
+        if ours.extra.get(key).is_some_and(|m| !m.is_array()) {
+            continue;
+        }
+        let values: Vec<Value> = items
+            .iter()
+            .filter(|i| !mine.is_some_and(|m| m.contains(i)))
+            .cloned()
+            .collect();
+        if !values.is_empty() {
+            out.push(Change::Append {
+                target: target.clone(),
+                field: format!("extra.{key}"),
+                values,
+            });
+        }
+    }
+    out
 }
 
 /// `e`'s references to other entries, through `to` (old ID to new).
