@@ -63,6 +63,9 @@ fn run(args: Args) -> i32 {
     if args.show_files {
         return show_files(&inputs, &args.stdin_filename);
     }
+    if args.tokens {
+        return print_tokens(&args, &inputs);
+    }
     let mut failed_io = false;
     let mut results: Vec<(ace_fs::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
     for checked in steps::check_all(&inputs, &args.stdin_filename, &settings) {
@@ -136,6 +139,46 @@ fn run(args: Args) -> i32 {
             error(PROG, format!("<stdout>: {e}"));
             EXIT_USAGE
         }
+    }
+}
+
+/// `--tokens`: each file's tokens and its sections', in text or as one
+/// JSON array, the files read but not checked; exit 2 if one could not be
+/// read.
+fn print_tokens(args: &Args, inputs: &[steps::Input]) -> i32 {
+    let enc: ace_tokens::Encoding = args.tokenizer.parse().unwrap_or_default();
+    let counted = ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, enc);
+    let mut status = EXIT_OK;
+    let mut counts = Vec::new();
+    for c in counted {
+        match c {
+            Ok(c) => counts.push(c),
+            Err(e) => {
+                error(PROG, e);
+                status = EXIT_USAGE;
+            }
+        }
+    }
+    let json = matches!(args.output_format, Output::Json);
+    let mut out = std::io::stdout().lock();
+    let printed = if json {
+        let list: Vec<serde_json::Value> = counts.iter().map(|(n, c)| c.to_json(n)).collect();
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&list).unwrap_or_default()
+        )
+    } else {
+        counts
+            .iter()
+            .try_for_each(|(n, c)| out.write_all(c.to_text(n).as_bytes()))
+    };
+    match printed.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            error(PROG, format!("<stdout>: {e}"));
+            EXIT_USAGE
+        }
+        _ => status,
     }
 }
 

@@ -49,6 +49,15 @@ pub struct Args {
     /// JSON array with `--output-format json`).
     #[arg(long)]
     pub statistics: bool,
+    /// Print each file's tokens (its text as written) and its sections'
+    /// (entries and the tokens of their text) instead of the findings; as
+    /// a JSON array with `--output-format json`.
+    #[arg(long)]
+    pub tokens: bool,
+    /// The encoding `--tokens` counts with: cl100k_base (the ACE paper's,
+    /// the default), o200k_base, or chars4 (a quarter of the characters).
+    #[arg(long, value_name = "NAME", default_value = "cl100k_base", value_parser = clap::builder::PossibleValuesParser::new(["cl100k_base", "o200k_base", "chars4"]))]
+    pub tokenizer: String,
     /// List the files a run would check, one per line, and check none.
     #[arg(long)]
     pub show_files: bool,

@@ -21,6 +21,7 @@ mod losses;
 mod merge;
 mod merge_runs;
 mod rules;
+mod tokens;
 mod validate;
 
 fn convert() -> Command {

@@ -10,6 +10,7 @@ mod kayba;
 mod merge;
 mod scale;
 mod shell;
+mod tokens;
 
 // The binaries' allocator, so that in-process read and write figures are
 // those of ace-convert (glibc's malloc made million-entry reads 2x slower
@@ -428,8 +429,9 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 9] = [
-        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "merge", "kayba",
+    const GROUPS: [&str; 10] = [
+        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "merge", "tokens",
+        "kayba",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -437,8 +439,10 @@ fn bench(only: &[String]) -> Result<(), String> {
             GROUPS.join(", ")
         ));
     }
-    // The kayba comparison needs kayba's code (ACE_KAYBA): asked for only.
-    let wants = |g: &str| (only.is_empty() && g != "kayba") || only.iter().any(|o| o == g);
+    // The kayba comparison needs kayba's code (ACE_KAYBA), the tokens one
+    // node and js-tiktoken (ACE_TRON_JS): asked for only.
+    let wants =
+        |g: &str| (only.is_empty() && g != "kayba" && g != "tokens") || only.iter().any(|o| o == g);
     println!("building release binaries ...");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "-p", "ace-tools"])
@@ -483,6 +487,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("merge") {
         merge::merge_bench(&root().join("target/release"))?;
+    }
+    if wants("tokens") {
+        tokens::tokens_bench(&root().join("target/release"))?;
     }
     if wants("kayba") {
         kayba::kayba_bench(&root().join("target/release"))?;

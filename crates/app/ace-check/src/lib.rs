@@ -14,6 +14,7 @@ use ace_registry::{CheckCtx, Format, ReadCtx};
 
 pub mod run;
 mod suppress;
+pub mod tokens;
 
 pub use suppress::Suppressions;
 
