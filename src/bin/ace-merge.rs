@@ -30,6 +30,15 @@ fn read(source: &Source, format: Format) -> Result<Playbook, String> {
     ace_registry::convert::read_playbook(source, format).map_err(|stop| stop.to_string())
 }
 
+/// `--from`, else the format `--path` (git's name for the file) or the
+/// file's own name and its content say.
+fn format_of(args: &Args, src: &Source) -> Format {
+    args.from.unwrap_or_else(|| {
+        let by_name = args.path.as_deref().map(Path::new).or(src.path.as_deref());
+        ace_registry::Registry::builtin().detect(by_name, &src.text)
+    })
+}
+
 fn run(args: &Args) -> i32 {
     merge(args).unwrap_or_else(|code| code)
 }
@@ -57,15 +66,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     };
     let (base_src, ours_src, theirs_src) = (load(base)?, load(ours)?, load(theirs)?);
     let name = args.path.clone().unwrap_or_else(|| ours_src.name.clone());
-    let registry = ace_registry::Registry::builtin();
-    let format = args.from.unwrap_or_else(|| {
-        let by_name = args
-            .path
-            .as_deref()
-            .map(Path::new)
-            .or(ours_src.path.as_deref());
-        registry.detect(by_name, &ours_src.text)
-    });
+    let format = format_of(args, &ours_src);
     let now = ace_tools::now(args.now.as_deref()).map_err(|e| {
         error(PROG, e);
         EXIT_USAGE
@@ -181,15 +182,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
         .iter()
         .map(|p| load(p))
         .collect::<Result<_, _>>()?;
-    let registry = ace_registry::Registry::builtin();
-    let format = args.from.unwrap_or_else(|| {
-        let by_name = args
-            .path
-            .as_deref()
-            .map(Path::new)
-            .or(base_src.path.as_deref());
-        registry.detect(by_name, &base_src.text)
-    });
+    let format = format_of(args, &base_src);
     let read_one = |s: &Source| {
         read(s, format).map_err(|why| {
             error(

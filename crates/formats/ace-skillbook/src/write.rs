@@ -234,7 +234,13 @@ pub fn write_into(pb: &Playbook, opts: &Options, out: &mut Out<'_>) -> WriteRepo
     for (i, (key, v)) in root.iter().enumerate() {
         print.member(i, 1, key, out);
         if key == skills_key {
-            print_skills(pb, &layout, fresh, &clock, &print, out, &mut losses);
+            let skills = Skills {
+                layout: &layout,
+                fresh,
+                clock: &clock,
+                print: &print,
+            };
+            print_skills(pb, &skills, out, &mut losses);
         } else {
             print.value(v, 1, out);
         }
@@ -326,10 +332,7 @@ impl Print {
 /// as values.
 fn print_skills(
     pb: &Playbook,
-    layout: &Layout,
-    fresh: bool,
-    clock: &str,
-    print: &Print,
+    skills: &Skills<'_>,
     out: &mut Out<'_>,
     losses: &mut Vec<LossEntry>,
 ) {
@@ -337,25 +340,32 @@ fn print_skills(
     ace_exec::par::print_runs_reporting(pb.entries.len(), out, losses, |range, out, losses| {
         for i in range {
             let e = &pb.entries[i];
-            print.member(i, 2, &e.id, out);
-            print_skill(e, layout, fresh, clock, print, out, losses);
+            skills.print.member(i, 2, &e.id, out);
+            print_skill(e, skills, out, losses);
         }
     });
-    print.close(pb.entries.is_empty(), 1, '}', out);
+    skills.print.close(pb.entries.is_empty(), 1, '}', out);
+}
+
+/// What every skill is printed by: the file's layout (or a new file's),
+/// the time of a skill without one, and the printer.
+struct Skills<'a> {
+    layout: &'a Layout,
+    fresh: bool,
+    clock: &'a str,
+    print: &'a Print,
 }
 
 /// Prints one skill as the era saves it, its keys in the file's order,
 /// straight from the entry: a map of it per skill would cost more than
 /// the printing.
-fn print_skill(
-    e: &Entry,
-    layout: &Layout,
-    fresh: bool,
-    clock: &str,
-    print: &Print,
-    out: &mut Out<'_>,
-    losses: &mut Vec<LossEntry>,
-) {
+fn print_skill(e: &Entry, skills: &Skills<'_>, out: &mut Out<'_>, losses: &mut Vec<LossEntry>) {
+    let Skills {
+        layout,
+        fresh,
+        clock,
+        print,
+    } = *skills;
     let era = layout.era;
     let nullable = era.nullable();
     let order: Vec<&str> = if fresh {
