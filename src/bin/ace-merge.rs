@@ -134,13 +134,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
         eprintln!("{name}:{}: conflict: {}", r.line, r.message);
         report.push(r.to_json(&name));
     }
-    if let Some(f) = &args.conflicts {
-        let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
-        ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
-            error(PROG, format!("{}: {e}", f.display()));
-            EXIT_USAGE
-        })?;
-    }
+    write_json(args.conflicts.as_deref(), &report)?;
     if !report.is_empty() {
         return Ok(EXIT_FINDINGS);
     }
@@ -163,14 +157,18 @@ fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), 
             eprintln!("{name}: {PROG}: new entry `{old}` of {run} renumbered `{new}`: the ID was taken by another new entry");
         }
     }
-    if let Some(f) = &args.id_map {
-        let body = serde_json::to_string_pretty(ids).unwrap_or_default() + "\n";
-        ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
-            error(PROG, format!("{}: {e}", f.display()));
-            EXIT_USAGE
-        })?;
-    }
-    Ok(())
+    write_json(args.id_map.as_deref(), ids)
+}
+
+/// Writes `list` as a JSON array to `path` (`--conflicts`, `--id-map`),
+/// if one was given.
+fn write_json(path: Option<&Path>, list: &[serde_json::Value]) -> Result<(), i32> {
+    let Some(f) = path else { return Ok(()) };
+    let body = serde_json::to_string_pretty(list).unwrap_or_default() + "\n";
+    ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
+        error(PROG, format!("{}: {e}", f.display()));
+        EXIT_USAGE
+    })
 }
 
 /// `ace-merge --base BASE RUN...`: the runs merged into one, written to
@@ -244,13 +242,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
             c["value"]
         );
     }
-    if let Some(f) = &args.conflicts {
-        let body = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
-        ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
-            error(PROG, format!("{}: {e}", f.display()));
-            EXIT_USAGE
-        })?;
-    }
+    write_json(args.conflicts.as_deref(), &report)?;
     Ok(if report.is_empty() && merged.refused.is_empty() {
         EXIT_OK
     } else {
