@@ -120,14 +120,11 @@ fn merge(args: &Args) -> Result<i32, i32> {
         eprintln!("{name}: {PROG}: THEIRS' change not applied: {r}");
     }
     write(&merged.text)?;
-    let ids: Vec<serde_json::Value> = merged
-        .renumbered
-        .iter()
-        .map(|r| serde_json::json!({"run": args.theirs_label, "old": r.old, "new": r.new}))
-        .chain(merged.joined.iter().map(|j| {
-            serde_json::json!({"run": args.theirs_label, "old": j.theirs, "new": j.ours, "joined": true})
-        }))
-        .collect();
+    let theirs = || args.theirs_label.clone();
+    let ids = ace_apply::merge::id_map_json(
+        merged.renumbered.iter().map(|r| (theirs(), r)),
+        merged.joined.iter().map(|j| (theirs(), j)),
+    );
     report_ids(args, &name, &ids)?;
     let mut report = Vec::new();
     for r in &merged.conflicts {

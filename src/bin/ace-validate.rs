@@ -146,8 +146,8 @@ fn run(args: Args) -> i32 {
 /// JSON array, the files read but not checked; exit 2 if one could not be
 /// read.
 fn print_tokens(args: &Args, inputs: &[steps::Input]) -> i32 {
-    let enc: ace_tokens::Encoding = args.tokenizer.parse().unwrap_or_default();
-    let counted = ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, enc);
+    let counted =
+        ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, args.tokenizer);
     let mut status = EXIT_OK;
     let mut counts = Vec::new();
     for c in counted {

@@ -56,8 +56,8 @@ pub struct Args {
     pub tokens: bool,
     /// The encoding `--tokens` counts with: cl100k_base (the ACE paper's,
     /// the default), o200k_base, or chars4 (a quarter of the characters).
-    #[arg(long, value_name = "NAME", default_value = "cl100k_base", value_parser = clap::builder::PossibleValuesParser::new(["cl100k_base", "o200k_base", "chars4"]))]
-    pub tokenizer: String,
+    #[arg(long, value_name = "NAME", default_value = "cl100k_base", value_parser = tokenizer_parser())]
+    pub tokenizer: ace_tokens::Encoding,
     /// List the files a run would check, one per line, and check none.
     #[arg(long)]
     pub show_files: bool,
@@ -106,4 +106,11 @@ pub struct Args {
     /// Name to use for standard input in messages (and for format detection).
     #[arg(long, value_name = "NAME", default_value = "<stdin>")]
     pub stdin_filename: String,
+}
+
+/// `--tokenizer`: one of the encodings' names, listed in `--help`.
+fn tokenizer_parser() -> impl clap::builder::TypedValueParser<Value = ace_tokens::Encoding> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(ace_tokens::Encoding::NAMES)
+        .try_map(|name| name.parse::<ace_tokens::Encoding>())
 }

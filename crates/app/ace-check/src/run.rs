@@ -142,25 +142,32 @@ pub struct Checked {
     pub reports: Vec<(Source, Vec<Diagnostic>)>,
 }
 
-fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checked {
-    let loaded = match input {
+/// The text of `input`; standard input named `stdin_filename` when one
+/// was given.
+pub(crate) fn load(input: &Input, stdin_filename: &str) -> Result<Source, String> {
+    let mut source = match input {
         Input::Stdin => ace_fs::load_stdin(stdin_filename),
         Input::File(p) => ace_fs::load(p),
-    };
-    let mut source = match loaded {
-        Ok(s) => s,
-        Err(e) => {
-            return Checked {
-                errors: vec![e.to_string()],
-                reports: Vec::new(),
-            }
-        }
-    };
+    }
+    .map_err(|e| e.to_string())?;
     if *input == Input::Stdin && stdin_filename != "<stdin>" {
         // The name stands in for the path: format detection and
         // `--baseline REV` use it.
         source.path = Some(PathBuf::from(stdin_filename));
     }
+    Ok(source)
+}
+
+fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checked {
+    let source = match load(input, stdin_filename) {
+        Ok(s) => s,
+        Err(e) => {
+            return Checked {
+                errors: vec![e],
+                reports: Vec::new(),
+            }
+        }
+    };
     let outcome = crate::check(source, settings);
     Checked {
         errors: outcome.errors.iter().map(ToString::to_string).collect(),

@@ -113,11 +113,7 @@ fn counts_of(
     inputs
         .iter()
         .map(|input| {
-            let source = match input {
-                crate::run::Input::Stdin => ace_fs::load_stdin(stdin_filename),
-                crate::run::Input::File(p) => ace_fs::load(p),
-            }
-            .map_err(|e| e.to_string())?;
+            let source = crate::run::load(input, stdin_filename)?;
             let format =
                 from.unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
             let pb = ace_registry::convert::read_playbook(&source, format).ok();

@@ -122,10 +122,6 @@ pub struct IdChange {
     pub new: String,
 }
 
-/// The prefix a new ID gets for `e`: its section's prefix, the prefix of
-/// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
-/// first three letters, or the table's prefix for the entry's kind; `oth`
-/// when none of these says anything.
 /// The prefix kayba's `_generate_id` gives a skill of `section`: its
 /// first word, lower-cased (`skill` for none); its IDs are
 /// `{prefix}-{n:05}` from one counter.
@@ -136,6 +132,10 @@ pub fn kayba_prefix(section: Option<&str>) -> String {
         .to_lowercase()
 }
 
+/// The prefix a new ID gets for `e`: its section's prefix, the prefix of
+/// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
+/// first three letters, or the table's prefix for the entry's kind; `oth`
+/// when none of these says anything.
 pub fn prefix_for(pb: &Playbook, e: &Entry, sections: &mapping::SectionMap) -> String {
     let section = e
         .section

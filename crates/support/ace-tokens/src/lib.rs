@@ -81,13 +81,12 @@ pub enum Encoding {
 impl Encoding {
     pub const ALL: [Encoding; 3] = [Encoding::Cl100k, Encoding::O200k, Encoding::Chars4];
 
+    /// Their names, in the order of [`Encoding::ALL`].
+    pub const NAMES: [&'static str; 3] = ["cl100k_base", "o200k_base", "chars4"];
+
     /// The name `--tokenizer` and reports use.
     pub fn name(self) -> &'static str {
-        match self {
-            Encoding::Cl100k => "cl100k_base",
-            Encoding::O200k => "o200k_base",
-            Encoding::Chars4 => "chars4",
-        }
+        Encoding::NAMES[self as usize]
     }
 
     /// The tokens of `text`.

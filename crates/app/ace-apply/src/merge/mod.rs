@@ -62,6 +62,22 @@ pub struct Joined {
     pub ours: String,
 }
 
+/// The new entries given other IDs, as `ace-merge --id-map` lists them,
+/// each with the name of the side (run) it came from: `{run, old, new}`,
+/// with `"joined": true` where the entry is one the other side added.
+pub fn id_map_json<'a>(
+    renumbered: impl IntoIterator<Item = (String, &'a Renumbered)>,
+    joined: impl IntoIterator<Item = (String, &'a Joined)>,
+) -> Vec<Value> {
+    renumbered
+        .into_iter()
+        .map(|(run, r)| serde_json::json!({"run": run, "old": r.old, "new": r.new}))
+        .chain(joined.into_iter().map(|(run, j)| {
+            serde_json::json!({"run": run, "old": j.theirs, "new": j.ours, "joined": true})
+        }))
+        .collect()
+}
+
 /// How new entries that two sides added are told apart and put together.
 #[derive(Debug, Clone)]
 pub struct Fresh {

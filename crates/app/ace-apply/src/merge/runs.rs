@@ -152,12 +152,7 @@ impl MergedRuns {
             })
             .unwrap_or_default();
         let lines = ace_model::LineIndex::new(&self.text);
-        let name = |i: usize| {
-            names
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| format!("#{}", i + 1))
-        };
+        let name = |i: usize| run_name(names, i);
         self.conflicts
             .iter()
             .map(|rc| {
@@ -178,18 +173,20 @@ impl MergedRuns {
     /// them: `{run, old, new}`, with `"joined": true` where the entry is
     /// one an earlier run added.
     pub fn id_map_json(&self, names: &[String]) -> Vec<serde_json::Value> {
-        let name = |i: usize| {
-            names
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| format!("#{}", i + 1))
-        };
-        self.renumbered
-            .iter()
-            .map(|(i, r)| serde_json::json!({"run": name(*i), "old": r.old, "new": r.new}))
-            .chain(self.joined.iter().map(|(i, j)| {
-                serde_json::json!({"run": name(*i), "old": j.theirs, "new": j.ours, "joined": true})
-            }))
-            .collect()
+        super::id_map_json(
+            self.renumbered
+                .iter()
+                .map(|(i, r)| (run_name(names, *i), r)),
+            self.joined.iter().map(|(i, j)| (run_name(names, *i), j)),
+        )
     }
+}
+
+/// Run `i`'s name: `names[i]`, else `#i+1`, as the Python module names
+/// runs.
+fn run_name(names: &[String], i: usize) -> String {
+    names
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| format!("#{}", i + 1))
 }
