@@ -145,10 +145,14 @@ impl TokenCount {
     /// As `--tokens` prints it: the file's line, then a line per section.
     pub fn to_text(&self, path: &str) -> String {
         use std::fmt::Write as _;
-        let entries: usize = self.sections.iter().map(|s| s.entries).sum();
+        let entries = |n: usize| match n {
+            1 => "1 entry".to_owned(),
+            n => format!("{n} entries"),
+        };
+        let all: usize = self.sections.iter().map(|s| s.entries).sum();
         let mut out = format!("{path}: {} tokens ({})", self.tokens, self.encoding);
         if !self.sections.is_empty() {
-            let _ = write!(out, ", {entries} entries");
+            let _ = write!(out, ", {}", entries(all));
         }
         out.push('\n');
         for s in &self.sections {
@@ -157,11 +161,7 @@ impl TokenCount {
                 (None, "") => "(no section)",
                 (None, k) => k,
             };
-            let entries = match s.entries {
-                1 => "1 entry".to_owned(),
-                n => format!("{n} entries"),
-            };
-            let _ = writeln!(out, "  {name}: {entries}, {} tokens", s.tokens);
+            let _ = writeln!(out, "  {name}: {}, {} tokens", entries(s.entries), s.tokens);
         }
         out
     }
