@@ -22,8 +22,11 @@ __all__ = [
     "LossWarning",
     "apply",
     "convert",
+    "count_tokens",
+    "dedup",
     "find_config",
     "merge",
+    "prune",
     "read",
     "validate",
     "write",
@@ -163,6 +166,137 @@ def apply(
     if companion is None:
         return out, json.loads(report)
     return out, json.loads(report), new_companion
+
+
+def count_tokens(
+    text: str,
+    *,
+    format: Optional[str] = None,
+    encoding: Optional[str] = None,
+    filename: Optional[str] = None,
+) -> Dict[str, Any]:
+    """How many tokens ``text`` is, exactly, as ``ace-validate --tokens
+    --output-format json`` counts a file: ``{"encoding", "tokens",
+    "sections": [{"key", "title", "entries", "tokens"}]}``. ``tokens`` is
+    the whole text as written; a section's are its entries' titles and
+    contents. ``encoding`` is ``"cl100k_base"`` (the default, the ACE
+    paper's), ``"o200k_base"`` or ``"chars4"``; ``sections`` is empty when
+    the text does not read as a playbook of ``format`` (detected from
+    ``filename`` and the text if not given)."""
+    return json.loads(_native.count_tokens(text, format, encoding, filename))
+
+
+def _curate(
+    text: str,
+    *,
+    format: Optional[str],
+    now: Optional[str],
+    filename: Optional[str],
+    companion: Optional[str],
+    config: Optional[str],
+    prune: bool,
+    **curate: Any,
+) -> Any:
+    out, new_companion, report = _native.apply(
+        text,
+        [],
+        format,
+        now,
+        filename,
+        companion,
+        config,
+        None,
+        None,
+        None,
+        None,
+        False,
+        prune,
+        None,
+        False,
+        **curate,
+    )
+    if companion is None:
+        return out, json.loads(report)
+    return out, json.loads(report), new_companion
+
+
+def prune(
+    playbook_text: str,
+    *,
+    max_tokens: Optional[int] = None,
+    max_entries: Optional[int] = None,
+    encoding: Optional[str] = None,
+    threshold: Optional[int] = None,
+    deprecate: bool = False,
+    format: Optional[str] = None,
+    now: Optional[str] = None,
+    filename: Optional[str] = None,
+    companion: Optional[str] = None,
+    config: Optional[str] = None,
+) -> Any:
+    """The playbook pruned to its budget, as ``ace-apply PLAYBOOK --prune``
+    prunes it: the new text (the kept entries' bytes as they were) and the
+    report ``{"accepted": [], "rejected": [], "pruned": [{"id", "section",
+    "reason", "message", "action"}], "budget": {"encoding", "before",
+    "after"}}``; with ``companion``, the new companion text third.
+
+    Entries already deprecated and those with harmful > helpful +
+    ``threshold`` (3) go first, then the lowest-scoring while over
+    ``max_tokens`` or ``max_entries`` (or ``config``'s ``[budget]``).
+    ``deprecate`` marks them deprecated instead, where the format has a
+    status. The order is in docs/budget.md."""
+    return _curate(
+        playbook_text,
+        format=format,
+        now=now,
+        filename=filename,
+        companion=companion,
+        config=config,
+        prune=True,
+        max_tokens=max_tokens,
+        max_entries=max_entries,
+        encoding=encoding,
+        threshold=threshold,
+        deprecate=deprecate,
+    )
+
+
+def dedup(
+    playbook_text: str,
+    *,
+    similarity: Optional[float] = None,
+    across_sections: bool = False,
+    deprecate: bool = False,
+    format: Optional[str] = None,
+    now: Optional[str] = None,
+    filename: Optional[str] = None,
+    companion: Optional[str] = None,
+    config: Optional[str] = None,
+) -> Any:
+    """The playbook with each cluster of near-duplicate entries merged into
+    one, as ``ace-apply PLAYBOOK --dedup`` merges them: the new text and
+    the report ``{"accepted": [], "rejected": [], "merged": [{"keep",
+    "merged", "section", "similarity", "helpful", "harmful"}]}``; with
+    ``companion``, the new companion text third.
+
+    Entries are alike when their words' similarity is above
+    ``similarity`` (0.8, ACE061's), within a section unless
+    ``across_sections``; the best-scored is kept with the others' counters
+    added. ``deprecate`` archives the others instead of removing them,
+    where the format has a status."""
+    return _curate(
+        playbook_text,
+        format=format,
+        now=now,
+        filename=filename,
+        companion=companion,
+        config=config,
+        prune=False,
+        dedup=True,
+        similarity=similarity,
+        across_sections=across_sections,
+        deprecate=deprecate,
+    )
 
 
 def merge(

@@ -7,8 +7,11 @@ __all__ = [
     "LossWarning",
     "apply",
     "convert",
+    "count_tokens",
+    "dedup",
     "find_config",
     "merge",
+    "prune",
     "read",
     "validate",
     "write",
@@ -81,6 +84,69 @@ def apply(
     prune: bool = ...,
     write_scope: Optional[Iterable[str]] = ...,
     strict: bool = ...,
+) -> Tuple[str, Dict[str, Any], str]: ...
+def count_tokens(
+    text: str,
+    *,
+    format: Optional[str] = ...,
+    encoding: Optional[str] = ...,
+    filename: Optional[str] = ...,
+) -> Dict[str, Any]: ...
+@overload
+def prune(
+    playbook_text: str,
+    *,
+    max_tokens: Optional[int] = ...,
+    max_entries: Optional[int] = ...,
+    encoding: Optional[str] = ...,
+    threshold: Optional[int] = ...,
+    deprecate: bool = ...,
+    format: Optional[str] = ...,
+    now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    companion: None = ...,
+    config: Optional[str] = ...,
+) -> Tuple[str, Dict[str, Any]]: ...
+@overload
+def prune(
+    playbook_text: str,
+    *,
+    max_tokens: Optional[int] = ...,
+    max_entries: Optional[int] = ...,
+    encoding: Optional[str] = ...,
+    threshold: Optional[int] = ...,
+    deprecate: bool = ...,
+    format: Optional[str] = ...,
+    now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    companion: str,
+    config: Optional[str] = ...,
+) -> Tuple[str, Dict[str, Any], str]: ...
+@overload
+def dedup(
+    playbook_text: str,
+    *,
+    similarity: Optional[float] = ...,
+    across_sections: bool = ...,
+    deprecate: bool = ...,
+    format: Optional[str] = ...,
+    now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    companion: None = ...,
+    config: Optional[str] = ...,
+) -> Tuple[str, Dict[str, Any]]: ...
+@overload
+def dedup(
+    playbook_text: str,
+    *,
+    similarity: Optional[float] = ...,
+    across_sections: bool = ...,
+    deprecate: bool = ...,
+    format: Optional[str] = ...,
+    now: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    companion: str,
+    config: Optional[str] = ...,
 ) -> Tuple[str, Dict[str, Any], str]: ...
 def merge(
     base: str,

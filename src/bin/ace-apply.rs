@@ -131,10 +131,10 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
                 CompatArg::SkillScript => Compat::SkillScript,
             },
             append_only: args.append_only,
-            prune: args.prune,
-            now,
+            now: now.clone(),
         },
     };
+    let curate = curate(args, &loaded)?;
     let subject = Subject {
         format,
         text: &source.text,
@@ -143,7 +143,9 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     };
     // Freeing a million entries at exit takes longer than the process
     // needs them: the playbook is left to the operating system.
-    let applied = std::mem::ManuallyDrop::new(ace_apply::run(subject, &deltas, &opts));
+    let old_playbook = args.emit_delta.as_ref().map(|_| subject.playbook.clone());
+    let applied =
+        std::mem::ManuallyDrop::new(ace_apply::run_curated(subject, &deltas, &opts, &curate));
     // A file that is no delta of any dialect is an input error, as an
     // unreadable playbook is: the user named the wrong file, or it is
     // broken, and writing the playbook as if applied would hide that.
@@ -185,6 +187,10 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         return Ok(EXIT_FINDINGS);
     }
     let findings_code = if refused > 0 { EXIT_FINDINGS } else { EXIT_OK };
+    if let (Some(path), Some(old)) = (&args.emit_delta, &old_playbook) {
+        emit_delta(args, path, &applied.curated, old, format, &now)?;
+        return Ok(findings_code);
+    }
     if let Output::Spliced(_) = applied.output {
         report_losses(args, &applied.splice_losses, format.name());
     }
@@ -247,6 +253,111 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         .write_to(&dest, args.in_place, held.as_ref(), &mut on_losses)
         .map_err(|s| Box::new((s, None)))?;
     Ok(findings_code)
+}
+
+/// What `--dedup` and `--prune` are asked to do: the flags over
+/// ace.toml's thresholds and `[budget]`.
+fn curate(args: &Args, loaded: &Loaded) -> Result<ace_apply::Curate, Stopped> {
+    let t = &loaded.config.thresholds;
+    let dedup = args.dedup.then(|| {
+        let d = ace_apply::dedup::DedupOptions::default();
+        ace_apply::dedup::DedupOptions {
+            similarity: args.similarity.or(t.similarity).unwrap_or(d.similarity),
+            tag_overlap: t.tag_overlap.unwrap_or(d.tag_overlap),
+            across_sections: args.across_sections,
+            deprecate: args.deprecate,
+        }
+    });
+    let prune = match args.prune {
+        false => None,
+        true => Some(ace_apply::prune::PruneOptions {
+            budget: ace_check::budget::Budget::of(
+                &loaded.config.budget,
+                args.max_tokens,
+                args.max_entries,
+                args.tokenizer,
+            )
+            .map_err(|e| match &loaded.path {
+                Some(p) => usage(format!("{}: {e}", p.display())),
+                None => usage(e),
+            })?,
+            threshold: args
+                .threshold
+                .or(t.curation)
+                .unwrap_or(ace_lint_threshold()),
+            deprecate: args.deprecate,
+        }),
+    };
+    if args.deprecate && dedup.is_none() && prune.is_none() {
+        return Err(usage("--deprecate goes with --prune or --dedup"));
+    }
+    if args.emit_delta.is_some() && dedup.is_none() && prune.is_none() {
+        return Err(usage(
+            "--emit-delta writes what --prune or --dedup would do",
+        ));
+    }
+    Ok(ace_apply::Curate { dedup, prune })
+}
+
+/// The playbook format spec's pruning threshold.
+fn ace_lint_threshold() -> i64 {
+    ace_check::LintOptions::default().threshold
+}
+
+/// `--emit-delta`: what `--dedup` and `--prune` would change, as one delta
+/// in the chosen dialect (else the playbook format's own, else vAgenda's
+/// AcePatch, whose operations name entries by ID alone), written
+/// atomically.
+fn emit_delta(
+    args: &Args,
+    path: &Path,
+    curated: &ace_apply::Curated,
+    old: &ace_model::Playbook,
+    format: ace_registry::Format,
+    now: &str,
+) -> Result<(), Stopped> {
+    let registry = ace_registry::Registry::builtin();
+    let dialect = args
+        .emit_format
+        .or_else(|| {
+            format
+                .imp()
+                .curation()
+                .dialect
+                .and_then(|d| registry.dialect(d))
+        })
+        .or_else(|| registry.dialect("acepatch"))
+        .ok_or_else(|| usage("no dialect to write the delta in"))?;
+    let empty = ace_model::delta::Delta::new(
+        ace_model::delta::Dialect::VAgenda,
+        ace_model::Span::default(),
+    );
+    let delta = curated.delta.as_ref().unwrap_or(&empty);
+    let note = match (curated.dedup, curated.prune) {
+        (true, true) => "ace-apply --dedup --prune",
+        (true, false) => "ace-apply --dedup",
+        _ => "ace-apply --prune",
+    };
+    let (value, lost) = ace_apply::render::write_delta(delta, dialect, old, format, now, note)
+        .ok_or_else(|| usage(format!("ace-tools does not write {}", dialect.name())))?;
+    for l in &lost {
+        eprintln!("{PROG}: warning: {l}");
+    }
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    );
+    ace_fs::write_atomic(path, text.as_bytes(), None)
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    if !args.quiet {
+        eprintln!(
+            "{PROG}: wrote {} change(s) as {} to {}; the playbook is left as it is",
+            delta.ops.len(),
+            dialect.what(),
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 fn print_stdout(s: &str) -> Result<(), Stopped> {

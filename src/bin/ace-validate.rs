@@ -45,6 +45,9 @@ fn run(args: Args) -> i32 {
         },
         playbook: args.playbook.clone(),
         baseline: args.baseline.clone(),
+        max_tokens: args.max_tokens,
+        max_entries: args.max_entries,
+        tokenizer: args.tokenizer,
     };
     let settings = match steps::settings(&loaded, &overrides) {
         Ok(s) => s,
@@ -64,7 +67,7 @@ fn run(args: Args) -> i32 {
         return show_files(&inputs, &args.stdin_filename);
     }
     if args.tokens {
-        return print_tokens(&args, &inputs);
+        return print_tokens(&args, &inputs, settings.budget.encoding);
     }
     let mut failed_io = false;
     let mut results: Vec<(ace_fs::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
@@ -145,9 +148,8 @@ fn run(args: Args) -> i32 {
 /// `--tokens`: each file's tokens and its sections', in text or as one
 /// JSON array, the files read but not checked; exit 2 if one could not be
 /// read.
-fn print_tokens(args: &Args, inputs: &[steps::Input]) -> i32 {
-    let counted =
-        ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, args.tokenizer);
+fn print_tokens(args: &Args, inputs: &[steps::Input], enc: ace_tokens::Encoding) -> i32 {
+    let counted = ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, enc);
     let mut status = EXIT_OK;
     let mut counts = Vec::new();
     for c in counted {

@@ -47,6 +47,18 @@ pub fn delta_format_parser() -> impl TypedValueParser<Value = &'static dyn Delta
     })
 }
 
+/// The dialects ace-tools writes, for `--emit-format`.
+pub fn written_dialect_parser() -> impl TypedValueParser<Value = &'static dyn DeltaDialect> {
+    let values = ace_registry::Registry::builtin()
+        .written_dialects()
+        .map(|d| clap::builder::PossibleValue::new(d.name()).help(d.describe()));
+    PossibleValuesParser::new(values).try_map(|name| {
+        ace_registry::Registry::builtin()
+            .dialect(&name)
+            .ok_or_else(|| format!("unknown delta format `{name}`"))
+    })
+}
+
 /// Apply ACE deltas to a playbook, as the curator's deterministic merge.
 ///
 /// Each delta is checked first and applied whole or not at all; a refused
@@ -57,8 +69,9 @@ pub fn delta_format_parser() -> impl TypedValueParser<Value = &'static dyn Delta
 pub struct Args {
     /// The playbook, in any format ace-convert reads (`-` for standard input).
     pub playbook: String,
-    /// Delta files, applied in this order.
-    #[arg(required = true, value_name = "DELTA")]
+    /// Delta files, applied in this order (none with --prune or --dedup
+    /// alone).
+    #[arg(value_name = "DELTA", required_unless_present_any = ["prune", "dedup"])]
     pub deltas: Vec<PathBuf>,
     /// Write the result to OUT (`-`: standard output, the default). With
     /// an AGENTS.md, a directory receives AGENTS.md and playbook.yaml.
@@ -102,10 +115,50 @@ pub struct Args {
     /// playbook ADR): only additions, counters and status change.
     #[arg(long)]
     pub append_only: bool,
-    /// After applying, deprecate entries with harmful > helpful + 3 (the
-    /// playbook format's threshold); formats without a status remove them.
+    /// After the deltas, remove entries: those already deprecated and
+    /// those with harmful > helpful + 3 (the playbook format's rule), then,
+    /// while over --max-tokens or --max-entries (or ace.toml's [budget]),
+    /// the lowest-scoring (docs/budget.md).
     #[arg(long)]
     pub prune: bool,
+    /// With --prune: the most tokens the playbook may hold (its text as
+    /// written, less its deprecated entries').
+    #[arg(long, value_name = "N", requires = "prune")]
+    pub max_tokens: Option<usize>,
+    /// With --prune: the most active entries the playbook may hold.
+    #[arg(long, value_name = "N", requires = "prune")]
+    pub max_entries: Option<usize>,
+    /// The encoding --max-tokens counts in [default: ace.toml's
+    /// `budget.tokenizer`, else cl100k_base].
+    #[arg(long, value_name = "NAME", requires = "prune", value_parser = crate::cli::validate::tokenizer_parser())]
+    pub tokenizer: Option<ace_tokens::Encoding>,
+    /// With --prune: the rule's N in harmful > helpful + N [default:
+    /// ace.toml's `thresholds.curation`, else 3].
+    #[arg(long, value_name = "N", requires = "prune")]
+    pub threshold: Option<i64>,
+    /// After the deltas (before --prune), merge each cluster of near-duplicate
+    /// entries of a section into the best-scored one, adding up the counters.
+    #[arg(long)]
+    pub dedup: bool,
+    /// With --dedup: the word similarity above which entries are alike
+    /// [default: ace.toml's `thresholds.similarity`, else 0.8].
+    #[arg(long, value_name = "X", requires = "dedup", value_parser = crate::cli::unit_interval)]
+    pub similarity: Option<f64>,
+    /// With --dedup: merge alike entries of different sections too.
+    #[arg(long, requires = "dedup")]
+    pub across_sections: bool,
+    /// With --prune or --dedup: mark entries deprecated (merged ones
+    /// archived, with `superseded_by`) instead of removing them, where the
+    /// format holds a status. The budget then counts the active entries.
+    #[arg(long)]
+    pub deprecate: bool,
+    /// With --prune or --dedup: write the changes they would make (after
+    /// the deltas) as one delta to FILE, for review; write no playbook.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["in_place", "output", "check", "diff"])]
+    pub emit_delta: Option<PathBuf>,
+    /// The dialect --emit-delta writes [default: the playbook format's own].
+    #[arg(long, value_name = "DIALECT", requires = "emit_delta", value_parser = written_dialect_parser())]
+    pub emit_format: Option<&'static dyn DeltaDialect>,
     /// The time to stamp changes with (RFC 3339). Default:
     /// SOURCE_DATE_EPOCH, else the clock.
     #[arg(long, value_name = "TIME")]

@@ -8,6 +8,14 @@ pub mod diff;
 pub mod merge;
 pub mod validate;
 
+/// A number from 0 to 1 (`--similarity`).
+pub fn unit_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{s}` is not a number from 0 to 1")),
+    }
+}
+
 /// Every tool's command, as its binary parses it (ace-convert's with the
 /// writers' flags): what completions and man pages are made from.
 pub fn commands() -> Vec<clap::Command> {

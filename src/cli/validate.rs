@@ -54,10 +54,20 @@ pub struct Args {
     /// a JSON array with `--output-format json`.
     #[arg(long)]
     pub tokens: bool,
-    /// The encoding `--tokens` counts with: cl100k_base (the ACE paper's,
-    /// the default), o200k_base, or chars4 (a quarter of the characters).
-    #[arg(long, value_name = "NAME", default_value = "cl100k_base", value_parser = tokenizer_parser())]
-    pub tokenizer: ace_tokens::Encoding,
+    /// The encoding `--tokens` and the budget count with: cl100k_base (the
+    /// ACE paper's) [default: ace.toml's `budget.tokenizer`, else
+    /// cl100k_base], o200k_base, or chars4 (a quarter of the characters).
+    #[arg(long, value_name = "NAME", value_parser = tokenizer_parser())]
+    pub tokenizer: Option<ace_tokens::Encoding>,
+    /// Report a playbook holding more tokens than N (ACE085): its text as
+    /// written, less its deprecated entries' [default: ace.toml's
+    /// `budget.max-tokens`].
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<usize>,
+    /// Report a playbook holding more active entries than N (ACE086)
+    /// [default: ace.toml's `budget.max-entries`].
+    #[arg(long, value_name = "N")]
+    pub max_entries: Option<usize>,
     /// List the files a run would check, one per line, and check none.
     #[arg(long)]
     pub show_files: bool,
@@ -109,7 +119,7 @@ pub struct Args {
 }
 
 /// `--tokenizer`: one of the encodings' names, listed in `--help`.
-fn tokenizer_parser() -> impl clap::builder::TypedValueParser<Value = ace_tokens::Encoding> {
+pub fn tokenizer_parser() -> impl clap::builder::TypedValueParser<Value = ace_tokens::Encoding> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(ace_tokens::Encoding::NAMES)
         .try_map(|name| name.parse::<ace_tokens::Encoding>())

@@ -496,3 +496,75 @@ fn the_corpus_kayba_markdown_exports_read_with_every_skill() {
     assert_eq!(style["helpful"], 5);
     assert_eq!(style["section"], "conversation_style");
 }
+
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn a_skillbook_deduplicated_and_pruned_loads_in_kayba_0_13_as_ace_tools_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("p.md");
+    std::fs::write(
+        &md,
+        "## STRATEGIES\n\
+         [str-00001] helpful=5 harmful=0 :: Read the API documentation before calling an endpoint.\n\
+         [str-00002] helpful=0 harmful=6 :: Guess the parameters of an endpoint from its name.\n\
+         [str-00003] helpful=2 harmful=0 :: Check the HTTP status code before parsing the body of a response.\n\
+         [str-00004] helpful=1 harmful=1 :: Check the HTTP status code before parsing the body of each response.\n\
+         [str-00005] helpful=0 harmful=0 :: Page through every list endpoint.\n",
+    )
+    .unwrap();
+    let book = dir.path().join("skillbook.json");
+    convert()
+        .arg(&md)
+        .args(["--to", "skillbook", "--now", "2026-01-02T00:00:00Z", "-o"])
+        .arg(&book)
+        .assert()
+        .success();
+    let out = dir.path().join("curated.json");
+    let o = assert_cmd::Command::cargo_bin("ace-apply")
+        .unwrap()
+        .arg(&book)
+        .args([
+            "--dedup",
+            "--prune",
+            "--max-entries",
+            "2",
+            "--now",
+            "2026-01-02T00:00:00Z",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let loaded = active_counts("0.13.0", &out);
+    assert_eq!(loaded, read_counts(&out), "kayba and ace-tools disagree");
+    // The duplicate's counters are on the skill kept; the harmful skill
+    // and the lowest left are gone.
+    assert_eq!(
+        loaded,
+        vec![
+            serde_json::json!(["str-00001", 5, 0, 0]),
+            serde_json::json!(["str-00003", 3, 1, 0])
+        ]
+    );
+    // A pair kayba's SkillManager decided to keep apart is not merged.
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&book).unwrap()).unwrap();
+    v["similarity_decisions"] = serde_json::json!({"str-00003,str-00004": {
+        "decision": "KEEP", "reasoning": "different scopes",
+        "decided_at": "2026-01-01T00:00:00Z", "similarity_at_decision": 0.9}});
+    let kept = dir.path().join("kept.json");
+    std::fs::write(&kept, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = assert_cmd::Command::cargo_bin("ace-apply")
+        .unwrap()
+        .arg(&kept)
+        .args(["--dedup", "--now", "2026-01-02T00:00:00Z"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("--dedup: merged"));
+    assert_eq!(
+        o.stdout,
+        std::fs::read(&kept).unwrap(),
+        "nothing to merge, nothing changed"
+    );
+}

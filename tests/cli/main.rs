@@ -12,6 +12,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 mod apply;
+mod budget;
 mod concurrent;
 mod dates;
 mod diff;

@@ -405,3 +405,46 @@ def test_read_and_validate_equal_the_tools_on_the_corpus(path):
             ace_tools.validate(text, filename=str(path))
     else:
         assert ace_tools.validate(text, filename=str(path)) == json.loads(found.stdout)
+
+
+BUDGET_PLAYBOOK = (
+    "## STRATEGIES\n"
+    "[str-00001] helpful=5 harmful=0 :: Check the HTTP status before parsing the body.\n"
+    "[str-00002] helpful=0 harmful=6 :: Parse the body first and check later.\n"
+    "[str-00003] helpful=1 harmful=0 :: Check the HTTP status before parsing a body.\n"
+    "[str-00004] helpful=2 harmful=0 :: Page through every list endpoint.\n"
+)
+
+
+def test_count_tokens_is_ace_validates_count(tmp_path):
+    counted = ace_tools.count_tokens(BUDGET_PLAYBOOK, format="markdown")
+    path = tmp_path / "playbook.md"
+    path.write_text(BUDGET_PLAYBOOK, encoding="utf-8")
+    [cli] = json.loads(tool("ace-validate", "--tokens", "--output-format", "json", str(path)).stdout)
+    assert counted["tokens"] == cli["tokens"]
+    assert counted["sections"] == cli["sections"]
+    assert counted["encoding"] == "cl100k_base"
+    assert ace_tools.count_tokens(BUDGET_PLAYBOOK, encoding="chars4")["tokens"] == -(-len(BUDGET_PLAYBOOK) // 4)
+    with pytest.raises(ace_tools.AceError):
+        ace_tools.count_tokens(BUDGET_PLAYBOOK, encoding="p50k")
+
+
+def test_prune_and_dedup_do_what_ace_apply_does(tmp_path):
+    path = tmp_path / "playbook.md"
+    path.write_text(BUDGET_PLAYBOOK, encoding="utf-8")
+    text, report = ace_tools.prune(BUDGET_PLAYBOOK, max_entries=2, format="markdown")
+    assert text == tool("ace-apply", str(path), "--prune", "--max-entries", "2").stdout
+    assert [(p["id"], p["reason"]) for p in report["pruned"]] == [
+        ("str-00002", "harmful"),
+        ("str-00003", "budget"),
+    ]
+    assert report["budget"]["after"]["entries"] == 2
+    # The kept entries keep their lines.
+    assert text == "".join(
+        l for l in BUDGET_PLAYBOOK.splitlines(keepends=True) if "str-00002" not in l and "str-00003" not in l
+    )
+    text, report = ace_tools.dedup(BUDGET_PLAYBOOK, format="markdown")
+    assert text == tool("ace-apply", str(path), "--dedup").stdout
+    [m] = report["merged"]
+    assert (m["keep"], m["merged"], m["helpful"]) == ("str-00001", ["str-00003"], 6)
+    assert "[str-00001] helpful=6 harmful=0 :: Check the HTTP status before parsing the body." in text

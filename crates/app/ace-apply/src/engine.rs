@@ -35,8 +35,9 @@ pub struct Verdict {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
     pub verdicts: Vec<Verdict>,
-    /// IDs of entries `--prune` deprecated or removed.
-    pub pruned: Vec<String>,
+    /// Whether `--dedup` or `--prune` changed the playbook (their deltas'
+    /// verdicts are not listed).
+    pub curated: bool,
     /// IDs given to new entries that came without one, or whose own was
     /// taken: `(delta label, new id)`.
     pub minted: Vec<(String, String)>,
@@ -55,9 +56,10 @@ impl Outcome {
     }
 
     /// Whether the playbook changed: an operation applied, or an entry
-    /// pruned. When it did not, the file's own bytes are the output.
+    /// merged or pruned. When it did not, the file's own bytes are the
+    /// output.
     pub fn changed(&self) -> bool {
-        self.accepted().any(|v| v.applied > 0) || !self.pruned.is_empty()
+        self.accepted().any(|v| v.applied > 0) || self.curated
     }
 
     /// the curator spec's report: `{accepted: [id], rejected: [{id, reason, message}]}`.
@@ -998,25 +1000,6 @@ pub fn apply(
             refusal,
             applied,
         });
-    }
-    if opts.prune {
-        let slots: Vec<Slot> = (0..n)
-            .map(Slot::Old)
-            .chain((0..st.added.len()).map(Slot::New))
-            .collect();
-        for s in slots {
-            let e = st.entry(s);
-            let due = e.harmful.unwrap_or(0) > e.helpful.unwrap_or(0).saturating_add(3);
-            let already = matches!(e.status, Some(Status::Deprecated | Status::Archived));
-            if !st.gone(s) && due && !already {
-                out.pruned.push(e.id.clone());
-                st.deprecate(
-                    s,
-                    Status::Deprecated,
-                    Some("harmful > helpful + 3 (the playbook format's curation threshold)".into()),
-                );
-            }
-        }
     }
     let sequence = st.sequence;
     out.minted = std::mem::take(&mut st.minted);

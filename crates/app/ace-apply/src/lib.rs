@@ -11,11 +11,13 @@
 //! take; [`diff`] is the entry-by-entry difference of two playbooks and
 //! its renderings, [`merge`] the three-way merge.
 
+pub mod dedup;
 pub mod diff;
 mod engine;
 mod ids;
 pub mod merge;
 pub mod pipeline;
+pub mod prune;
 pub mod render;
 
 use std::sync::Arc;
@@ -27,8 +29,8 @@ use ace_registry::{DeltaDialect, DeltaError, IdScheme, Ledger, Registry};
 pub use ace_model::delta::{Change, Dialect, Op, Reason, Refusal, Target};
 pub use engine::{apply, Outcome, Verdict};
 pub use pipeline::{
-    apply_to, read_delta_file, run, unified, Applied, DeltaFile, DeltaSource, Output, RunOptions,
-    Subject, Texts,
+    apply_to, read_delta_file, run, run_curated, unified, Applied, Curate, Curated, DeltaFile,
+    DeltaSource, Output, RunOptions, Subject, Texts,
 };
 
 /// What reading a delta file needs besides its text.
@@ -176,10 +178,6 @@ pub struct Options {
     /// The append-only update ADR: refuse any delta that changes or
     /// removes content.
     pub append_only: bool,
-    /// The markdown playbook format's curation rule: deprecate (or,
-    /// without a status, remove) entries with `harmful > helpful + 3` once
-    /// the deltas are applied.
-    pub prune: bool,
     /// RFC 3339, for the timestamps a delta's spec sets.
     pub now: String,
 }

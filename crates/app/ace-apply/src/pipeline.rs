@@ -121,7 +121,252 @@ pub struct Applied<'a> {
     /// What a splice could not hold; a whole write reports its losses as
     /// it writes.
     pub splice_losses: Vec<LossEntry>,
+    /// What `--dedup` and `--prune` did.
+    pub curated: Curated,
     wctx: WriteCtx,
+}
+
+/// What to do after the deltas: merge near-duplicates, then prune to the
+/// budget.
+#[derive(Debug, Clone, Default)]
+pub struct Curate {
+    pub dedup: Option<crate::dedup::DedupOptions>,
+    pub prune: Option<crate::prune::PruneOptions>,
+}
+
+impl Curate {
+    pub fn is_empty(&self) -> bool {
+        self.dedup.is_none() && self.prune.is_none()
+    }
+}
+
+/// What `--dedup` and `--prune` did, and the delta that does it.
+#[derive(Debug, Clone, Default)]
+pub struct Curated {
+    /// Whether `--dedup` and `--prune` were asked for.
+    pub dedup: bool,
+    pub prune: bool,
+    pub merged: Vec<crate::dedup::Merged>,
+    pub pruned: Vec<crate::prune::Pruned>,
+    /// The playbook's size before (the file as read) and after, as the
+    /// budget counts it, when pruning.
+    pub usage: Option<(ace_check::budget::Usage, ace_check::budget::Usage)>,
+    /// The changes, in the order applied: what `--emit-delta` writes.
+    pub delta: Option<Delta>,
+    /// `--deprecate` asked for where the format has no status: the entries
+    /// were removed.
+    pub removed_for_deprecated: bool,
+}
+
+impl Curated {
+    /// A line per merge and per entry pruned, and the size before and
+    /// after.
+    pub fn report_text(&self, prog: &str) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let ids = |l: &[String]| {
+            l.iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for m in &self.merged {
+            let _ = writeln!(
+                out,
+                "{prog}: --dedup: merged {} into `{}` ({:.0}% similar; now helpful={} harmful={})",
+                ids(&m.merged),
+                m.keep,
+                m.similarity * 100.0,
+                m.helpful,
+                m.harmful
+            );
+        }
+        for p in &self.pruned {
+            let did = if p.deprecated {
+                "deprecated"
+            } else {
+                "removed"
+            };
+            let _ = writeln!(out, "{prog}: --prune: {did} `{}` ({})", p.id, p.why);
+        }
+        if self.removed_for_deprecated {
+            let _ = writeln!(
+                out,
+                "{prog}: warning: --deprecate: the format has no status; the entries were removed"
+            );
+        }
+        if let Some((before, after)) = &self.usage {
+            let tokens = match (before.tokens, after.tokens) {
+                (Some(b), Some(a)) => format!("{b} -> {a} tokens ({}), ", before.encoding.name()),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{prog}: --prune: {tokens}{} -> {} active entries; {} pruned",
+                before.entries,
+                after.entries,
+                self.pruned.len()
+            );
+        }
+        out
+    }
+
+    /// `{merged: [...], pruned: [...], budget: {...}}`, the keys of what
+    /// was asked for, for `--report json`: none when nothing was.
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::json;
+        let mut obj = serde_json::Map::new();
+        if self.dedup {
+            let merged: Vec<_> = self
+                .merged
+                .iter()
+                .map(|m| {
+                    json!({"keep": m.keep, "merged": m.merged, "section": m.section,
+                        "similarity": (m.similarity * 1000.0).round() / 1000.0,
+                        "helpful": m.helpful, "harmful": m.harmful})
+                })
+                .collect();
+            obj.insert("merged".into(), merged.into());
+        }
+        if self.prune {
+            let pruned: Vec<_> = self
+                .pruned
+                .iter()
+                .map(|p| {
+                    json!({"id": p.id, "section": p.section, "reason": p.why.code(),
+                        "message": p.why.to_string(),
+                        "action": if p.deprecated { "deprecated" } else { "removed" }})
+                })
+                .collect();
+            obj.insert("pruned".into(), pruned.into());
+        }
+        if let Some((before, after)) = &self.usage {
+            let size =
+                |u: &ace_check::budget::Usage| json!({"tokens": u.tokens, "entries": u.entries});
+            obj.insert(
+                "budget".into(),
+                json!({"encoding": before.encoding.name(), "before": size(before), "after": size(after)}),
+            );
+        }
+        serde_json::Value::Object(obj)
+    }
+}
+
+/// The verdict source of the deltas `--dedup` and `--prune` make, which
+/// no file gave.
+const CURATION: usize = usize::MAX;
+
+/// [`run`], then `--dedup` and `--prune` over the result: the deltas that
+/// merge and prune are planned on the playbook the deltas give, and
+/// applied with them in one pass over the file, so the kept entries keep
+/// their bytes.
+pub fn run_curated<'a>(
+    subject: Subject<'a>,
+    deltas: &[DeltaSource<'a>],
+    opts: &RunOptions<'_>,
+    curate: &Curate,
+) -> Applied<'a> {
+    let files: Vec<DeltaFile<'a>> = deltas
+        .iter()
+        .map(|s| read_delta_file(opts.registry, *s, opts.dialect, &opts.read))
+        .collect();
+    let mut batch: Vec<(usize, Delta)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.deltas.iter().cloned().map(move |d| (i, d)))
+        .collect();
+    if curate.is_empty() {
+        let mut applied = apply_to(subject, &batch, &opts.apply);
+        applied.files = files;
+        return applied;
+    }
+    let Subject {
+        format,
+        text,
+        companion,
+        playbook,
+    } = subject;
+    let subject_of = |pb: Playbook| Subject {
+        format,
+        text,
+        companion,
+        playbook: pb,
+    };
+    let apply =
+        |batch: &[(usize, Delta)]| apply_to(subject_of(playbook.clone()), batch, &opts.apply);
+    let mut curated = Curated {
+        dedup: curate.dedup.is_some(),
+        prune: curate.prune.is_some(),
+        ..Curated::default()
+    };
+    let c = format.imp().curation();
+    let holds = |field: &str| crate::render::both_hold(format, format, field);
+    // The playbook as the deltas leave it, which the plans are made on.
+    let mut current = match batch.is_empty() {
+        true => playbook.clone(),
+        false => apply(&batch).playbook,
+    };
+    let mut whole = Delta::new(
+        ace_model::delta::Dialect::VAgenda,
+        ace_model::Span::default(),
+    );
+    if let Some(d) = &curate.dedup {
+        let apart = c.kept_apart.map(|f| f(&current)).unwrap_or_default();
+        let (delta, merged) = crate::dedup::plan(
+            &current,
+            d,
+            &crate::dedup::Holds {
+                status: c.status,
+                field: &holds,
+                kept_apart: &apart,
+            },
+        );
+        curated.merged = merged;
+        curated.removed_for_deprecated |= d.deprecate && !c.status && delta.is_some();
+        if let Some(delta) = delta {
+            whole.ops.extend(delta.ops.iter().cloned());
+            batch.push((CURATION, delta));
+            current = apply(&batch).playbook;
+        }
+    }
+    if let Some(p) = &curate.prune {
+        let before = crate::prune::usage_of(format, text, &p.budget);
+        let measure = |d: &Delta| {
+            let mut b = batch.clone();
+            b.push((CURATION, d.clone()));
+            let t = apply(&b).main_text();
+            crate::prune::usage_of(format, &t, &p.budget).and_then(|u| u.tokens)
+        };
+        let plan = crate::prune::plan(text, &current, p, c.status, measure);
+        curated.removed_for_deprecated |= p.deprecate && !c.status && plan.delta.is_some();
+        curated.pruned = plan.pruned;
+        if let Some(delta) = plan.delta {
+            whole.ops.extend(delta.ops.iter().cloned());
+            batch.push((CURATION, delta));
+        }
+        let mut applied = apply(&batch);
+        let after = crate::prune::usage_of(format, &applied.main_text(), &p.budget);
+        curated.usage = before.zip(after);
+        curated.delta = (!whole.ops.is_empty()).then_some(whole);
+        return finish_curated(applied.take(), files, curated);
+    }
+    curated.delta = (!whole.ops.is_empty()).then_some(whole);
+    finish_curated(apply(&batch), files, curated)
+}
+
+/// `applied` with the curation deltas' verdicts taken out of the list (no
+/// file gave them) and what they did kept.
+fn finish_curated<'a>(
+    mut applied: Applied<'a>,
+    files: Vec<DeltaFile<'a>>,
+    curated: Curated,
+) -> Applied<'a> {
+    let v = &mut applied.outcome.verdicts;
+    applied.outcome.curated = v.iter().any(|v| v.source == CURATION && v.applied > 0);
+    v.retain(|v| v.source != CURATION);
+    applied.files = files;
+    applied.curated = curated;
+    applied
 }
 
 /// Reads the delta files and applies them to the playbook: the one
@@ -183,11 +428,31 @@ pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Optio
         outcome,
         output,
         splice_losses,
+        curated: Curated::default(),
         wctx,
     }
 }
 
-impl Applied<'_> {
+impl<'a> Applied<'a> {
+    /// Itself, moved out of a binding that is about to be read again.
+    fn take(&mut self) -> Applied<'a> {
+        std::mem::replace(
+            self,
+            Applied {
+                format: self.format,
+                text: self.text,
+                companion: self.companion,
+                playbook: Playbook::default(),
+                files: Vec::new(),
+                outcome: crate::Outcome::default(),
+                output: Output::Same,
+                splice_losses: Vec::new(),
+                curated: Curated::default(),
+                wctx: WriteCtx::default(),
+            },
+        )
+    }
+
     /// How many deltas were refused, counting each unreadable file as one.
     pub fn refused(&self) -> usize {
         self.outcome.rejected().count() + self.unreadable().count()
@@ -235,9 +500,16 @@ impl Applied<'_> {
 
     /// The ace_beads curator's report, `{accepted: [id], rejected: [{id,
     /// reason, message}]}`, with each unreadable file rejected as
-    /// `invalid`.
+    /// `invalid`; with `--dedup` or `--prune`, also what they did
+    /// ([`Curated::to_json`]).
     pub fn report_json(&self) -> serde_json::Value {
-        self.outcome.report_json_with(self.unreadable())
+        let mut r = self.outcome.report_json_with(self.unreadable());
+        if let (Some(obj), serde_json::Value::Object(c)) =
+            (r.as_object_mut(), self.curated.to_json())
+        {
+            obj.extend(c);
+        }
+        r
     }
 
     /// A line per delta (`FILE:LINE:COL: applied ID (N changes)` or
@@ -284,15 +556,15 @@ impl Applied<'_> {
         for (label, id) in &self.outcome.minted {
             let _ = writeln!(out, "{prog}: {label}: new entry given ID `{id}`");
         }
-        for id in &self.outcome.pruned {
-            let _ = writeln!(out, "{prog}: --prune: `{id}` has harmful > helpful + 3");
+        out.push_str(&self.curated.report_text(prog));
+        if !self.files.is_empty() {
+            let _ = writeln!(
+                out,
+                "{prog}: {} delta(s) applied, {} rejected",
+                self.outcome.accepted().count(),
+                self.refused()
+            );
         }
-        let _ = writeln!(
-            out,
-            "{prog}: {} delta(s) applied, {} rejected",
-            self.outcome.accepted().count(),
-            self.refused()
-        );
         out
     }
 

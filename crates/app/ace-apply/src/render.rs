@@ -45,6 +45,20 @@ pub fn as_delta(
     now: &str,
     note: &str,
 ) -> Option<(Value, Vec<String>)> {
+    write_delta(&d.to_delta(), dialect, old, format, now, note)
+}
+
+/// `delta` in `dialect`, for `ace-apply OLD` (`old` read as `format`),
+/// and what the dialect cannot say of it; `None` for a dialect ace-tools
+/// does not write. `note` says why it was made.
+pub fn write_delta(
+    delta: &ace_model::delta::Delta,
+    dialect: &dyn DeltaDialect,
+    old: &Playbook,
+    format: Format,
+    now: &str,
+    note: &str,
+) -> Option<(Value, Vec<String>)> {
     let holds = |field: &str| both_hold(format, format, field);
     let ctx = DeltaWriteCtx {
         old,
@@ -53,7 +67,7 @@ pub fn as_delta(
         note,
         holds: &holds,
     };
-    dialect.write(&d.to_delta(), &ctx)
+    dialect.write(delta, &ctx)
 }
 
 /// The shape docs/diff.md documents.

@@ -12,6 +12,7 @@ use ace_fs::Source;
 use ace_model::{rules, Diagnostic, Playbook, Severity};
 use ace_registry::{CheckCtx, Format, ReadCtx};
 
+pub mod budget;
 pub mod run;
 mod suppress;
 pub mod tokens;
@@ -119,6 +120,8 @@ pub struct Settings {
     pub target: Option<Target>,
     pub baseline: Option<Baseline>,
     pub filter: Filter,
+    /// `[budget]` and `--max-tokens`/`--max-entries`: ACE085 and ACE086.
+    pub budget: budget::Budget,
 }
 
 /// Which codes are reported, and at which severity.
@@ -408,8 +411,20 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
             Err(e) => outcome.errors.push(e),
         }
     }
+    let over_budget = match settings.budget.is_set()
+        && [rules::OVER_TOKEN_BUDGET.code, rules::OVER_ENTRY_BUDGET.code]
+            .iter()
+            .any(|c| settings.filter.keeps(c))
+    {
+        true => {
+            let usage = budget::usage(&source.text, &parsed.playbook, &settings.budget);
+            budget::findings(&settings.budget, &usage)
+        }
+        false => Vec::new(),
+    };
     let mut diags = validate_parsed(format, parsed, &settings.lint);
     diags.extend(history);
+    diags.extend(over_budget);
     diags.sort_by_key(|d| (d.span.start, d.code));
     finish(source, diags, &mut outcome);
     if let Some((yaml, diags)) = companion_result {

@@ -26,6 +26,10 @@ pub struct Overrides {
     pub playbook: Option<PathBuf>,
     /// `--baseline`: a file or a git revision.
     pub baseline: Option<String>,
+    /// `--max-tokens`, `--max-entries`, `--tokenizer`: over `[budget]`.
+    pub max_tokens: Option<usize>,
+    pub max_entries: Option<usize>,
+    pub tokenizer: Option<ace_tokens::Encoding>,
 }
 
 /// The configuration in force: none with `isolated`, else `config`, else
@@ -97,7 +101,11 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
     // The near-duplicate search is the costliest rule: not run for
     // findings that would all be left out.
     lint.likely_duplicates = filter.keeps(ace_model::rules::LIKELY_DUPLICATE.code);
+    let budget =
+        crate::budget::Budget::of(&c.budget, over.max_tokens, over.max_entries, over.tokenizer)
+            .map_err(at)?;
     Ok(Settings {
+        budget,
         from: over.from,
         lint,
         curator,

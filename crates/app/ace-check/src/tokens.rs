@@ -27,7 +27,7 @@ pub struct TokenCount {
 
 /// The tokens of an entry's text: its title and its content, each as
 /// it would stand on its own.
-fn entry_tokens(e: &ace_model::Entry, enc: Encoding) -> usize {
+pub(crate) fn entry_tokens(e: &ace_model::Entry, enc: Encoding) -> usize {
     enc.count(&e.content) + e.title.as_deref().map_or(0, |t| enc.count(t))
 }
 

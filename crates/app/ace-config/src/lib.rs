@@ -51,6 +51,42 @@ pub struct Config {
     /// Settings of ace-apply.
     #[serde(default)]
     pub apply: Apply,
+    /// How large a playbook may grow: `ace-validate` reports a playbook
+    /// over it (ACE085, ACE086), `ace-apply --prune` removes entries until
+    /// it fits.
+    #[serde(default)]
+    pub budget: Budget,
+}
+
+/// How large a playbook may grow. Its tokens are those of the file's text
+/// as written, less the text of entries whose status is other than active
+/// (which agents are not given); a section's are its active entries'
+/// titles and contents, as `ace-validate --tokens` counts them.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Budget {
+    /// The most tokens the playbook may hold (`--max-tokens` replaces it).
+    pub max_tokens: Option<usize>,
+    /// The most active entries the playbook may hold (`--max-entries`
+    /// replaces it).
+    pub max_entries: Option<usize>,
+    /// The encoding tokens are counted in: `cl100k_base` (the default, as
+    /// the ACE paper's code counts), `o200k_base` or `chars4`
+    /// (`--tokenizer` replaces it).
+    pub tokenizer: Option<String>,
+    /// Limits of single sections, by section key or title.
+    #[serde(default)]
+    pub sections: BTreeMap<String, Limits>,
+}
+
+/// The limits of one section.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// The most tokens the section's active entries may hold.
+    pub max_tokens: Option<usize>,
+    /// The most active entries the section may hold.
+    pub max_entries: Option<usize>,
 }
 
 /// Settings of ace-apply.

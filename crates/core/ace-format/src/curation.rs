@@ -37,6 +37,9 @@ impl IdScheme {
     }
 }
 
+/// The pairs of entry IDs a playbook keeps apart on purpose.
+pub type KeptApart = fn(&ace_model::Playbook) -> Vec<(String, String)>;
+
 /// What the curator needs of a format's files.
 #[derive(Clone, Copy, Default)]
 pub struct Curation {
@@ -59,6 +62,13 @@ pub struct Curation {
     /// The number the file's own counter gave last (kayba's `next_id`),
     /// for [`IdScheme::Counter`]: the next new entry takes the one after.
     pub counter: Option<fn(&ace_model::Playbook) -> u64>,
+    /// Pairs of entry IDs the file records as kept apart on purpose
+    /// (kayba's `similarity_decisions` of `KEEP`): de-duplication never
+    /// merges them.
+    pub kept_apart: Option<KeptApart>,
+    /// The delta dialect that speaks of this format's files, by name: what
+    /// `ace-apply --emit-delta` writes unless told otherwise.
+    pub dialect: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Curation {

@@ -61,6 +61,7 @@ impl PlaybookFormat for AgentsMd {
             ids: IdScheme::Hex,
             provenance: true,
             line_based: true,
+            dialect: Some("acedelta"),
             ..Curation::default()
         }
     }

@@ -114,6 +114,7 @@ impl PlaybookFormat for SkillJson {
             status: true,
             timestamps: true,
             ledger: Some(&LEDGER),
+            dialect: Some("skill-delta"),
             ..Curation::default()
         }
     }

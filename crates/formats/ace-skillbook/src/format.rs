@@ -93,6 +93,8 @@ impl PlaybookFormat for Skillbook {
             status: true,
             ids: IdScheme::Counter,
             counter: Some(next_id),
+            kept_apart: Some(kept_apart),
+            dialect: Some("kayba-batch"),
             ..Curation::default()
         }
     }
@@ -112,6 +114,22 @@ pub(crate) fn next_id(pb: &Playbook) -> u64 {
         .and_then(|l| l.get("next_id"))
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0)
+}
+
+/// The pairs kayba's SkillManager decided to keep apart:
+/// `similarity_decisions` maps `"idA,idB"` (the IDs sorted) to a decision
+/// whose `decision` is `KEEP`.
+pub(crate) fn kept_apart(pb: &Playbook) -> Vec<(String, String)> {
+    let Some(serde_json::Value::Object(m)) = pb.extra.get("similarity_decisions") else {
+        return Vec::new();
+    };
+    m.iter()
+        .filter(|(_, d)| d.get("decision").and_then(|v| v.as_str()) == Some("KEEP"))
+        .filter_map(|(k, _)| {
+            let (a, b) = k.split_once(',')?;
+            Some((a.to_owned(), b.to_owned()))
+        })
+        .collect()
 }
 
 /// kayba's update batches as a delta dialect.

@@ -229,6 +229,7 @@ impl PlaybookFormat for Vagenda {
             provenance: true,
             timestamps: true,
             ledger: Some(&LEDGER),
+            dialect: Some("acepatch"),
             ..Curation::default()
         }
     }

@@ -310,6 +310,103 @@ struct ApplyArgs {
     prune: bool,
     write_scope: Option<Vec<String>>,
     strict: bool,
+    curate: CurateArgs,
+}
+
+/// `--dedup` and `--prune`'s options, as `apply`, `prune` and `dedup`
+/// take them.
+#[derive(Default)]
+struct CurateArgs {
+    dedup: bool,
+    similarity: Option<f64>,
+    across_sections: bool,
+    deprecate: bool,
+    max_tokens: Option<usize>,
+    max_entries: Option<usize>,
+    encoding: Option<String>,
+    threshold: Option<i64>,
+}
+
+impl CurateArgs {
+    /// What to do, with `loaded`'s thresholds and `[budget]` under the
+    /// arguments.
+    fn curate(&self, prune: bool, loaded: &ace_config::Loaded) -> Result<ace_apply::Curate, Stop> {
+        let t = &loaded.config.thresholds;
+        if let Some(s) = self.similarity.filter(|s| !(0.0..=1.0).contains(s)) {
+            return Err(Stop::plain(format!(
+                "similarity={s}: expected a number from 0 to 1"
+            )));
+        }
+        let dedup = self.dedup.then(|| {
+            let d = ace_apply::dedup::DedupOptions::default();
+            ace_apply::dedup::DedupOptions {
+                similarity: self.similarity.or(t.similarity).unwrap_or(d.similarity),
+                tag_overlap: t.tag_overlap.unwrap_or(d.tag_overlap),
+                across_sections: self.across_sections,
+                deprecate: self.deprecate,
+            }
+        });
+        let prune = match prune {
+            false => None,
+            true => {
+                let encoding = self.encoding.as_deref().map(encoding_of).transpose()?;
+                Some(ace_apply::prune::PruneOptions {
+                    budget: ace_check::budget::Budget::of(
+                        &loaded.config.budget,
+                        self.max_tokens,
+                        self.max_entries,
+                        encoding,
+                    )
+                    .map_err(Stop::plain)?,
+                    threshold: self
+                        .threshold
+                        .or(t.curation)
+                        .unwrap_or(ace_check::LintOptions::default().threshold),
+                    deprecate: self.deprecate,
+                })
+            }
+        };
+        Ok(ace_apply::Curate { dedup, prune })
+    }
+}
+
+fn encoding_of(name: &str) -> Result<ace_tokens::Encoding, Stop> {
+    name.parse().map_err(|_| {
+        Stop::plain(format!(
+            "encoding={name:?}: expected one of {}",
+            ace_tokens::Encoding::NAMES.join(", ")
+        ))
+    })
+}
+
+/// How many tokens `text` is, and its sections' entries, as `ace-validate
+/// --tokens --output-format json` lists a file: `{encoding, tokens,
+/// sections: [{key, title, entries, tokens}]}` as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, format=None, encoding=None, filename=None))]
+fn count_tokens(
+    py: Python<'_>,
+    text: String,
+    format: Option<String>,
+    encoding: Option<String>,
+    filename: Option<String>,
+) -> PyResult<String> {
+    py.detach(|| {
+        let enc = encoding
+            .as_deref()
+            .map(encoding_of)
+            .transpose()?
+            .unwrap_or_default();
+        let source = source(text, filename);
+        let format = format_of(&source, format.as_deref())?;
+        let pb = ace_registry::convert::read_playbook(&source, format).ok();
+        let mut v = ace_check::tokens::count(&source.text, pb.as_ref(), enc).to_json("");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("path");
+        }
+        Ok(v.to_string())
+    })
+    .map_err(|s: Stop| s.raise(py))
 }
 
 /// `deltas` applied to the playbook in `text` by ace-apply's pipeline:
@@ -319,7 +416,9 @@ struct ApplyArgs {
 #[pyfunction]
 #[pyo3(signature = (text, deltas, format=None, now=None, filename=None, companion=None,
     config=None, min_confidence=None, min_evidence=None, delta_format=None, compat=None,
-    append_only=false, prune=false, write_scope=None, strict=false))]
+    append_only=false, prune=false, write_scope=None, strict=false, dedup=false,
+    similarity=None, across_sections=false, deprecate=false, max_tokens=None, max_entries=None,
+    encoding=None, threshold=None))]
 #[allow(clippy::too_many_arguments)]
 fn apply(
     py: Python<'_>,
@@ -338,6 +437,14 @@ fn apply(
     prune: bool,
     write_scope: Option<Vec<String>>,
     strict: bool,
+    dedup: bool,
+    similarity: Option<f64>,
+    across_sections: bool,
+    deprecate: bool,
+    max_tokens: Option<usize>,
+    max_entries: Option<usize>,
+    encoding: Option<String>,
+    threshold: Option<i64>,
 ) -> PyResult<(String, Option<String>, String)> {
     let args = ApplyArgs {
         format,
@@ -353,6 +460,16 @@ fn apply(
         prune,
         write_scope,
         strict,
+        curate: CurateArgs {
+            dedup,
+            similarity,
+            across_sections,
+            deprecate,
+            max_tokens,
+            max_entries,
+            encoding,
+            threshold,
+        },
     };
     py.detach(|| apply_texts(text, &deltas, args))
         .map_err(|s| s.raise(py))
@@ -447,17 +564,20 @@ fn apply_texts(
         apply: ace_apply::Options {
             compat,
             append_only: args.append_only,
-            prune: args.prune,
             now,
         },
     };
+    if args.curate.deprecate && !args.prune && !args.curate.dedup {
+        return Err(Stop::plain("deprecate= goes with prune or dedup"));
+    }
+    let curate = args.curate.curate(args.prune, &loaded)?;
     let subject = ace_apply::Subject {
         format,
         text: &source.text,
         companion: input.companion.as_ref().map(|c| &*c.text),
         playbook: input.parsed.playbook,
     };
-    let applied = ace_apply::run(subject, &sources, &opts);
+    let applied = ace_apply::run_curated(subject, &sources, &opts, &curate);
     let report = applied.report_json();
     if args.strict && applied.refused() > 0 {
         let reasons: Vec<String> = report["rejected"]
@@ -575,6 +695,7 @@ fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
     m.add_function(wrap_pyfunction!(find_config, m)?)?;

@@ -339,7 +339,38 @@ fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
     a.intersection(b).count() as f64 / union as f64
 }
 
-/// Pairs of entries with similar words and shared tags.
+/// How [`similar_pairs`] compares entries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Similarity {
+    /// The Jaccard index of the word sets of title and content above
+    /// which two entries are alike.
+    pub similarity: f64,
+    /// The Jaccard index of the tag sets above which two tagged entries
+    /// share their tags.
+    pub tag_overlap: f64,
+    /// Compare entries without tags too (on their words alone): ACE061
+    /// compares tagged entries only, de-duplication every entry.
+    pub untagged: bool,
+    /// Include entries whose normalised content is the same (ACE008's).
+    pub exact: bool,
+    /// Every earlier entry an entry is like, not only the first.
+    pub all: bool,
+}
+
+/// Two entries found alike: indices into the list given, `earlier` before
+/// `later`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    pub later: usize,
+    pub earlier: usize,
+    pub similarity: f64,
+    /// Their tags' overlap, when both have tags.
+    pub overlap: Option<f64>,
+}
+
+/// Pairs of entries with similar words (and shared tags, where both have
+/// tags): for each entry, the earliest entry it is like, or every one with
+/// [`Similarity::all`].
 ///
 /// Candidates come from prefix filtering, as similarity joins find them
 /// (AllPairs, Bayardo et al. 2007): with the words of every entry ordered
@@ -348,19 +379,17 @@ fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
 /// such a word are compared, so a playbook whose entries share a few
 /// common tags (every entry tagged `testing`) is not compared pair by pair;
 /// the pairs found are exactly those the definition gives.
-pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
-    let tag_sets: Vec<HashSet<&str>> = pb
-        .entries
+pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
+    let tag_sets: Vec<HashSet<&str>> = entries
         .iter()
         .map(|e| e.tags.iter().flatten().map(String::as_str).collect())
         .collect();
     // Word sets only for entries that can be compared at all.
-    let word_sets: Vec<HashSet<String>> = pb
-        .entries
+    let word_sets: Vec<HashSet<String>> = entries
         .iter()
         .zip(&tag_sets)
         .map(|(x, tags)| {
-            if tags.is_empty() {
+            if tags.is_empty() && !opts.untagged {
                 return HashSet::new();
             }
             let mut w = words(&x.content);
@@ -393,10 +422,11 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
     // Each word of an entry's prefix, with the entries (and the word's
     // place in their lists) whose prefix has it.
     let mut by_word: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
-    let mut normalized: Vec<Option<String>> = vec![None; pb.entries.len()];
-    for (i, e) in pb.entries.iter().enumerate() {
+    let mut normalized: Vec<Option<String>> = vec![None; entries.len()];
+    let mut pairs = Vec::new();
+    for i in 0..entries.len() {
         let ranks = &ranked[i];
-        if tag_sets[i].is_empty() || ranks.is_empty() {
+        if ranks.is_empty() {
             continue;
         }
         let n = ranks.len();
@@ -405,7 +435,7 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
             .clamp(1, n);
         // The entries sharing a prefix word, earliest first: each word's
         // list is in entry order, and the lists are merged, so the search
-        // stops at the first entry this one repeats.
+        // can stop at the first entry this one repeats.
         let mut lists: Vec<(usize, &[(usize, usize)])> = ranks[..prefix]
             .iter()
             .enumerate()
@@ -436,44 +466,70 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
                 continue;
             }
             checked = Some(j);
-            let overlap = jaccard(&tag_sets[i], &tag_sets[j]);
-            if overlap <= opts.tag_overlap {
+            let tagged = !tag_sets[i].is_empty() && !tag_sets[j].is_empty();
+            let overlap = tagged.then(|| jaccard(&tag_sets[i], &tag_sets[j]));
+            if overlap.is_some_and(|o| o <= opts.tag_overlap) {
                 continue;
             }
             let similarity = sorted_jaccard(ranks, &ranked[j]);
             if similarity <= opts.similarity {
                 continue;
             }
-            for k in [i, j] {
-                if normalized[k].is_none() {
-                    normalized[k] = Some(ace_model::normalize::normalize(&pb.entries[k].content));
+            if !opts.exact {
+                for k in [i, j] {
+                    if normalized[k].is_none() {
+                        normalized[k] = Some(ace_model::normalize::normalize(&entries[k].content));
+                    }
+                }
+                if normalized[i] == normalized[j] {
+                    continue; // ACE008
                 }
             }
-            if normalized[i] == normalized[j] {
-                continue; // ACE008
+            pairs.push(Pair {
+                later: i,
+                earlier: j,
+                similarity,
+                overlap,
+            });
+            if !opts.all {
+                break;
             }
-            let other = &pb.entries[j];
-            out.push(
-                Diagnostic::new(
-                    &rules::LIKELY_DUPLICATE,
-                    span(e),
-                    format!(
-                        "`{}` is likely a duplicate of `{}`: {:.0}% similar words, {:.0}% shared tags",
-                        e.id,
-                        other.id,
-                        similarity * 100.0,
-                        overlap * 100.0
-                    ),
-                )
-                .with_related(span(other), "the earlier entry")
-                .with_help("merge the two, keeping the older id and adding up the counters"),
-            );
-            // An entry is reported once, with the earliest entry it repeats.
-            break;
         }
         for (p, r) in ranks[..prefix].iter().enumerate() {
             by_word.entry(*r).or_default().push((i, p));
         }
+    }
+    pairs
+}
+
+/// ACE061: each tagged entry that is like an earlier one, reported once,
+/// with the earliest.
+pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
+    let entries: Vec<&Entry> = pb.entries.iter().collect();
+    let how = Similarity {
+        similarity: opts.similarity,
+        tag_overlap: opts.tag_overlap,
+        untagged: false,
+        exact: false,
+        all: false,
+    };
+    for p in similar_pairs(&entries, &how) {
+        let (e, other) = (entries[p.later], entries[p.earlier]);
+        out.push(
+            Diagnostic::new(
+                &rules::LIKELY_DUPLICATE,
+                span(e),
+                format!(
+                    "`{}` is likely a duplicate of `{}`: {:.0}% similar words, {:.0}% shared tags",
+                    e.id,
+                    other.id,
+                    p.similarity * 100.0,
+                    p.overlap.unwrap_or(0.0) * 100.0
+                ),
+            )
+            .with_related(span(other), "the earlier entry")
+            .with_help("merge the two, keeping the older id and adding up the counters (`ace-apply PLAYBOOK --dedup`)"),
+        );
     }
 }
 

@@ -361,7 +361,7 @@ pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh)
 /// where it came from and `ours` lacks: its evidence items, and the items
 /// of its lists kept as the file had them (a skillbook's `occurrences` or
 /// `sources`), added to `ours`'.
-fn provenance_of(theirs: &Entry, ours: &Entry) -> Vec<Change> {
+pub(crate) fn provenance_of(theirs: &Entry, ours: &Entry) -> Vec<Change> {
     let target = crate::diff::target(ours);
     let mut out = Vec::new();
     let mut evidence = ours.evidence.clone().unwrap_or_default();
