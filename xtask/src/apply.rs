@@ -55,7 +55,7 @@ fn patch(pb: &ace_model::Playbook) -> String {
     serde_json::json!({ "operations": ops }).to_string()
 }
 
-fn run(cmd: &mut Command) -> Result<Duration, String> {
+pub(crate) fn run(cmd: &mut Command) -> Result<Duration, String> {
     let t = std::time::Instant::now();
     let out = cmd.output().map_err(|e| e.to_string())?;
     let elapsed = t.elapsed();
@@ -71,7 +71,7 @@ fn run(cmd: &mut Command) -> Result<Duration, String> {
     Ok(elapsed)
 }
 
-fn median(
+pub(crate) fn median(
     runs: usize,
     mut f: impl FnMut() -> Result<Duration, String>,
 ) -> Result<Duration, String> {

@@ -8,6 +8,7 @@ mod compare;
 mod curation;
 mod kayba;
 mod merge;
+mod prune;
 mod scale;
 mod shell;
 mod tokens;
@@ -429,9 +430,9 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 10] = [
-        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "merge", "tokens",
-        "kayba",
+    const GROUPS: [&str; 11] = [
+        "markdown", "skill", "tron", "batch", "process", "scale", "apply", "prune", "merge",
+        "tokens", "kayba",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -484,6 +485,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("apply") {
         apply::apply_bench(&root().join("target/release"))?;
+    }
+    if wants("prune") {
+        prune::prune_bench(&root().join("target/release"))?;
     }
     if wants("merge") {
         merge::merge_bench(&root().join("target/release"))?;

@@ -77,19 +77,34 @@ pub fn plan(pb: &Playbook, opts: &DedupOptions, holds: &Holds<'_>) -> (Option<De
         .filter(|&i| !ace_check::budget::retired(&pb.entries[i]))
         .collect();
     let entries: Vec<&Entry> = active.iter().map(|&i| &pb.entries[i]).collect();
+    // ACE061's relation: each entry joins the earliest entry it repeats,
+    // so a cluster is the entries linked to its first; searched section
+    // by section unless asked otherwise.
     let how = ace_lint::Similarity {
         similarity: opts.similarity,
         tag_overlap: opts.tag_overlap,
         untagged: true,
         exact: true,
-        all: true,
+        all: false,
     };
     let apart: HashSet<(&str, &str)> = holds
         .kept_apart
         .iter()
         .flat_map(|(a, b)| [(a.as_str(), b.as_str()), (b.as_str(), a.as_str())])
         .collect();
-    // Union-find over the pairs kept, the root the earliest entry.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    if opts.across_sections {
+        groups.push((0..entries.len()).collect());
+    } else {
+        let mut at: HashMap<Option<&str>, usize> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            let g = *at.entry(e.section.as_deref()).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[g].push(i);
+        }
+    }
     let mut parent: Vec<usize> = (0..entries.len()).collect();
     fn root(parent: &mut [usize], mut x: usize) -> usize {
         while parent[x] != x {
@@ -99,23 +114,24 @@ pub fn plan(pb: &Playbook, opts: &DedupOptions, holds: &Holds<'_>) -> (Option<De
         x
     }
     let mut least: HashMap<usize, f64> = HashMap::new();
-    for p in ace_lint::similar_pairs(&entries, &how) {
-        let (a, b) = (entries[p.earlier], entries[p.later]);
-        if !opts.across_sections && a.section != b.section {
-            continue;
+    for group in &groups {
+        let members: Vec<&Entry> = group.iter().map(|&i| entries[i]).collect();
+        for p in ace_lint::similar_pairs(&members, &how) {
+            let (earlier, later) = (group[p.earlier], group[p.later]);
+            let (a, b) = (entries[earlier], entries[later]);
+            if apart.contains(&(a.id.as_str(), b.id.as_str())) {
+                continue;
+            }
+            let (ra, rb) = (root(&mut parent, earlier), root(&mut parent, later));
+            let r = ra.min(rb);
+            let s = [least.remove(&ra), least.remove(&rb), Some(p.similarity)]
+                .into_iter()
+                .flatten()
+                .fold(f64::INFINITY, f64::min);
+            parent[ra] = r;
+            parent[rb] = r;
+            least.insert(r, s);
         }
-        if apart.contains(&(a.id.as_str(), b.id.as_str())) {
-            continue;
-        }
-        let (ra, rb) = (root(&mut parent, p.earlier), root(&mut parent, p.later));
-        let r = ra.min(rb);
-        let s = [least.remove(&ra), least.remove(&rb), Some(p.similarity)]
-            .into_iter()
-            .flatten()
-            .fold(f64::INFINITY, f64::min);
-        parent[ra] = r;
-        parent[rb] = r;
-        least.insert(r, s);
     }
     let mut clusters: Vec<(usize, Vec<usize>)> = Vec::new();
     let mut at: HashMap<usize, usize> = HashMap::new();

@@ -387,7 +387,9 @@ impl<'p> State<'p> {
     fn remove(&mut self, s: Slot) {
         match s {
             Slot::Old(i) => {
-                self.save(i);
+                // Not cloned here: the entry as it was is taken out of the
+                // playbook when it is rebuilt (unless a change saved it
+                // before).
                 self.gone_old[i] = true;
                 self.removed_old = true;
             }
@@ -1006,19 +1008,21 @@ pub fn apply(
     let logged = std::mem::take(&mut st.logged);
     let raw_events = std::mem::take(&mut st.raw_events);
     let mut originals = std::mem::take(&mut st.originals);
-    originals.sort_by_key(|(i, _)| *i);
-    out.before = ace_model::Before {
-        shell,
-        originals: originals.into_iter().map(|(_, e)| e).collect(),
-    };
     let State {
         pb,
         added,
         gone_old,
         gone_new,
+        saved,
         ..
     } = st;
-    rebuild(pb, added, &gone_old, &gone_new, traits.ids.ordered());
+    let removed = rebuild(pb, added, &gone_old, &gone_new, traits.ids.ordered());
+    originals.extend(removed.into_iter().filter(|(i, _)| !saved.contains(i)));
+    originals.sort_by_key(|(i, _)| *i);
+    out.before = ace_model::Before {
+        shell,
+        originals: originals.into_iter().map(|(_, e)| e).collect(),
+    };
     if let Some(ledger) = traits.ledger {
         if let (Some(seq), Some(before)) = (sequence, traits.sequence) {
             if seq != before {
@@ -1033,7 +1037,8 @@ pub fn apply(
     out
 }
 
-/// Puts the new entries in place and drops the removed ones. The new
+/// Puts the new entries in place and takes the removed ones out,
+/// returning them with their places. The new
 /// entries bound for one place stand in section order, then ID order where
 /// IDs are `ordered`, else in the order they came.
 fn rebuild(
@@ -1042,9 +1047,10 @@ fn rebuild(
     gone_old: &[bool],
     gone_new: &[bool],
     ordered: bool,
-) {
+) -> Vec<(usize, Entry)> {
+    let mut removed = Vec::new();
     if added.is_empty() && !gone_old.iter().any(|g| *g) {
-        return;
+        return removed;
     }
     let rank: HashMap<&str, usize> = pb
         .sections
@@ -1077,12 +1083,15 @@ fn rebuild(
         }
         if !gone_old[i] {
             entries.push(e);
+        } else {
+            removed.push((i, e));
         }
     }
     if let Some(list) = before.remove(&n) {
         entries.extend(list);
     }
     pb.entries = entries;
+    removed
 }
 
 #[cfg(test)]

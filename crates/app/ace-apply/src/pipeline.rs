@@ -302,14 +302,10 @@ pub fn run_curated<'a>(
     let c = format.imp().curation();
     let holds = |field: &str| crate::render::both_hold(format, format, field);
     // The playbook as the deltas leave it, which the plans are made on.
-    let mut current = match batch.is_empty() {
-        true => playbook.clone(),
-        false => apply(&batch).playbook,
+    let mut current: std::borrow::Cow<'_, Playbook> = match batch.is_empty() {
+        true => std::borrow::Cow::Borrowed(&playbook),
+        false => std::borrow::Cow::Owned(apply(&batch).playbook),
     };
-    let mut whole = Delta::new(
-        ace_model::delta::Dialect::VAgenda,
-        ace_model::Span::default(),
-    );
     if let Some(d) = &curate.dedup {
         let apart = c.kept_apart.map(|f| f(&current)).unwrap_or_default();
         let (delta, merged) = crate::dedup::plan(
@@ -324,14 +320,24 @@ pub fn run_curated<'a>(
         curated.merged = merged;
         curated.removed_for_deprecated |= d.deprecate && !c.status && delta.is_some();
         if let Some(delta) = delta {
-            whole.ops.extend(delta.ops.iter().cloned());
             batch.push((CURATION, delta));
-            current = apply(&batch).playbook;
+            current = std::borrow::Cow::Owned(apply(&batch).playbook);
         }
     }
+    let mut after_tokens = None;
     if let Some(p) = &curate.prune {
-        let before = crate::prune::usage_of(format, text, &p.budget);
+        // The file as read: its playbook's spans are the text's. Where
+        // only entries are limited, only they are counted.
+        let brief = p.budget.whole.max_tokens.is_none() && p.budget.sections.is_empty();
+        let usage = |text: &str, pb: &Playbook, b: &ace_check::budget::Budget| match brief {
+            true => ace_check::budget::entries_only(pb, b),
+            false => ace_check::budget::usage(text, pb, b),
+        };
+        let before = usage(text, &playbook, &p.budget);
         let measure = |d: &Delta| {
+            if d.ops.is_empty() && batch.is_empty() {
+                return before.tokens;
+            }
             let mut b = batch.clone();
             b.push((CURATION, d.clone()));
             let t = apply(&b).main_text();
@@ -340,18 +346,39 @@ pub fn run_curated<'a>(
         let plan = crate::prune::plan(text, &current, p, c.status, measure);
         curated.removed_for_deprecated |= p.deprecate && !c.status && plan.delta.is_some();
         curated.pruned = plan.pruned;
+        after_tokens = plan.tokens;
         if let Some(delta) = plan.delta {
-            whole.ops.extend(delta.ops.iter().cloned());
             batch.push((CURATION, delta));
         }
-        let mut applied = apply(&batch);
-        let after = crate::prune::usage_of(format, &applied.main_text(), &p.budget);
-        curated.usage = before.zip(after);
-        curated.delta = (!whole.ops.is_empty()).then_some(whole);
-        return finish_curated(applied.take(), files, curated);
+        curated.usage = Some((before.clone(), before));
+    }
+    drop(current);
+    let applied = apply_to(subject_of(playbook), &batch, &opts.apply);
+    // The curation's changes as one delta, for --emit-delta.
+    let mut whole = Delta::new(
+        ace_model::delta::Dialect::VAgenda,
+        ace_model::Span::default(),
+    );
+    for (source, d) in batch {
+        if source == CURATION {
+            whole.ops.extend(d.ops);
+        }
     }
     curated.delta = (!whole.ops.is_empty()).then_some(whole);
-    finish_curated(apply(&batch), files, curated)
+    if let (Some(p), Some((_, after))) = (&curate.prune, curated.usage.as_mut()) {
+        // Entries and sections from the playbook written; its tokens as the
+        // plan counted the written text.
+        let mut b = p.budget.clone();
+        b.whole.max_tokens = None;
+        let encoding = after.encoding;
+        *after = match b.sections.is_empty() {
+            true => ace_check::budget::entries_only(&applied.playbook, &b),
+            false => ace_check::budget::usage("", &applied.playbook, &b),
+        };
+        after.encoding = encoding;
+        after.tokens = after_tokens;
+    }
+    finish_curated(applied, files, curated)
 }
 
 /// `applied` with the curation deltas' verdicts taken out of the list (no
@@ -434,25 +461,6 @@ pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Optio
 }
 
 impl<'a> Applied<'a> {
-    /// Itself, moved out of a binding that is about to be read again.
-    fn take(&mut self) -> Applied<'a> {
-        std::mem::replace(
-            self,
-            Applied {
-                format: self.format,
-                text: self.text,
-                companion: self.companion,
-                playbook: Playbook::default(),
-                files: Vec::new(),
-                outcome: crate::Outcome::default(),
-                output: Output::Same,
-                splice_losses: Vec::new(),
-                curated: Curated::default(),
-                wctx: WriteCtx::default(),
-            },
-        )
-    }
-
     /// How many deltas were refused, counting each unreadable file as one.
     pub fn refused(&self) -> usize {
         self.outcome.rejected().count() + self.unreadable().count()

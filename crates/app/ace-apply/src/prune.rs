@@ -7,15 +7,15 @@
 //!    `harmful > helpful + N`;
 //! 2. then, while a limit is exceeded, the active entries of lowest score
 //!    (`helpful - harmful`), the least recently updated first where the
-//!    format keeps times, ties broken by ID.
+//!    format keeps times, ties broken by ID: the number of a
+//!    `prefix-NNNNN` ID (the order entries were added in, across
+//!    prefixes), else the whole ID.
 //!
 //! Pruning is a delta of removals or deprecations applied by the engine,
 //! so the kept entries keep their bytes, and `--check` and `--diff` work
 //! as for any delta. The token limit is met exactly: the estimate from
 //! each entry's own text picks the entries, the written result is counted,
 //! and the count decides.
-
-use std::collections::HashSet;
 
 use ace_check::budget::{self, Budget, Usage};
 use ace_model::delta::{Change, Delta, Dialect, Op};
@@ -89,16 +89,32 @@ pub struct Pruned {
 pub struct Plan {
     pub delta: Option<Delta>,
     pub pruned: Vec<Pruned>,
+    /// The result's tokens as measured, when the budget has a token limit.
+    pub tokens: Option<usize>,
 }
 
 /// An entry's standing: lower goes first.
-fn rank_key(e: &Entry) -> (i64, Option<&str>, &str) {
+fn rank_key(e: &Entry) -> (i64, Option<&str>, (bool, u64), &str) {
     let score = e
         .helpful
         .unwrap_or(0)
         .saturating_sub(e.harmful.unwrap_or(0));
     let when = e.updated_at.as_deref().or(e.created_at.as_deref());
-    (score, when, e.id.as_str())
+    // Numbered IDs first, by number.
+    let n = numbered(&e.id);
+    (score, when, (n.is_none(), n.unwrap_or(0)), e.id.as_str())
+}
+
+/// The number of a `prefix-NNNNN` ID (the markdown playbook's, kayba's):
+/// the order its entries were added in, across prefixes. Other IDs (dated,
+/// hashes) are compared whole.
+fn numbered(id: &str) -> Option<u64> {
+    let (prefix, n) = id.rsplit_once('-')?;
+    let word = !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_alphabetic() || b == b'_');
+    match word && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) {
+        true => n.parse().ok(),
+        false => None,
+    }
 }
 
 fn harmful(e: &Entry, threshold: i64) -> bool {
@@ -116,6 +132,15 @@ pub fn plan(
     status: bool,
     mut measure: impl FnMut(&Delta) -> Option<usize>,
 ) -> Plan {
+    // Each count, by how many entries were chosen: the plan's own is one.
+    let mut counted: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut measure = |d: &Delta, n: usize| {
+        let t = measure(d);
+        if let Some(t) = t {
+            counted.insert(n, t);
+        }
+        t
+    };
     let b = &opts.budget;
     let mut chosen: Vec<(usize, Why)> = Vec::new();
     let mut gone = vec![false; pb.entries.len()];
@@ -130,11 +155,25 @@ pub fn plan(
             gone[i] = true;
         }
     }
-    // The active entries left, lowest standing first.
-    let mut ranked: Vec<usize> = (0..pb.entries.len())
+    // The active entries left, lowest standing first: all of them in
+    // order where sections or tokens are counted one by one, else only as
+    // many as the entry limit lets go.
+    let mut keyed: Vec<_> = (0..pb.entries.len())
         .filter(|&i| !gone[i] && !budget::retired(&pb.entries[i]))
+        .map(|i| (rank_key(&pb.entries[i]), i))
         .collect();
-    ranked.sort_by(|&a, &b| rank_key(&pb.entries[a]).cmp(&rank_key(&pb.entries[b])));
+    match b.whole.max_entries {
+        Some(max) if b.sections.is_empty() && b.whole.max_tokens.is_none() => {
+            let over = keyed.len().saturating_sub(max);
+            if over > 0 && over < keyed.len() {
+                keyed.select_nth_unstable(over);
+            }
+            keyed[..over].sort_unstable();
+        }
+        _ => keyed.sort_unstable(),
+    }
+    let mut ranked: Vec<usize> = keyed.iter().map(|(_, i)| *i).collect();
+    drop(keyed);
     let score = |i: usize| rank_key(&pb.entries[i]).0;
     // Sections first: each section over a limit gives up its own lowest.
     let enc = b.encoding;
@@ -223,9 +262,9 @@ pub fn plan(
                 None => budget::entry_tokens(e, enc),
             }
         };
-        let mut tokens = match measure(&delta_of(&chosen)) {
+        let mut tokens = match measure(&delta_of(&chosen), chosen.len()) {
             Some(t) => t,
-            None => return finish(pb, chosen, opts.deprecate, status),
+            None => return finish(pb, chosen, opts.deprecate, status, None),
         };
         // Forward: take entries until the estimate fits, then count.
         let mut k = 0;
@@ -237,12 +276,12 @@ pub fn plan(
                 chosen.push((ranked[k], why_tokens(ranked[k])));
                 k += 1;
             }
-            tokens = measure(&delta_of(&chosen)).unwrap_or(0);
+            tokens = measure(&delta_of(&chosen), chosen.len()).unwrap_or(0);
         }
         // Back: the estimate may have taken one too many.
         while k > 0 {
             let last = chosen.pop().expect("k entries were taken");
-            match measure(&delta_of(&chosen)) {
+            match measure(&delta_of(&chosen), chosen.len()) {
                 Some(t) if t <= max => k -= 1,
                 _ => {
                     chosen.push(last);
@@ -251,8 +290,10 @@ pub fn plan(
             }
         }
         debug_assert!(chosen.len() >= base);
+        let tokens = counted.get(&chosen.len()).copied();
+        return finish(pb, chosen, opts.deprecate, status, tokens);
     }
-    finish(pb, chosen, opts.deprecate, status)
+    finish(pb, chosen, opts.deprecate, status, None)
 }
 
 fn harmful_why(e: &Entry, threshold: i64) -> Why {
@@ -263,9 +304,18 @@ fn harmful_why(e: &Entry, threshold: i64) -> Why {
     }
 }
 
-fn finish(pb: &Playbook, chosen: Vec<(usize, Why)>, deprecate: bool, status: bool) -> Plan {
+fn finish(
+    pb: &Playbook,
+    chosen: Vec<(usize, Why)>,
+    deprecate: bool,
+    status: bool,
+    tokens: Option<usize>,
+) -> Plan {
     if chosen.is_empty() {
-        return Plan::default();
+        return Plan {
+            tokens,
+            ..Plan::default()
+        };
     }
     let d = delta(pb, &chosen, deprecate, status);
     let pruned = chosen
@@ -283,6 +333,7 @@ fn finish(pb: &Playbook, chosen: Vec<(usize, Why)>, deprecate: bool, status: boo
     Plan {
         delta: Some(d),
         pruned,
+        tokens,
     }
 }
 
@@ -290,21 +341,22 @@ fn finish(pb: &Playbook, chosen: Vec<(usize, Why)>, deprecate: bool, status: boo
 /// its reason under `--deprecate` in a format with a status.
 fn delta(pb: &Playbook, chosen: &[(usize, Why)], deprecate: bool, status: bool) -> Delta {
     let mut d = Delta::new(Dialect::VAgenda, Span::default());
-    let mut seen = HashSet::new();
+    d.ops.reserve(chosen.len());
+    // Each entry is chosen once: a chosen entry leaves the lists.
     for (i, why) in chosen {
-        if !seen.insert(*i) {
-            continue;
-        }
         let target = crate::diff::target(&pb.entries[*i]);
         // In a format without a status a deprecation removes the entry:
         // said so, the delta reads the same in dialects without a removal.
-        let change = if deprecate || !status {
-            Change::Deprecate {
+        let change = match (deprecate && status, status) {
+            (true, _) => Change::Deprecate {
                 target,
                 reason: Some(format!("pruned: {why}")),
-            }
-        } else {
-            Change::Remove { target }
+            },
+            (false, false) => Change::Deprecate {
+                target,
+                reason: None,
+            },
+            (false, true) => Change::Remove { target },
         };
         d.ops.push(Op {
             change,
@@ -312,14 +364,6 @@ fn delta(pb: &Playbook, chosen: &[(usize, Why)], deprecate: bool, status: bool) 
         });
     }
     d
-}
-
-/// The budget a playbook is measured against after pruning, and how it
-/// measured before and after.
-#[derive(Debug, Clone)]
-pub struct Measured {
-    pub before: Usage,
-    pub after: Usage,
 }
 
 /// The usage of `text` read as `format`, as `budget` counts it.

@@ -148,6 +148,7 @@ pub struct Usage {
 /// where it has a token limit.
 pub fn usage(text: &str, pb: &Playbook, budget: &Budget) -> Usage {
     let enc = budget.encoding;
+
     let section_tokens = budget.needs_section_tokens();
     let (tokens, sections) = std::thread::scope(|scope| {
         let whole = budget
@@ -163,6 +164,16 @@ pub fn usage(text: &str, pb: &Playbook, budget: &Budget) -> Usage {
         tokens,
         entries: pb.entries.iter().filter(|e| !retired(e)).count(),
         sections,
+    }
+}
+
+/// The active entries of `pb` alone, when that is all that is asked.
+pub fn entries_only(pb: &Playbook, budget: &Budget) -> Usage {
+    Usage {
+        encoding: budget.encoding,
+        tokens: None,
+        entries: pb.entries.iter().filter(|e| !retired(e)).count(),
+        sections: Vec::new(),
     }
 }
 
@@ -191,16 +202,17 @@ fn sections_of(pb: &Playbook, enc: Option<Encoding>) -> Vec<SectionUsage> {
             tokens: enc.map(|_| 0),
         })
         .collect();
-    let mut at: std::collections::HashMap<String, usize> = sections
+    let mut at: std::collections::HashMap<&str, usize> = pb
+        .sections
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.key.clone(), i))
+        .map(|(i, s)| (s.key.as_str(), i))
         .collect();
     for e in pb.entries.iter().filter(|e| !retired(e)) {
-        let key = e.section.clone().unwrap_or_default();
-        let i = *at.entry(key.clone()).or_insert_with(|| {
+        let key = e.section.as_deref().unwrap_or_default();
+        let i = *at.entry(key).or_insert_with(|| {
             sections.push(SectionUsage {
-                key,
+                key: key.to_owned(),
                 title: None,
                 span: None,
                 entries: 0,
