@@ -24,7 +24,7 @@ const HASH_FACTOR: u64 = 17846336922010275747;
 static CL100K_RANKS: &[u8] = include_bytes!("../data/cl100k_base.tiktoken.gz");
 static O200K_RANKS: &[u8] = include_bytes!("../data/o200k_base.tiktoken.gz");
 
-fn encoder(gz: &[u8]) -> BytePairEncoding {
+fn build(gz: &[u8]) -> BytePairEncoding {
     let mut text = String::new();
     flate2::read::GzDecoder::new(gz)
         .read_to_string(&mut text)
@@ -33,36 +33,131 @@ fn encoder(gz: &[u8]) -> BytePairEncoding {
     BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR))
 }
 
-// tiktoken's pre-tokenizing patterns, the negative look-ahead `\s+(?!\S)`
-// written as a look-ahead of one character that the pre-tokenizer drops
-// (as bpe-openai does), and `\s+$` for the end of the text.
-static CL100K: LazyLock<Tokenizer> = LazyLock::new(|| {
-    let pat = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$";
-    Tokenizer::new_lookahead(
-        encoder(CL100K_RANKS),
-        &[(pat, false), ("\\s+\\s", true), ("\\s+", false)],
-        false,
-    )
-    .expect("the pattern compiles")
-});
+/// Encoders made once, kept on disk for the next process: building one
+/// from the ranks takes 0.4 s (cl100k_base) to 1 s (o200k_base), reading
+/// it back 0.02 s. The folder is `ACE_TOOLS_CACHE`, else
+/// `$XDG_CACHE_HOME/ace-tools`, else `~/.cache/ace-tools`;
+/// `ACE_TOOLS_CACHE=off` keeps nothing. A file is named by the encoding,
+/// this version and a digest of the ranks and the build's parameters, and
+/// is used only if it reads whole and counts [`PROBE`] as an encoder built
+/// from the ranks does; else the encoder is built again. Nothing is downloaded: the
+/// cache holds what the binary makes from its own ranks.
+mod cache {
+    use std::hash::Hasher;
+    use std::path::PathBuf;
 
-static O200K: LazyLock<Tokenizer> = LazyLock::new(|| {
-    let pat = [
-        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        "\\p{N}{1,3}",
-        " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-        "\\s*[\\r\\n]+",
-        "\\s+$",
-    ]
-    .join("|");
+    use bpe::byte_pair_encoding::BytePairEncoding;
+
+    /// A text with words, numbers, punctuation, runs of spaces, newlines
+    /// and characters of several scripts; its tokens in each encoding
+    /// (the tests check them against encoders built from the ranks).
+    pub(crate) const PROBE: &str = "[str-00001] helpful=5 harmful=0 :: Retry a 429 after `Retry-After`; log it. Ünïcödé, 東京, emoji 🙂 and  spaces\n\n";
+
+    pub(crate) fn probe_tokens(name: &str) -> usize {
+        match name {
+            "cl100k_base" => 43,
+            _ => 38,
+        }
+    }
+
+    fn dir() -> Option<PathBuf> {
+        match std::env::var_os("ACE_TOOLS_CACHE") {
+            Some(v) if v == "off" => None,
+            Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
+            _ => std::env::var_os("XDG_CACHE_HOME")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+                .map(|d| d.join("ace-tools")),
+        }
+    }
+
+    fn path(name: &str, gz: &[u8]) -> Option<PathBuf> {
+        // What the encoder is made of: the ranks and the hash factor.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        h.write(gz);
+        h.write_u64(super::HASH_FACTOR);
+        let file = format!(
+            "{name}-{}-{:016x}.bpe",
+            env!("CARGO_PKG_VERSION"),
+            h.finish()
+        );
+        dir().map(|d| d.join(file))
+    }
+
+    pub(crate) fn load(name: &str, gz: &[u8]) -> Option<BytePairEncoding> {
+        let bytes = std::fs::read(path(name, gz)?).ok()?;
+        rmp_serde::from_slice(&bytes).ok()
+    }
+
+    /// Written to a temporary file and renamed, so that a process reading
+    /// it while another writes sees a whole file or none; a failure is
+    /// no error (the next run builds it again).
+    pub(crate) fn store(name: &str, gz: &[u8], bpe: &BytePairEncoding) {
+        let Some(path) = path(name, gz) else { return };
+        let Some(dir) = path.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        let Ok(bytes) = rmp_serde::to_vec(bpe) else {
+            return;
+        };
+        let tmp = dir.join(format!(".{}.{}", std::process::id(), name));
+        if std::fs::write(&tmp, &bytes).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+/// The pre-tokenizing pattern of encoding `name`: tiktoken's, whose
+/// negative look-ahead `\s+(?!\S)` [`tokenizer`] writes as a look-ahead of
+/// one character that the pre-tokenizer drops (as bpe-openai does), with
+/// `\s+$` for the end of the text.
+fn pattern(name: &str) -> String {
+    match name {
+        "cl100k_base" => "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$".to_owned(),
+        _ => [
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "\\p{N}{1,3}",
+            " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+            "\\s*[\\r\\n]+",
+            "\\s+$",
+        ]
+        .join("|"),
+    }
+}
+
+fn tokenizer_of(name: &str, bpe: BytePairEncoding) -> Tokenizer {
     Tokenizer::new_lookahead(
-        encoder(O200K_RANKS),
-        &[(&pat, false), ("\\s+\\s", true), ("\\s+", false)],
+        bpe,
+        &[
+            (pattern(name).as_str(), false),
+            ("\\s+\\s", true),
+            ("\\s+", false),
+        ],
         false,
     )
     .expect("the pattern compiles")
-});
+}
+
+/// The tokenizer of encoding `name` from the ranks `gz`: its encoder from
+/// the cache when an earlier run left one there that counts the probe
+/// right, else built (and left there).
+fn tokenizer(name: &str, gz: &[u8]) -> Tokenizer {
+    if let Some(bpe) = cache::load(name, gz) {
+        let t = tokenizer_of(name, bpe);
+        if t.count(cache::PROBE) == cache::probe_tokens(name) {
+            return t;
+        }
+    }
+    let bpe = build(gz);
+    cache::store(name, gz, &bpe);
+    tokenizer_of(name, bpe)
+}
+
+static CL100K: LazyLock<Tokenizer> = LazyLock::new(|| tokenizer("cl100k_base", CL100K_RANKS));
+static O200K: LazyLock<Tokenizer> = LazyLock::new(|| tokenizer("o200k_base", O200K_RANKS));
 
 /// A way of counting tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -137,6 +232,42 @@ mod tests {
         assert!(Encoding::Cl100k.count(text) > 10);
         assert_eq!(Encoding::Chars4.count("abcde"), 2);
         assert_eq!(Encoding::Chars4.count("éééé"), 1);
+    }
+
+    /// A cached encoder is trusted only if it counts the probe as one
+    /// built from the ranks does: the probe's counts are those.
+    #[test]
+    fn the_probe_counts_are_the_built_encoders() {
+        for (name, gz) in [("cl100k_base", CL100K_RANKS), ("o200k_base", O200K_RANKS)] {
+            let built = tokenizer_of(name, build(gz));
+            assert_eq!(
+                built.count(cache::PROBE),
+                cache::probe_tokens(name),
+                "{name}"
+            );
+        }
+    }
+
+    /// An encoder stored and read back counts as the one built; a broken
+    /// cache file is built over.
+    #[test]
+    fn the_cache_round_trips_and_a_broken_file_is_rebuilt() {
+        let dir = std::env::temp_dir().join(format!("ace-tokens-cache-{}", std::process::id()));
+        std::env::set_var("ACE_TOOLS_CACHE", &dir);
+        let t = tokenizer("cl100k_base", CL100K_RANKS);
+        let files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        let again = tokenizer("cl100k_base", CL100K_RANKS);
+        let text = "[str-00001] helpful=5 harmful=0 :: Always check the input first.\n";
+        assert_eq!(t.count(text), again.count(text));
+        std::fs::write(&files[0], b"not an encoder").unwrap();
+        let rebuilt = tokenizer("cl100k_base", CL100K_RANKS);
+        assert_eq!(rebuilt.count(text), t.count(text));
+        assert!(std::fs::metadata(&files[0]).unwrap().len() > 1_000_000);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// The ranks built in are the files tiktoken downloads, by the hashes
