@@ -258,50 +258,27 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
 /// What `--dedup` and `--prune` are asked to do: the flags over
 /// ace.toml's thresholds and `[budget]`.
 fn curate(args: &Args, loaded: &Loaded) -> Result<ace_apply::Curate, Stopped> {
-    let t = &loaded.config.thresholds;
-    let dedup = args.dedup.then(|| {
-        let d = ace_apply::dedup::DedupOptions::default();
-        ace_apply::dedup::DedupOptions {
-            similarity: args.similarity.or(t.similarity).unwrap_or(d.similarity),
-            tag_overlap: t.tag_overlap.unwrap_or(d.tag_overlap),
-            across_sections: args.across_sections,
-            deprecate: args.deprecate,
-        }
-    });
-    let prune = match args.prune {
-        false => None,
-        true => Some(ace_apply::prune::PruneOptions {
-            budget: ace_check::budget::Budget::of(
-                &loaded.config.budget,
-                args.max_tokens,
-                args.max_entries,
-                args.tokenizer,
-            )
-            .map_err(|e| match &loaded.path {
-                Some(p) => usage(format!("{}: {e}", p.display())),
-                None => usage(e),
-            })?,
-            threshold: args
-                .threshold
-                .or(t.curation)
-                .unwrap_or(ace_lint_threshold()),
-            deprecate: args.deprecate,
-        }),
+    let asked = ace_apply::CurateArgs {
+        dedup: args.dedup,
+        prune: args.prune,
+        similarity: args.similarity,
+        across_sections: args.across_sections,
+        deprecate: args.deprecate,
+        max_tokens: args.max_tokens,
+        max_entries: args.max_entries,
+        tokenizer: args.tokenizer,
+        threshold: args.threshold,
     };
-    if args.deprecate && dedup.is_none() && prune.is_none() {
-        return Err(usage("--deprecate goes with --prune or --dedup"));
-    }
-    if args.emit_delta.is_some() && dedup.is_none() && prune.is_none() {
+    let curate = ace_apply::Curate::of(&asked, &loaded.config).map_err(|e| match &loaded.path {
+        Some(p) if e.starts_with("[budget]") => usage(format!("{}: {e}", p.display())),
+        _ => usage(e),
+    })?;
+    if args.emit_delta.is_some() && curate.is_empty() {
         return Err(usage(
             "--emit-delta writes what --prune or --dedup would do",
         ));
     }
-    Ok(ace_apply::Curate { dedup, prune })
-}
-
-/// The playbook format spec's pruning threshold.
-fn ace_lint_threshold() -> i64 {
-    ace_check::LintOptions::default().threshold
+    Ok(curate)
 }
 
 /// `--emit-delta`: what `--dedup` and `--prune` would change, as one delta

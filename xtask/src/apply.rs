@@ -80,15 +80,21 @@ pub(crate) fn median(
     Ok(v[v.len() / 2])
 }
 
-pub fn apply_bench(bin: &Path) -> Result<(), String> {
-    let n = std::env::var("ACE_BENCH_APPLY_ENTRIES")
+/// `ACE_BENCH_APPLY_ENTRIES`, else a million: the size of the playbooks
+/// `bench apply` and `bench prune` make.
+pub(crate) fn entries() -> Result<usize, String> {
+    std::env::var("ACE_BENCH_APPLY_ENTRIES")
         .ok()
         .map(|v| {
             v.parse::<usize>()
                 .map_err(|_| format!("ACE_BENCH_APPLY_ENTRIES={v}: not a number"))
         })
-        .transpose()?
-        .unwrap_or(1_000_000);
+        .transpose()
+        .map(|n| n.unwrap_or(1_000_000))
+}
+
+pub fn apply_bench(bin: &Path) -> Result<(), String> {
+    let n = entries()?;
     let (dir, keep) = crate::scratch("apply")?;
     let pb = crate::gen_playbook(n);
     let runs = 3;

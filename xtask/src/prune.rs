@@ -30,14 +30,7 @@ fn formats() -> Vec<Format> {
 }
 
 pub fn prune_bench(bin: &Path) -> Result<(), String> {
-    let n = std::env::var("ACE_BENCH_APPLY_ENTRIES")
-        .ok()
-        .map(|v| {
-            v.parse::<usize>()
-                .map_err(|_| format!("ACE_BENCH_APPLY_ENTRIES={v}: not a number"))
-        })
-        .transpose()?
-        .unwrap_or(1_000_000);
+    let n = crate::apply::entries()?;
     let (dir, keep) = crate::scratch("prune")?;
     let pb = crate::gen_playbook(n);
     let runs = 3;

@@ -138,6 +138,56 @@ impl Curate {
     pub fn is_empty(&self) -> bool {
         self.dedup.is_none() && self.prune.is_none()
     }
+
+    /// What `asked` asks, with `config`'s thresholds and `[budget]` under
+    /// it: ace-apply's flags and the Python module's arguments alike.
+    pub fn of(asked: &CurateArgs, config: &ace_config::Config) -> Result<Curate, String> {
+        let t = &config.thresholds;
+        if asked.deprecate && !asked.dedup && !asked.prune {
+            return Err("--deprecate goes with --prune or --dedup".into());
+        }
+        let dedup = asked.dedup.then(|| {
+            let d = crate::dedup::DedupOptions::default();
+            crate::dedup::DedupOptions {
+                similarity: asked.similarity.or(t.similarity).unwrap_or(d.similarity),
+                tag_overlap: t.tag_overlap.unwrap_or(d.tag_overlap),
+                across_sections: asked.across_sections,
+                deprecate: asked.deprecate,
+            }
+        });
+        let prune = match asked.prune {
+            false => None,
+            true => Some(crate::prune::PruneOptions {
+                budget: ace_check::budget::Budget::of(
+                    &config.budget,
+                    asked.max_tokens,
+                    asked.max_entries,
+                    asked.tokenizer,
+                )?,
+                threshold: asked
+                    .threshold
+                    .or(t.curation)
+                    .unwrap_or(ace_check::LintOptions::default().threshold),
+                deprecate: asked.deprecate,
+            }),
+        };
+        Ok(Curate { dedup, prune })
+    }
+}
+
+/// What `--dedup` and `--prune` were asked, before ace.toml fills in the
+/// rest ([`Curate::of`]).
+#[derive(Debug, Clone, Default)]
+pub struct CurateArgs {
+    pub dedup: bool,
+    pub prune: bool,
+    pub similarity: Option<f64>,
+    pub across_sections: bool,
+    pub deprecate: bool,
+    pub max_tokens: Option<usize>,
+    pub max_entries: Option<usize>,
+    pub tokenizer: Option<ace_tokens::Encoding>,
+    pub threshold: Option<i64>,
 }
 
 /// What `--dedup` and `--prune` did, and the delta that does it.

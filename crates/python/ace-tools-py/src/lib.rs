@@ -331,42 +331,28 @@ impl CurateArgs {
     /// What to do, with `loaded`'s thresholds and `[budget]` under the
     /// arguments.
     fn curate(&self, prune: bool, loaded: &ace_config::Loaded) -> Result<ace_apply::Curate, Stop> {
-        let t = &loaded.config.thresholds;
         if let Some(s) = self.similarity.filter(|s| !(0.0..=1.0).contains(s)) {
             return Err(Stop::plain(format!(
                 "similarity={s}: expected a number from 0 to 1"
             )));
         }
-        let dedup = self.dedup.then(|| {
-            let d = ace_apply::dedup::DedupOptions::default();
-            ace_apply::dedup::DedupOptions {
-                similarity: self.similarity.or(t.similarity).unwrap_or(d.similarity),
-                tag_overlap: t.tag_overlap.unwrap_or(d.tag_overlap),
-                across_sections: self.across_sections,
-                deprecate: self.deprecate,
-            }
-        });
-        let prune = match prune {
-            false => None,
-            true => {
-                let encoding = self.encoding.as_deref().map(encoding_of).transpose()?;
-                Some(ace_apply::prune::PruneOptions {
-                    budget: ace_check::budget::Budget::of(
-                        &loaded.config.budget,
-                        self.max_tokens,
-                        self.max_entries,
-                        encoding,
-                    )
-                    .map_err(Stop::plain)?,
-                    threshold: self
-                        .threshold
-                        .or(t.curation)
-                        .unwrap_or(ace_check::LintOptions::default().threshold),
-                    deprecate: self.deprecate,
-                })
-            }
+        let asked = ace_apply::CurateArgs {
+            dedup: self.dedup,
+            prune,
+            similarity: self.similarity,
+            across_sections: self.across_sections,
+            deprecate: self.deprecate,
+            max_tokens: self.max_tokens,
+            max_entries: self.max_entries,
+            tokenizer: self.encoding.as_deref().map(encoding_of).transpose()?,
+            threshold: self.threshold,
         };
-        Ok(ace_apply::Curate { dedup, prune })
+        ace_apply::Curate::of(&asked, &loaded.config).map_err(|e| {
+            Stop::plain(
+                e.replace("--deprecate", "deprecate=")
+                    .replace("--prune or --dedup", "prune or dedup"),
+            )
+        })
     }
 }
 
@@ -567,9 +553,6 @@ fn apply_texts(
             now,
         },
     };
-    if args.curate.deprecate && !args.prune && !args.curate.dedup {
-        return Err(Stop::plain("deprecate= goes with prune or dedup"));
-    }
     let curate = args.curate.curate(args.prune, &loaded)?;
     let subject = ace_apply::Subject {
         format,
