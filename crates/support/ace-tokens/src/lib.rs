@@ -60,7 +60,7 @@ mod cache {
         }
     }
 
-    fn dir() -> Option<PathBuf> {
+    pub(crate) fn dir() -> Option<PathBuf> {
         match std::env::var_os("ACE_TOOLS_CACHE") {
             Some(v) if v == "off" => None,
             Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
@@ -72,7 +72,7 @@ mod cache {
         }
     }
 
-    fn path(name: &str, gz: &[u8]) -> Option<PathBuf> {
+    fn path(dir: &std::path::Path, name: &str, gz: &[u8]) -> PathBuf {
         // What the encoder is made of: the ranks and the hash factor.
         let mut h = std::collections::hash_map::DefaultHasher::new();
         h.write(gz);
@@ -82,27 +82,30 @@ mod cache {
             env!("CARGO_PKG_VERSION"),
             h.finish()
         );
-        dir().map(|d| d.join(file))
+        dir.join(file)
     }
 
-    pub(crate) fn load(name: &str, gz: &[u8]) -> Option<BytePairEncoding> {
-        let bytes = std::fs::read(path(name, gz)?).ok()?;
+    pub(crate) fn load(dir: &std::path::Path, name: &str, gz: &[u8]) -> Option<BytePairEncoding> {
+        let bytes = std::fs::read(path(dir, name, gz)).ok()?;
         rmp_serde::from_slice(&bytes).ok()
     }
 
     /// Written to a temporary file and renamed, so that a process reading
     /// it while another writes sees a whole file or none; a failure is
     /// no error (the next run builds it again).
-    pub(crate) fn store(name: &str, gz: &[u8], bpe: &BytePairEncoding) {
-        let Some(path) = path(name, gz) else { return };
-        let Some(dir) = path.parent() else { return };
+    pub(crate) fn store(dir: &std::path::Path, name: &str, gz: &[u8], bpe: &BytePairEncoding) {
+        let path = path(dir, name, gz);
         if std::fs::create_dir_all(dir).is_err() {
             return;
         }
         let Ok(bytes) = rmp_serde::to_vec(bpe) else {
             return;
         };
-        let tmp = dir.join(format!(".{}.{}", std::process::id(), name));
+        // Unique to the process and the thread: two writers never share
+        // a temporary file.
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
         if std::fs::write(&tmp, &bytes).is_ok() && std::fs::rename(&tmp, &path).is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -145,14 +148,21 @@ fn tokenizer_of(name: &str, bpe: BytePairEncoding) -> Tokenizer {
 /// the cache when an earlier run left one there that counts the probe
 /// right, else built (and left there).
 fn tokenizer(name: &str, gz: &[u8]) -> Tokenizer {
-    if let Some(bpe) = cache::load(name, gz) {
+    tokenizer_cached(name, gz, cache::dir().as_deref())
+}
+
+/// [`tokenizer`] with the cache in `dir` (none: built every time).
+fn tokenizer_cached(name: &str, gz: &[u8], dir: Option<&std::path::Path>) -> Tokenizer {
+    if let Some(bpe) = dir.and_then(|d| cache::load(d, name, gz)) {
         let t = tokenizer_of(name, bpe);
         if t.count(cache::PROBE) == cache::probe_tokens(name) {
             return t;
         }
     }
     let bpe = build(gz);
-    cache::store(name, gz, &bpe);
+    if let Some(d) = dir {
+        cache::store(d, name, gz, &bpe);
+    }
     tokenizer_of(name, bpe)
 }
 
@@ -253,18 +263,19 @@ mod tests {
     #[test]
     fn the_cache_round_trips_and_a_broken_file_is_rebuilt() {
         let dir = std::env::temp_dir().join(format!("ace-tokens-cache-{}", std::process::id()));
-        std::env::set_var("ACE_TOOLS_CACHE", &dir);
-        let t = tokenizer("cl100k_base", CL100K_RANKS);
+        let tokenizer =
+            |d: &std::path::Path| tokenizer_cached("cl100k_base", CL100K_RANKS, Some(d));
+        let t = tokenizer(&dir);
         let files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
         assert_eq!(files.len(), 1, "{files:?}");
-        let again = tokenizer("cl100k_base", CL100K_RANKS);
+        let again = tokenizer(&dir);
         let text = "[str-00001] helpful=5 harmful=0 :: Always check the input first.\n";
         assert_eq!(t.count(text), again.count(text));
         std::fs::write(&files[0], b"not an encoder").unwrap();
-        let rebuilt = tokenizer("cl100k_base", CL100K_RANKS);
+        let rebuilt = tokenizer(&dir);
         assert_eq!(rebuilt.count(text), t.count(text));
         assert!(std::fs::metadata(&files[0]).unwrap().len() > 1_000_000);
         let _ = std::fs::remove_dir_all(&dir);
