@@ -375,6 +375,7 @@ pub fn run_curated<'a>(
         }
     }
     let mut after_tokens = None;
+    let mut before = None;
     if let Some(p) = &curate.prune {
         // The file as read: its playbook's spans are the text's. Where
         // only entries are limited, only they are counted.
@@ -383,10 +384,10 @@ pub fn run_curated<'a>(
             true => ace_check::budget::entries_only(pb, b),
             false => ace_check::budget::usage(text, pb, b),
         };
-        let before = usage(text, &playbook, &p.budget);
+        let counted = usage(text, &playbook, &p.budget);
         let measure = |d: &Delta| {
             if d.ops.is_empty() && batch.is_empty() {
-                return before.tokens;
+                return counted.tokens;
             }
             let mut b = batch.clone();
             b.push((CURATION, d.clone()));
@@ -400,7 +401,7 @@ pub fn run_curated<'a>(
         if let Some(delta) = plan.delta {
             batch.push((CURATION, delta));
         }
-        curated.usage = Some((before.clone(), before));
+        before = Some(counted);
     }
     drop(current);
     let applied = apply_to(subject_of(playbook), &batch, &opts.apply);
@@ -415,18 +416,17 @@ pub fn run_curated<'a>(
         }
     }
     curated.delta = (!whole.ops.is_empty()).then_some(whole);
-    if let (Some(p), Some((_, after))) = (&curate.prune, curated.usage.as_mut()) {
+    if let (Some(p), Some(before)) = (&curate.prune, before) {
         // Entries and sections from the playbook written; its tokens as the
         // plan counted the written text.
         let mut b = p.budget.clone();
         b.whole.max_tokens = None;
-        let encoding = after.encoding;
-        *after = match b.sections.is_empty() {
+        let mut after = match b.sections.is_empty() {
             true => ace_check::budget::entries_only(&applied.playbook, &b),
             false => ace_check::budget::usage("", &applied.playbook, &b),
         };
-        after.encoding = encoding;
         after.tokens = after_tokens;
+        curated.usage = Some((before, after));
     }
     finish_curated(applied, files, curated)
 }

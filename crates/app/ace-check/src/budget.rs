@@ -106,11 +106,7 @@ pub fn retired(e: &Entry) -> bool {
     e.status.as_ref().is_some_and(|s| *s != Status::Active)
 }
 
-/// The tokens of an entry's title and content, as `--tokens` counts a
-/// section's.
-pub fn entry_tokens(e: &Entry, enc: Encoding) -> usize {
-    crate::tokens::entry_tokens(e, enc)
-}
+pub use crate::tokens::entry_tokens;
 
 /// One section's size.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +187,18 @@ pub fn active_tokens(text: &str, pb: &Playbook, enc: Encoding) -> usize {
 }
 
 fn sections_of(pb: &Playbook, enc: Option<Encoding>) -> Vec<SectionUsage> {
+    sections(pb, enc, true)
+}
+
+/// Each section's entries (only the active ones with `active_only`) and,
+/// with `enc`, the tokens of their titles and contents: the playbook's
+/// sections in order, then those only entries name, then the entries in
+/// no section (key `""`), where the files put them.
+pub(crate) fn sections(
+    pb: &Playbook,
+    enc: Option<Encoding>,
+    active_only: bool,
+) -> Vec<SectionUsage> {
     let mut sections: Vec<SectionUsage> = pb
         .sections
         .iter()
@@ -208,7 +216,7 @@ fn sections_of(pb: &Playbook, enc: Option<Encoding>) -> Vec<SectionUsage> {
         .enumerate()
         .map(|(i, s)| (s.key.as_str(), i))
         .collect();
-    for e in pb.entries.iter().filter(|e| !retired(e)) {
+    for e in pb.entries.iter().filter(|e| !active_only || !retired(e)) {
         let key = e.section.as_deref().unwrap_or_default();
         let i = *at.entry(key).or_insert_with(|| {
             sections.push(SectionUsage {
@@ -225,6 +233,10 @@ fn sections_of(pb: &Playbook, enc: Option<Encoding>) -> Vec<SectionUsage> {
         if let (Some(t), Some(enc)) = (s.tokens.as_mut(), enc) {
             *t += entry_tokens(e, enc);
         }
+    }
+    if let Some(i) = sections.iter().position(|s| s.key.is_empty()) {
+        let none = sections.remove(i);
+        sections.push(none);
     }
     sections
 }

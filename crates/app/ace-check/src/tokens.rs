@@ -27,7 +27,7 @@ pub struct TokenCount {
 
 /// The tokens of an entry's text: its title and its content, each as
 /// it would stand on its own.
-pub(crate) fn entry_tokens(e: &ace_model::Entry, enc: Encoding) -> usize {
+pub fn entry_tokens(e: &ace_model::Entry, enc: Encoding) -> usize {
     enc.count(&e.content) + e.title.as_deref().map_or(0, |t| enc.count(t))
 }
 
@@ -50,40 +50,18 @@ pub fn count(text: &str, playbook: Option<&Playbook>, enc: Encoding) -> TokenCou
 }
 
 fn sections_of(playbook: Option<&Playbook>, enc: Encoding) -> Vec<SectionTokens> {
-    let mut sections: Vec<SectionTokens> = Vec::new();
-    if let Some(pb) = playbook {
-        sections.extend(pb.sections.iter().map(|s| SectionTokens {
-            key: s.key.clone(),
-            title: s.title.clone(),
-            entries: 0,
-            tokens: 0,
-        }));
-        let mut at: std::collections::HashMap<String, usize> = sections
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.key.clone(), i))
-            .collect();
-        for e in &pb.entries {
-            let key = e.section.clone().unwrap_or_default();
-            let i = *at.entry(key.clone()).or_insert_with(|| {
-                sections.push(SectionTokens {
-                    key,
-                    title: None,
-                    entries: 0,
-                    tokens: 0,
-                });
-                sections.len() - 1
-            });
-            sections[i].entries += 1;
-            sections[i].tokens += entry_tokens(e, enc);
-        }
-        // Entries in no section last, where the files put them.
-        if let Some(i) = sections.iter().position(|s| s.key.is_empty()) {
-            let none = sections.remove(i);
-            sections.push(none);
-        }
-    }
-    sections
+    let Some(pb) = playbook else {
+        return Vec::new();
+    };
+    crate::budget::sections(pb, Some(enc), false)
+        .into_iter()
+        .map(|s| SectionTokens {
+            key: s.key,
+            title: s.title,
+            entries: s.entries,
+            tokens: s.tokens.unwrap_or(0),
+        })
+        .collect()
 }
 
 /// Each input's name and its count, or why it could not be read: the

@@ -307,53 +307,10 @@ struct ApplyArgs {
     delta_format: Option<String>,
     compat: Option<String>,
     append_only: bool,
-    prune: bool,
     write_scope: Option<Vec<String>>,
     strict: bool,
-    curate: CurateArgs,
-}
-
-/// `--dedup` and `--prune`'s options, as `apply`, `prune` and `dedup`
-/// take them.
-#[derive(Default)]
-struct CurateArgs {
-    dedup: bool,
-    similarity: Option<f64>,
-    across_sections: bool,
-    deprecate: bool,
-    max_tokens: Option<usize>,
-    max_entries: Option<usize>,
-    encoding: Option<String>,
-    threshold: Option<i64>,
-}
-
-impl CurateArgs {
-    /// What to do, with `loaded`'s thresholds and `[budget]` under the
-    /// arguments.
-    fn curate(&self, prune: bool, loaded: &ace_config::Loaded) -> Result<ace_apply::Curate, Stop> {
-        if let Some(s) = self.similarity.filter(|s| !(0.0..=1.0).contains(s)) {
-            return Err(Stop::plain(format!(
-                "similarity={s}: expected a number from 0 to 1"
-            )));
-        }
-        let asked = ace_apply::CurateArgs {
-            dedup: self.dedup,
-            prune,
-            similarity: self.similarity,
-            across_sections: self.across_sections,
-            deprecate: self.deprecate,
-            max_tokens: self.max_tokens,
-            max_entries: self.max_entries,
-            tokenizer: self.encoding.as_deref().map(encoding_of).transpose()?,
-            threshold: self.threshold,
-        };
-        ace_apply::Curate::of(&asked, &loaded.config).map_err(|e| {
-            Stop::plain(
-                e.replace("--deprecate", "deprecate=")
-                    .replace("--prune or --dedup", "prune or dedup"),
-            )
-        })
-    }
+    /// `--dedup` and `--prune`'s options, `prune` among them.
+    curate: ace_apply::CurateArgs,
 }
 
 fn encoding_of(name: &str) -> Result<ace_tokens::Encoding, Stop> {
@@ -443,17 +400,21 @@ fn apply(
         delta_format,
         compat,
         append_only,
-        prune,
         write_scope,
         strict,
-        curate: CurateArgs {
+        curate: ace_apply::CurateArgs {
             dedup,
+            prune,
             similarity,
             across_sections,
             deprecate,
             max_tokens,
             max_entries,
-            encoding,
+            tokenizer: encoding
+                .as_deref()
+                .map(encoding_of)
+                .transpose()
+                .map_err(|s| s.raise(py))?,
             threshold,
         },
     };
@@ -553,7 +514,12 @@ fn apply_texts(
             now,
         },
     };
-    let curate = args.curate.curate(args.prune, &loaded)?;
+    if let Some(s) = args.curate.similarity.filter(|s| !(0.0..=1.0).contains(s)) {
+        return Err(Stop::plain(format!(
+            "similarity={s}: expected a number from 0 to 1"
+        )));
+    }
+    let curate = ace_apply::Curate::of(&args.curate, &loaded.config).map_err(Stop::plain)?;
     let subject = ace_apply::Subject {
         format,
         text: &source.text,
