@@ -704,27 +704,66 @@ impl Writer<'_, '_> {
 ///
 /// Each slot takes the next unused entry with its ID and section, in model
 /// order. While the layout's bullets follow the model one for one (a file
-/// read and written back), that is the next entry; from the first
-/// difference on, the entries are looked up by ID.
+/// read and written back, or entries removed from it), that is the next
+/// entry; otherwise the entries are looked up by ID.
 fn place(entries: &[Entry], items: &[Item]) -> (Vec<Option<usize>>, Vec<bool>) {
+    in_step(entries, items).unwrap_or_else(|| by_id(entries, items))
+}
+
+/// The slots walked beside the model: a slot whose bullet is not the next
+/// entry is left empty. That is the rule's answer exactly when no entry
+/// has the ID and section of a slot left empty (every entry before the
+/// next one is placed, so the next one is the first unplaced entry of its
+/// ID): checked once at the end in a set of the empty slots' keys, which
+/// is small when entries were removed, instead of a look-up per slot in a
+/// map of every entry's ID.
+fn in_step(entries: &[Entry], items: &[Item]) -> Option<(Vec<Option<usize>>, Vec<bool>)> {
     let mut placed = vec![false; entries.len()];
     let mut slots: Vec<Option<usize>> = Vec::new();
-    let mut in_step = 0;
-    let mut chains: Option<Chains> = None;
+    let mut gone: foldhash::HashSet<(&str, Option<&str>)> = Default::default();
+    let mut next = 0;
     for item in items {
         let Item::Bullet { id, section, .. } = item else {
             continue;
         };
-        let e = entries.get(in_step);
-        if chains.is_none() && e.is_some_and(|e| e.id == *id && e.section.as_deref() == *section) {
-            placed[in_step] = true;
-            slots.push(Some(in_step));
-            in_step += 1;
-            continue;
+        match entries.get(next) {
+            Some(e) if e.id == *id && e.section.as_deref() == *section => {
+                placed[next] = true;
+                slots.push(Some(next));
+                next += 1;
+            }
+            _ => {
+                // Past half the slots out of step, the look-up by ID is
+                // the cheaper way.
+                if gone.len() * 2 > entries.len().max(16) {
+                    return None;
+                }
+                gone.insert((id, *section));
+                slots.push(None);
+            }
         }
-        let chains = chains.get_or_insert_with(|| Chains::new(entries));
-        slots.push(chains.take(id, *section, entries, &mut placed));
     }
+    let clash = !gone.is_empty()
+        && entries
+            .iter()
+            .any(|e| gone.contains(&(e.id.as_str(), e.section.as_deref())));
+    (!clash).then_some((slots, placed))
+}
+
+/// The slots given entries by ID: each takes the first unplaced entry of
+/// its ID and section.
+fn by_id(entries: &[Entry], items: &[Item]) -> (Vec<Option<usize>>, Vec<bool>) {
+    let mut placed = vec![false; entries.len()];
+    let mut chains = Chains::new(entries);
+    let slots = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Bullet { id, section, .. } => {
+                Some(chains.take(id, *section, entries, &mut placed))
+            }
+            _ => None,
+        })
+        .collect();
     (slots, placed)
 }
 
@@ -863,6 +902,61 @@ mod tests {
             .collect();
         let refs: Vec<&Entry> = entries.iter().collect();
         assert!(sorts_by_the_seed_rule_stably(&refs));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// Slots taken beside the model or by ID give the rule's answer:
+        /// layouts that are the model with bullets removed, added, moved,
+        /// and IDs repeated across sections.
+        #[test]
+        fn slots_take_entries_by_the_rule(
+            model in proptest::collection::vec((0u8..6, 0u8..3), 0..30),
+            edits in proptest::collection::vec((0u8..4, 0usize..40, 0u8..6, 0u8..3), 0..8),
+        ) {
+            let ids = ["a", "b", "c", "d", "e", "f"];
+            let sections = [None, Some("s"), Some("t")];
+            let entries: Vec<Entry> = model
+                .iter()
+                .map(|&(id, s)| {
+                    let mut e = Entry::new(ids[id as usize], "x");
+                    e.section = sections[s as usize].map(str::to_owned);
+                    e
+                })
+                .collect();
+            let mut layout: Vec<(&str, Option<&str>)> = model
+                .iter()
+                .map(|&(id, s)| (ids[id as usize], sections[s as usize]))
+                .collect();
+            for (kind, at, id, s) in edits {
+                let at = at % (layout.len() + 1);
+                match kind {
+                    0 | 1 if at < layout.len() => {
+                        layout.remove(at);
+                    }
+                    2 => layout.insert(at, (ids[id as usize], sections[s as usize])),
+                    3 if at < layout.len() => {
+                        let slot = layout.remove(at);
+                        layout.push(slot);
+                    }
+                    _ => {}
+                }
+            }
+            let items: Vec<Item> = layout
+                .iter()
+                .map(|&(id, section)| Item::Bullet { id, section, raw: None })
+                .collect();
+            let expected = naive(&entries, &layout);
+            let taken: Vec<bool> = (0..entries.len())
+                .map(|i| expected.contains(&Some(i)))
+                .collect();
+            proptest::prop_assert_eq!(&place(&entries, &items), &(expected.clone(), taken.clone()));
+            proptest::prop_assert_eq!(&by_id(&entries, &items), &(expected.clone(), taken.clone()));
+            if let Some(walked) = in_step(&entries, &items) {
+                proptest::prop_assert_eq!(&walked, &(expected, taken));
+            }
+        }
     }
 
     #[test]
