@@ -66,8 +66,13 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         Some(from) => (from, true),
         None => registry.detect_told(source.path.as_deref(), &source.text),
     };
-    let to =
-        convert::target_format(from, args.to, args.output.as_deref(), args.in_place).map_err(at)?;
+    let to = match &args.into {
+        Some(_) => ace_registry::Format::new(&ace_registry::block::MANAGED_BLOCK),
+        None => {
+            let to = args.to_format().map_err(|e| at(Stop::Usage(e)))?;
+            convert::target_format(from, to, args.output.as_deref(), args.in_place).map_err(at)?
+        }
+    };
     // Only errors matter (they stop the conversion), so checks that find
     // less are not run; the file's layout is kept only for a rewrite in
     // its own format.
@@ -116,6 +121,12 @@ fn convert(args: &Args) -> Result<(), Stopped> {
             print_diagnostics(&source.name, &source.text, &errors);
         }
     }
+    if let Some(into) = &args.into {
+        return into_block(args, &parsed.playbook, into, sections).map_err(|stop| {
+            let (stop, file) = *stop;
+            Box::new((stop, file, None))
+        });
+    }
     // The model owns copies of what it needs; without the input texts the
     // peak while writing is the model and the output only.
     source.text = Default::default();
@@ -155,6 +166,104 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         }
         _ => Ok(()),
     }
+}
+
+/// `--into FILE`: the playbook rendered into FILE's managed block, FILE
+/// locked from reading to the rename; every byte outside the block kept.
+/// Unsound markers stop it before anything is written.
+fn into_block(
+    args: &Args,
+    pb: &ace_model::Playbook,
+    into: &std::path::Path,
+    sections: std::sync::Arc<ace_model::mapping::SectionMap>,
+) -> Result<(), Box<(Stop, Option<Source>)>> {
+    let usage = |e: String| Box::new((Stop::Usage(e), None));
+    let name = into.display().to_string();
+    let held = ace_fs::Held::lock(&[into], args.lock_timeout).map_err(|e| usage(e.to_string()))?;
+    let host = match std::fs::read(into) {
+        Ok(bytes) => {
+            String::from_utf8(bytes).map_err(|e| usage(format!("{name}: not UTF-8 text ({e})")))?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(usage(format!("{name}: {e}"))),
+    };
+    let block = match ace_block::locate(&host) {
+        Ok(b) => b,
+        Err(e) => {
+            // Exit 2, as for a file that cannot be read: which lines are
+            // the user's is unknown until the markers are fixed.
+            print_diagnostics(&name, &host, &[ace_registry::block::marker_diagnostic(&e)]);
+            return Err(usage(format!(
+                "{name}: nothing written: fix the managed block's markers first"
+            )));
+        }
+    };
+    // The style asked for, else the block's own, else the prompt form.
+    let style = args
+        .style()
+        .map_err(usage)?
+        .or_else(|| {
+            let b = block.as_ref()?;
+            let inner = &host[b.inner.clone()];
+            (!inner.trim().is_empty()).then(|| ace_registry::block::Style::of(inner))
+        })
+        .unwrap_or(ace_registry::block::Style::Prompt);
+    let budget = match args.max_tokens {
+        Some(n) => Some(
+            ace_check::budget::Budget::of(&Default::default(), Some(n), None, args.tokenizer)
+                .map_err(usage)?,
+        ),
+        None => None,
+    };
+    let now = match &args.now {
+        Some(n) => ace_tools::now(Some(n)).map(Some),
+        None => ace_tools::source_date_epoch(),
+    }
+    .map_err(usage)?;
+    let ctx = write_ctx(args, now, sections);
+    let r = ace_apply::into::render(pb, style, &ctx, &host, budget.as_ref());
+    let lost = r.report.losses.iter().filter(|l| l.loses()).count();
+    report_losses(args, &r.report.losses, "managed-block");
+    if args.strict && lost > 0 {
+        return Err(Box::new((
+            Stop::Lossy {
+                lost,
+                target: format!("a managed block ({} style)", style.name()),
+            },
+            None,
+        )));
+    }
+    let mut err = std::io::stderr().lock();
+    if !args.quiet {
+        for p in &r.left_out {
+            let _ = writeln!(err, "{PROG}: {name}: left out `{}` ({})", p.id, p.why);
+        }
+    }
+    if let (Some(b), Some(tokens)) = (&budget, r.tokens) {
+        let max = b.whole.max_tokens.unwrap_or(0);
+        if tokens > max {
+            return Err(usage(format!(
+                "{name}: the block holds {tokens} tokens ({}) with {} entries, over --max-tokens {max}; nothing written",
+                b.encoding.name(),
+                r.entries
+            )));
+        }
+        if !args.quiet {
+            let _ = writeln!(
+                err,
+                "{PROG}: {name}: {} entries, {tokens} tokens ({}, budget {max}); {} left out",
+                r.entries,
+                b.encoding.name(),
+                r.left_out.len()
+            );
+        }
+    }
+    let text = ace_block::splice(&host, block.as_ref(), &r.content);
+    if text == host && into.exists() {
+        return Ok(());
+    }
+    ace_fs::write_atomic(into, text.as_bytes(), Some(&held))
+        .map_err(|e| usage(format!("{name}: {e}")))
 }
 
 /// The writers' options, as the flags set them.

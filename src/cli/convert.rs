@@ -1,6 +1,7 @@
 //! The command line of `ace-convert`: its arguments, which the binary
 //! parses and `cargo xtask` turns into completions and a man page.
 
+use ace_registry::block::Style;
 use ace_registry::Format;
 use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
@@ -11,6 +12,66 @@ pub const PROG: &str = "ace-convert";
 pub enum Report {
     Text,
     Json,
+}
+
+/// `--to`: a format, or (with --into) a managed block's style.
+#[derive(Clone, Copy, Debug)]
+pub enum To {
+    Format(Format),
+    Style(Style),
+}
+
+/// `--to`'s values: the registry's formats, then the block styles.
+pub fn to_parser() -> impl clap::builder::TypedValueParser<Value = To> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let formats = ace_registry::Registry::builtin()
+        .formats()
+        .iter()
+        .map(|f| PossibleValue::new(f.name()).help(f.describe()));
+    let styles = Style::ALL
+        .iter()
+        .map(|s| PossibleValue::new(s.name()).help(format!("with --into: the {} style", s.name())));
+    PossibleValuesParser::new(formats.chain(styles)).try_map(|name| {
+        match (Format::from_name(&name), Style::from_name(&name)) {
+            (Some(f), _) => Ok(To::Format(f)),
+            (None, Some(s)) => Ok(To::Style(s)),
+            (None, None) => Err(format!("unknown format `{name}`")),
+        }
+    })
+}
+
+impl Args {
+    /// The target format `--to` names: a style names none, and is usable
+    /// with --into only.
+    pub fn to_format(&self) -> Result<Option<Format>, String> {
+        match self.to {
+            None => Ok(None),
+            Some(To::Format(f)) => Ok(Some(f)),
+            Some(To::Style(s)) => Err(format!(
+                "--to {0}: `{0}` is a managed block's style; write it with --into FILE, or --to managed-block --style {0}",
+                s.name()
+            )),
+        }
+    }
+
+    /// The block's style `--to` or `--style` names, if either does.
+    pub fn style(&self) -> Result<Option<Style>, String> {
+        let given = self
+            .options
+            .iter()
+            .find(|(name, _)| *name == ace_registry::block::STYLE.name)
+            .and_then(|(_, v)| Style::from_name(v));
+        match self.to {
+            None => Ok(given),
+            Some(To::Style(s)) => Ok(Some(s)),
+            Some(To::Format(f)) => Style::from_name(f.name()).map(Some).ok_or_else(|| {
+                format!(
+                    "--into writes a managed block in a style, one of prompt, agents, kayba, content (or markdown, agents-md, kayba-md); not {}",
+                    f.name()
+                )
+            }),
+        }
+    }
 }
 
 /// Convert an ACE playbook between formats, through the canonical model.
@@ -40,9 +101,26 @@ pub struct Args {
     /// Input format (detected from the file name and content if omitted).
     #[arg(long, value_name = "FMT", value_parser = crate::format_parser())]
     pub from: Option<Format>,
-    /// Output format (from the output file's extension, or the input format with --in-place).
-    #[arg(long, value_name = "FMT", value_parser = crate::format_parser())]
-    pub to: Option<Format>,
+    /// Output format (from the output file's extension, or the input
+    /// format with --in-place); with --into, the block's style: prompt
+    /// (the default for a new block), agents, kayba or content.
+    #[arg(long, value_name = "FMT", value_parser = to_parser())]
+    pub to: Option<To>,
+    /// Write the playbook into FILE's managed block, between kayba's
+    /// `<!-- ACE:START - Do not edit manually -->` and `<!-- ACE:END -->`
+    /// lines (added at the end when FILE has none), keeping every other
+    /// byte of FILE: CLAUDE.md, AGENTS.md, GEMINI.md, a Cursor `.mdc` rule.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["output", "in_place"])]
+    pub into: Option<PathBuf>,
+    /// With --into: the most tokens the block may hold. The best entries
+    /// that fit are written (the pruning order of docs/budget.md); the rest
+    /// are listed on stderr.
+    #[arg(long, value_name = "N", requires = "into")]
+    pub max_tokens: Option<usize>,
+    /// With --max-tokens: the encoding that counts, cl100k_base (the
+    /// default), o200k_base or chars4.
+    #[arg(long, value_name = "NAME", requires = "max_tokens", value_parser = crate::cli::validate::tokenizer_parser())]
+    pub tokenizer: Option<ace_tokens::Encoding>,
     /// Fail with exit 1, writing nothing, if anything would be lost.
     #[arg(long)]
     pub strict: bool,

@@ -12,6 +12,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 mod apply;
+mod block;
 mod budget;
 mod concurrent;
 mod dates;
@@ -525,12 +526,13 @@ fn list_formats_names_every_format() {
             "vagenda-tron",
             "skillbook",
             "kayba-md",
+            "managed-block",
             "json"
         ]
     );
     assert_eq!(
         row("tags"),
-        ["-", "-", "yes", "yes", "yes", "yes", "yes", "yes", "yes"]
+        ["-", "-", "yes", "yes", "yes", "yes", "yes", "yes", "-", "yes"]
     );
     assert_eq!(row("entry id without a digit")[0], "changed");
 }

@@ -15,6 +15,7 @@ pub mod dedup;
 pub mod diff;
 mod engine;
 mod ids;
+pub mod into;
 pub mod merge;
 pub mod pipeline;
 pub mod prune;

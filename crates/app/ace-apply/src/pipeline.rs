@@ -384,7 +384,7 @@ pub fn run_curated<'a>(
             true => ace_check::budget::entries_only(pb, b),
             false => ace_check::budget::usage(text, pb, b),
         };
-        let counted = usage(text, &playbook, &p.budget);
+        let counted = usage(format.imp().playbook_text(text), &playbook, &p.budget);
         let measure = |d: &Delta| {
             if d.ops.is_empty() && batch.is_empty() {
                 return counted.tokens;

@@ -366,8 +366,38 @@ fn delta(pb: &Playbook, chosen: &[(usize, Why)], deprecate: bool, status: bool) 
     d
 }
 
+/// The entries of `pb` that fit `budget` when the playbook is shown
+/// elsewhere (a managed block in an agent's context file): the best by
+/// the pruning order (score, age, ID) that fit, with what was left out.
+/// Entries are left out only for the budget: an entry whose harmful
+/// count outweighs its helpful one goes first only because its score is
+/// lowest. `measure` counts the tokens of a candidate exactly.
+pub fn fit(
+    pb: &Playbook,
+    budget: &Budget,
+    mut measure: impl FnMut(&Playbook) -> usize,
+) -> (Playbook, Vec<Pruned>) {
+    let opts = PruneOptions {
+        budget: budget.clone(),
+        threshold: i64::MAX,
+        deprecate: false,
+    };
+    let without = |d: Option<&Delta>| {
+        let mut kept = pb.clone();
+        if let Some(d) = d {
+            let gone: std::collections::HashSet<&ace_model::delta::Target> =
+                d.ops.iter().flat_map(|op| op.change.targets()).collect();
+            kept.entries
+                .retain(|e| !gone.contains(&crate::diff::target(e)));
+        }
+        kept
+    };
+    let plan = plan("", pb, &opts, false, |d| Some(measure(&without(Some(d)))));
+    (without(plan.delta.as_ref()), plan.pruned)
+}
+
 /// The usage of `text` read as `format`, as `budget` counts it.
 pub fn usage_of(format: Format, text: &str, b: &Budget) -> Option<Usage> {
     let pb = ace_registry::read(format, text).ok()?.playbook;
-    Some(budget::usage(text, &pb, b))
+    Some(budget::usage(format.imp().playbook_text(text), &pb, b))
 }

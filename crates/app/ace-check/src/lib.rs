@@ -417,7 +417,8 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
             .any(|c| settings.filter.keeps(c))
     {
         true => {
-            let usage = budget::usage(&source.text, &parsed.playbook, &settings.budget);
+            let text = format.imp().playbook_text(&source.text);
+            let usage = budget::usage(text, &parsed.playbook, &settings.budget);
             budget::findings(&settings.budget, &usage)
         }
         false => Vec::new(),

@@ -95,7 +95,7 @@ fn counts_of(
             let format =
                 from.unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
             let pb = ace_registry::convert::read_playbook(&source, format).ok();
-            let c = count(&source.text, pb.as_ref(), enc);
+            let c = count(format.imp().playbook_text(&source.text), pb.as_ref(), enc);
             Ok((source.name, c))
         })
         .collect()

@@ -4,6 +4,7 @@
 //! playbooks through it ([`convert`]). Format crates know only the model
 //! and the `ace-format` contract; file I/O is `ace-fs`'s.
 
+pub mod block;
 pub mod capabilities;
 pub mod convert;
 mod pair;

@@ -84,7 +84,7 @@ impl fmt::Display for Format {
 /// The registry: every format in the order help texts list them (which
 /// also breaks ties in detection), then the delta dialects, in the same
 /// way. The checks for documents that are not playbooks are the dialects'.
-const BUILTIN: [Format; 9] = [
+const BUILTIN: [Format; 10] = [
     Format::MARKDOWN,
     Format::AGENTS_MD,
     Format::PLAYBOOK_YAML,
@@ -93,6 +93,7 @@ const BUILTIN: [Format; 9] = [
     Format::VAGENDA_TRON,
     Format::new(&ace_skillbook::FORMAT),
     Format::new(&ace_kaybamd::FORMAT),
+    Format::new(&crate::block::MANAGED_BLOCK),
     Format::JSON,
 ];
 

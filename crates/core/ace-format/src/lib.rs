@@ -396,6 +396,14 @@ pub trait PlaybookFormat: Sync {
         None
     }
 
+    /// The part of a file's text that is the playbook, which token counts
+    /// and budgets count: the whole text, but for a managed block the
+    /// block's content (the context file's own prose is not the
+    /// playbook's).
+    fn playbook_text<'t>(&self, text: &'t str) -> &'t str {
+        text
+    }
+
     /// Writes `after` over `src`, the text `before` was read from, so that
     /// only what changed between the two is written anew: the edits of
     /// `src` that make the new file. `None` when the

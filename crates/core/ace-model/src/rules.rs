@@ -307,6 +307,12 @@ rules! {
     OVER_ENTRY_BUDGET = "ACE086" "over-entry-budget" Diagnostic Error "ace-tools"
         summary: "The playbook, or one of its sections, holds more active entries than its budget allows."
         doc: "`[budget] max-entries` in `ace.toml` (or `--max-entries`) caps the playbook's active entries (entries whose status is other than active are not counted); `[budget.sections.NAME] max-entries` caps one section's. The finding says by how many the playbook is over and which sections hold the most; `ace-apply PLAYBOOK --prune` removes the lowest-scoring entries until it fits (docs/budget.md).";
+    BLOCK_MARKERS = "ACE087" "block-markers" Diagnostic Error "kayba"
+        summary: "An agent's context file whose `ACE:START`/`ACE:END` markers do not make one block."
+        doc: "kayba's Claude Code integration, and `ace-convert --into`, keep a playbook in CLAUDE.md (AGENTS.md, GEMINI.md, a Cursor `.mdc` rule) between `<!-- ACE:START - Do not edit manually -->` and `<!-- ACE:END -->`, each alone on its line. A start marker without an end marker after it, an end marker without a start, or a second pair leaves no telling which lines are the block and which the user's own: the file is not read, `--into` writes nothing, and the message names every marker's line. Markers inside fenced code (an example in the file) are not markers.";
+    BLOCK_CONTENT = "ACE088" "block-content" Diagnostic Warning "ace-tools"
+        summary: "A managed block's text holds no entry in a style ace-tools reads."
+        doc: "The block is read in the style it was written in: the paper's prompt form (`[id] helpful=N harmful=M :: text`), AGENTS.md bullets, kayba's `as_prompt()` form, or content-only `- text` bullets. A block with text in none of these (kayba 0.8's TOON rendering of a skillbook, prose edited into the block) reads as no entries, which is reported at the block's start rather than taken for an empty playbook. `ace-convert PLAYBOOK --into FILE` replaces the block's text whatever it holds.";
     DROPPED_FIELD = "ACE101" "field-not-representable" Loss Warning "ace-tools"
         summary: "The target format has no place for a field, which is dropped."
         doc: "Reported by a conversion for every field that holds data the target format cannot store (for example an entry title or tags written to the markdown playbook). The report names the field and the entries; `--strict` turns it into a failure and writes nothing.";

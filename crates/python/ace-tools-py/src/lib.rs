@@ -343,7 +343,9 @@ fn count_tokens(
         let source = source(text, filename);
         let format = format_of(&source, format.as_deref())?;
         let pb = ace_registry::convert::read_playbook(&source, format).ok();
-        let mut v = ace_check::tokens::count(&source.text, pb.as_ref(), enc).to_json("");
+        let mut v =
+            ace_check::tokens::count(format.imp().playbook_text(&source.text), pb.as_ref(), enc)
+                .to_json("");
         if let Some(o) = v.as_object_mut() {
             o.remove("path");
         }

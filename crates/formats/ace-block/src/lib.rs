@@ -1,0 +1,376 @@
+//! The managed block of an agent's context file: the lines between
+//! kayba's markers,
+//!
+//! ```text
+//! <!-- ACE:START - Do not edit manually -->
+//! ...the playbook, rendered...
+//! <!-- ACE:END -->
+//! ```
+//!
+//! in CLAUDE.md, AGENTS.md, GEMINI.md, `.github/copilot-instructions.md` or
+//! a Cursor `.mdc` rule. kayba's Claude Code integration (0.7.3 to 0.8.x)
+//! wrote its skillbook there; ace-tools writes any playbook there. This
+//! crate knows the markers only: where the block is, whether the markers
+//! are sound, and how to put new text between them without changing a
+//! byte outside. What the block holds is read and written by the format
+//! crates, through the registry.
+
+use std::ops::Range;
+
+pub mod content;
+
+/// kayba's start marker, as written.
+pub const START: &str = "<!-- ACE:START - Do not edit manually -->";
+/// kayba's end marker, as written.
+pub const END: &str = "<!-- ACE:END -->";
+
+/// Which marker a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Start,
+    End,
+}
+
+impl Kind {
+    pub fn text(self) -> &'static str {
+        match self {
+            Kind::Start => START,
+            Kind::End => END,
+        }
+    }
+}
+
+/// A marker line of a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marker {
+    pub kind: Kind,
+    /// 1-based.
+    pub line: usize,
+    /// The line, its line break included.
+    pub span: Range<usize>,
+}
+
+/// Where a text's block is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Block {
+    /// The start marker's line, its line break included.
+    pub start: Range<usize>,
+    /// The text between the two marker lines: the block's content.
+    pub inner: Range<usize>,
+    /// The end marker's line, its line break included when there is one.
+    pub end: Range<usize>,
+    /// The markers' lines, 1-based.
+    pub start_line: usize,
+    pub end_line: usize,
+}
+
+/// Markers that do not make one block: nothing may be written then, as
+/// there is no telling which text is the block and which the user's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkerError {
+    pub message: String,
+    /// The markers the message is about, in the text's order.
+    pub markers: Vec<Marker>,
+}
+
+impl std::fmt::Display for MarkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for MarkerError {}
+
+/// The marker a line is, if it is one: the marker alone on its line, with
+/// any white space around it. kayba's text after `ACE:START` is not
+/// required (`<!-- ACE:START -->` is a start marker too).
+fn kind_of(line: &str) -> Option<Kind> {
+    let t = line.trim();
+    let body = t.strip_prefix("<!--")?.strip_suffix("-->")?.trim();
+    let word = |w: &str| {
+        body.strip_prefix(w)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '-']))
+    };
+    if word("ACE:START") {
+        Some(Kind::Start)
+    } else if word("ACE:END") {
+        Some(Kind::End)
+    } else {
+        None
+    }
+}
+
+/// The fence a line opens or closes (its character and length), if it is
+/// one: markdown's ``` and ~~~, indented by at most three spaces.
+fn fence(line: &str) -> Option<(u8, usize)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 {
+        return None;
+    }
+    let rest = &line[indent..];
+    let c = *rest.as_bytes().first()?;
+    if c != b'`' && c != b'~' {
+        return None;
+    }
+    let n = rest.bytes().take_while(|&b| b == c).count();
+    (n >= 3).then_some((c, n))
+}
+
+/// Every marker line of `text`, outside fenced code (a CLAUDE.md that
+/// shows the markers in an example has no block for it).
+pub fn markers(text: &str) -> Vec<Marker> {
+    if !text.contains("ACE:") {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let mut open: Option<(u8, usize)> = None;
+    // Inside a block fences are not followed: its text is the playbook's,
+    // whose entries may open a fence they never close, and its end marker
+    // ends it all the same.
+    let mut inside = false;
+    let mut at = 0;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let span = at..at + raw.len();
+        at += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
+        if inside {
+            if let Some(kind) = kind_of(line) {
+                inside = kind == Kind::Start;
+                found.push(Marker {
+                    kind,
+                    line: i + 1,
+                    span,
+                });
+            }
+            continue;
+        }
+        match (open, fence(line)) {
+            (None, Some(f)) => {
+                open = Some(f);
+                continue;
+            }
+            (Some((c, n)), Some((c2, n2))) => {
+                // A closing fence has nothing after its characters.
+                if c == c2 && n2 >= n && line.trim().bytes().all(|b| b == c) {
+                    open = None;
+                }
+                continue;
+            }
+            (Some(_), None) => continue,
+            (None, None) => {}
+        }
+        if let Some(kind) = kind_of(line) {
+            inside = kind == Kind::Start;
+            found.push(Marker {
+                kind,
+                line: i + 1,
+                span,
+            });
+        }
+    }
+    found
+}
+
+fn lines(ms: &[&Marker]) -> String {
+    let n: Vec<String> = ms.iter().map(|m| m.line.to_string()).collect();
+    match n.len() {
+        1 => format!("line {}", n[0]),
+        _ => format!("lines {}", n.join(", ")),
+    }
+}
+
+/// The block of `text`: `None` when it has no markers, an error when they
+/// are unbalanced, repeated or out of order.
+pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
+    let found = markers(text);
+    let starts: Vec<&Marker> = found.iter().filter(|m| m.kind == Kind::Start).collect();
+    let ends: Vec<&Marker> = found.iter().filter(|m| m.kind == Kind::End).collect();
+    let fail = |message: String| MarkerError {
+        message,
+        markers: found.clone(),
+    };
+    match (starts.as_slice(), ends.as_slice()) {
+        ([], []) => Ok(None),
+        ([s], [e]) if s.line < e.line => Ok(Some(Block {
+            start: s.span.clone(),
+            inner: s.span.end..e.span.start,
+            end: e.span.clone(),
+            start_line: s.line,
+            end_line: e.line,
+        })),
+        ([s], [e]) => Err(fail(format!(
+            "the end marker `{END}` (line {}) comes before the start marker `{START}` (line {})",
+            e.line, s.line
+        ))),
+        ([s], []) => Err(fail(format!(
+            "the start marker `{START}` (line {}) has no end marker `{END}` after it",
+            s.line
+        ))),
+        ([], [e]) => Err(fail(format!(
+            "the end marker `{END}` (line {}) has no start marker `{START}` before it",
+            e.line
+        ))),
+        _ if starts.len() > 1 => Err(fail(format!(
+            "{} start markers (`{START}`, {}): a file holds one managed block",
+            starts.len(),
+            lines(&starts)
+        ))),
+        _ => Err(fail(format!(
+            "{} end markers (`{END}`, {}): a file holds one managed block",
+            ends.len(),
+            lines(&ends)
+        ))),
+    }
+}
+
+/// The line break `text` uses: CRLF when its first line ends so.
+pub fn line_break(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// The text [`splice`] puts between the markers of `host` for `content`:
+/// `content` with `host`'s line break and a break after its last line.
+/// What a budget of the block counts.
+pub fn as_written(host: &str, content: &str) -> String {
+    with_breaks(content, line_break(host))
+}
+
+fn with_breaks(content: &str, nl: &str) -> String {
+    let mut s = String::with_capacity(content.len() + 64);
+    for line in content.split_inclusive('\n') {
+        let bare = line.trim_end_matches('\n').trim_end_matches('\r');
+        s.push_str(bare);
+        s.push_str(nl);
+    }
+    s
+}
+
+/// `host` with `content` as its block: between its markers when it has
+/// them, else in new markers at its end, after a blank line. Every byte
+/// of `host` outside the block is kept; the content gets `host`'s line
+/// break.
+pub fn splice(host: &str, block: Option<&Block>, content: &str) -> String {
+    let nl = line_break(host);
+    let content = with_breaks(content, nl);
+    match block {
+        Some(b) => {
+            let mut s = String::with_capacity(host.len() + content.len());
+            s.push_str(&host[..b.inner.start]);
+            s.push_str(&content);
+            s.push_str(&host[b.inner.end..]);
+            s
+        }
+        None => {
+            let mut s = String::with_capacity(host.len() + content.len() + 80);
+            s.push_str(host);
+            if !host.is_empty() {
+                if !host.ends_with('\n') {
+                    s.push_str(nl);
+                }
+                if !host.ends_with(&format!("{nl}{nl}")) {
+                    s.push_str(nl);
+                }
+            }
+            s.push_str(START);
+            s.push_str(nl);
+            s.push_str(&content);
+            s.push_str(END);
+            s.push_str(nl);
+            s
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_is_found_between_its_markers() {
+        let text = "# Project\n\nprose\n\n<!-- ACE:START - Do not edit manually -->\n[a] x\n<!-- ACE:END -->\nafter\n";
+        let b = locate(text).unwrap().unwrap();
+        assert_eq!(&text[b.inner.clone()], "[a] x\n");
+        assert_eq!((b.start_line, b.end_line), (5, 7));
+        assert_eq!(&text[b.end.clone()], "<!-- ACE:END -->\n");
+    }
+
+    #[test]
+    fn markers_in_fenced_code_are_examples() {
+        let text = "```\n<!-- ACE:START -->\n```\n~~~~\n<!-- ACE:END -->\n~~~\nstill\n~~~~\n";
+        assert_eq!(locate(text).unwrap(), None);
+    }
+
+    #[test]
+    fn a_fence_opened_inside_the_block_does_not_hide_its_end() {
+        let text = "```\n<!-- ACE:START -->\n```\n<!-- ACE:START -->\n- a fence: ```\n```python\n<!-- ACE:END -->\nafter\n";
+        let b = locate(text).unwrap().unwrap();
+        assert_eq!((b.start_line, b.end_line), (4, 7));
+    }
+
+    #[test]
+    fn unsound_markers_are_errors_naming_their_lines() {
+        let cases = [
+            ("<!-- ACE:START -->\nx\n", "line 1) has no end marker"),
+            ("x\n<!-- ACE:END -->\n", "line 2) has no start marker"),
+            (
+                "<!-- ACE:END -->\n<!-- ACE:START -->\n",
+                "(line 1) comes before the start marker",
+            ),
+            (
+                "<!-- ACE:START -->\n<!-- ACE:END -->\n<!-- ACE:START -->\n<!-- ACE:END -->\n",
+                "2 start markers (`<!-- ACE:START - Do not edit manually -->`, lines 1, 3)",
+            ),
+            (
+                "<!-- ACE:START -->\n<!-- ACE:END -->\n<!-- ACE:END -->\n",
+                "2 end markers (`<!-- ACE:END -->`, lines 2, 3)",
+            ),
+        ];
+        for (text, expected) in cases {
+            let e = locate(text).unwrap_err();
+            assert!(e.message.contains(expected), "{text:?}: {}", e.message);
+            assert!(!e.markers.is_empty());
+        }
+    }
+
+    #[test]
+    fn new_markers_go_at_the_end_after_a_blank_line() {
+        assert_eq!(
+            splice("# T\nprose", None, "x"),
+            format!("# T\nprose\n\n{START}\nx\n{END}\n")
+        );
+        assert_eq!(
+            splice("# T\n\n", None, "x\n"),
+            format!("# T\n\n{START}\nx\n{END}\n")
+        );
+        assert_eq!(splice("", None, ""), format!("{START}\n{END}\n"));
+        assert_eq!(
+            splice("a\r\nb\r\n", None, "x\ny\n"),
+            format!("a\r\nb\r\n\r\n{START}\r\nx\r\ny\r\n{END}\r\n")
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the block held and whatever replaces it, every byte
+        /// outside the markers' lines stays, and writing the same content
+        /// again changes nothing.
+        #[test]
+        fn only_the_block_changes(
+            before in "[a-z #\n]{0,40}",
+            old in "[a-z\\[\\] \n]{0,40}",
+            after in "[a-z #\n]{0,40}",
+            new in "[a-z\\[\\] \n]{0,40}",
+        ) {
+            let before = if before.is_empty() || before.ends_with('\n') { before } else { format!("{before}\n") };
+            let host = format!("{before}{START}\n{old}{}{END}\n{after}", if old.is_empty() || old.ends_with('\n') { "" } else { "\n" });
+            let b = locate(&host).unwrap().unwrap();
+            let once = splice(&host, Some(&b), &new);
+            proptest::prop_assert!(once.starts_with(&host[..b.inner.start]));
+            proptest::prop_assert!(once.ends_with(&host[b.inner.end..]));
+            let b2 = locate(&once).unwrap().unwrap();
+            proptest::prop_assert_eq!(splice(&once, Some(&b2), &new), once.clone());
+        }
+    }
+}
