@@ -28,7 +28,9 @@ __all__ = [
     "merge",
     "prune",
     "read",
+    "render",
     "validate",
+    "view",
     "write",
 ]
 
@@ -184,6 +186,44 @@ def count_tokens(
     the text does not read as a playbook of ``format`` (detected from
     ``filename`` and the text if not given)."""
     return json.loads(_native.count_tokens(text, format, encoding, filename))
+
+
+def render(
+    text: str,
+    *,
+    style: str = "prompt",
+    format: Optional[str] = None,
+    filename: Optional[str] = None,
+    max_tokens: Optional[int] = None,
+    encoding: Optional[str] = None,
+) -> str:
+    """The managed block ``ace-convert PLAYBOOK --into FILE`` writes for the
+    playbook ``text``: the text that goes between ``<!-- ACE:START - Do not
+    edit manually -->`` and ``<!-- ACE:END -->``. ``style`` is ``"prompt"``
+    (the paper's ``[id] helpful=N harmful=M :: text`` form), ``"agents"``
+    (AGENTS.md bullets), ``"kayba"`` (kayba's ``as_prompt()`` form) or
+    ``"content"`` (the entries' text alone). Entries whose status is not
+    active are left out. With ``max_tokens``, the best entries that fit
+    (counted exactly in ``encoding``, ``"cl100k_base"`` by default); an
+    :class:`AceError` when not even the headings fit."""
+    return _native.render(text, style, format, filename, max_tokens, encoding)
+
+
+def view(
+    text: str,
+    *,
+    format: Optional[str] = None,
+    filename: Optional[str] = None,
+    encoding: Optional[str] = None,
+    config: Optional[str] = None,
+) -> str:
+    """``ace-view``'s page of the playbook ``text``: one self-contained HTML
+    document (inline CSS and SVG, no reference outside it) with its tokens
+    per section, each entry's counters, findings and whether ``ace-apply
+    --prune`` would remove it, and its near-duplicates. ``config`` is an
+    ``ace.toml`` whose thresholds and ``[budget]`` apply; without one, none
+    is looked for."""
+    return _native.view(text, format, filename, encoding, config)
 
 
 def _curate(

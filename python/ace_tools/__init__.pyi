@@ -85,6 +85,23 @@ def apply(
     write_scope: Optional[Iterable[str]] = ...,
     strict: bool = ...,
 ) -> Tuple[str, Dict[str, Any], str]: ...
+def render(
+    text: str,
+    *,
+    style: str = ...,
+    format: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    max_tokens: Optional[int] = ...,
+    encoding: Optional[str] = ...,
+) -> str: ...
+def view(
+    text: str,
+    *,
+    format: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    encoding: Optional[str] = ...,
+    config: Optional[str] = ...,
+) -> str: ...
 def count_tokens(
     text: str,
     *,

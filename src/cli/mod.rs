@@ -1,4 +1,4 @@
-//! The five tools' command lines, in the library so that `cargo xtask`
+//! The tools' command lines, in the library so that `cargo xtask`
 //! can generate shell completions and man pages from the same definitions
 //! the binaries parse with.
 
@@ -7,6 +7,7 @@ pub mod convert;
 pub mod diff;
 pub mod merge;
 pub mod validate;
+pub mod view;
 
 /// A number from 0 to 1 (`--similarity`).
 pub fn unit_interval(s: &str) -> Result<f64, String> {
@@ -27,6 +28,7 @@ pub fn commands() -> Vec<clap::Command> {
         apply::Args::command(),
         diff::Args::command(),
         merge::Args::command(),
+        view::Args::command(),
     ]
 }
 

@@ -25,6 +25,7 @@ mod merge_runs;
 mod rules;
 mod tokens;
 mod validate;
+mod view;
 
 fn convert() -> Command {
     Command::cargo_bin("ace-convert").unwrap()

@@ -37,7 +37,7 @@ def tool(*args, check=True, input=None):
 
 def test_no_rust_toolchain_is_used():
     assert shutil.which("cargo") is None and shutil.which("rustc") is None
-    for name in ("ace-convert", "ace-validate", "ace-apply", "ace-diff", "ace-merge"):
+    for name in ("ace-convert", "ace-validate", "ace-apply", "ace-diff", "ace-merge", "ace-view"):
         exe = shutil.which(name)
         assert exe, name
         # Native executables, not Python scripts that start an interpreter.
@@ -448,3 +448,39 @@ def test_prune_and_dedup_do_what_ace_apply_does(tmp_path):
     [m] = report["merged"]
     assert (m["keep"], m["merged"], m["helpful"]) == ("str-00001", ["str-00003"], 6)
     assert "[str-00001] helpful=6 harmful=0 :: Check the HTTP status before parsing the body." in text
+
+
+def test_render_is_the_block_ace_convert_into_writes(tmp_path):
+    src = tmp_path / "playbook.md"
+    src.write_text(BUDGET_PLAYBOOK, encoding="utf-8")
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text("# Project\n\nProse.\n", encoding="utf-8")
+    for style in ("prompt", "agents", "kayba", "content"):
+        tool("ace-convert", str(src), "--into", str(claude), "--to", style, "-q")
+        text = claude.read_text(encoding="utf-8")
+        start = text.index("<!-- ACE:START - Do not edit manually -->\n") + len("<!-- ACE:START - Do not edit manually -->\n")
+        block = text[start : text.index("<!-- ACE:END -->")]
+        assert ace_tools.render(BUDGET_PLAYBOOK, style=style, format="markdown") == block
+        assert text.startswith("# Project\n\nProse.\n")
+    full = ace_tools.render(BUDGET_PLAYBOOK, format="markdown")
+    budget = ace_tools.count_tokens(full, encoding="cl100k_base")["tokens"] - 1
+    fitted = ace_tools.render(BUDGET_PLAYBOOK, format="markdown", max_tokens=budget)
+    assert ace_tools.count_tokens(fitted)["tokens"] <= budget
+    assert "str-00002" not in fitted and "str-00001" in fitted
+    with pytest.raises(ace_tools.AceError):
+        ace_tools.render(BUDGET_PLAYBOOK, format="markdown", max_tokens=2)
+    with pytest.raises(ace_tools.AceError):
+        ace_tools.render(BUDGET_PLAYBOOK, style="toon")
+
+
+def test_view_is_ace_views_page(tmp_path):
+    src = tmp_path / "playbook.md"
+    src.write_text(BUDGET_PLAYBOOK, encoding="utf-8")
+    page = ace_tools.view(BUDGET_PLAYBOOK, filename=str(src))
+    assert page == tool("ace-view", str(src), "--isolated").stdout
+    assert page.startswith("<!DOCTYPE html>")
+    assert 'data-section="strategies"' in page
+    for id in ("str-00001", "str-00002", "str-00003", "str-00004"):
+        assert f"<code>{id}</code>" in page
+    assert "would be removed" in page  # str-00002: harmful 6 > helpful 0 + 3
+    assert " src=" not in page and "<link" not in page

@@ -322,6 +322,108 @@ fn encoding_of(name: &str) -> Result<ace_tokens::Encoding, Stop> {
     })
 }
 
+/// The managed block `ace-convert --into` writes for `text`: the text
+/// between the markers, in `style`, within `max_tokens` when given.
+#[pyfunction]
+#[pyo3(signature = (text, style=None, format=None, filename=None, max_tokens=None, encoding=None))]
+fn render(
+    py: Python<'_>,
+    text: String,
+    style: Option<String>,
+    format: Option<String>,
+    filename: Option<String>,
+    max_tokens: Option<usize>,
+    encoding: Option<String>,
+) -> PyResult<String> {
+    py.detach(|| -> Result<String, Stop> {
+        let style = match style.as_deref() {
+            None => ace_registry::block::Style::Prompt,
+            Some(s) => ace_registry::block::Style::from_name(s).ok_or_else(|| {
+                Stop::plain(format!(
+                    "style={s:?}: expected one of prompt, agents, kayba, content"
+                ))
+            })?,
+        };
+        let enc = encoding.as_deref().map(encoding_of).transpose()?;
+        let source = source(text, filename);
+        let format = format_of(&source, format.as_deref())?;
+        let pb = read_playbook(&source, format, false)?;
+        let budget = match max_tokens {
+            Some(n) => Some(
+                ace_check::budget::Budget::of(&Default::default(), Some(n), None, enc)
+                    .map_err(Stop::plain)?,
+            ),
+            None => None,
+        };
+        let r = ace_apply::into::render(&pb, style, &write_ctx()?, "", budget.as_ref());
+        if let (Some(b), Some(t)) = (&budget, r.tokens) {
+            let max = b.whole.max_tokens.unwrap_or(0);
+            if t > max {
+                return Err(Stop::plain(format!(
+                    "the block holds {t} tokens ({}) with {} entries, over max_tokens={max}",
+                    b.encoding.name(),
+                    r.entries
+                )));
+            }
+        }
+        Ok(r.content)
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// `ace-view`'s page of `text`: one self-contained HTML document.
+#[pyfunction]
+#[pyo3(signature = (text, format=None, filename=None, encoding=None, config=None))]
+fn view(
+    py: Python<'_>,
+    text: String,
+    format: Option<String>,
+    filename: Option<String>,
+    encoding: Option<String>,
+    config: Option<PathBuf>,
+) -> PyResult<String> {
+    py.detach(|| -> Result<String, Stop> {
+        let enc = encoding.as_deref().map(encoding_of).transpose()?;
+        let source = source(text, filename);
+        let format = format_of(&source, format.as_deref())?;
+        let loaded = ace_check::run::configuration(config.as_deref(), config.is_none())
+            .map_err(Stop::plain)?;
+        let settings =
+            ace_check::run::settings(&loaded, &Default::default()).map_err(Stop::plain)?;
+        let asked = ace_apply::CurateArgs {
+            dedup: true,
+            prune: true,
+            tokenizer: enc,
+            ..Default::default()
+        };
+        let curate = ace_apply::Curate::of(&asked, &loaded.config).map_err(Stop::plain)?;
+        let (Some(prune), Some(dedup)) = (curate.prune, curate.dedup) else {
+            return Err(Stop::plain("no pruning options"));
+        };
+        let opts = ace_view::Options {
+            encoding: prune.budget.encoding,
+            lint: settings.lint.clone(),
+            prune,
+            dedup,
+        };
+        let v = ace_view::view(&source.name, &source.text, format, None, &opts).map_err(|d| {
+            Stop::findings(
+                &source,
+                std::slice::from_ref(&d),
+                format!(
+                    "{}: does not read as a {} playbook: {} {}",
+                    source.name,
+                    format.name(),
+                    d.code,
+                    d.message
+                ),
+            )
+        })?;
+        Ok(v.html())
+    })
+    .map_err(|s| s.raise(py))
+}
+
 /// How many tokens `text` is, and its sections' entries, as `ace-validate
 /// --tokens --output-format json` lists a file: `{encoding, tokens,
 /// sections: [{key, title, entries, tokens}]}` as JSON.
@@ -647,6 +749,8 @@ fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apply, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(render, m)?)?;
+    m.add_function(wrap_pyfunction!(view, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
     m.add_function(wrap_pyfunction!(find_config, m)?)?;

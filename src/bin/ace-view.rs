@@ -1,0 +1,107 @@
+//! `ace-view PLAYBOOK [-o FILE.html] [--history]`: one self-contained HTML
+//! page of a playbook (`ace_view`). Exit 0 with the page written, 1 when
+//! the file does not read as a playbook, 2 for trouble (usage, I/O, git).
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use std::process::ExitCode;
+
+use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use clap::Parser;
+
+use ace_tools::cli::view::*;
+
+fn main() -> ExitCode {
+    ace_tools::prepare_process();
+    let args = Args::parse();
+    ExitCode::from(run(&args) as u8)
+}
+
+fn run(args: &Args) -> i32 {
+    let usage = |e: String| {
+        error(PROG, e);
+        EXIT_USAGE
+    };
+    let loaded = match ace_check::run::configuration(args.config.as_deref(), args.isolated) {
+        Ok(l) => l,
+        Err(e) => return usage(e),
+    };
+    let source = match load_input(&args.input, &args.stdin_filename) {
+        Ok(s) => s,
+        Err(e) => return usage(e.to_string()),
+    };
+    let registry = ace_registry::Registry::builtin();
+    let format = args
+        .from
+        .unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
+    let companion = match (&args.sections, source.path.as_deref()) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(p)) => format.companion_beside(p),
+        (None, None) => None,
+    };
+    let companion = match companion
+        .map(|p| std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display())))
+    {
+        None => None,
+        Some(Ok(t)) => Some(t),
+        Some(Err(e)) => return usage(e),
+    };
+    let settings = match ace_check::run::settings(&loaded, &Default::default()) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
+    let asked = ace_apply::CurateArgs {
+        dedup: true,
+        prune: true,
+        max_tokens: args.max_tokens,
+        max_entries: args.max_entries,
+        tokenizer: args.tokenizer,
+        ..Default::default()
+    };
+    let curate = match ace_apply::Curate::of(&asked, &loaded.config) {
+        Ok(c) => c,
+        Err(e) => return usage(e),
+    };
+    let (Some(prune), Some(dedup)) = (curate.prune, curate.dedup) else {
+        return usage("no pruning or de-duplication options".into());
+    };
+    let opts = ace_view::Options {
+        encoding: prune.budget.encoding,
+        lint: settings.lint.clone(),
+        prune,
+        dedup,
+    };
+    let mut view = match ace_view::view(
+        &source.name,
+        &source.text,
+        format,
+        companion.as_deref(),
+        &opts,
+    ) {
+        Ok(v) => v,
+        Err(d) => {
+            print_diagnostics(&source.name, &source.text, &[d]);
+            return EXIT_FINDINGS;
+        }
+    };
+    if args.history {
+        let Some(path) = source.path.as_deref() else {
+            return usage("--history needs a file in git, not standard input".into());
+        };
+        match ace_view::history::commits(path, opts.encoding) {
+            Ok(c) => view.history = Some(c),
+            Err(e) => return usage(e),
+        }
+    }
+    let page = view.html();
+    let written = match &args.output {
+        Some(out) => ace_fs::write_atomic(out, page.as_bytes(), None)
+            .map_err(|e| format!("{}: {e}", out.display())),
+        None => ace_fs::write_stdout([page.as_str()]).map_err(|e| e.to_string()),
+    };
+    match written {
+        Ok(()) => EXIT_OK,
+        Err(e) => usage(e),
+    }
+}
