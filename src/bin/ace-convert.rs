@@ -262,6 +262,13 @@ fn into_block(
     if text == host && into.exists() {
         return Ok(());
     }
+    // A new rule file in a folder not made yet (.cursor/rules/).
+    if let Some(dir) = into
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+    {
+        std::fs::create_dir_all(dir).map_err(|e| usage(format!("{}: {e}", dir.display())))?;
+    }
     ace_fs::write_atomic(into, text.as_bytes(), Some(&held))
         .map_err(|e| usage(format!("{name}: {e}")))
 }

@@ -287,7 +287,18 @@ pub fn render(pb: &Playbook, style: Style, ctx: &WriteCtx) -> (String, WriteRepo
             report
         }
     };
-    (out.into_string(), report)
+    let mut report = report;
+    let mut text = out.into_string();
+    if let Some(escaped) = ace_block::escape_markers(&text) {
+        text = escaped;
+        report.losses.lose(
+            &rules::ALTERED_TEXT,
+            None,
+            "entries",
+            "a line of an entry's text that reads as a block marker is written behind a `\\`, so that the block ends at its own marker",
+        );
+    }
+    (text, report)
 }
 
 impl PlaybookFormat for ManagedBlock {

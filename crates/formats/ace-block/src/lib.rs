@@ -223,6 +223,25 @@ pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
     }
 }
 
+/// `content` with each line that would read as a marker (an entry whose
+/// text holds `<!-- ACE:END -->` on a line of its own) behind a `\\`, so
+/// the block ends where it should; `None` when no line is one.
+pub fn escape_markers(content: &str) -> Option<String> {
+    if !content.contains("ACE:") {
+        return None;
+    }
+    let mut changed = false;
+    let mut out = String::with_capacity(content.len() + 8);
+    for line in content.split_inclusive('\n') {
+        if kind_of(line.trim_end_matches(['\n', '\r'])).is_some() {
+            out.push('\\');
+            changed = true;
+        }
+        out.push_str(line);
+    }
+    changed.then_some(out)
+}
+
 /// The line break `text` uses: CRLF when its first line ends so.
 pub fn line_break(text: &str) -> &'static str {
     match text.find('\n') {
@@ -333,6 +352,17 @@ mod tests {
             assert!(e.message.contains(expected), "{text:?}: {}", e.message);
             assert!(!e.markers.is_empty());
         }
+    }
+
+    #[test]
+    fn a_marker_in_an_entrys_text_is_escaped() {
+        let content = "- Never write\n  <!-- ACE:END -->\n- by hand\n";
+        let escaped = escape_markers(content).unwrap();
+        assert_eq!(escaped, "- Never write\n\\  <!-- ACE:END -->\n- by hand\n");
+        let host = splice("", None, &escaped);
+        let b = locate(&host).unwrap().unwrap();
+        assert_eq!(&host[b.inner.clone()], escaped);
+        assert_eq!(escape_markers("- plain\n"), None);
     }
 
     #[test]
