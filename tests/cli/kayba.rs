@@ -568,3 +568,31 @@ fn a_skillbook_deduplicated_and_pruned_loads_in_kayba_0_13_as_ace_tools_reads_it
         "nothing to merge, nothing changed"
     );
 }
+
+/// The kayba style of a managed block is kayba 0.13's own
+/// `Skillbook.as_prompt()`, byte for byte, on skillbooks 0.13's API made:
+/// the active skills, context then harness.
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn a_kayba_style_block_is_kaybas_own_as_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    for file in made(dir.path()) {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let out = dir.path().join(format!("export-{name}"));
+        oracle("0.13.0", &[Path::new("export"), &file, &out]).unwrap();
+        let want = std::fs::read_to_string(out.join("prompt.md")).unwrap();
+        let claude = dir.path().join(format!("{name}-CLAUDE.md"));
+        convert()
+            .arg(&file)
+            .arg("--into")
+            .arg(&claude)
+            .args(["--to", "kayba", "-q"])
+            .assert()
+            .code(0);
+        let text = std::fs::read_to_string(&claude).unwrap();
+        let start = "<!-- ACE:START - Do not edit manually -->\n";
+        let block =
+            &text[text.find(start).unwrap() + start.len()..text.find("<!-- ACE:END -->").unwrap()];
+        assert_eq!(block.trim_end_matches('\n'), want, "{name}");
+    }
+}
