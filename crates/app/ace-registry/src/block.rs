@@ -76,8 +76,9 @@ impl Style {
     }
 
     /// The style of a block's text: kayba's shapes and AGENTS.md bullets
-    /// by their marks, the prompt form by its entry lines, content by its
-    /// `- ` bullets; prompt when the text has none of them.
+    /// by their marks, the prompt form by its entry lines, content when
+    /// every line is what that style writes; prompt otherwise (the
+    /// markdown reader keeps prose as the playbook's description).
     pub fn of(text: &str) -> Style {
         if ace_kaybamd::detect(text).is_some() {
             return Style::Kayba;
@@ -88,7 +89,7 @@ impl Style {
             Style::Agents
         } else if sure(&ace_markdown::FORMAT) {
             Style::Prompt
-        } else if text.lines().any(|l| l.starts_with("- ")) {
+        } else if ace_block::content::is_content(text) {
             Style::Content
         } else {
             Style::Prompt

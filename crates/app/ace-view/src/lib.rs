@@ -252,6 +252,8 @@ th{background:var(--soft);font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.text{white-space:pre-wrap;overflow-wrap:anywhere;max-width:46rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+td.id code{white-space:nowrap}
+.dup{color:var(--muted);font-size:.85rem}
 details.section{border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.3rem .7rem}
 details.section>summary{cursor:pointer;padding:.2rem 0}
 details.section>summary .meta{color:var(--muted);margin-left:.5rem}
@@ -564,6 +566,14 @@ impl View {
         }
         let pruned: HashMap<&str, &Pruned> =
             self.pruned.iter().map(|p| (p.id.as_str(), p)).collect();
+        // Each entry's place in a near-duplicate cluster.
+        let mut dups: HashMap<&str, Dup> = HashMap::new();
+        for c in &self.clusters {
+            dups.insert(c.keep.as_str(), Dup::Keeps(c.merged.len()));
+            for m in &c.merged {
+                dups.insert(m.as_str(), Dup::Into(c.keep.as_str()));
+            }
+        }
         let total = self.playbook.entries.len();
         let open = total <= OPEN_UP_TO;
         let max_count = self
@@ -604,7 +614,7 @@ impl View {
             let list = groups.get(s.key.as_str()).unwrap_or(&none);
             let _ = write!(
                 h,
-                "<details class=\"section\" id=\"sec-{}\" data-section=\"{}\"{}>\n<summary><h3>{}</h3><span class=\"meta\">{} entries · {} tokens</span></summary>\n<table>\n<thead><tr><th scope=\"col\">ID</th><th scope=\"col\">Counters</th><th scope=\"col\" class=\"num\">Tokens</th><th scope=\"col\">Entry</th><th scope=\"col\">Findings</th><th scope=\"col\">Pruning</th></tr></thead>\n<tbody>\n",
+                "<details class=\"section\" id=\"sec-{}\" data-section=\"{}\"{}>\n<summary><h3>{}</h3><span class=\"meta\">{} entries · {} tokens</span></summary>\n<table>\n<thead><tr><th scope=\"col\">ID</th><th scope=\"col\">Counters</th><th scope=\"col\" class=\"num\">Tokens</th><th scope=\"col\">Entry</th><th scope=\"col\">Findings</th><th scope=\"col\">Curation</th></tr></thead>\n<tbody>\n",
                 esc(&anchor(&s.key)),
                 esc(&s.key),
                 if open { " open" } else { "" },
@@ -622,6 +632,7 @@ impl View {
                     max_count,
                     by_entry.get(&i).map(Vec::as_slice).unwrap_or(&[]),
                     pruned.get(e.id.as_str()).copied(),
+                    dups.get(e.id.as_str()).copied(),
                 );
             }
             if list.is_empty() {
@@ -642,10 +653,11 @@ impl View {
         max_count: i64,
         findings: &[usize],
         pruned: Option<&Pruned>,
+        dup: Option<Dup<'_>>,
     ) {
         let _ = write!(
             h,
-            "<tr id=\"e-{}\" data-entry data-section=\"{}\"><td><code>{}</code>",
+            "<tr id=\"e-{}\" data-entry data-section=\"{}\"><td class=\"id\"><code>{}</code>",
             esc(&anchor(&e.id)),
             esc(section),
             esc(&e.id)
@@ -707,8 +719,35 @@ impl View {
                 esc(&p.why.to_string())
             );
         }
+        match dup {
+            Some(Dup::Into(keep)) => {
+                let _ = write!(
+                    h,
+                    "<div class=\"dup\">near-duplicate: --dedup merges it into <a href=\"#e-{}\"><code>{}</code></a></div>",
+                    esc(&anchor(keep)),
+                    esc(keep)
+                );
+            }
+            Some(Dup::Keeps(k)) => {
+                let _ = write!(
+                    h,
+                    "<div class=\"dup\">--dedup keeps it and merges {k} near-duplicate{} into it</div>",
+                    if k == 1 { "" } else { "s" }
+                );
+            }
+            None => {}
+        }
         let _ = writeln!(h, "</td></tr>");
     }
+}
+
+/// An entry's place in a near-duplicate cluster.
+#[derive(Clone, Copy)]
+enum Dup<'a> {
+    /// --dedup merges it into this entry.
+    Into(&'a str),
+    /// --dedup keeps it, merging this many into it.
+    Keeps(usize),
 }
 
 /// An ID or key as an HTML id: letters, digits, `-` and `_` kept, each

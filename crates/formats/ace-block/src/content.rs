@@ -66,6 +66,21 @@ fn bullet(content: &str, out: &mut String) {
     }
 }
 
+/// Whether `text` is a `content` block: `- ` bullets, their indented
+/// continuation lines and `## ` headings, at least one bullet, nothing
+/// else.
+pub fn is_content(text: &str) -> bool {
+    let mut bullets = 0;
+    for line in text.lines() {
+        if line.starts_with("- ") {
+            bullets += 1;
+        } else if !(line.trim().is_empty() || line.starts_with("## ") || line.starts_with("  ")) {
+            return false;
+        }
+    }
+    bullets > 0
+}
+
 /// The entries of a `content` block. Spans are `text`'s.
 pub fn read(text: &str, sections: &SectionMap) -> ReadOutput {
     let mut pb = Playbook::default();
@@ -162,5 +177,7 @@ mod tests {
             ]
         );
         assert_eq!(render(&back), text);
+        assert!(is_content(&text));
+        assert!(!is_content("Some prose.\n- a list in it\n"));
     }
 }
