@@ -81,20 +81,7 @@ fn counts_are_js_tiktokens_on_every_corpus_playbook() {
         "ACE_TRON_JS={} has no node_modules/js-tiktoken; run npm ci there",
         js.display()
     );
-    let variants = [
-        "markdown-playbook",
-        "agents-md",
-        "playbook-yaml",
-        "skill-json",
-        "vagenda",
-        "tron",
-        "other",
-    ];
-    let files: Vec<PathBuf> = variants
-        .iter()
-        .flat_map(|v| ace_tests::corpus_files(&ace_tests::corpus_dir(v)))
-        .filter(|p| std::fs::read_to_string(p).is_ok())
-        .collect();
+    let files = ace_tests::corpus_texts(&ace_tests::PLAYBOOK_VARIANTS);
     assert!(files.len() > 40, "{} files", files.len());
     for enc in ["cl100k_base", "o200k_base"] {
         let ours = counts(&["--tokenizer", enc], &files);

@@ -260,19 +260,7 @@ fn every_corpus_playbook_has_a_self_contained_page() {
 }
 
 fn corpus_playbooks() -> Vec<PathBuf> {
-    [
-        "markdown-playbook",
-        "agents-md",
-        "playbook-yaml",
-        "skill-json",
-        "vagenda",
-        "tron",
-        "other",
-    ]
-    .iter()
-    .flat_map(|v| ace_tests::corpus_files(&ace_tests::corpus_dir(v)))
-    .filter(|p| std::fs::read_to_string(p).is_ok())
-    .collect()
+    ace_tests::corpus_texts(&ace_tests::PLAYBOOK_VARIANTS)
 }
 
 fn html_escape(s: &str) -> String {

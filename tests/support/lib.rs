@@ -32,6 +32,28 @@ pub fn corpus_files(dir: &std::path::Path) -> Vec<PathBuf> {
     files
 }
 
+/// The corpus folders that hold playbooks (and the files beside them that
+/// read as something else), for tests over every playbook of every
+/// variant.
+pub const PLAYBOOK_VARIANTS: [&str; 7] = [
+    "markdown-playbook",
+    "agents-md",
+    "playbook-yaml",
+    "skill-json",
+    "vagenda",
+    "tron",
+    "other",
+];
+
+/// Every text file of `variants`' corpus folders.
+pub fn corpus_texts(variants: &[&str]) -> Vec<PathBuf> {
+    variants
+        .iter()
+        .flat_map(|v| corpus_files(&corpus_dir(v)))
+        .filter(|p| std::fs::read_to_string(p).is_ok())
+        .collect()
+}
+
 /// A file of our own fixtures (`tests/fixtures/REL`).
 pub fn fixture_path(rel: &str) -> PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -133,31 +133,22 @@ pub fn markers(text: &str) -> Vec<Marker> {
         let span = at..at + raw.len();
         at += raw.len();
         let line = raw.trim_end_matches(['\n', '\r']);
-        if inside {
-            if let Some(kind) = kind_of(line) {
-                inside = kind == Kind::Start;
-                found.push(Marker {
-                    kind,
-                    line: i + 1,
-                    span,
-                });
-            }
-            continue;
-        }
-        match (open, fence(line)) {
-            (None, Some(f)) => {
-                open = Some(f);
-                continue;
-            }
-            (Some((c, n)), Some((c2, n2))) => {
-                // A closing fence has nothing after its characters.
-                if c == c2 && n2 >= n && line.trim().bytes().all(|b| b == c) {
-                    open = None;
+        if !inside {
+            match (open, fence(line)) {
+                (None, Some(f)) => {
+                    open = Some(f);
+                    continue;
                 }
-                continue;
+                (Some((c, n)), Some((c2, n2))) => {
+                    // A closing fence has nothing after its characters.
+                    if c == c2 && n2 >= n && line.trim().bytes().all(|b| b == c) {
+                        open = None;
+                    }
+                    continue;
+                }
+                (Some(_), None) => continue,
+                (None, None) => {}
             }
-            (Some(_), None) => continue,
-            (None, None) => {}
         }
         if let Some(kind) = kind_of(line) {
             inside = kind == Kind::Start;
