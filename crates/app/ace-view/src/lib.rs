@@ -252,7 +252,7 @@ th{background:var(--soft);font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.text{white-space:pre-wrap;overflow-wrap:anywhere;max-width:46rem}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
-td.id code{white-space:nowrap}
+code,td.date{white-space:nowrap}
 .dup{color:var(--muted);font-size:.85rem}
 details.section{border:1px solid var(--line);border-radius:6px;margin:.5rem 0;padding:.3rem .7rem}
 details.section>summary{cursor:pointer;padding:.2rem 0}
@@ -657,7 +657,7 @@ impl View {
     ) {
         let _ = write!(
             h,
-            "<tr id=\"e-{}\" data-entry data-section=\"{}\"><td class=\"id\"><code>{}</code>",
+            "<tr id=\"e-{}\" data-entry data-section=\"{}\"><td><code>{}</code>",
             esc(&anchor(&e.id)),
             esc(section),
             esc(&e.id)
@@ -906,7 +906,7 @@ fn history_section(h: &mut String, commits: &[Commit], encoding: &str) {
     for c in commits.iter().rev() {
         let _ = writeln!(
             h,
-            "<tr data-commit=\"{}\"><th scope=\"row\"><code title=\"{}\">{}</code></th><td>{}</td><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr data-commit=\"{}\"><th scope=\"row\"><code title=\"{}\">{}</code></th><td class=\"date\">{}</td><td>{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&c.id),
             esc(&c.id),
             esc(&c.short),
