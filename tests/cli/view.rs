@@ -322,8 +322,9 @@ fn generated(n: usize) -> String {
     s
 }
 
-/// The pages in a real browser: a corpus playbook's, a three-commit
-/// history's and a 10,000-entry playbook's load in headless Chromium with
+/// The pages in a real browser: the AppWorld online playbook's, a
+/// three-commit history's, a 10,000-entry playbook's and every other
+/// corpus playbook's load in headless Chromium with
 /// no console error and no request leaving the page; the DOM shows every
 /// section and every commit; the filter finds an entry; a screenshot of
 /// each is kept (`ACE_VIEW_SHOTS`, else a temporary folder) to look at.
@@ -372,6 +373,17 @@ fn pages_load_in_chromium_with_every_section_and_commit() {
             .code(0);
         files.push(out);
     }
+    // Then every corpus playbook's page.
+    let mut corpus = Vec::new();
+    for (i, src) in corpus_playbooks().into_iter().enumerate() {
+        let out = dir.path().join(format!("corpus-{i:03}.html"));
+        let o = view().arg(&src).arg("-o").arg(&out).output().unwrap();
+        if o.status.success() {
+            files.push(out);
+            corpus.push(src);
+        }
+    }
+    assert!(corpus.len() > 40, "{} corpus pages", corpus.len());
     let o = Command::new("node")
         .arg(js.join("view.mjs"))
         .arg(&chromium)
@@ -385,7 +397,25 @@ fn pages_load_in_chromium_with_every_section_and_commit() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(results.len(), 3);
+    assert_eq!(results.len(), 3 + corpus.len());
+    for (r, src) in results[3..].iter().zip(&corpus) {
+        let name = src.display();
+        assert_eq!(r["errors"], serde_json::json!([]), "{name}");
+        assert_eq!(r["requests"], serde_json::json!([]), "{name}");
+        let shown: Vec<&str> = r["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        assert_eq!(shown, sections_of(src), "{name}: every section in the DOM");
+        if r["entries"].as_u64() > Some(0) {
+            // The first entry's ID finds that entry (and any row that
+            // names it).
+            assert!(r["filtered"].as_u64() >= Some(1), "{name}");
+        }
+    }
+    eprintln!("{} corpus pages loaded with no console error", corpus.len());
     for (r, (src, name, _)) in results.iter().zip(&pages) {
         eprintln!(
             "{name}: {} entries, load {} ms, scroll {} ms, filter {} ms; screenshot {}",
