@@ -13,7 +13,9 @@ __all__ = [
     "merge",
     "prune",
     "read",
+    "render",
     "validate",
+    "view",
     "write",
 ]
 
