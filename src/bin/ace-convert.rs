@@ -208,13 +208,9 @@ fn into_block(
             (!inner.trim().is_empty()).then(|| ace_registry::block::Style::of(inner))
         })
         .unwrap_or(ace_registry::block::Style::Prompt);
-    let budget = match args.max_tokens {
-        Some(n) => Some(
-            ace_check::budget::Budget::of(&Default::default(), Some(n), None, args.tokenizer)
-                .map_err(usage)?,
-        ),
-        None => None,
-    };
+    let budget = args
+        .max_tokens
+        .map(|n| ace_apply::into::budget(n, args.tokenizer));
     let now = match &args.now {
         Some(n) => ace_tools::now(Some(n)).map(Some),
         None => ace_tools::source_date_epoch(),
@@ -239,24 +235,17 @@ fn into_block(
             let _ = writeln!(err, "{PROG}: {name}: left out `{}` ({})", p.id, p.why);
         }
     }
-    if let (Some(b), Some(tokens)) = (&budget, r.tokens) {
-        let max = b.whole.max_tokens.unwrap_or(0);
-        if tokens > max {
-            return Err(usage(format!(
-                "{name}: the block holds {tokens} tokens ({}) with {} entries, over --max-tokens {max}; nothing written",
-                b.encoding.name(),
-                r.entries
-            )));
-        }
-        if !args.quiet {
-            let _ = writeln!(
-                err,
-                "{PROG}: {name}: {} entries, {tokens} tokens ({}, budget {max}); {} left out",
-                r.entries,
-                b.encoding.name(),
-                r.left_out.len()
-            );
-        }
+    if let Some(why) = r.over_budget() {
+        return Err(usage(format!("{name}: {why}; nothing written")));
+    }
+    if let (Some((max, enc)), Some(tokens), false) = (r.limit, r.tokens, args.quiet) {
+        let _ = writeln!(
+            err,
+            "{PROG}: {name}: {} entries, {tokens} tokens ({}, budget {max}); {} left out",
+            r.entries,
+            enc.name(),
+            r.left_out.len()
+        );
     }
     let text = ace_block::splice(&host, block.as_ref(), &r.content);
     if text == host && into.exists() {

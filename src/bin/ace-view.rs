@@ -35,18 +35,25 @@ fn run(args: &Args) -> i32 {
     let format = args
         .from
         .unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
-    let companion = match (&args.sections, source.path.as_deref()) {
-        (Some(p), _) => Some(p.clone()),
-        (None, Some(p)) => format.companion_beside(p),
-        (None, None) => None,
-    };
-    let companion = match companion
-        .map(|p| std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display())))
-    {
-        None => None,
-        Some(Ok(t)) => Some(t),
-        Some(Err(e)) => return usage(e),
-    };
+    let ctx = ace_registry::ReadCtx::default();
+    let input =
+        match ace_registry::convert::read_input(&source, format, args.sections.as_deref(), &ctx) {
+            Ok(i) => i,
+            Err(ace_registry::convert::Stop::Findings {
+                companion,
+                diagnostics,
+            }) => {
+                let f = companion.as_ref().unwrap_or(&source);
+                print_diagnostics(&f.name, &f.text, &diagnostics);
+                return EXIT_FINDINGS;
+            }
+            // A file that holds something else (a delta, an entry
+            // fragment) does not read as a playbook either.
+            Err(stop) => {
+                error(PROG, stop.to_string());
+                return EXIT_FINDINGS;
+            }
+        };
     let settings = match ace_check::run::settings(&loaded, &Default::default()) {
         Ok(s) => s,
         Err(e) => return usage(e),
@@ -72,19 +79,7 @@ fn run(args: &Args) -> i32 {
         prune,
         dedup,
     };
-    let mut view = match ace_view::view(
-        &source.name,
-        &source.text,
-        format,
-        companion.as_deref(),
-        &opts,
-    ) {
-        Ok(v) => v,
-        Err(d) => {
-            print_diagnostics(&source.name, &source.text, &[d]);
-            return EXIT_FINDINGS;
-        }
-    };
+    let mut view = ace_view::view(&source, format, input, &opts);
     if args.history {
         let Some(path) = source.path.as_deref() else {
             return usage("--history needs a file in git, not standard input".into());

@@ -21,8 +21,39 @@ pub struct Rendered {
     pub left_out: Vec<Pruned>,
     /// The content's tokens, when a budget counted them.
     pub tokens: Option<usize>,
+    /// The budget's limit and encoding, when there was one.
+    pub limit: Option<(usize, ace_tokens::Encoding)>,
     /// The entries the block holds.
     pub entries: usize,
+}
+
+/// The budget of a block of at most `max_tokens` tokens of `tokenizer`
+/// (cl100k_base by default): the flag's alone, not ace.toml's, which is
+/// the playbook file's.
+pub fn budget(max_tokens: usize, tokenizer: Option<ace_tokens::Encoding>) -> Budget {
+    Budget {
+        encoding: tokenizer.unwrap_or_default(),
+        whole: ace_check::budget::Limits {
+            max_tokens: Some(max_tokens),
+            max_entries: None,
+        },
+        sections: Vec::new(),
+    }
+}
+
+impl Rendered {
+    /// Why the block cannot be written: over its budget even with every
+    /// entry left out (its headings alone do not fit).
+    pub fn over_budget(&self) -> Option<String> {
+        let ((max, enc), tokens) = (self.limit?, self.tokens?);
+        (tokens > max).then(|| {
+            format!(
+                "the block holds {tokens} tokens ({}) with {} entries, over the budget of {max}",
+                enc.name(),
+                self.entries
+            )
+        })
+    }
 }
 
 /// `pb` in `style` for the block of `host` (the context file's text,
@@ -66,6 +97,7 @@ pub fn render(
     let (content, report) = text_of(&kept);
     Rendered {
         tokens: budget.map(|b| b.encoding.count(&content)),
+        limit: budget.and_then(|b| Some((b.whole.max_tokens?, b.encoding))),
         entries: kept.entries.len(),
         content,
         report,

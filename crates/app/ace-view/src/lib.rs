@@ -64,44 +64,16 @@ pub struct Options {
     pub dedup: ace_apply::dedup::DedupOptions,
 }
 
-/// Reads `text` (of file `name`, as `format`, with its companion's text if
-/// any) and computes what the page shows.
+/// What the page shows of `source`, read as `format` into `input`
+/// (`ace_registry::convert::read_input`, its companion with it).
 pub fn view(
-    name: &str,
-    text: &str,
+    source: &ace_fs::Source,
     format: Format,
-    companion: Option<&str>,
+    input: ace_registry::convert::Input,
     opts: &Options,
-) -> Result<View, Diagnostic> {
-    let source = ace_fs::Source {
-        name: name.to_owned(),
-        path: None,
-        text: text.to_owned().into(),
-    };
-    let companion_source = companion.map(|c| ace_fs::Source {
-        name: "companion".to_owned(),
-        path: None,
-        text: c.to_owned().into(),
-    });
-    let ctx = ace_registry::ReadCtx::default();
-    let input = ace_registry::convert::read_input_with(&source, format, companion_source, &ctx)
-        .map_err(|stop| match stop {
-            ace_registry::convert::Stop::Findings { diagnostics, .. } => diagnostics
-                .into_iter()
-                .find(|d| d.severity == Severity::Error)
-                .unwrap_or_else(|| {
-                    Diagnostic::new(
-                        &ace_model::rules::PARSE_ERROR,
-                        Default::default(),
-                        "the file does not read as a playbook",
-                    )
-                }),
-            other => Diagnostic::new(
-                &ace_model::rules::PARSE_ERROR,
-                Default::default(),
-                format!("{other:?}"),
-            ),
-        })?;
+) -> View {
+    let (name, text) = (source.name.as_str(), &*source.text);
+    let companion = input.companion.as_ref().map(|c| &*c.text);
     let playbook = input.parsed.playbook.clone();
     let findings = ace_check::validate_parsed(format, input.parsed, &opts.lint);
     let index = ace_model::LineIndex::new(text);
@@ -142,7 +114,7 @@ pub fn view(
     if let Some(n) = b.whole.max_entries {
         let _ = write!(budget, ", at most {n} entries");
     }
-    Ok(View {
+    View {
         name: name.to_owned(),
         format,
         playbook,
@@ -154,7 +126,7 @@ pub fn view(
         budget,
         clusters,
         history: None,
-    })
+    }
 }
 
 /// What `ace-apply FILE --prune` would remove: its own pipeline, run on

@@ -348,25 +348,12 @@ fn render(
         let source = source(text, filename);
         let format = format_of(&source, format.as_deref())?;
         let pb = read_playbook(&source, format, false)?;
-        let budget = match max_tokens {
-            Some(n) => Some(
-                ace_check::budget::Budget::of(&Default::default(), Some(n), None, enc)
-                    .map_err(Stop::plain)?,
-            ),
-            None => None,
-        };
+        let budget = max_tokens.map(|n| ace_apply::into::budget(n, enc));
         let r = ace_apply::into::render(&pb, style, &write_ctx()?, "", budget.as_ref());
-        if let (Some(b), Some(t)) = (&budget, r.tokens) {
-            let max = b.whole.max_tokens.unwrap_or(0);
-            if t > max {
-                return Err(Stop::plain(format!(
-                    "the block holds {t} tokens ({}) with {} entries, over max_tokens={max}",
-                    b.encoding.name(),
-                    r.entries
-                )));
-            }
+        match r.over_budget() {
+            Some(why) => Err(Stop::plain(why)),
+            None => Ok(r.content),
         }
-        Ok(r.content)
     })
     .map_err(|s| s.raise(py))
 }
@@ -406,19 +393,10 @@ fn view(
             prune,
             dedup,
         };
-        let v = ace_view::view(&source.name, &source.text, format, None, &opts).map_err(|d| {
-            Stop::findings(
-                &source,
-                std::slice::from_ref(&d),
-                format!(
-                    "{}: does not read as a {} playbook: {} {}",
-                    source.name,
-                    format.name(),
-                    d.code,
-                    d.message
-                ),
-            )
-        })?;
+        let ctx = ace_registry::ReadCtx::default();
+        let input = ace_registry::convert::read_input_with(&source, format, None, &ctx)
+            .map_err(|stop| stopped(&source, format, stop))?;
+        let v = ace_view::view(&source, format, input, &opts);
         Ok(v.html())
     })
     .map_err(|s| s.raise(py))
