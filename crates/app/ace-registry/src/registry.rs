@@ -253,14 +253,20 @@ impl Registry {
     /// The format that claims the input most surely, with that confidence;
     /// a tie goes to the format listed first.
     pub fn sniff(&self, input: &Sniff<'_>) -> Option<(Format, Confidence)> {
+        // From the last format to the first, each taking ties from those
+        // after it: the highest claim, the first format listed among
+        // equals. Each format is told the claim it must reach, and may
+        // leave out what could not reach it.
         let mut best: Option<(Format, Confidence)> = None;
-        for f in &self.formats {
+        for f in self.formats.iter().rev() {
+            input.set_bar(best.map(|(_, b)| b));
             if let Some(c) = f.imp().sniff(input) {
-                if best.is_none_or(|(_, b)| c > b) {
+                if best.is_none_or(|(_, b)| c >= b) {
                     best = Some((*f, c));
                 }
             }
         }
+        input.set_bar(None);
         best
     }
 

@@ -64,6 +64,9 @@ pub struct Sniff<'a> {
     pub text: &'a str,
     syntax: OnceCell<Syntax>,
     top: std::cell::RefCell<Option<top::Scan>>,
+    /// What a format must reach to be taken over the best claim so far
+    /// ([`Sniff::could_win`]).
+    bar: std::cell::Cell<Option<Confidence>>,
 }
 
 impl<'a> Sniff<'a> {
@@ -73,7 +76,23 @@ impl<'a> Sniff<'a> {
             text,
             syntax: OnceCell::new(),
             top: std::cell::RefCell::new(None),
+            bar: std::cell::Cell::new(None),
         }
+    }
+
+    /// Whether claiming the input with confidence `c` could still make a
+    /// format the one detected: a format may leave out a costly look (a
+    /// search of the whole text) for a claim that could not. Detection
+    /// asks the formats from the last to the first, so that a format is
+    /// asked knowing the best claim of those after it, which it takes
+    /// when it ties. Always true outside detection.
+    pub fn could_win(&self, c: Confidence) -> bool {
+        self.bar.get().is_none_or(|bar| c >= bar)
+    }
+
+    /// Sets what [`Sniff::could_win`] compares with; `None`: anything can.
+    pub fn set_bar(&self, bar: Option<Confidence>) {
+        self.bar.set(bar);
     }
 
     /// The file name, lower-cased.
@@ -129,23 +148,24 @@ impl<'a> Sniff<'a> {
 
     /// The first byte of the value of the root object's key `name`.
     pub fn top_opens(&self, name: &str) -> Option<u8> {
-        // The text is searched for the key first: memmem passes over a
-        // large file many times faster than the scan, which then stops at
-        // the key, and need not run at all for a key the text lacks.
-        let quoted = format!("\"{name}\"");
+        // The scan stops at the key asked for, so that a question the first
+        // keys answer does not read the file to its end. Detection asks
+        // some ten keys a file lacks: the first one it lacks is answered by
+        // scanning to the end, which then answers them all. (A search of
+        // the text for each key took longer than one scan, which skips
+        // each member's value 64 bytes at a time.)
         self.scanned(|scan, text| {
             if let Some(k) = scan.keys.iter().find(|k| k.name == name) {
                 return Some(k.opens);
             }
-            if scan.done || memchr::memmem::find(text.as_bytes(), quoted.as_bytes()).is_none() {
-                return None;
-            }
-            loop {
-                let k = scan.next_key(text)?;
+            let mut found = None;
+            while let Some(k) = scan.next_key(text) {
                 if k.name == name {
-                    return Some(k.opens);
+                    found = Some(k.opens);
+                    break;
                 }
             }
+            found
         })
     }
 
@@ -172,7 +192,9 @@ impl<'a> Sniff<'a> {
 
     /// Whether the text holds any of `needles`.
     pub fn contains_any(&self, needles: &[&str]) -> bool {
-        needles.iter().any(|n| self.text.contains(n))
+        needles
+            .iter()
+            .any(|n| memchr::memmem::find(self.text.as_bytes(), n.as_bytes()).is_some())
     }
 }
 

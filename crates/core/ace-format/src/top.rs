@@ -78,6 +78,16 @@ impl Scan {
                     i = end + 1;
                     continue;
                 }
+                b'{' | b'[' if self.depth >= 1 => {
+                    // A member's value, skipped whole 64 bytes at a time:
+                    // a byte at a time, a large file's keys took longer
+                    // to find than reading its skills.
+                    let Some(end) = ace_exec::scan::json_close(b, i) else {
+                        break;
+                    };
+                    i = end;
+                    continue;
+                }
                 b'{' | b'[' => {
                     self.depth += 1;
                     self.want_key = self.depth == 1;

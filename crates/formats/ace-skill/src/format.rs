@@ -66,6 +66,9 @@ impl PlaybookFormat for SkillJson {
         if named {
             return Some(Confidence::Name);
         }
+        if !input.could_win(Confidence::Content) {
+            return Some(Confidence::Likely);
+        }
         let shaped = (input.root() == Some(b'[') && bullets_in_head(input.text))
             || input.top_opens("bullets") == Some(b'[')
             || TOP_KEYS.iter().any(|k| input.top_has(k));

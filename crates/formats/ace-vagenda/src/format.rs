@@ -150,8 +150,7 @@ impl PlaybookFormat for Vagenda {
                     // entry on its own, as the spec's examples show them.
                     Some(Confidence::Content)
                 } else {
-                    input
-                        .contains_any(&PATCH_KEYS)
+                    (input.could_win(Confidence::Marker) && input.contains_any(&PATCH_KEYS))
                         .then_some(Confidence::Marker)
                 }
             }
