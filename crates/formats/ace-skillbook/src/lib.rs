@@ -15,6 +15,7 @@
 //! docs/formats/skillbook.md.
 
 mod batch;
+mod direct;
 mod era;
 mod format;
 mod lint;

@@ -132,13 +132,22 @@ pub(crate) fn assemble(
                     continue;
                 };
                 let reads = streamed.take().unwrap_or_else(|| {
-                    items
+                    vec![items
                         .iter()
                         .map(|s| read_skill(&s.value, template.as_deref()))
-                        .collect()
+                        .collect()]
                 });
-                lists.push((at, reads.iter().find_map(|r| r.list)));
-                settle(items, reads, v2, &mut pb, &mut kept, &mut diags);
+                lists.push((at, reads.iter().flatten().find_map(|r| r.list)));
+                let reads = reads.into_iter().flatten();
+                settle(
+                    items,
+                    reads,
+                    v2,
+                    want.layout,
+                    &mut pb,
+                    &mut kept,
+                    &mut diags,
+                );
             }
             "skills" | "bullets" => {
                 // Both eras' keys: the other one is kept, and said.
@@ -351,32 +360,37 @@ pub(crate) fn key_order(skill: &Node) -> Option<Vec<String>> {
 /// The skills of the era's object as the stream read them, and the key
 /// order of the first (an object: the stream reads no other way).
 pub(crate) struct Skills {
-    pub(crate) reads: Vec<SkillRead>,
+    /// In runs, in order.
+    pub(crate) reads: Vec<Vec<SkillRead>>,
     pub(crate) template: Option<Vec<String>>,
 }
 
 /// A skill's value read on its own: all of it but what needs its key (its
 /// ID), which [`settle`] adds. The streamed read makes these on any
 /// thread.
+#[derive(Debug, PartialEq)]
 pub(crate) struct SkillRead {
     /// The entry, its ID still empty; `None` if the skill is not an
     /// object.
-    entry: Option<Entry>,
+    pub(crate) entry: Option<Entry>,
     /// Where its text is, which its findings point at (else its key).
-    content_at: Option<Span>,
+    pub(crate) content_at: Option<Span>,
     /// The `id` field: its string, if it is one, and where it is.
-    id_field: Option<(Option<String>, Span)>,
+    pub(crate) id_field: Option<(Option<String>, Span)>,
+    /// The span of the skill's key where the reader found it, and the
+    /// `id` field's string is it.
+    pub(crate) id_is_key: Option<Span>,
     /// Where an object without `content` opens.
-    no_content: Option<Span>,
+    pub(crate) no_content: Option<Span>,
     /// Whether it is a v2 skill (it has an `issue` or `insight` key) and
     /// where it opens when it has no `issue`.
-    v2: bool,
-    no_issue: Option<Span>,
+    pub(crate) v2: bool,
+    pub(crate) no_issue: Option<Span>,
     /// A v2 skill whose `insight` is `null`: its content is its `issue`.
     pub(crate) no_insight: bool,
     /// Its key order, where it is not the template's, as the layout
     /// holds it.
-    order: Option<Value>,
+    pub(crate) order: Option<Value>,
     /// The first list of scalars in it.
     pub(crate) list: Option<Span>,
     pub(crate) diags: Vec<Diagnostic>,
@@ -389,6 +403,7 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         entry: None,
         content_at: None,
         id_field: None,
+        id_is_key: None,
         no_content: None,
         v2: false,
         no_issue: None,
@@ -522,25 +537,30 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
 
 /// The skills of one era object: each read given its key (`items`, in
 /// order with `reads`), and the key orders that differ from the template.
+/// `layout`: whether what only a rewrite uses is kept.
 fn settle(
     items: &[Member],
-    reads: Vec<SkillRead>,
+    reads: impl Iterator<Item = SkillRead>,
     v2: bool,
+    layout: bool,
     pb: &mut Playbook,
     kept: &mut Kept,
     diags: &mut Vec<Diagnostic>,
 ) {
-    pb.entries.reserve(reads.len());
+    pb.entries.reserve(items.len());
     for (m, read) in items.iter().zip(reads) {
         let key = m.key.as_str();
         diags.extend(read.diags);
         let Some(mut e) = read.entry else {
             continue;
         };
-        e.id = key.to_owned();
         e.origin = Origin::from(read.content_at.unwrap_or(m.key_span));
-        if let Some((id, span)) = read.id_field {
-            if id.as_deref() != Some(key) {
+        match read.id_field {
+            // The field's string is the ID already made, and the reader
+            // found it is the key (without reading either again here).
+            Some((Some(id), _)) if read.id_is_key == Some(m.key_span) || id == key => e.id = id,
+            Some((_, span)) => {
+                e.id = key.to_owned();
                 let mut d = shape(
                     span,
                     format!(
@@ -550,6 +570,7 @@ fn settle(
                 d.severity = Severity::Warning;
                 diags.push(d);
             }
+            None => e.id = key.to_owned(),
         }
         match (v2, read.no_issue, read.no_content) {
             (true, Some(at), _) => diags.push(shape(
@@ -561,7 +582,7 @@ fn settle(
             }
             _ => {}
         }
-        if read.no_insight {
+        if read.no_insight && layout {
             kept.no_insight
                 .insert(key.to_owned(), Value::from(e.content.as_str()));
         }
@@ -838,7 +859,7 @@ fn first_list(members: &[Member], lists: &[(usize, Option<Span>)]) -> Option<Spa
 
 /// The first non-empty list of scalars, depth first: how the file writes
 /// such lists (the index's ID lists, most often).
-fn first_scalar_list(node: &Node) -> Option<&Node> {
+pub(crate) fn first_scalar_list(node: &Node) -> Option<&Node> {
     match &node.kind {
         Kind::Array(items)
             if !items.is_empty()

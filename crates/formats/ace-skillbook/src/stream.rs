@@ -65,7 +65,7 @@ pub(crate) fn read(
             (Some(only), None) => only
                 .value
                 .members()
-                .is_some_and(|skills| skills.len() == take.reads.len()),
+                .is_some_and(|skills| skills.len() == take.count),
             _ => false,
         };
     if !settled {
@@ -153,12 +153,60 @@ impl ReadItems for ReadSkills {
         run.reads.push(read);
         true
     }
+
+    fn item_text(&self, run: &mut Run, _: usize, text: &str, span: Span) -> bool {
+        let Some(template) = self.template.as_deref() else {
+            return false;
+        };
+        match crate::direct::read_skill(text, span, self.orders.then_some(template)) {
+            Some(mut read) => {
+                // The key is here, in the cache: whether the `id` field
+                // is it is settled here, not on the parser's thread.
+                if let (Some((Some(id), _)), Some(key)) = (&read.id_field, key_before(text, span)) {
+                    if text.get(key.start + 1..key.end - 1) == Some(id.as_str()) {
+                        read.id_is_key = Some(key);
+                    }
+                }
+                run.reads.push(read);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The quoted key before a member's value at `value`, if it has no
+/// escapes: the span the parse gives that member's key.
+fn key_before(text: &str, value: Span) -> Option<Span> {
+    let b = text.as_bytes();
+    let ws = |i: usize| {
+        b[..i]
+            .iter()
+            .rposition(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+            .map(|p| p + 1)
+    };
+    let colon = ws(value.start)?.checked_sub(1)?;
+    if b[colon] != b':' {
+        return None;
+    }
+    let end = ws(colon)?;
+    if end < 2 || b[end - 1] != b'"' {
+        return None;
+    }
+    let open = memchr::memrchr(b'"', &b[..end - 1])?;
+    let escaped =
+        memchr::memchr(b'\\', &b[open..end]).is_some() || (open > 0 && b[open - 1] == b'\\');
+    (!escaped).then_some(Span::new(open, end))
 }
 
 #[derive(Default)]
 struct Taker {
     text_len: usize,
-    reads: Vec<SkillRead>,
+    /// The runs' reads in order, each kept as its run made it: moving
+    /// them into one list was a copy of every read on the parser's thread.
+    reads: Vec<Vec<SkillRead>>,
+    /// How many reads the runs hold.
+    count: usize,
     template: Option<Vec<String>>,
     broken: bool,
 }
@@ -167,10 +215,11 @@ impl TakeItems<Run> for Taker {
     fn take(&mut self, run: Run, spanned: usize) {
         if self.reads.is_empty() {
             let room = ace_exec::par::room_for_rest(run.reads.len(), spanned, self.text_len);
-            self.reads.reserve(room);
+            self.reads.reserve(room / run.reads.len().max(1) + 1);
         }
         self.broken |= run.broken;
-        self.reads.extend(run.reads);
+        self.count += run.reads.len();
+        self.reads.push(run.reads);
     }
 }
 

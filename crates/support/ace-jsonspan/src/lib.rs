@@ -257,6 +257,11 @@ pub trait ItemParser: Send + Sync {
 /// be delimited as its parse would: the value at the span found must be
 /// parsed to know it is one (see [`ItemSink::item_text`]).
 pub fn bracketed_end(b: &[u8], open: usize, hash_comments: bool) -> Option<usize> {
+    if !hash_comments && matches!(b.get(open), Some(b'{' | b'[')) {
+        // JSON has no parentheses outside strings: its brackets alone
+        // delimit, and are found a block at a time.
+        return ace_exec::scan::json_close(b, open);
+    }
     let mut depth = 0usize;
     let mut i = open;
     while let Some(&c) = b.get(i) {
@@ -415,6 +420,14 @@ pub fn parse_at(text: &str, range: std::ops::Range<usize>) -> Option<Node> {
         .flatten()
 }
 
+/// [`parse_at`] for a value found `depth` arrays and objects deep in its
+/// document: the nesting limit is counted as a parse of the whole
+/// document counts it, so that the piece parses exactly when the whole
+/// would.
+pub fn parse_at_depth(text: &str, range: std::ops::Range<usize>, depth: usize) -> Option<Node> {
+    parser::Parser::value_at(text.get(..range.end)?, range.start, depth)
+}
+
 /// The records of a text that holds a list of them: the items of a JSON
 /// array, of the first array among `lists`' keys of a JSON object, the
 /// object itself, or each line of a JSON Lines text. A text that is none
@@ -549,8 +562,11 @@ fn overridden(members: &[Member]) -> Vec<(usize, usize)> {
             }
         }
     } else {
-        let mut last: std::collections::HashMap<&str, usize> =
-            std::collections::HashMap::with_capacity(members.len());
+        // foldhash, not SipHash: the keys are the file's own, and a map
+        // of a skillbook's 100,000 skill IDs is built on the parser's
+        // thread after its last skill.
+        let mut last: std::collections::HashMap<&str, usize, foldhash::fast::RandomState> =
+            std::collections::HashMap::with_capacity_and_hasher(members.len(), Default::default());
         for (i, m) in members.iter().enumerate() {
             last.insert(m.key.as_str(), i);
         }

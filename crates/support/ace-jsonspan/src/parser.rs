@@ -325,10 +325,17 @@ impl<'a, 's> Parser<'a, 's> {
     /// The value at `span` of `text`, parsed alone at `depth`; `None`
     /// unless it is one well-formed value exactly there.
     fn item_at(text: &'a str, span: Span, depth: usize) -> Option<Node> {
-        let mut p = Parser::new(text.get(..span.end)?, span.start, None);
+        Parser::value_at(text.get(..span.end)?, span.start, depth)
+    }
+
+    /// The one value from `start` to the end of `text`, with no white
+    /// space around it, parsed at `depth`.
+    pub(crate) fn value_at(text: &'a str, start: usize, depth: usize) -> Option<Node> {
+        text.get(start..)?;
+        let mut p = Parser::new(text, start, None);
         p.depth = depth;
         let node = p.value().ok()?;
-        (p.pos == span.end).then_some(node)
+        (p.pos == text.len()).then_some(node)
     }
 
     /// After a member or item of the object or array opened at `start`

@@ -27,6 +27,15 @@ pub trait ReadItems: Send + Sync {
     /// as text and does not parse: the document does not either. False:
     /// read no more of this run.
     fn item(&self, run: &mut Self::Run, index: usize, node: Option<&mut Node>) -> bool;
+    /// Reads item `index`, which came as the text at `span` of `text`,
+    /// straight from that text where this reader can: the read must be
+    /// the one [`ReadItems::item`] would make of its node. False: it
+    /// cannot (nothing is added to `run`), and the item is parsed and
+    /// given to `item`. By default every item is parsed.
+    fn item_text(&self, run: &mut Self::Run, index: usize, text: &str, span: Span) -> bool {
+        let _ = (run, index, text, span);
+        false
+    }
 }
 
 /// Takes the runs' reads in order, on the parser's thread.
@@ -130,6 +139,11 @@ impl<R: ReadItems> RunWork for Reader<'_, R> {
         // Each item is dropped once read, here: the thread that parsed it
         // frees it, while it is still in the cache.
         for (index, mut item) in run {
+            if let Taken::Text(span) = item {
+                if self.read.item_text(&mut read, index, self.text, span) {
+                    continue;
+                }
+            }
             if !self
                 .read
                 .item(&mut read, index, item.resolve(parse.as_deref_mut()))
