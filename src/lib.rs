@@ -154,6 +154,25 @@ pub fn prepare_process() {
     }
 }
 
+/// Ends the process with status `code`, once what it made is out: the
+/// caller's files were closed as it returned, and standard output and
+/// error are flushed here. The allocator's exit handler is left out: it
+/// walks and gives back every page the process holds, which after a
+/// large playbook took longer than writing it (35 ms of a 100,000-skill
+/// conversion), while the kernel takes them back at once.
+pub fn exit(code: i32) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    #[cfg(unix)]
+    // SAFETY: `_exit` ends the process; nothing of it runs after.
+    unsafe {
+        libc::_exit(code)
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
+}
+
 /// Prints `diags` about the file `name` holding `text` on stderr, one
 /// concise line each, as ruff does.
 pub fn print_diagnostics(name: &str, text: &str, diags: &[ace_model::Diagnostic]) {

@@ -3,7 +3,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::ExitCode;
 
 use ace_apply::{Compat, DeltaSource, Output, RunOptions, Subject};
 use ace_config::Loaded;
@@ -15,10 +14,10 @@ use clap::Parser;
 
 use ace_tools::cli::apply::*;
 
-fn main() -> ExitCode {
+fn main() {
     ace_tools::prepare_process();
     let args = Args::parse();
-    ExitCode::from(run(&args) as u8)
+    ace_tools::exit(run(&args))
 }
 
 fn run(args: &Args) -> i32 {

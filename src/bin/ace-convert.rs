@@ -2,7 +2,6 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use ace_fs::Source;
 use ace_model::LossEntry;
@@ -14,13 +13,13 @@ use clap::{CommandFactory, FromArgMatches};
 
 use ace_tools::cli::convert::*;
 
-fn main() -> ExitCode {
+fn main() {
     ace_tools::prepare_process();
     let registry = ace_registry::Registry::builtin();
     let matches = ace_tools::with_writer_flags(Args::command(), registry).get_matches();
     let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     args.options = ace_tools::writer_options_given(&matches, registry);
-    ExitCode::from(run(args) as u8)
+    ace_tools::exit(run(args))
 }
 
 fn list_formats() -> i32 {

@@ -6,8 +6,6 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::process::ExitCode;
-
 use ace_apply::render;
 use ace_fs::Source;
 use ace_model::Playbook;
@@ -17,10 +15,10 @@ use clap::Parser;
 
 use ace_tools::cli::diff::*;
 
-fn main() -> ExitCode {
+fn main() {
     ace_tools::prepare_process();
     let args = Args::parse();
-    ExitCode::from(run(&args) as u8)
+    ace_tools::exit(run(&args))
 }
 
 /// A playbook read for comparing, or why it could not be.

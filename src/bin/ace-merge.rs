@@ -7,7 +7,6 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use ace_apply::merge::{merge_file, merge_lines, FileOptions, Markers};
 use ace_fs::Source;
@@ -18,10 +17,10 @@ use clap::Parser;
 
 use ace_tools::cli::merge::*;
 
-fn main() -> ExitCode {
+fn main() {
     ace_tools::prepare_process();
     let args = Args::parse();
-    ExitCode::from(run(&args) as u8)
+    ace_tools::exit(run(&args))
 }
 
 /// The playbook `source` holds, or why it is not one: the findings that

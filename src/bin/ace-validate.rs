@@ -2,7 +2,6 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
-use std::process::ExitCode;
 
 use ace_check::run::{self as steps, Overrides};
 use ace_check::Companion;
@@ -13,9 +12,9 @@ use clap::Parser;
 
 use ace_tools::cli::validate::*;
 
-fn main() -> ExitCode {
+fn main() {
     ace_tools::prepare_process();
-    ExitCode::from(run(Args::parse()) as u8)
+    ace_tools::exit(run(Args::parse()))
 }
 
 fn run(args: Args) -> i32 {

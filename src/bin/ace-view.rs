@@ -5,17 +5,15 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::process::ExitCode;
-
 use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
 use clap::Parser;
 
 use ace_tools::cli::view::*;
 
-fn main() -> ExitCode {
+fn main() {
     ace_tools::prepare_process();
     let args = Args::parse();
-    ExitCode::from(run(&args) as u8)
+    ace_tools::exit(run(&args))
 }
 
 fn run(args: &Args) -> i32 {

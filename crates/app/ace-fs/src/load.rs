@@ -138,8 +138,10 @@ fn map_text(path: &Path, name: &str) -> Result<Text, LoadError> {
     let file = std::fs::File::open(path).map_err(|e| LoadError::Io(name.to_owned(), e))?;
     // SAFETY: the map is only read, and only through `Text`, after the
     // check below. See `Text`'s `deref` for the risk of a concurrent writer.
-    let map =
-        unsafe { memmap2::Mmap::map(&file) }.map_err(|e| LoadError::Io(name.to_owned(), e))?;
+    // Populated: the kernel maps the file's cached pages in one call,
+    // where the checks' first touches took a fault a page.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+        .map_err(|e| LoadError::Io(name.to_owned(), e))?;
     check_text(&map, name)?;
     Ok(Text(Repr::Mapped(map)))
 }
@@ -170,6 +172,9 @@ fn check_no_nul(bytes: &[u8], name: &str) -> Result<(), LoadError> {
 
 /// Accepts UTF-8 text without NUL bytes, as [`decode`] does.
 fn check_text(bytes: &[u8], name: &str) -> Result<(), LoadError> {
+    if plain_in_halves(bytes) {
+        return Ok(());
+    }
     check_no_nul(bytes, name)?;
     // The SIMD check passes valid text at memory speed; only a failure
     // asks std's check for where the bad byte is.
@@ -179,6 +184,28 @@ fn check_text(bytes: &[u8], name: &str) -> Result<(), LoadError> {
     std::str::from_utf8(bytes)
         .map(|_| ())
         .map_err(|e| utf8_error(bytes, e, name))
+}
+
+/// Whether a large text is UTF-8 without NUL bytes, its two halves
+/// checked at once (a mapped file is checked before anything else can
+/// run). `false` also for a small text, and for one that fails, whose
+/// fault the whole check then finds first.
+fn plain_in_halves(bytes: &[u8]) -> bool {
+    const LARGE: usize = 8 << 20;
+    if bytes.len() < LARGE {
+        return false;
+    }
+    // Cut where a character starts: each half is then UTF-8 alone if the
+    // whole is.
+    let Some(cut) = (bytes.len() / 2..bytes.len()).find(|&i| bytes[i] & 0xC0 != 0x80) else {
+        return false;
+    };
+    let plain = |b: &[u8]| memchr::memchr(0, b).is_none() && simdutf8::basic::from_utf8(b).is_ok();
+    let (head, tail) = bytes.split_at(cut);
+    std::thread::scope(|s| {
+        let other = s.spawn(|| plain(tail));
+        plain(head) & other.join().unwrap_or(false)
+    })
 }
 
 fn utf8_error(bytes: &[u8], e: std::str::Utf8Error, name: &str) -> LoadError {
@@ -208,6 +235,31 @@ mod tests {
             err.to_string(),
             "f:2:3: invalid UTF-8 (byte 0xff); expected UTF-8 text"
         );
+    }
+
+    #[test]
+    fn a_large_text_checked_in_halves_is_checked_as_a_whole() {
+        // 9 MiB of four-byte characters: the middle falls inside one.
+        let text = "𝄞".repeat(9 << 18);
+        let mid = text.len() / 2;
+        assert!(plain_in_halves(text.as_bytes()));
+        assert!(!plain_in_halves(b"small"), "small texts are left whole");
+        for (at, bad) in [
+            (10, 0xffu8),
+            (mid + 1, 0xff),
+            (text.len() - 2, 0),
+            (mid, 0x80),
+        ] {
+            let mut bytes = text.clone().into_bytes();
+            bytes[at] = bad;
+            assert!(!plain_in_halves(&bytes), "{at}");
+            assert!(check_text(&bytes, "f").is_err(), "{at}");
+        }
+        // A character cut by a split that ignored boundaries.
+        let mut odd = vec![b'a'; mid - 1];
+        odd.extend_from_slice("é".as_bytes());
+        odd.resize(text.len(), b'b');
+        assert!(plain_in_halves(&odd));
     }
 
     #[test]

@@ -63,16 +63,179 @@ pub fn write(playbook: &Playbook) -> String {
     out.into_string()
 }
 
-/// [`write`] into `out`, which may send the text on as it is printed.
+/// [`write`] into `out`, which may send the text on as it is printed. A
+/// large playbook's entries are printed on every core, each run of them
+/// as serde_json prints it at their depth, in order.
 pub fn write_into(playbook: &Playbook, out: &mut ace_exec::Out<'_>) {
-    let doc = DocOut {
-        format: FORMAT_TAG,
-        version: VERSION,
-        playbook,
-    };
-    // Out takes every byte; the sink's errors come out of `Out::finish`.
-    let _ = serde_json::to_writer_pretty(&mut *out, &doc);
+    if ace_exec::par::worth_it(playbook.entries.len()) {
+        write_spread(playbook, out);
+    } else {
+        // Out takes every byte; the sink's errors come out of `Out::finish`.
+        let _ = serde_json::to_writer_pretty(&mut *out, &document(playbook));
+    }
     out.push('\n');
+}
+
+/// [`write_into`] of many entries, the same bytes: the document without
+/// its entries and `extra` (the model's last two fields, left out when
+/// empty), then the entries, printed in runs on every core, then `extra`.
+fn write_spread(playbook: &Playbook, out: &mut ace_exec::Out<'_>) {
+    let head = without_entries(playbook);
+    let head = serde_json::to_string_pretty(&document(&head)).expect("the model serializes");
+    // `"playbook": {…}` closes the document; an empty one is `{}`.
+    let open = match head.strip_suffix("\n  }\n}") {
+        Some(fields) => {
+            out.push_str(fields);
+            ","
+        }
+        None => {
+            out.push_str(head.strip_suffix("}\n}").unwrap_or(&head));
+            ""
+        }
+    };
+    out.push_str(open);
+    out.push_str("\n    \"entries\": [");
+    let entries = &playbook.entries;
+    ace_exec::par::print_runs(entries.len(), out, |range, out| {
+        for i in range {
+            out.push_str(if i == 0 { "\n      " } else { ",\n      " });
+            nested(out, 3, &entries[i]);
+        }
+    });
+    out.push_str("\n    ]");
+    if !playbook.extra.is_empty() {
+        out.push_str(",\n    \"extra\": ");
+        nested(out, 2, &playbook.extra);
+    }
+    out.push_str("\n  }\n}");
+}
+
+/// Every field of `pb` but its entries and `extra`.
+fn without_entries(pb: &Playbook) -> Playbook {
+    // The pattern names each field, so that a field added to the model
+    // is a compile error here until it is placed.
+    let Playbook {
+        title,
+        description,
+        version,
+        project_id,
+        created_at,
+        updated_at,
+        sections,
+        entries: _,
+        extra: _,
+        layout: _,
+    } = pb;
+    Playbook {
+        title: title.clone(),
+        description: description.clone(),
+        version: version.clone(),
+        project_id: project_id.clone(),
+        created_at: created_at.clone(),
+        updated_at: updated_at.clone(),
+        sections: sections.clone(),
+        entries: Vec::new(),
+        extra: serde_json::Map::new(),
+        layout: ace_model::Kept::default(),
+    }
+}
+
+/// `value` pretty-printed as serde_json prints it `depth` levels deep
+/// (two spaces a level).
+fn nested(out: &mut ace_exec::Out<'_>, depth: usize, value: &impl Serialize) {
+    let pretty = Nested {
+        depth,
+        has_value: false,
+    };
+    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(out, pretty));
+}
+
+/// serde_json's `PrettyFormatter` (two spaces), started at a depth, and
+/// each line break written with its indentation in one piece.
+struct Nested {
+    depth: usize,
+    has_value: bool,
+}
+
+/// A line break and the indentation of up to 64 levels.
+const BREAK: &[u8; 129] = b"\n                                                                                                                                ";
+
+impl Nested {
+    fn line<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        match BREAK.get(..1 + 2 * self.depth) {
+            Some(indented) => w.write_all(indented),
+            None => {
+                w.write_all(b"\n")?;
+                (0..self.depth).try_for_each(|_| w.write_all(b"  "))
+            }
+        }
+    }
+}
+
+impl serde_json::ser::Formatter for Nested {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(w)?;
+        }
+        w.write_all(b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.line(w)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.has_value {
+            self.line(w)?;
+        }
+        w.write_all(b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.line(w)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
 }
 
 /// The canonical document of `playbook` as a value to serialize: what
@@ -96,32 +259,9 @@ pub fn to_compact_string(playbook: &Playbook) -> String {
         return serde_json::to_string(&document(playbook)).expect("the model serializes");
     }
     // Every field but the entries and `extra`, which come last in the
-    // model's order: the pattern names each field, so a field added to
-    // the model is a compile error here until it is placed.
-    let Playbook {
-        title,
-        description,
-        version,
-        project_id,
-        created_at,
-        updated_at,
-        sections,
-        entries: _,
-        extra,
-        layout: _,
-    } = playbook;
-    let before = Playbook {
-        title: title.clone(),
-        description: description.clone(),
-        version: version.clone(),
-        project_id: project_id.clone(),
-        created_at: created_at.clone(),
-        updated_at: updated_at.clone(),
-        sections: sections.clone(),
-        entries: Vec::new(),
-        extra: serde_json::Map::new(),
-        layout: ace_model::Kept::default(),
-    };
+    // model's order.
+    let before = without_entries(playbook);
+    let extra = &playbook.extra;
     let head = serde_json::to_string(&document(&before)).expect("the model serializes");
     // `{"format":…,"playbook":{…}}` without its two closing braces.
     let head = &head[..head.len() - 2];
@@ -215,11 +355,11 @@ mod tests {
     use super::*;
     use ace_model::*;
 
-    /// The compact document printed in pieces is the one serde_json
-    /// prints whole: with every playbook field, with none but the
-    /// entries, and with `extra` alone beside them.
+    /// The compact and the pretty document printed in pieces are the
+    /// ones serde_json prints whole: with every playbook field, with none
+    /// but the entries, and with `extra` alone beside them.
     #[test]
-    fn the_compact_document_is_serde_jsons() {
+    fn documents_printed_in_pieces_are_serde_jsons() {
         let n = ace_exec::par::MIN_ITEMS + 7;
         let mut full = Playbook {
             title: Some("T \"q\"".into()),
@@ -253,21 +393,28 @@ mod tests {
             ..Playbook::default()
         };
         for pb in [full, bare, with_extra] {
-            let (whole, pieces) = (
+            same(
                 serde_json::to_string(&document(&pb)).unwrap(),
                 to_compact_string(&pb),
             );
-            let at = whole.bytes().zip(pieces.bytes()).position(|(a, b)| a != b);
-            assert!(
-                pieces == whole,
-                "differs at {at:?}: {:?}",
-                pieces
-                    .chars()
-                    .skip(at.unwrap_or(0).saturating_sub(40))
-                    .take(80)
-                    .collect::<String>()
+            same(
+                serde_json::to_string_pretty(&document(&pb)).unwrap() + "\n",
+                write(&pb),
             );
         }
+    }
+
+    fn same(whole: String, pieces: String) {
+        let at = whole.bytes().zip(pieces.bytes()).position(|(a, b)| a != b);
+        assert!(
+            pieces == whole,
+            "differs at {at:?}: {:?}",
+            pieces
+                .chars()
+                .skip(at.unwrap_or(0).saturating_sub(40))
+                .take(80)
+                .collect::<String>()
+        );
     }
 
     #[test]
