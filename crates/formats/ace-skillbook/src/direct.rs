@@ -15,7 +15,7 @@ use ace_jsonspan::Node;
 use ace_model::{Entry, Evidence, Span, Status};
 use serde_json::Value;
 
-use crate::read::{first_scalar_list, SkillRead, INACTIVE};
+use crate::read::{finish, first_scalar_list, own_order, SkillRead, INACTIVE};
 
 /// How deep a skill's member values stand in the document (the root
 /// object, the era object, the skill), for the parser's nesting limit.
@@ -129,7 +129,6 @@ pub(crate) fn read_skill(text: &str, span: Span, template: Option<&[String]>) ->
     if s.v2 && !kayba_keeps(&s, seen, &e) {
         return None;
     }
-    let opens = Span::new(span.start, span.start + 1);
     let mut read = SkillRead {
         entry: None,
         content_at: s.content_at.or(s.insight_at).or(s.issue_at),
@@ -139,39 +138,12 @@ pub(crate) fn read_skill(text: &str, span: Span, template: Option<&[String]>) ->
         v2: s.v2,
         no_issue: None,
         no_insight: false,
-        order: None,
+        order: template.and_then(|t| own_order(t, keys.iter().copied())),
         list: s.list,
         diags: Vec::new(),
     };
-    match (s.issue, s.insight) {
-        (Some(issue), Some(insight)) => {
-            e.content = insight;
-            e.extra.insert("issue".into(), Value::String(issue));
-            s.has_content = true;
-        }
-        (Some(issue), None) => {
-            e.content = issue;
-            read.no_insight = true;
-            s.has_content = true;
-        }
-        (None, Some(insight)) => {
-            e.content = insight;
-            s.has_content = true;
-            read.no_issue = Some(opens);
-        }
-        (None, None) if s.v2 => read.no_issue = Some(opens),
-        (None, None) => {}
-    }
-    if !s.has_content {
-        read.no_content = Some(opens);
-    }
-    if let Some(t) = template {
-        let same = t.len() == keys.len() && t.iter().zip(&keys).all(|(a, b)| a == b);
-        if !same {
-            read.order = Some(keys.iter().map(|k| Value::from(*k)).collect());
-        }
-    }
-    read.entry = Some(e);
+    let opens = Span::new(span.start, span.start + 1);
+    finish(&mut read, e, (s.issue, s.insight), s.has_content, opens);
     Some(read)
 }
 

@@ -425,12 +425,7 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             .find(|f| f.key == *k && f.value.as_str().is_some())
             .map(|f| f.value.span)
     });
-    if let Some(t) = template {
-        let same = t.len() == fields.len() && t.iter().zip(fields).all(|(k, f)| *k == f.key);
-        if !same {
-            read.order = Some(fields.iter().map(|f| Value::from(f.key.as_str())).collect());
-        }
-    }
+    read.order = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key.as_str())));
     let mut has_content = false;
     // A v2 skill's two texts, which become its content (docs/formats/skillbook.md).
     let mut issue: Option<String> = None;
@@ -504,7 +499,35 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         }
     }
     let opens = Span::new(node.span.start, node.span.start + 1);
-    match (issue, insight) {
+    if read.v2 {
+        crate::lint::check_skill(fields, opens, diags);
+    }
+    finish(&mut read, e, (issue, insight), has_content, opens);
+    read
+}
+
+/// The key order `keys` of a skill, where it is not `template`'s.
+pub(crate) fn own_order<'k>(
+    template: &[String],
+    keys: impl Iterator<Item = &'k str> + Clone,
+) -> Option<Value> {
+    let same = template.iter().map(String::as_str).eq(keys.clone());
+    (!same).then(|| keys.map(Value::from).collect())
+}
+
+/// Puts entry `e` of a skill into `read`, its content made from a v2
+/// skill's `issue` and `insight` (docs/formats/skillbook.md), and what the
+/// read says of them. `has_content`: whether it had `content`; `opens`:
+/// where the skill opens. Both readers end with it (`read_skill` and the
+/// direct reader).
+pub(crate) fn finish(
+    read: &mut SkillRead,
+    mut e: Entry,
+    texts: (Option<String>, Option<String>),
+    mut has_content: bool,
+    opens: Span,
+) {
+    match texts {
         (Some(issue), Some(insight)) => {
             e.content = insight;
             e.extra.insert("issue".into(), Value::String(issue));
@@ -525,14 +548,10 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         }
         (None, None) => {}
     }
-    if read.v2 {
-        crate::lint::check_skill(fields, opens, diags);
-    }
     if !has_content && !e.extra.contains_key("content") {
         read.no_content = Some(opens);
     }
     read.entry = Some(e);
-    read
 }
 
 /// The skills of one era object: each read given its key (`items`, in
