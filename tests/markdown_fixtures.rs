@@ -400,7 +400,7 @@ fn what_markdown_cannot_hold_is_reported() {
     let mut e = entry("str-00001", Some("custom key"), "text\n\n## not a heading");
     e.title = Some("A title".into());
     e.tags = Some(vec!["a".into()]);
-    e.extra.insert("author".into(), "me".into());
+    e.extra.insert("author", "me".into());
     pb.entries.push(e);
     pb.entries
         .push(entry("abc", Some("other"), "no digit in the id"));

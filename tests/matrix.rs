@@ -106,7 +106,7 @@ fn every_writer_writes_a_long_playbook_as_one_thread_writes_it() {
                 3 => e.id = format!("bad id {i}"),
                 7 => e.title = Some("t".into()),
                 9 => {
-                    e.extra.insert("x".into(), 1.into());
+                    e.extra.insert("x", 1.into());
                 }
                 11 => e.content = "[str-1] :: looks like an entry".into(),
                 13 => e.tags = Some(vec!["t\u{e9}".into()]),

@@ -97,7 +97,11 @@ fn python_layout_round_trips_byte_for_byte() {
     assert_eq!(pb.entries[1].status, Some(ace_model::Status::Archived));
     assert_eq!(pb.entries[2].status, Some(ace_model::Status::Deprecated));
     // unknown keys are kept in order, numbers as Python wrote them
-    let extra: Vec<&str> = pb.entries[1].extra.keys().map(String::as_str).collect();
+    let extra: Vec<&str> = pb.entries[1]
+        .extra
+        .keys()
+        .map(ace_model::SmolStr::as_str)
+        .collect();
     assert_eq!(extra, ["prerequisites", "author", "x_weight", "x_notes"]);
     assert!(src.contains("\"x_weight\": 1e-05"));
     assert_eq!(pb.version, Some(serde_json::json!("1.0.0")));

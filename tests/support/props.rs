@@ -111,7 +111,7 @@ pub fn entry(n: usize, sections: Vec<String>) -> impl Strategy<Value = Entry> {
                 e.created_at = created;
                 e.evidence = evidence.map(|v| v.into_iter().map(Evidence::Text).collect());
                 if let Some(a) = author {
-                    e.extra.insert("author".into(), Value::String(a));
+                    e.extra.insert("author", Value::String(a));
                 }
                 e
             },

@@ -196,8 +196,7 @@ pub fn plan(pb: &Playbook, opts: &DedupOptions, holds: &Holds<'_>) -> (Option<De
                         let name = field.trim_start_matches("extra.");
                         let list = kept
                             .extra
-                            .entry(name.to_owned())
-                            .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                            .get_or_insert_with(name, || serde_json::Value::Array(Vec::new()));
                         if let Some(a) = list.as_array_mut() {
                             a.extend(values.iter().cloned());
                         }

@@ -186,7 +186,7 @@ pub fn differing_fields(a: &Entry, b: &Entry) -> Vec<String> {
             copy_field(&mut probe, a, f);
         }
     }
-    let mut extra: Vec<&String> = a.extra.keys().chain(b.extra.keys()).collect();
+    let mut extra: Vec<&ace_model::SmolStr> = a.extra.keys().chain(b.extra.keys()).collect();
     extra.sort();
     extra.dedup();
     for k in extra {
@@ -377,7 +377,7 @@ mod tests {
         let a = entry("a", "one", 0);
         let mut b = a.clone();
         b.title = Some("T".into());
-        b.extra.insert("x".into(), serde_json::json!(1));
+        b.extra.insert("x", serde_json::json!(1));
         assert_eq!(differing_fields(&a, &b), ["title", "extra.x"]);
     }
 }

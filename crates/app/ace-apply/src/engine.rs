@@ -780,8 +780,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 let name = field.strip_prefix("extra.").unwrap_or(field);
                 let list = e
                     .extra
-                    .entry(name.to_owned())
-                    .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+                    .get_or_insert_with(name, || serde_json::Value::Array(Vec::new()));
                 if let serde_json::Value::Array(items) = list {
                     for v in values {
                         if !items.contains(v) {
@@ -848,7 +847,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                         };
                         let prereq = union_sorted(Some(&pre(e)), &pre(&other));
                         e.extra
-                            .insert("prerequisites".into(), serde_json::Value::from(prereq));
+                            .insert("prerequisites", serde_json::Value::from(prereq));
                         e.content.push_str(&format!(
                             "\n\n[Merged from {}]: {}",
                             other.id, other.content

@@ -9,6 +9,7 @@
 pub mod delta;
 pub mod diag;
 pub mod edit;
+mod extra;
 pub mod ids;
 pub mod keys;
 pub mod loss;
@@ -20,5 +21,8 @@ mod severity;
 pub mod time;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
+pub use extra::Extra;
 pub use loss::{LossEntry, Losses, WriteReport};
 pub use model::*;
+/// The key type of [`Extra`].
+pub use smol_str::SmolStr;

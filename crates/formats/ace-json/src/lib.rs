@@ -384,7 +384,7 @@ mod tests {
             e.section = Some("s".into());
             e.helpful = Some(i as i64);
             if i % 3 == 0 {
-                e.extra.insert("k".into(), serde_json::json!({"n": i}));
+                e.extra.insert("k", serde_json::json!({"n": i}));
             }
             full.entries.push(e);
         }

@@ -167,7 +167,7 @@ impl Skill {
                 match (issue, self.insight.map(|s| trim_end_blank(&s))) {
                     (Some(issue), Some(insight)) => {
                         e.content = insight;
-                        e.extra.insert("issue".into(), Value::String(issue));
+                        e.extra.insert("issue", Value::String(issue));
                     }
                     (Some(issue), None) => e.content = issue,
                     (None, Some(insight)) => e.content = insight,
@@ -177,7 +177,7 @@ impl Skill {
         }
         if let Some(j) = self.justification {
             e.extra
-                .insert("justification".into(), Value::String(trim_end_blank(&j)));
+                .insert("justification", Value::String(trim_end_blank(&j)));
         }
         if let Some(ev) = self.evidence {
             e.evidence = Some(vec![Evidence::Text(trim_end_blank(&ev))]);
@@ -186,7 +186,7 @@ impl Skill {
             e.tags = Some(k);
         }
         if let Some(n) = self.occurrences {
-            e.extra.insert("occurrence_count".into(), json!(n));
+            e.extra.insert("occurrence_count", json!(n));
         }
         if let Some((h, x, n)) = self.counters {
             (e.helpful, e.harmful, e.neutral) = (Some(h), Some(x), Some(n));

@@ -256,7 +256,7 @@ fn entry(e: &mut Entry, table: &HashSet<String>, losses: &mut Vec<LossEntry>) {
         let dropped: Vec<(String, &'static str)> = e
             .extra
             .iter()
-            .filter_map(|(k, v)| extra_problem(k, v).map(|why| (k.clone(), why)))
+            .filter_map(|(k, v)| extra_problem(k, v).map(|why| (k.to_string(), why)))
             .collect();
         for (key, why) in dropped {
             e.extra.shift_remove(&key);
@@ -685,8 +685,8 @@ mod tests {
         e.kind = Some("rule".into());
         e.status = Some(Status::Other("invalid".into()));
         e.evidence = Some(vec![Evidence::Text("saw it".into())]);
-        e.extra.insert("justification".into(), "because".into());
-        e.extra.insert("author".into(), "human".into());
+        e.extra.insert("justification", "because".into());
+        e.extra.insert("author", "human".into());
         let pb = Playbook {
             entries: vec![e],
             ..Playbook::default()

@@ -167,8 +167,8 @@ mod tests {
         let mut e = Entry::new("b-1", "text");
         e.helpful = Some(1);
         e.title = Some("t".into());
-        e.extra.insert("zeta".into(), 1.into());
-        e.extra.insert("author".into(), "agent".into());
+        e.extra.insert("zeta", 1.into());
+        e.extra.insert("author", "agent".into());
         let order: Vec<String> = ["helpful_count", "id", "missing"]
             .map(String::from)
             .to_vec();
@@ -250,19 +250,19 @@ mod tests {
                 e.helpful = Some(0);
             }
             if on(5) {
-                e.extra.insert("status".into(), "odd".into());
+                e.extra.insert("status", "odd".into());
             }
             if on(6) {
-                e.extra.insert("author".into(), "a".into());
+                e.extra.insert("author", "a".into());
             }
             if on(7) {
                 e.status = Some(Status::Active);
             }
             if on(8) {
-                e.extra.insert("zeta".into(), 1.into());
+                e.extra.insert("zeta", 1.into());
             }
             if on(9) {
-                e.extra.insert("prerequisites".into(), 1.into());
+                e.extra.insert("prerequisites", 1.into());
             }
             if on(10) {
                 e.created_at = Some("2025-01-01".into());

@@ -770,14 +770,14 @@ mod tests {
         e.section = Some("s".into());
         e.supersedes = Some(vec!["a-1".into()]);
         e.extra
-            .insert("zeta".into(), serde_json::json!({"k": [1, 2.5, null, "v"]}));
-        e.extra.insert("title".into(), Value::from("extra title"));
+            .insert("zeta", serde_json::json!({"k": [1, 2.5, null, "v"]}));
+        e.extra.insert("title", Value::from("extra title"));
         out.push(e);
         let mut e = Entry::new("c-3", "");
         e.evidence = Some(vec![Evidence::Text("only text".into())]);
         e.confidence = Some(Confidence::Score(Number::from_f64(0.25).unwrap()));
         e.tags = Some(vec!["solo".into()]);
-        e.extra.insert("empty".into(), serde_json::json!([]));
+        e.extra.insert("empty", serde_json::json!([]));
         out.push(e);
         out
     }

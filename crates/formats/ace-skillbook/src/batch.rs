@@ -238,8 +238,7 @@ impl Reader<'_> {
     fn add_sources(&self, e: &mut Entry) {
         let sources = self.sources();
         if !sources.is_empty() {
-            e.extra
-                .insert(self.sources_key().into(), Value::Array(sources));
+            e.extra.insert(self.sources_key(), Value::Array(sources));
         }
     }
 
@@ -356,7 +355,7 @@ fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
             match insight {
                 Some(insight) => {
                     e.content = insight;
-                    e.extra.insert("issue".into(), Value::String(issue));
+                    e.extra.insert("issue", Value::String(issue));
                 }
                 None => e.content = issue,
             }
@@ -372,7 +371,7 @@ fn add(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
             e.section = Some(raw_section);
             e.content = raw_text(r.get("content")).unwrap_or_default();
             if let Some(j) = raw_text(r.get("justification")) {
-                e.extra.insert("justification".into(), Value::String(j));
+                e.extra.insert("justification", Value::String(j));
             }
             if let Some(ev) = raw_text(r.get("evidence")) {
                 e.evidence = Some(vec![Evidence::Text(ev)]);
@@ -409,7 +408,7 @@ fn update(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
     match r.generation {
         Generation::V2 => {
             if let Some(issue) = text(r.get("issue")) {
-                from.extra.insert("issue".into(), Value::String(issue));
+                from.extra.insert("issue", Value::String(issue));
                 fields.push("extra.issue".into());
             }
             if let Some(insight) = text(r.get("insight")) {
@@ -428,7 +427,7 @@ fn update(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
                 fields.push("content".into());
             }
             if let Some(j) = raw_text(r.get("justification")) {
-                from.extra.insert("justification".into(), Value::String(j));
+                from.extra.insert("justification", Value::String(j));
                 fields.push("extra.justification".into());
             }
             if let Some(ev) = raw_text(r.get("evidence")) {

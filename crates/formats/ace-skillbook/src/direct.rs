@@ -70,8 +70,15 @@ fn key_index(key: &str) -> Option<u32> {
 
 /// The skill whose value is the text at `span` of `text`, read as
 /// [`crate::read::read_skill`] reads its node (`template`: the key order
-/// to keep its own against); `None` when that takes the node.
-pub(crate) fn read_skill(text: &str, span: Span, template: Option<&[String]>) -> Option<SkillRead> {
+/// to keep its own against); `None` when that takes the node. `key`: the
+/// skill's key as written, when it is known to need no unescaping; an
+/// `id` field equal to it is made the entry's ID here.
+pub(crate) fn read_skill(
+    text: &str,
+    span: Span,
+    template: Option<&[String]>,
+    key: Option<&str>,
+) -> Option<SkillRead> {
     let raw = text.get(span.start..span.end)?;
     if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
         return None;
@@ -129,19 +136,17 @@ pub(crate) fn read_skill(text: &str, span: Span, template: Option<&[String]>) ->
     if s.v2 && !kayba_keeps(&s, seen, &e) {
         return None;
     }
-    let mut read = SkillRead {
-        entry: None,
-        content_at: s.content_at.or(s.insight_at).or(s.issue_at),
-        id_field: s.id_field,
-        id_is_key: None,
-        no_content: None,
-        v2: s.v2,
-        no_issue: None,
-        no_insight: false,
-        order: template.and_then(|t| own_order(t, keys.iter().copied())),
-        list: s.list,
-        diags: Vec::new(),
-    };
+    let mut read = SkillRead::new(s.list);
+    read.content_at = s.content_at.or(s.insight_at).or(s.issue_at);
+    read.v2 = s.v2;
+    match s.id_field {
+        Some((Some(id), _)) if key == Some(id.as_str()) => e.id = id,
+        None => {}
+        id_field => read.odd().id_field = id_field,
+    }
+    if let Some(order) = template.and_then(|t| own_order(t, keys.iter().copied())) {
+        read.odd().order = Some(order);
+    }
     let opens = Span::new(span.start, span.start + 1);
     finish(&mut read, e, (s.issue, s.insight), s.has_content, opens);
     Some(read)
@@ -460,10 +465,14 @@ mod tests {
         let head = "{\"skills\": {\"k-00001\": ";
         let text = format!("{head}{skill}}}}}");
         let span = Span::new(head.len(), head.len() + skill.len());
-        let direct = read_skill(&text, span, template);
+        let direct = read_skill(&text, span, template, None);
         let node = ace_jsonspan::parse_at_depth(&text, span.start..span.end, 2).map(|node| {
             let mut read = crate::read::read_skill(&node, template);
-            ace_jsonspan::duplicate_keys(&node, &mut read.diags);
+            let mut repeated = Vec::new();
+            ace_jsonspan::duplicate_keys(&node, &mut repeated);
+            if !repeated.is_empty() {
+                read.odd().diags.append(&mut repeated);
+            }
             read
         });
         (direct, node)
@@ -623,7 +632,8 @@ mod tests {
             let (direct, node) = both(&skill, ordered.then_some(template.as_slice()));
             if let Some(direct) = direct {
                 let node = node.expect("what reads directly parses");
-                proptest::prop_assert!(node.diags.is_empty(), "{skill}: {:?}", node.diags);
+                let diags = node.odd.as_ref().map(|o| o.diags.as_slice()).unwrap_or_default();
+                proptest::prop_assert!(diags.is_empty(), "{skill}: {:?}", diags);
                 proptest::prop_assert_eq!(direct, node, "{}", skill);
             }
         }

@@ -367,56 +367,69 @@ pub(crate) struct Skills {
 
 /// A skill's value read on its own: all of it but what needs its key (its
 /// ID), which [`settle`] adds. The streamed read makes these on any
-/// thread.
+/// thread, one for each of a large skillbook's skills, so what a skill
+/// kayba saved never has is boxed apart.
 #[derive(Debug, PartialEq)]
 pub(crate) struct SkillRead {
-    /// The entry, its ID still empty; `None` if the skill is not an
-    /// object.
+    /// The entry, its ID still empty unless the reader found its `id`
+    /// field is its key; `None` if the skill is not an object.
     pub(crate) entry: Option<Entry>,
     /// Where its text is, which its findings point at (else its key).
     pub(crate) content_at: Option<Span>,
-    /// The `id` field: its string, if it is one, and where it is.
+    /// Whether it is a v2 skill (it has an `issue` or `insight` key).
+    pub(crate) v2: bool,
+    /// The first list of scalars in it.
+    pub(crate) list: Option<Span>,
+    pub(crate) odd: Option<Box<Odd>>,
+}
+
+/// What a [`SkillRead`] holds of a skill unlike those kayba saves.
+#[derive(Debug, PartialEq, Default)]
+pub(crate) struct Odd {
+    /// The `id` field: its string, if it is one, and where it is (unless
+    /// the entry's ID was made from it).
     pub(crate) id_field: Option<(Option<String>, Span)>,
-    /// The span of the skill's key where the reader found it, and the
-    /// `id` field's string is it.
-    pub(crate) id_is_key: Option<Span>,
     /// Where an object without `content` opens.
     pub(crate) no_content: Option<Span>,
-    /// Whether it is a v2 skill (it has an `issue` or `insight` key) and
-    /// where it opens when it has no `issue`.
-    pub(crate) v2: bool,
+    /// Where a v2 skill without `issue` opens.
     pub(crate) no_issue: Option<Span>,
     /// A v2 skill whose `insight` is `null`: its content is its `issue`.
     pub(crate) no_insight: bool,
     /// Its key order, where it is not the template's, as the layout
     /// holds it.
     pub(crate) order: Option<Value>,
-    /// The first list of scalars in it.
-    pub(crate) list: Option<Span>,
     pub(crate) diags: Vec<Diagnostic>,
+}
+
+impl SkillRead {
+    pub(crate) fn new(list: Option<Span>) -> Self {
+        SkillRead {
+            entry: None,
+            content_at: None,
+            v2: false,
+            list,
+            odd: None,
+        }
+    }
+
+    /// The odd part, made when something is put in it.
+    pub(crate) fn odd(&mut self) -> &mut Odd {
+        self.odd.get_or_insert_with(Box::default)
+    }
 }
 
 /// Reads skill `node`; `template`: the key order to keep its own against,
 /// if key orders are kept.
 pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead {
-    let mut read = SkillRead {
-        entry: None,
-        content_at: None,
-        id_field: None,
-        id_is_key: None,
-        no_content: None,
-        v2: false,
-        no_issue: None,
-        no_insight: false,
-        order: None,
-        list: first_scalar_list(node).map(|l| l.span),
-        diags: Vec::new(),
-    };
-    let diags = &mut read.diags;
+    let mut read = SkillRead::new(first_scalar_list(node).map(|l| l.span));
     let Some(fields) = node.members() else {
-        diags.push(shape(node.span, "a skill is an object"));
+        read.odd()
+            .diags
+            .push(shape(node.span, "a skill is an object"));
         return read;
     };
+    let mut diags = Vec::new();
+    let diags = &mut diags;
     let mut e = Entry::new(String::new(), "");
     // A v2 skill's content is its insight, else its issue.
     read.content_at = ["content", "insight", "issue"].iter().find_map(|k| {
@@ -425,7 +438,10 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             .find(|f| f.key == *k && f.value.as_str().is_some())
             .map(|f| f.value.span)
     });
-    read.order = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key.as_str())));
+    if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key.as_str())))
+    {
+        read.odd().order = Some(order);
+    }
     let mut has_content = false;
     // A v2 skill's two texts, which become its content (docs/formats/skillbook.md).
     let mut issue: Option<String> = None;
@@ -444,7 +460,7 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         // which the writer gives back as it was.
         let kept = match f.key.as_str() {
             "id" => {
-                read.id_field = Some((v.as_str().map(str::to_owned), v.span));
+                read.odd().id_field = Some((v.as_str().map(str::to_owned), v.span));
                 true
             }
             "section" => set(&mut e.section, string(v, "section", diags)),
@@ -502,6 +518,9 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
     if read.v2 {
         crate::lint::check_skill(fields, opens, diags);
     }
+    if !diags.is_empty() {
+        read.odd().diags.append(diags);
+    }
     finish(&mut read, e, (issue, insight), has_content, opens);
     read
 }
@@ -530,26 +549,28 @@ pub(crate) fn finish(
     match texts {
         (Some(issue), Some(insight)) => {
             e.content = insight;
-            e.extra.insert("issue".into(), Value::String(issue));
+            e.extra.insert("issue", Value::String(issue));
             has_content = true;
         }
         (Some(issue), None) => {
             e.content = issue;
-            read.no_insight = true;
+            read.odd().no_insight = true;
             has_content = true;
         }
         (None, Some(insight)) => {
             e.content = insight;
             has_content = true;
-            read.no_issue = (!e.extra.contains_key("issue")).then_some(opens);
+            if !e.extra.contains_key("issue") {
+                read.odd().no_issue = Some(opens);
+            }
         }
-        (None, None) if read.v2 => {
-            read.no_issue = (!e.extra.contains_key("issue")).then_some(opens);
+        (None, None) if read.v2 && !e.extra.contains_key("issue") => {
+            read.odd().no_issue = Some(opens);
         }
         (None, None) => {}
     }
     if !has_content && !e.extra.contains_key("content") {
-        read.no_content = Some(opens);
+        read.odd().no_content = Some(opens);
     }
     read.entry = Some(e);
 }
@@ -569,15 +590,25 @@ fn settle(
     pb.entries.reserve(items.len());
     for (m, read) in items.iter().zip(reads) {
         let key = m.key.as_str();
-        diags.extend(read.diags);
         let Some(mut e) = read.entry else {
+            if let Some(odd) = read.odd {
+                diags.extend(odd.diags);
+            }
             continue;
         };
         e.origin = Origin::from(read.content_at.unwrap_or(m.key_span));
-        match read.id_field {
-            // The field's string is the ID already made, and the reader
-            // found it is the key (without reading either again here).
-            Some((Some(id), _)) if read.id_is_key == Some(m.key_span) || id == key => e.id = id,
+        kept.v2_skills |= read.v2;
+        let Some(odd) = read.odd else {
+            if e.id.is_empty() {
+                e.id = key.to_owned();
+            }
+            pb.entries.push(e);
+            continue;
+        };
+        let odd = *odd;
+        diags.extend(odd.diags);
+        match odd.id_field {
+            Some((Some(id), _)) if id == key => e.id = id,
             Some((_, span)) => {
                 e.id = key.to_owned();
                 let mut d = shape(
@@ -589,9 +620,11 @@ fn settle(
                 d.severity = Severity::Warning;
                 diags.push(d);
             }
-            None => e.id = key.to_owned(),
+            None if e.id.is_empty() => e.id = key.to_owned(),
+            // The reader made it from the `id` field, which is the key.
+            None => {}
         }
-        match (v2, read.no_issue, read.no_content) {
+        match (v2, odd.no_issue, odd.no_content) {
             (true, Some(at), _) => diags.push(shape(
                 at,
                 format!("skill `{key}` has no `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)"),
@@ -601,12 +634,11 @@ fn settle(
             }
             _ => {}
         }
-        if read.no_insight && layout {
+        if odd.no_insight && layout {
             kept.no_insight
                 .insert(key.to_owned(), Value::from(e.content.as_str()));
         }
-        kept.v2_skills |= read.v2;
-        if let Some(order) = read.order {
+        if let Some(order) = odd.order {
             kept.differing.insert(key.to_owned(), order);
         }
         pb.entries.push(e);

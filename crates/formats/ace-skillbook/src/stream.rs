@@ -149,7 +149,11 @@ impl ReadItems for ReadSkills {
         let mut read = read_skill(node, self.orders.then_some(template));
         // Duplicate keys inside a taken value are ours to report: the
         // parse did not see them.
-        ace_jsonspan::duplicate_keys(node, &mut read.diags);
+        let mut repeated = Vec::new();
+        ace_jsonspan::duplicate_keys(node, &mut repeated);
+        if !repeated.is_empty() {
+            read.odd().diags.append(&mut repeated);
+        }
         run.reads.push(read);
         true
     }
@@ -158,15 +162,11 @@ impl ReadItems for ReadSkills {
         let Some(template) = self.template.as_deref() else {
             return false;
         };
-        match crate::direct::read_skill(text, span, self.orders.then_some(template)) {
-            Some(mut read) => {
-                // The key is here, in the cache: whether the `id` field
-                // is it is settled here, not on the parser's thread.
-                if let (Some((Some(id), _)), Some(key)) = (&read.id_field, key_before(text, span)) {
-                    if text.get(key.start + 1..key.end - 1) == Some(id.as_str()) {
-                        read.id_is_key = Some(key);
-                    }
-                }
+        // The key is here, in the cache: whether the `id` field is it is
+        // settled here, not on the parser's thread.
+        let key = key_before(text, span).and_then(|k| text.get(k.start + 1..k.end - 1));
+        match crate::direct::read_skill(text, span, self.orders.then_some(template), key) {
+            Some(read) => {
                 run.reads.push(read);
                 true
             }

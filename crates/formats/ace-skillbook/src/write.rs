@@ -876,16 +876,16 @@ fn skill_v2(e: &Entry, clock: &str, losses: &mut Vec<LossEntry>) -> Entry {
             "the skill has no text: kayba refuses an empty issue",
         );
     }
-    s.extra.insert("issue".into(), Value::String(issue));
+    s.extra.insert("issue", Value::String(issue));
     if let Some(occ) = e
         .extra
         .get("occurrences")
         .or_else(|| e.extra.get("sources"))
     {
-        s.extra.insert("occurrences".into(), occ.clone());
+        s.extra.insert("occurrences", occ.clone());
     }
     if let Some(n) = e.extra.get("used_count") {
-        s.extra.insert("used_count".into(), n.clone());
+        s.extra.insert("used_count", n.clone());
     }
     s.status = e.status.clone();
     if let Some(st) = &e.status {

@@ -457,7 +457,7 @@ pub fn fields<'e>(
                 || k2 == ACE_TOOLS_KEY
                 || extras != Extras::OnEntry =>
             {
-                colliding.insert(k.clone(), v.clone());
+                colliding.insert(k.to_string(), v.clone());
             }
             _ => others.push((k.as_str(), borrowed(v))),
         }
@@ -525,9 +525,9 @@ mod tests {
             "superseded_by": "b", "duplicate_of": "c", "section": "mine"
         }))
         .unwrap();
-        e.extra.insert("zeta".into(), Value::from(1));
-        e.extra.insert("feedbackType".into(), Value::from("f"));
-        e.extra.insert("alpha".into(), Value::from(2));
+        e.extra.insert("zeta", Value::from(1));
+        e.extra.insert("feedbackType", Value::from("f"));
+        e.extra.insert("alpha", Value::from(2));
         let keys: Vec<String> = write(&e, "note", &mapping::BUILT_IN, Extras::OnEntry)
             .keys()
             .cloned()
@@ -547,7 +547,7 @@ mod tests {
                 e.kind = kind.map(str::to_owned);
                 cases.push(e.clone());
                 let tools = serde_json::json!({"aceTools": {"section": "kept"}});
-                e.extra.insert("metadata".into(), tools);
+                e.extra.insert("metadata", tools);
                 cases.push(e);
             }
         }

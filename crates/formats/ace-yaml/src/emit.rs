@@ -366,13 +366,13 @@ mod tests {
     fn extra_fields_named_like_entry_fields_come_back_and_write_the_same() {
         let mut held = ace_model::Entry::new("b-1", "x");
         held.extra.insert(
-            "evidence".into(),
+            "evidence",
             serde_json::json!([{"type": "run", "ref": "t-1", "note": "n"}]),
         );
-        held.extra.insert("other".into(), serde_json::json!(1));
+        held.extra.insert("other", serde_json::json!(1));
         let mut null = ace_model::Entry::new("b-2", "y");
-        null.extra.insert("evidence".into(), Value::Null);
-        null.extra.insert("title".into(), Value::Null);
+        null.extra.insert("evidence", Value::Null);
+        null.extra.insert("title", Value::Null);
         let pb = Playbook {
             entries: vec![held, null],
             ..Playbook::default()

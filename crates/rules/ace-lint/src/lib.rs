@@ -426,7 +426,7 @@ mod tests {
         c.confidence = Some(ace_model::Confidence::Score(
             serde_json::Number::from_f64(0.9).unwrap(),
         ));
-        c.extra.insert("feedbackType".into(), "selfReport".into());
+        c.extra.insert("feedbackType", "selfReport".into());
         let pb = Playbook {
             entries: vec![a, b, c],
             ..Playbook::default()

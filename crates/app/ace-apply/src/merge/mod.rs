@@ -412,7 +412,7 @@ fn follow(e: &mut Entry, to: &HashMap<&str, &str>) {
     if !refers {
         return;
     }
-    let r = &mut **e;
+    let r = &mut ***e;
     for list in [&mut r.supersedes, &mut r.links].into_iter().flatten() {
         for id in list.iter_mut() {
             if let Some(n) = moved(id) {
