@@ -217,6 +217,68 @@ pub fn unzip_into<A: Send, B: Send>(
     }
 }
 
+/// Where the items of one part of [`extend_in_order`] go: straight into
+/// their places in the vector.
+pub struct Put<'a, T> {
+    slots: &'a mut [std::mem::MaybeUninit<T>],
+    filled: usize,
+}
+
+impl<T> Put<'_, T> {
+    /// The part's next item. More than the part said it gives is a bug
+    /// of the caller's, and panics.
+    pub fn put(&mut self, item: T) {
+        let Some(slot) = self.slots.get_mut(self.filled) else {
+            panic!("a part gave more items than it said it gives");
+        };
+        slot.write(item);
+        self.filled += 1;
+    }
+}
+
+/// Appends to `out`, in order, the items of each part of `parts`: part
+/// `(p, n)` gives exactly `n` items, which `f(p, put)` hands to `put`, on
+/// whichever core takes the part. What `f` returns for each part comes
+/// back in order.
+///
+/// Each item is written once, into its place: a reader's runs of entries
+/// go into the playbook's one list in parallel, where appending them in
+/// turn copied every entry into fresh memory on one thread.
+pub fn extend_in_order<P: Send, T: Send, R: Send>(
+    out: &mut Vec<T>,
+    parts: Vec<(P, usize)>,
+    f: impl Fn(P, &mut Put<'_, T>) -> R + Sync + Send,
+) -> Vec<R> {
+    let total: usize = parts.iter().map(|(_, n)| n).sum();
+    out.reserve(total);
+    let start = out.len();
+    let mut spare = &mut out.spare_capacity_mut()[..total];
+    let mut work = Vec::with_capacity(parts.len());
+    for (p, n) in parts {
+        let (slots, rest) = spare.split_at_mut(n);
+        spare = rest;
+        work.push((p, Put { slots, filled: 0 }));
+    }
+    let run = |(p, mut put): (P, Put<'_, T>)| {
+        let r = f(p, &mut put);
+        (r, put.filled == put.slots.len())
+    };
+    let done: Vec<(R, bool)> = if worth_it(total) && work.len() > 1 {
+        work.into_par_iter().map(run).collect()
+    } else {
+        work.into_iter().map(run).collect()
+    };
+    // Items written before a part fell short are leaked, never read.
+    assert!(
+        done.iter().all(|(_, whole)| *whole),
+        "a part gave fewer items than it said it gives"
+    );
+    // SAFETY: the parts' slots are `start..start + total`, one after the
+    // other without a gap, and each part wrote every slot of its own.
+    unsafe { out.set_len(start + total) };
+    done.into_iter().map(|(r, _)| r).collect()
+}
+
 /// Prints items `0..n` into `out`, `print(range, out)` printing a run of
 /// them: on other threads into buffers appended in order when there are
 /// enough items, else straight into `out`. `print` must print a run the
@@ -571,6 +633,59 @@ mod tests {
 
     fn line(i: usize) -> String {
         format!("item {i} {}\n", "é".repeat(i % 5))
+    }
+
+    /// Parts of uneven sizes (some empty), their items in order after
+    /// what the vector held, and each part's result in order; the same
+    /// on one thread.
+    #[test]
+    fn parts_extend_in_order_on_every_core() {
+        let sizes: Vec<usize> = (0..300).map(|i| (i * 37) % 101).collect();
+        let expect: Vec<String> = std::iter::once("held".to_owned())
+            .chain(
+                sizes
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(p, &n)| (0..n).map(move |k| format!("{p}.{k}"))),
+            )
+            .collect();
+        for one in [false, true] {
+            let go = || {
+                let mut out = vec!["held".to_owned()];
+                let parts: Vec<(usize, usize)> = sizes.iter().copied().enumerate().collect();
+                let sums = extend_in_order(&mut out, parts, |p, put| {
+                    for k in 0..sizes[p] {
+                        put.put(format!("{p}.{k}"));
+                    }
+                    p * 2
+                });
+                (out, sums)
+            };
+            let (out, sums) = if one { on_one_thread(go) } else { go() };
+            assert_eq!(out, expect);
+            assert_eq!(sums, (0..300).map(|p| p * 2).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_part_short_of_its_count_panics_and_leaves_the_vector() {
+        let mut out: Vec<String> = vec!["held".into()];
+        let parts: Vec<(usize, usize)> = (0..20).map(|p| (p, 1000)).collect();
+        let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            extend_in_order(&mut out, parts, |p, put| {
+                let n = if p == 7 { 999 } else { 1000 };
+                (0..n).for_each(|k| put.put(format!("{k}")));
+            })
+        }));
+        assert!(short.is_err());
+        assert_eq!(out, ["held"]);
+        let long = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            extend_in_order(&mut out, vec![((), 2)], |(), put| {
+                (0..3).for_each(|k| put.put(format!("{k}")));
+            })
+        }));
+        assert!(long.is_err());
+        assert_eq!(out, ["held"]);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! and the corpus.
 
 use ace_jsonspan::Node;
-use ace_model::{Entry, Evidence, Span, Status};
+use ace_model::{Entry, Evidence, Extra, Span, Status};
 use serde_json::Value;
 
 use crate::read::{finish, first_scalar_list, own_order, SkillRead, INACTIVE};
@@ -136,6 +136,7 @@ pub(crate) fn read_skill(
     if s.v2 && !kayba_keeps(&s, seen, &e) {
         return None;
     }
+    s.put_extras(&mut e);
     let mut read = SkillRead::new(s.list);
     read.content_at = s.content_at.or(s.insight_at).or(s.issue_at);
     read.v2 = s.v2;
@@ -167,6 +168,9 @@ struct Skill {
     /// here).
     embedding: bool,
     list: Option<Span>,
+    /// The members kept in the entry's `extra`, in their order, put there
+    /// once all are known so that it is allocated at its size.
+    extras: [Option<(&'static str, Value)>; 4],
 }
 
 impl Skill {
@@ -241,23 +245,51 @@ impl Skill {
             "evidence" => e.evidence = Some(vec![Evidence::Text(c.string()?.0.to_owned())]),
             "justification" => {
                 let v = Value::String(c.string()?.0.to_owned());
-                e.extra.insert(key.to_owned(), v);
+                self.keep("justification", v);
             }
             "used_count" => {
                 let lexeme = c.integer()?.0;
-                let v = Value::Number(ace_jsonspan::number(lexeme));
-                e.extra.insert(key.to_owned(), v);
+                self.keep("used_count", Value::Number(ace_jsonspan::number(lexeme)));
             }
             "occurrences" | "sources" => {
                 let node = c.list()?;
                 if self.list.is_none() {
                     self.list = first_scalar_list(&node).map(|l| l.span);
                 }
-                e.extra.insert(key.to_owned(), node.to_value());
+                let key = if key == "sources" {
+                    "sources"
+                } else {
+                    "occurrences"
+                };
+                self.keep(key, node.to_value());
             }
             _ => return None,
         }
         Some(())
+    }
+}
+
+impl Skill {
+    /// Keeps member `key` for the entry's `extra`; each key comes once
+    /// (the caller refuses a repeated one), so the four fit.
+    fn keep(&mut self, key: &'static str, v: Value) {
+        if let Some(slot) = self.extras.iter_mut().find(|x| x.is_none()) {
+            *slot = Some((key, v));
+        }
+    }
+
+    /// Puts the kept members into `e`'s `extra`, made with room for them
+    /// and for the `issue` that [`finish`] adds to a skill with an insight.
+    fn put_extras(&mut self, e: &mut Entry) {
+        let issue = usize::from(self.issue.is_some() && self.insight.is_some());
+        let n = self.extras.iter().flatten().count() + issue;
+        if n > 0 {
+            let mut extra = Extra::with_capacity(n);
+            for (k, v) in self.extras.iter_mut().filter_map(Option::take) {
+                extra.insert(k, v);
+            }
+            e.extra = extra;
+        }
     }
 }
 
@@ -634,6 +666,11 @@ mod tests {
                 let node = node.expect("what reads directly parses");
                 let diags = node.odd.as_ref().map(|o| o.diags.as_slice()).unwrap_or_default();
                 proptest::prop_assert!(diags.is_empty(), "{skill}: {:?}", diags);
+                // `Extra` equality is a map's: the order is held here.
+                let order = |r: &SkillRead| {
+                    r.entry.as_ref().map(|e| e.extra.keys().cloned().collect::<Vec<_>>())
+                };
+                proptest::prop_assert_eq!(order(&direct), order(&node), "{}", skill);
                 proptest::prop_assert_eq!(direct, node, "{}", skill);
             }
         }

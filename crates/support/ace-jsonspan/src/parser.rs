@@ -169,6 +169,9 @@ impl<'a, 's> Parser<'a, 's> {
     }
 
     fn object(&mut self) -> Result<Node> {
+        /// Members of a taken object read before the room for the rest
+        /// is estimated.
+        const ESTIMATE_AFTER: usize = 64;
         let start = self.pos;
         self.enter(start)?;
         self.pos += 1;
@@ -221,6 +224,17 @@ impl<'a, 's> Parser<'a, 's> {
                     value
                 };
                 index += 1;
+                if taken && index == ESTIMATE_AFTER {
+                    // A taken object is a large skillbook's skills: its
+                    // keys stay in the tree, and growing their list by
+                    // doubling copied it into fresh pages again and again.
+                    // Room for the rest at the size of the first members;
+                    // what is not used is never touched. Members counted
+                    // at 64 bytes at least: the room is never much more
+                    // than the text left.
+                    let per = ((self.pos - start) / index).max(64);
+                    members.reserve((self.bytes.len() - self.pos) / per + 1);
+                }
                 let value_end = self.pos;
                 members.push(Member {
                     key,
