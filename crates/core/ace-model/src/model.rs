@@ -689,6 +689,19 @@ impl From<String> for Status {
     }
 }
 
+impl Status {
+    /// The value as written.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Status::Active => "active",
+            Status::Deprecated => "deprecated",
+            Status::Archived => "archived",
+            Status::Quarantined => "quarantined",
+            Status::Other(s) => s,
+        }
+    }
+}
+
 impl From<Status> for String {
     fn from(s: Status) -> Self {
         match s {

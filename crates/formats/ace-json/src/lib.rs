@@ -2,6 +2,7 @@
 //! every field the model holds, nothing else, in a fixed order.
 
 mod format;
+mod print;
 
 pub use format::{Canonical, FORMAT};
 
@@ -99,7 +100,7 @@ fn write_spread(playbook: &Playbook, out: &mut ace_exec::Out<'_>) {
     ace_exec::par::print_runs(entries.len(), out, |range, out| {
         for i in range {
             out.push_str(if i == 0 { "\n      " } else { ",\n      " });
-            nested(out, 3, &entries[i]);
+            print::entry(out, 3, &entries[i]);
         }
     });
     out.push_str("\n    ]");
@@ -158,12 +159,12 @@ struct Nested {
 }
 
 /// A line break and the indentation of up to 64 levels.
-const BREAK: &[u8; 129] = b"\n                                                                                                                                ";
+const BREAK: &str = "\n                                                                                                                                ";
 
 impl Nested {
     fn line<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
         match BREAK.get(..1 + 2 * self.depth) {
-            Some(indented) => w.write_all(indented),
+            Some(indented) => w.write_all(indented.as_bytes()),
             None => {
                 w.write_all(b"\n")?;
                 (0..self.depth).try_for_each(|_| w.write_all(b"  "))
