@@ -161,7 +161,7 @@ pub(crate) fn string(out: &mut Out<'_>, s: &str) {
     out.push_str("\"");
     let b = s.as_bytes();
     let mut from = 0;
-    while let Some(i) = first_escape(&b[from..]) {
+    while let Some(i) = ace_exec::scan::json_escape(&b[from..]) {
         let at = from + i;
         let c = b[at];
         // Escapes are ASCII: the text around them splits at characters.
@@ -194,100 +194,6 @@ pub(crate) fn string(out: &mut Out<'_>, s: &str) {
     }
     out.push_str(&s[from..]);
     out.push_str("\"");
-}
-
-/// Where the first byte of `b` that JSON escapes is: `"`, `\\` or one
-/// below 0x20.
-#[inline]
-fn first_escape(b: &[u8]) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut at = 0;
-        while let Some(block) = b.get(at..at + 16) {
-            let dirty = sse2::escapes(block.try_into().expect("16 bytes"));
-            if dirty != 0 {
-                return Some(at + dirty.trailing_zeros() as usize);
-            }
-            at += 16;
-        }
-        let rest = b.len() - at;
-        if rest == 0 {
-            return None;
-        }
-        // The last bytes: in one more test of the 16 that end the text
-        // when there are that many (those already tested masked off);
-        // else in two overlapping words, or one at a time below eight (a
-        // padded copy of them stalled on the load after the copy).
-        if b.len() >= 16 {
-            let end: &[u8; 16] = b[b.len() - 16..].try_into().expect("16 bytes");
-            let dirty = sse2::escapes(end) >> (16 - rest);
-            return (dirty != 0).then(|| at + dirty.trailing_zeros() as usize);
-        }
-        if rest >= 8 {
-            let word = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
-            if !needs_escape(word(at)) && !needs_escape(word(b.len() - 8)) {
-                return None;
-            }
-        }
-        b[at..]
-            .iter()
-            .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-            .map(|i| at + i)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut at = 0;
-        while let Some(word) = b.get(at..at + 8) {
-            if needs_escape(u64::from_le_bytes(word.try_into().expect("eight bytes"))) {
-                break;
-            }
-            at += 8;
-        }
-        b[at..]
-            .iter()
-            .position(|&c| c < 0x20 || c == b'"' || c == b'\\')
-            .map(|i| at + i)
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod sse2 {
-    use std::arch::x86_64::*;
-
-    /// A bit for each byte of `block` that JSON escapes.
-    #[inline]
-    pub(super) fn escapes(block: &[u8; 16]) -> u32 {
-        // SAFETY: SSE2 is part of x86_64; the load reads the 16 bytes of
-        // `block`, unaligned.
-        unsafe {
-            let x = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
-            let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
-            let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
-            // Unsigned x <= 0x1f.
-            let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) as u32
-        }
-    }
-}
-
-/// Whether any byte of `w` is `"`, `\` or below 0x20. Exact: a byte's
-/// test borrows from no other (each is done on seven bits, the eighth
-/// checked apart).
-fn needs_escape(w: u64) -> bool {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const fn each(b: u8) -> u64 {
-        0x0101_0101_0101_0101 * b as u64
-    }
-    let low = w & LOW7;
-    // Bit 7 of each byte set where the low seven bits are >= 0x20, or
-    // differ from the quote, or from the backslash.
-    let at_least_space = low + each(0x80 - 0x20);
-    let not_quote = (low ^ each(b'"')) + LOW7;
-    let not_backslash = (low ^ each(b'\\')) + LOW7;
-    // A byte with bit 7 set is none of the three.
-    let fine = (at_least_space & not_quote & not_backslash) | w;
-    fine & HIGH != HIGH
 }
 
 #[cfg(test)]
@@ -404,19 +310,6 @@ mod tests {
             let mut serde = Out::new();
             nested(&mut serde, depth, &e);
             prop_assert_eq!(ours.into_string(), serde.into_string());
-        }
-    }
-
-    /// The word test of targets without SSE2, against each byte's.
-    #[test]
-    fn the_word_test_finds_exactly_the_bytes_json_escapes() {
-        for at in 0..8 {
-            for c in 0..=255u8 {
-                let mut w = [b'a'; 8];
-                w[at] = c;
-                let want = c < 0x20 || c == b'"' || c == b'\\';
-                assert_eq!(needs_escape(u64::from_le_bytes(w)), want, "{c} at {at}");
-            }
         }
     }
 

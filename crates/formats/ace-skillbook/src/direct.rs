@@ -79,10 +79,9 @@ pub(crate) fn read_skill(
     template: Option<&[String]>,
     key: Option<&str>,
 ) -> Option<SkillRead> {
-    let raw = text.get(span.start..span.end)?;
-    if memchr::memchr(b'\\', raw.as_bytes()).is_some() {
-        return None;
-    }
+    // A backslash outside a string is no JSON, and the cursor stops at
+    // one in a string: no escape is read here.
+    text.get(span.start..span.end)?;
     let mut c = Cursor {
         text,
         b: text.as_bytes(),
@@ -379,7 +378,12 @@ impl<'t> Cursor<'t> {
             return None;
         }
         let start = self.pos;
-        let len = memchr::memchr(b'"', &self.b[start + 1..self.end])?;
+        // An escape or a control character is the node reader's: it
+        // decodes the one and refuses the other.
+        let len = ace_exec::scan::json_escape(&self.b[start + 1..self.end])?;
+        if self.b[start + 1 + len] != b'"' {
+            return None;
+        }
         self.pos = start + 1 + len + 1;
         Some((
             &self.text[start + 1..start + 1 + len],

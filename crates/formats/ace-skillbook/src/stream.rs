@@ -313,6 +313,35 @@ mod tests {
         );
     }
 
+    /// A raw control character in one skill of a streamed skillbook is
+    /// the parse error, at it, whether the skill is read on another
+    /// thread or not: the direct reader leaves it to the node reader,
+    /// whose parse refuses it.
+    #[test]
+    fn a_control_character_in_a_streamed_skill_is_the_error_at_it() {
+        let skill = |i: usize| {
+            format!(
+                r#""context-{i:05}": {{"id": "context-{i:05}", "section": "context", "keywords": ["a"], "issue": "issue {i}", "insight": "do this {i}", "occurrences": [], "active": true, "used_count": 0, "helpful_count": 0, "harmful_count": 0, "neutral_count": 0, "created_at": "t", "updated_at": "t"}}"#
+            )
+        };
+        let mut skills: Vec<String> = (1..=20_000).map(skill).collect();
+        skills[12_000] = skills[12_000].replace("issue 12001", "issue\t12001");
+        let text = format!(
+            r#"{{"schema_version": "2", "skills": {{{}}}, "next_id": 20001}}"#,
+            skills.join(", ")
+        );
+        let at = text.find('\t').expect("a tab");
+        for layout in [false, true] {
+            let e = crate::read::read_for(&text, Want::new(Severity::Error, layout))
+                .expect_err("no JSON");
+            assert_eq!(e.span.start, at, "{}", e.message);
+            assert!(e.message.contains("U+0009"), "{}", e.message);
+        }
+        assert!(read(&text.replace('\t', " "), false)
+            .expect("JSON")
+            .is_some_and(|(_, skills)| skills.is_some()));
+    }
+
     /// How many of the JSON files under `dir` the stream settled alone;
     /// each read gives what the whole read gives.
     fn streamed_as_whole(dir: &std::path::Path) -> usize {

@@ -1075,6 +1075,26 @@ mod tests {
         assert_eq!(miss.value_span().len(), 1);
     }
 
+    /// A raw control character in a string is no JSON (Python's json and
+    /// serde_json refuse it): an error at it, in a value and in a key,
+    /// before and after an escape; DEL and the rest stay text.
+    #[test]
+    fn control_characters_in_strings_are_errors_where_they_are() {
+        for (text, at) in [
+            ("{\"a\": \"x\ty\"}", 8),
+            ("{\"a\\u0041\u{1}\": 1}", 9),
+            ("[\"\\n\n\"]", 4),
+            ("[\"\u{1f}\"]", 2),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.span.start, at, "{text:?}: {}", e.message);
+            assert!(e.message.contains("control character"), "{}", e.message);
+            assert!(serde_json::from_str::<serde_json::Value>(text).is_err());
+        }
+        let doc = parse("[\"a\u{7f}b\u{a0}c\"]").unwrap();
+        assert_eq!(doc.root.to_value(), serde_json::json!(["a\u{7f}b\u{a0}c"]));
+    }
+
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
         let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));

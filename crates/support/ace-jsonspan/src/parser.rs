@@ -408,12 +408,25 @@ impl<'a, 's> Parser<'a, 's> {
         let mut decoded: Option<String> = None;
         let mut chunk = self.pos;
         loop {
-            let Some(i) = memchr::memchr2(b'"', b'\\', &self.bytes[self.pos..]) else {
+            let Some(i) = ace_exec::scan::json_escape(&self.bytes[self.pos..]) else {
                 return Err(self.err(start, self.bytes.len(), "unterminated string literal"));
             };
             let at = self.pos + i;
+            let c = self.bytes[at];
+            if c < 0x20 {
+                // RFC 8259 has them escaped; Python's json (kayba's
+                // loader) and serde_json refuse the file.
+                return Err(self.err(
+                    at,
+                    at + 1,
+                    &format!(
+                        "control character U+{c:04X} in a string: JSON has it escaped (`{}`)",
+                        escaped(c)
+                    ),
+                ));
+            }
             let piece = &self.text[chunk..at];
-            if self.bytes[at] == b'"' {
+            if c == b'"' {
                 self.pos = at + 1;
                 let s = match decoded {
                     Some(mut s) => {
@@ -595,6 +608,18 @@ impl<'a, 's> Parser<'a, 's> {
     }
 }
 
+/// How JSON writes control character `c` in a string.
+fn escaped(c: u8) -> String {
+    match c {
+        b'\n' => "\\n".into(),
+        b'\t' => "\\t".into(),
+        b'\r' => "\\r".into(),
+        0x08 => "\\b".into(),
+        0x0c => "\\f".into(),
+        c => format!("\\u{c:04x}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::parse;
@@ -640,12 +665,16 @@ mod tests {
     #[test]
     fn escapes_and_white_space() {
         let doc = parse(
-            "\u{a0}[\"a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\", \"x\ty\"]\u{3000}",
+            "\u{a0}[\"a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\", \"x\\ty\"]\u{3000}",
         )
         .unwrap();
         let v = doc.root.to_value();
         assert_eq!(v[0], "a\"b\\c/\u{8}\u{c}\n\r\té😀");
-        assert_eq!(v[1], "x\ty", "a raw tab is read, as before");
+        assert_eq!(v[1], "x\ty");
+        // Written raw, the tab is no JSON (Python's json and serde_json
+        // refuse it too).
+        let e = parse("[\"x\ty\"]").unwrap_err();
+        assert_eq!((e.span.start, e.span.end), (3, 4), "{}", e.message);
     }
 
     proptest::proptest! {
