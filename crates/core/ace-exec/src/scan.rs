@@ -263,6 +263,34 @@ pub fn json_escape(b: &[u8]) -> Option<usize> {
     }
 }
 
+/// How a JSON string writes byte `c`, one [`json_escape`] stops at (`"`,
+/// `\\`, a control character), as serde_json writes it: a short escape
+/// where there is one, else `\u00XX` in lower case; `buf` holds the long
+/// form.
+pub fn json_escaped(c: u8, buf: &mut [u8; 6]) -> &str {
+    match c {
+        b'"' => "\\\"",
+        b'\\' => "\\\\",
+        b'\n' => "\\n",
+        b'\t' => "\\t",
+        b'\r' => "\\r",
+        0x08 => "\\b",
+        0x0c => "\\f",
+        c => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            *buf = [
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 0xf)],
+            ];
+            std::str::from_utf8(buf).expect("ASCII")
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::*;

@@ -153,37 +153,12 @@ impl Extra {
         }
     }
 
-    /// Puts the fields in the order of their keys.
-    pub fn sort_keys(&mut self) {
-        self.items.sort_by(|a, b| a.0.cmp(&b.0));
-        if self.index.is_some() {
-            self.reindex();
-        }
-    }
-
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&SmolStr, &Value)> + ExactSizeIterator {
         self.items.iter().map(|(k, v)| (k, v))
     }
 
-    pub fn iter_mut(
-        &mut self,
-    ) -> impl DoubleEndedIterator<Item = (&SmolStr, &mut Value)> + ExactSizeIterator {
-        self.items.iter_mut().map(|(k, v)| (&*k, v))
-    }
-
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &SmolStr> + ExactSizeIterator {
         self.items.iter().map(|(k, _)| k)
-    }
-
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.items.iter().map(|(_, v)| v)
-    }
-
-    /// The fields as a JSON object, in their order.
-    pub fn to_map(&self) -> Map<String, Value> {
-        self.iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect()
     }
 }
 

@@ -705,11 +705,8 @@ impl Status {
 impl From<Status> for String {
     fn from(s: Status) -> Self {
         match s {
-            Status::Active => "active".into(),
-            Status::Deprecated => "deprecated".into(),
-            Status::Archived => "archived".into(),
-            Status::Quarantined => "quarantined".into(),
             Status::Other(s) => s,
+            known => known.as_str().to_owned(),
         }
     }
 }

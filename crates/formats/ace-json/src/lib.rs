@@ -161,15 +161,21 @@ struct Nested {
 /// A line break and the indentation of up to 64 levels.
 const BREAK: &str = "\n                                                                                                                                ";
 
+/// A line break and the indentation of `depth` levels, as serde_json's
+/// `PrettyFormatter` writes them, in one piece up to 64 levels.
+fn line_break<W: ?Sized + std::io::Write>(w: &mut W, depth: usize) -> std::io::Result<()> {
+    match BREAK.get(..1 + 2 * depth) {
+        Some(indented) => w.write_all(indented.as_bytes()),
+        None => {
+            w.write_all(b"\n")?;
+            (0..depth).try_for_each(|_| w.write_all(b"  "))
+        }
+    }
+}
+
 impl Nested {
     fn line<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
-        match BREAK.get(..1 + 2 * self.depth) {
-            Some(indented) => w.write_all(indented.as_bytes()),
-            None => {
-                w.write_all(b"\n")?;
-                (0..self.depth).try_for_each(|_| w.write_all(b"  "))
-            }
-        }
+        line_break(w, self.depth)
     }
 
     fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, b: &[u8]) -> std::io::Result<()> {

@@ -9,16 +9,11 @@ use ace_exec::Out;
 use ace_model::{Entry, Rare};
 use serde_json::Value;
 
-use crate::{nested, BREAK};
+use crate::nested;
 
 fn line(out: &mut Out<'_>, depth: usize) {
-    match BREAK.get(..1 + 2 * depth) {
-        Some(indented) => out.push_str(indented),
-        None => {
-            out.push_str("\n");
-            (0..depth).for_each(|_| out.push_str("  "));
-        }
-    }
+    // Out gathers what it cannot send and reports it at its end.
+    let _ = crate::line_break(out, depth);
 }
 
 /// Prints `e` as `nested(out, depth, e)` does.
@@ -166,30 +161,7 @@ pub(crate) fn string(out: &mut Out<'_>, s: &str) {
         let c = b[at];
         // Escapes are ASCII: the text around them splits at characters.
         out.push_str(&s[from..at]);
-        let short = match c {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\t' => "\\t",
-            b'\r' => "\\r",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            _ => "",
-        };
-        if short.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            let u = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(c >> 4)],
-                HEX[usize::from(c & 0xf)],
-            ];
-            out.push_str(std::str::from_utf8(&u).expect("ASCII"));
-        } else {
-            out.push_str(short);
-        }
+        out.push_str(ace_exec::scan::json_escaped(c, &mut [0; 6]));
         from = at + 1;
     }
     out.push_str(&s[from..]);

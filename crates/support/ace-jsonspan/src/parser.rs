@@ -421,7 +421,7 @@ impl<'a, 's> Parser<'a, 's> {
                     at + 1,
                     &format!(
                         "control character U+{c:04X} in a string: JSON has it escaped (`{}`)",
-                        escaped(c)
+                        ace_exec::scan::json_escaped(c, &mut [0; 6])
                     ),
                 ));
             }
@@ -605,18 +605,6 @@ impl<'a, 's> Parser<'a, 's> {
             span: Span::new(start, self.pos),
             kind: Kind::Number(SmolStr::new(&self.text[start..self.pos])),
         })
-    }
-}
-
-/// How JSON writes control character `c` in a string.
-fn escaped(c: u8) -> String {
-    match c {
-        b'\n' => "\\n".into(),
-        b'\t' => "\\t".into(),
-        b'\r' => "\\r".into(),
-        0x08 => "\\b".into(),
-        0x0c => "\\f".into(),
-        c => format!("\\u{c:04x}"),
     }
 }
 
