@@ -61,36 +61,32 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let registry = ace_registry::Registry::builtin();
     // When nothing in the name or the content said the format and the read
     // fails, the user is told which formats there are.
-    let (from, told) = match args.from {
-        Some(from) => (from, true),
-        None => registry.detect_told(source.path.as_deref(), &source.text),
+    // A large JSON file is read as its head says; the keys its reader
+    // found then confirm that, or it is read again as what they say.
+    let detected = match args.from {
+        Some(format) => ace_registry::Detected {
+            format,
+            told: true,
+            settled: true,
+        },
+        None => registry.detect_head(source.path.as_deref(), &source.text),
     };
-    let to = match &args.into {
-        Some(_) => ace_registry::Format::new(&ace_registry::block::MANAGED_BLOCK),
-        None => {
-            let to = args.to_format().map_err(|e| at(Stop::Usage(e)))?;
-            convert::target_format(from, to, args.output.as_deref(), args.in_place).map_err(at)?
+    let (mut from, mut told) = (detected.format, detected.told);
+    let mut settled = detected.settled;
+    let (to, read) = loop {
+        let (to, read) = read_as(args, from, &source, &sections, held.as_mut()).map_err(at)?;
+        if settled {
+            break (to, read);
         }
+        settled = true;
+        let top = read.as_ref().ok().and_then(|input| input.top.as_deref());
+        let (format, format_told) = registry.confirm(source.path.as_deref(), &source.text, top);
+        if format == from {
+            break (to, read);
+        }
+        (from, told) = (format, format_told);
     };
-    // Only errors matter (they stop the conversion), so checks that find
-    // less are not run; the file's layout is kept only for a rewrite in
-    // its own format.
-    if let Some(held) = held.as_mut() {
-        ace_tools::lock_companion(
-            held,
-            from,
-            source.path.as_deref(),
-            args.sections.as_deref(),
-            args.lock_timeout,
-        )
-        .map_err(|e| at(Stop::Usage(e)))?;
-    }
-    let ctx = ace_registry::ReadCtx {
-        sections: sections.clone(),
-        layout: from == to,
-        ..ace_registry::ReadCtx::min(Severity::Error)
-    };
-    let input = match convert::read_input(&source, from, args.sections.as_deref(), &ctx) {
+    let input = match read {
         Ok(input) => input,
         Err(stop) => {
             let note = match &stop {
@@ -165,6 +161,44 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         }
         _ => Ok(()),
     }
+}
+
+/// The target format for input format `from`, and the input read as
+/// `from` (its companion locked with it when the input is).
+fn read_as(
+    args: &Args,
+    from: ace_registry::Format,
+    source: &Source,
+    sections: &std::sync::Arc<ace_model::mapping::SectionMap>,
+    held: Option<&mut ace_fs::Held>,
+) -> Result<(ace_registry::Format, Result<convert::Input, Stop>), Stop> {
+    let to = match &args.into {
+        Some(_) => ace_registry::Format::new(&ace_registry::block::MANAGED_BLOCK),
+        None => {
+            let to = args.to_format().map_err(Stop::Usage)?;
+            convert::target_format(from, to, args.output.as_deref(), args.in_place)?
+        }
+    };
+    if let Some(held) = held {
+        ace_tools::lock_companion(
+            held,
+            from,
+            source.path.as_deref(),
+            args.sections.as_deref(),
+            args.lock_timeout,
+        )
+        .map_err(Stop::Usage)?;
+    }
+    // Only errors matter (they stop the conversion), so checks that find
+    // less are not run; the file's layout is kept only for a rewrite in
+    // its own format.
+    let ctx = ace_registry::ReadCtx {
+        sections: sections.clone(),
+        layout: from == to,
+        ..ace_registry::ReadCtx::min(Severity::Error)
+    };
+    let read = convert::read_input(source, from, args.sections.as_deref(), &ctx);
+    Ok((to, read))
 }
 
 /// `--into FILE`: the playbook rendered into FILE's managed block, FILE

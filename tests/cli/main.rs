@@ -479,6 +479,65 @@ fn the_format_comes_from_the_name_and_the_top_level_shape() {
     assert!(written["vAgendaInfo"].is_object(), "{written}");
 }
 
+/// A large `.json` file is read as its head says, then as what its root
+/// keys say when a key after the head changes the format: the output is
+/// the one `--from` gives.
+#[test]
+fn a_large_json_file_is_detected_by_all_its_root_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let skills: serde_json::Map<String, serde_json::Value> = (1..=400)
+        .map(|i| {
+            let id = format!("context-{i:05}");
+            let skill = serde_json::json!({
+                "id": id, "section": "context", "keywords": ["k"],
+                "issue": format!("Issue {i} {}.", "x".repeat(100)), "insight": "Insight.",
+                "occurrences": [], "active": true, "used_count": 0, "helpful_count": 1,
+                "harmful_count": 0, "neutral_count": 0,
+                "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00"
+            });
+            (id, skill)
+        })
+        .collect();
+    let cases = [
+        // vAgenda after a skillbook's skills: a vAgenda document.
+        (
+            serde_json::json!({
+                "skills": skills,
+                "vAgendaInfo": {"version": "0.4"},
+                "playbook": {"entries": [{"id": "e1", "kind": "strategy", "text": "Do it."}]}
+            }),
+            "vagenda-json",
+            1,
+        ),
+        (
+            serde_json::json!({"schema_version": "2", "skills": skills, "next_id": 401}),
+            "skillbook",
+            400,
+        ),
+    ];
+    for (doc, format, entries) in cases {
+        let path = dir.path().join("big.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 1 << 16);
+        let run = |from: Option<&str>| {
+            let mut c = convert();
+            c.arg(&path).args(["--to", "json"]);
+            if let Some(f) = from {
+                c.args(["--from", f]);
+            }
+            c.assert().success().get_output().stdout.clone()
+        };
+        let detected = run(None);
+        assert_eq!(detected, run(Some(format)), "{format}");
+        let model: serde_json::Value = serde_json::from_slice(&detected).unwrap();
+        assert_eq!(
+            model["playbook"]["entries"].as_array().unwrap().len(),
+            entries,
+            "{format}"
+        );
+    }
+}
+
 #[test]
 fn list_formats_names_every_format() {
     let out = convert()

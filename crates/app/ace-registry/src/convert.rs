@@ -131,6 +131,8 @@ pub struct Input {
     pub companion: Option<Source>,
     /// What the companion's reader found, about the companion.
     pub companion_findings: Vec<Diagnostic>,
+    /// The input's root keys as its reader found them ([`Read::top`]).
+    pub top: Option<Vec<(String, u8)>>,
 }
 
 /// Reads `source` as `from`, and its companion: `sections` when given,
@@ -184,7 +186,7 @@ fn read_with(
     ctx: &ReadCtx,
     companion: impl FnOnce() -> Result<Option<Source>, Stop>,
 ) -> Result<Input, Stop> {
-    let mut parsed = match from.read(&source.text, ctx) {
+    let (mut parsed, top) = match from.read(&source.text, ctx) {
         Ok(Read {
             other: Some(other), ..
         }) => {
@@ -193,7 +195,7 @@ fn read_with(
                 source.name, other.what, other.applying,
             )))
         }
-        Ok(read) => read.parsed,
+        Ok(read) => (read.parsed, read.top),
         Err(d) => {
             return Err(Stop::Findings {
                 companion: None,
@@ -213,6 +215,7 @@ fn read_with(
             parsed,
             companion: None,
             companion_findings: Vec::new(),
+            top,
         });
     };
     match from.attach_companion(&mut parsed, &companion.text) {
@@ -224,6 +227,7 @@ fn read_with(
             parsed,
             companion: Some(companion),
             companion_findings: findings,
+            top,
         }),
         Err(d) => Err(Stop::Findings {
             companion: Some(companion),

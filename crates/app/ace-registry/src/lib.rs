@@ -17,7 +17,7 @@ pub use ace_format::{
     ReadCtx, Sniff, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
-pub use registry::{DeltaError, Format, Registry};
+pub use registry::{DeltaError, Detected, Format, Registry};
 
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,9 @@ use std::io::Read as _;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use ace_format::{Confidence, DeltaDialect, DeltaReadCtx, DocumentCheck, PlaybookFormat, Sniff};
+use ace_format::{
+    Confidence, DeltaDialect, DeltaReadCtx, DocumentCheck, PlaybookFormat, Sniff, Syntax,
+};
 use ace_model::delta::Delta;
 use ace_model::Diagnostic;
 
@@ -106,7 +108,19 @@ const DIALECTS: [&dyn DeltaDialect; 6] = [
     &ace_vagenda::EVENTS,
 ];
 
-/// Bytes of a file a directory walk reads to recognise it.
+/// What [`Registry::detect_head`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detected {
+    pub format: Format,
+    /// Whether the name or the content told the format.
+    pub told: bool,
+    /// Whether this is the answer for the whole text, not a guess from its
+    /// head to be confirmed.
+    pub settled: bool,
+}
+
+/// Bytes of a file a directory walk reads to recognise it, and of a large
+/// JSON file [`Registry::detect_head`] looks at.
 const PEEK: u64 = 1 << 16;
 
 /// A file of a playbook syntax whose name says it is a playbook
@@ -286,6 +300,52 @@ impl Registry {
         }
     }
 
+    /// [`Registry::detect_told`] from the head of a large `.json` file:
+    /// the root keys after a large value (a skillbook's skills) are not
+    /// looked for, which would skim the whole file before its read skims
+    /// it again. `settled` is false when the answer is such a guess: the
+    /// caller reads the file as it says and then asks
+    /// [`Registry::confirm`] with the keys the reader found.
+    pub fn detect_head(&self, path: Option<&Path>, text: &str) -> Detected {
+        let json_by_name = Sniff::new(path, "").syntax_of_name() == Some(Syntax::Json);
+        if !json_by_name || text.len() as u64 <= PEEK {
+            let (format, told) = self.detect_told(path, text);
+            return Detected {
+                format,
+                told,
+                settled: true,
+            };
+        }
+        let mut cut = PEEK as usize;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let (format, told) = self.detect_told(path, &text[..cut]);
+        Detected {
+            format,
+            told,
+            settled: false,
+        }
+    }
+
+    /// The format [`Registry::detect_told`] gives the whole of `text`,
+    /// from the root keys a reader found in it (`Read::top`), for a guess
+    /// of [`Registry::detect_head`]; without them the text is scanned.
+    pub fn confirm(
+        &self,
+        path: Option<&Path>,
+        text: &str,
+        top: Option<&[(String, u8)]>,
+    ) -> (Format, bool) {
+        let Some(keys) = top else {
+            return self.detect_told(path, text);
+        };
+        match self.sniff(&Sniff::with_top(path, text, keys)) {
+            Some((f, c)) => (f, c > Confidence::Likely),
+            None => (self.formats[0], false),
+        }
+    }
+
     /// The format a new file of this name is written in: the format whose
     /// file name it is, or the one format whose extension it has. `None`
     /// when that takes the content (`.json` is three formats').
@@ -441,6 +501,63 @@ mod tests {
             detect(None, "{\"bullets\": [\"[Bullet #1] x\"]}"),
             Format::SKILL_JSON
         );
+    }
+
+    /// A skillbook's skills, more than the head [`Registry::detect_head`]
+    /// looks at.
+    fn large_skills() -> String {
+        let skills: Vec<String> = (1..=400)
+            .map(|i| {
+                format!(
+                    "\"context-{i:05}\": {{\"id\": \"context-{i:05}\", \"section\": \"context\", \"keywords\": [\"k\"], \"issue\": \"Issue {i} {}.\", \"insight\": \"Insight.\", \"occurrences\": [], \"active\": true, \"used_count\": 0, \"helpful_count\": 0, \"harmful_count\": 0, \"neutral_count\": 0, \"created_at\": \"2026-01-01T00:00:00+00:00\", \"updated_at\": \"2026-01-01T00:00:00+00:00\"}}",
+                    "x".repeat(100)
+                )
+            })
+            .collect();
+        format!("{{{}}}", skills.join(", "))
+    }
+
+    #[test]
+    fn a_guess_from_the_head_is_confirmed_or_corrected_by_the_keys_read() {
+        let r = Registry::builtin();
+        let skills = large_skills();
+        assert!(skills.len() as u64 > PEEK);
+        let texts = [
+            // The head and the whole say the same.
+            format!("{{\"schema_version\": \"2\", \"skills\": {skills}, \"next_id\": 401}}"),
+            // A vAgenda key after the skills makes the file a vAgenda
+            // document, which the head alone does not show.
+            format!("{{\"skills\": {skills}, \"vAgendaInfo\": {{\"version\": \"0.4\"}}}}"),
+            // The head is JSON cut off; the whole is not JSON.
+            format!("{{\"skills\": {skills}, \"next_id\": }}"),
+        ];
+        let ctx = ace_format::ReadCtx::default();
+        for (i, text) in texts.iter().enumerate() {
+            for name in ["big.json", "big.skillbook.json", "big.vagenda.json"] {
+                let path = Some(Path::new(name));
+                let whole = r.detect_told(path, text);
+                let head = r.detect_head(path, text);
+                let got = if head.settled {
+                    (head.format, head.told)
+                } else {
+                    let read = head.format.imp().read(text, &ctx);
+                    r.confirm(path, text, read.ok().and_then(|x| x.top).as_deref())
+                };
+                assert_eq!(got, whole, "text {i}, {name}");
+                if i == 1 && name == "big.json" {
+                    assert_eq!(head.format.name(), "skillbook");
+                    assert!(!head.settled);
+                    assert_eq!(whole.0, Format::VAGENDA_JSON);
+                }
+            }
+        }
+        // Small files and names of other syntaxes are detected whole.
+        let small = r#"{"skills": {}, "vAgendaInfo": {}}"#;
+        let d = r.detect_head(Some(Path::new("s.json")), small);
+        assert!(d.settled);
+        assert_eq!(d.format, Format::VAGENDA_JSON);
+        let d = r.detect_head(None, &texts[0]);
+        assert!(d.settled);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
@@ -305,12 +306,17 @@ pub fn print_runs_reporting<R: Send>(
         print(0..n, out, report);
         return;
     }
+    // Runs hold as many items each and print to about as many bytes: each
+    // buffer starts at the largest size printed yet, instead of doubling
+    // its way there and copying a run's text several times over.
+    let largest = std::sync::atomic::AtomicUsize::new(0);
     map_runs(
         n,
         |range| {
-            let mut buf = Out::new();
+            let mut buf = Out::with_capacity(largest.load(Ordering::Relaxed));
             let mut reported = Vec::new();
             print(range, &mut buf, &mut reported);
+            largest.fetch_max(buf.len(), Ordering::Relaxed);
             // Bytes: the text is UTF-8 as it was printed, so it is not
             // checked again.
             (buf.into_bytes(), reported)

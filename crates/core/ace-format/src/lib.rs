@@ -80,6 +80,16 @@ impl<'a> Sniff<'a> {
         }
     }
 
+    /// [`Sniff::new`] for a JSON text whose root object's keys are known
+    /// (each with the first byte of its value, in order, as [`Read::top`]
+    /// gives them): the answers are those of a scan of the text, and
+    /// nothing is scanned.
+    pub fn with_top(path: Option<&'a Path>, text: &'a str, keys: &[(String, u8)]) -> Self {
+        let sniff = Sniff::new(path, text);
+        *sniff.top.borrow_mut() = Some(top::Scan::known(keys));
+        sniff
+    }
+
     /// Whether claiming the input with confidence `c` could still make a
     /// format the one detected: a format may leave out a costly look (a
     /// search of the whole text) for a claim that could not. Detection
@@ -354,6 +364,11 @@ impl std::fmt::Debug for Other {
 pub struct Read {
     pub parsed: ReadOutput,
     pub other: Option<Other>,
+    /// The keys of the JSON root object the reader parsed, each with the
+    /// first byte of its value, in order; `None` when it does not say.
+    /// Detection that looked at a large file's head only confirms its
+    /// guess from them ([`Sniff::with_top`]).
+    pub top: Option<Vec<(String, u8)>>,
 }
 
 impl From<ReadOutput> for Read {
@@ -361,6 +376,7 @@ impl From<ReadOutput> for Read {
         Read {
             parsed,
             other: None,
+            top: None,
         }
     }
 }

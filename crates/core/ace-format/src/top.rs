@@ -48,6 +48,24 @@ impl Scan {
         }
     }
 
+    /// The finished scan of a root object with these keys.
+    pub(crate) fn known(keys: &[(String, u8)]) -> Scan {
+        Scan {
+            root: Some(b'{'),
+            keys: keys
+                .iter()
+                .map(|(name, opens)| TopKey {
+                    name: name.clone(),
+                    opens: *opens,
+                })
+                .collect(),
+            at: 0,
+            depth: 0,
+            want_key: false,
+            done: true,
+        }
+    }
+
     /// The next top-level key, added to `keys`; `None` at the end.
     pub(crate) fn next_key(&mut self, text: &str) -> Option<&TopKey> {
         let b = text.as_bytes();

@@ -87,7 +87,11 @@ impl PlaybookFormat for SkillJson {
             check: Some(&DELTAS as &dyn DocumentCheck),
             keeps_read_findings: false,
         });
-        Ok(Read { parsed, other })
+        Ok(Read {
+            parsed,
+            other,
+            top: None,
+        })
     }
 
     fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {

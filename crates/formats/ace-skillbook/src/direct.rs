@@ -21,6 +21,9 @@ use crate::read::{finish, first_scalar_list, own_order, SkillRead, INACTIVE};
 /// object, the era object, the skill), for the parser's nesting limit.
 const MEMBER_DEPTH: usize = 3;
 
+/// How many keys [`key_index`] knows.
+const KEYS: usize = 22;
+
 /// The bits of [`key_index`] of a v2 skill's keys ([`crate::V2_KEYS`]).
 const V2_BITS: u32 = 1 << 0
     | 1 << 1
@@ -93,7 +96,10 @@ pub(crate) fn read_skill(
     }
     c.pos += 1;
     c.ws()?;
-    let mut keys: Vec<&str> = Vec::with_capacity(16);
+    // Each key is one of the 22 `key_index` knows, at most once (`seen`):
+    // they fit on the stack, where a list was an allocation a skill.
+    let mut keys = [""; KEYS];
+    let mut n = 0;
     let mut seen = 0u32;
     let mut e = Entry::new(String::new(), "");
     let mut s = Skill::default();
@@ -107,7 +113,8 @@ pub(crate) fn read_skill(
                 return None;
             }
             seen |= bit;
-            keys.push(key);
+            keys[n] = key;
+            n += 1;
             c.ws()?;
             if c.peek()? != b':' {
                 return None;
@@ -144,7 +151,7 @@ pub(crate) fn read_skill(
         None => {}
         id_field => read.odd().id_field = id_field,
     }
-    if let Some(order) = template.and_then(|t| own_order(t, keys.iter().copied())) {
+    if let Some(order) = template.and_then(|t| own_order(t, keys[..n].iter().copied())) {
         read.odd().order = Some(order);
     }
     let opens = Span::new(span.start, span.start + 1);
@@ -251,15 +258,20 @@ impl Skill {
                 self.keep("used_count", Value::Number(ace_jsonspan::number(lexeme)));
             }
             "occurrences" | "sources" => {
-                let node = c.list()?;
-                if self.list.is_none() {
-                    self.list = first_scalar_list(&node).map(|l| l.span);
-                }
                 let key = if key == "sources" {
                     "sources"
                 } else {
                     "occurrences"
                 };
+                // Most skills have none: `[]` needs no parse.
+                if c.empty_list() {
+                    self.keep(key, Value::Array(Vec::new()));
+                    return Some(());
+                }
+                let node = c.list()?;
+                if self.list.is_none() {
+                    self.list = first_scalar_list(&node).map(|l| l.span);
+                }
                 self.keep(key, node.to_value());
             }
             _ => return None,
@@ -449,6 +461,20 @@ impl<'t> Cursor<'t> {
         Some((words, Span::new(start, self.pos)))
     }
 
+    /// Takes `[]` (no white space inside, as kayba writes it) if it is
+    /// at the cursor and a scalar's end follows.
+    fn empty_list(&mut self) -> bool {
+        let at = self.pos;
+        if self.b[at..self.end].starts_with(b"[]") {
+            self.pos += 2;
+            if self.ends_here().is_some() {
+                return true;
+            }
+            self.pos = at;
+        }
+        false
+    }
+
     /// A list of any values, parsed as the whole read parses it; one with
     /// a repeated key inside is the node reader's to report.
     fn list(&mut self) -> Option<Node> {
@@ -485,7 +511,9 @@ mod tests {
             assert_eq!(bits & bit, 0, "{k}");
             bits |= bit;
         }
-        assert_eq!(bits.count_ones(), 22);
+        assert_eq!(bits.count_ones() as usize, KEYS);
+        // The key list on the stack has a place for each bit.
+        assert_eq!(bits, (1 << KEYS) - 1);
         let v2 = crate::V2_KEYS
             .iter()
             .fold(0, |m, k| m | 1 << key_index(k).unwrap_or(31));

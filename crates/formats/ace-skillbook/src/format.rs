@@ -59,12 +59,12 @@ impl PlaybookFormat for Skillbook {
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
-        if ctx.layout {
-            crate::read_with(text, ctx.min)
-        } else {
-            crate::read_data(text, ctx.min)
-        }
-        .map(Read::from)
+        let want = crate::read::Want::new(ctx.min, ctx.layout);
+        let (parsed, top) = crate::read::read_top(text, want)?;
+        Ok(Read {
+            top,
+            ..Read::from(parsed)
+        })
     }
 
     fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {

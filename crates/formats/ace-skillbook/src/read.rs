@@ -60,14 +60,31 @@ impl Want {
 }
 
 pub(crate) fn read_for(text: &str, want: Want) -> Result<ReadOutput, Diagnostic> {
-    match crate::stream::read(text, want.layout)? {
-        Some((doc, skills)) => assemble(text, want, doc, skills),
-        None => read_tree(text, want),
-    }
+    read_top(text, want).map(|(out, _)| out)
 }
+
+/// [`read_for`], and the keys of the root object with the first byte of
+/// each value ([`ace_format::Read::top`]).
+pub(crate) fn read_top(text: &str, want: Want) -> Result<(ReadOutput, TopKeys), Diagnostic> {
+    let (doc, skills) = match crate::stream::read(text, want.layout)? {
+        Some(streamed) => streamed,
+        None => (ace_jsonspan::parse(text)?, None),
+    };
+    let top = doc.root.members().map(|members| {
+        members
+            .iter()
+            .map(|m| (m.key.to_string(), text.as_bytes()[m.value.span.start]))
+            .collect()
+    });
+    assemble(text, want, doc, skills).map(|out| (out, top))
+}
+
+/// The root object's keys and the first byte of each value, in order.
+pub(crate) type TopKeys = Option<Vec<(String, u8)>>;
 
 /// [`read_for`] from the whole span tree: the reference the streamed read
 /// is checked against.
+#[cfg(test)]
 pub(crate) fn read_tree(text: &str, want: Want) -> Result<ReadOutput, Diagnostic> {
     assemble(text, want, ace_jsonspan::parse(text)?, None)
 }

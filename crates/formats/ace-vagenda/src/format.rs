@@ -191,7 +191,11 @@ impl PlaybookFormat for Vagenda {
                 }),
             }
         });
-        Ok(Read { parsed, other })
+        Ok(Read {
+            parsed,
+            other,
+            top: None,
+        })
     }
 
     fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {

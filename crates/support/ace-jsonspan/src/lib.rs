@@ -567,8 +567,14 @@ fn overridden(members: &[Member]) -> Vec<(usize, usize)> {
         // thread after its last skill.
         let mut last: std::collections::HashMap<&str, usize, foldhash::fast::RandomState> =
             std::collections::HashMap::with_capacity_and_hasher(members.len(), Default::default());
+        let mut repeated = false;
         for (i, m) in members.iter().enumerate() {
-            last.insert(m.key.as_str(), i);
+            repeated |= last.insert(m.key.as_str(), i).is_some();
+        }
+        // Keys almost never repeat: the map's second pass, which finds
+        // each key's last place, is only made when one does.
+        if !repeated {
+            return found;
         }
         for (i, m) in members.iter().enumerate() {
             let j = last[m.key.as_str()];
