@@ -59,33 +59,17 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let mut source =
         load_input(input, &args.stdin_filename).map_err(|e| at(Stop::Usage(e.to_string())))?;
     let registry = ace_registry::Registry::builtin();
+    let convert::DetectedInput {
+        from,
+        told,
+        with: to,
+        read,
+    } = convert::read_detected(registry, &source, args.from, |from| {
+        read_as(args, from, &source, &sections, held.as_mut())
+    })
+    .map_err(at)?;
     // When nothing in the name or the content said the format and the read
     // fails, the user is told which formats there are.
-    // A large JSON file is read as its head says; the keys its reader
-    // found then confirm that, or it is read again as what they say.
-    let detected = match args.from {
-        Some(format) => ace_registry::Detected {
-            format,
-            told: true,
-            settled: true,
-        },
-        None => registry.detect_head(source.path.as_deref(), &source.text),
-    };
-    let (mut from, mut told) = (detected.format, detected.told);
-    let mut settled = detected.settled;
-    let (to, read) = loop {
-        let (to, read) = read_as(args, from, &source, &sections, held.as_mut()).map_err(at)?;
-        if settled {
-            break (to, read);
-        }
-        settled = true;
-        let top = read.as_ref().ok().and_then(|input| input.top.as_deref());
-        let (format, format_told) = registry.confirm(source.path.as_deref(), &source.text, top);
-        if format == from {
-            break (to, read);
-        }
-        (from, told) = (format, format_told);
-    };
     let input = match read {
         Ok(input) => input,
         Err(stop) => {

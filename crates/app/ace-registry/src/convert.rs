@@ -132,7 +132,60 @@ pub struct Input {
     /// What the companion's reader found, about the companion.
     pub companion_findings: Vec<Diagnostic>,
     /// The input's root keys as its reader found them ([`Read::top`]).
-    pub top: Option<Vec<(String, u8)>>,
+    pub top: Option<crate::TopKeys>,
+}
+
+/// The input's format, whether its name or content told it, and what the
+/// read as that format gave ([`read_detected`]).
+pub struct DetectedInput<T> {
+    pub from: Format,
+    pub told: bool,
+    /// What the caller decided for that format (the target, say).
+    pub with: T,
+    pub read: Result<Input, Stop>,
+}
+
+/// Reads `source` as `given`, else as the format detected: a large JSON
+/// file as its head says ([`Registry::detect_head`]), confirmed from the
+/// root keys its read found ([`Registry::confirm`]) and read again when
+/// they say another format, so that the result is always that of
+/// detecting the whole file. `read` reads the input as a format, with
+/// what the caller decides for that format beside the read.
+pub fn read_detected<T>(
+    registry: &Registry,
+    source: &Source,
+    given: Option<Format>,
+    mut read: impl FnMut(Format) -> Result<(T, Result<Input, Stop>), Stop>,
+) -> Result<DetectedInput<T>, Stop> {
+    let path = source.path.as_deref();
+    let detected = match given {
+        Some(format) => crate::Detected {
+            format,
+            told: true,
+            settled: true,
+        },
+        None => registry.detect_head(path, &source.text),
+    };
+    let (mut from, mut told) = (detected.format, detected.told);
+    let mut settled = detected.settled;
+    loop {
+        let (with, input) = read(from)?;
+        if !settled {
+            settled = true;
+            let top = input.as_ref().ok().and_then(|i| i.top.as_deref());
+            let (format, format_told) = registry.confirm(path, &source.text, top);
+            if format != from {
+                (from, told) = (format, format_told);
+                continue;
+            }
+        }
+        return Ok(DetectedInput {
+            from,
+            told,
+            with,
+            read: input,
+        });
+    }
 }
 
 /// Reads `source` as `from`, and its companion: `sections` when given,

@@ -14,7 +14,7 @@ pub use ace_exec::Out;
 pub use ace_format::{
     AppliedDelta, CheckCtx, Companion, Confidence, Curation, DeltaDialect, DeltaReadCtx,
     DeltaWriteCtx, DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Read,
-    ReadCtx, Sniff, WriteCtx, WriteOption, WrittenDelta,
+    ReadCtx, Sniff, TopKeys, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
 pub use registry::{DeltaError, Detected, Format, Registry};

@@ -358,6 +358,10 @@ impl std::fmt::Debug for Other {
     }
 }
 
+/// The keys of a JSON root object, each with the first byte of its value
+/// (`{`, `[`, `"`, a digit...), in order, as detection scans them.
+pub type TopKeys = Vec<(String, u8)>;
+
 /// A reader's result: the playbook and findings, and, when the file holds
 /// something else, what it holds.
 #[derive(Debug, Default)]
@@ -368,7 +372,7 @@ pub struct Read {
     /// first byte of its value, in order; `None` when it does not say.
     /// Detection that looked at a large file's head only confirms its
     /// guess from them ([`Sniff::with_top`]).
-    pub top: Option<Vec<(String, u8)>>,
+    pub top: Option<TopKeys>,
 }
 
 impl From<ReadOutput> for Read {

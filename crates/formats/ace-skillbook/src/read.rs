@@ -65,7 +65,10 @@ pub(crate) fn read_for(text: &str, want: Want) -> Result<ReadOutput, Diagnostic>
 
 /// [`read_for`], and the keys of the root object with the first byte of
 /// each value ([`ace_format::Read::top`]).
-pub(crate) fn read_top(text: &str, want: Want) -> Result<(ReadOutput, TopKeys), Diagnostic> {
+pub(crate) fn read_top(
+    text: &str,
+    want: Want,
+) -> Result<(ReadOutput, Option<ace_format::TopKeys>), Diagnostic> {
     let (doc, skills) = match crate::stream::read(text, want.layout)? {
         Some(streamed) => streamed,
         None => (ace_jsonspan::parse(text)?, None),
@@ -78,9 +81,6 @@ pub(crate) fn read_top(text: &str, want: Want) -> Result<(ReadOutput, TopKeys), 
     });
     assemble(text, want, doc, skills).map(|out| (out, top))
 }
-
-/// The root object's keys and the first byte of each value, in order.
-pub(crate) type TopKeys = Option<Vec<(String, u8)>>;
 
 /// [`read_for`] from the whole span tree: the reference the streamed read
 /// is checked against.
