@@ -346,6 +346,7 @@ def merge(
     format: Optional[str] = None,
     now: Optional[str] = None,
     filename: Optional[str] = None,
+    allow_empty: bool = False,
 ) -> Tuple[str, Dict[str, Any]]:
     """``runs`` (texts of playbooks that each started from the playbook
     ``base``) merged into one, as ``ace-merge --base BASE RUN...`` merges
@@ -362,6 +363,9 @@ def merge(
     ``#1``, ``#2``... in order. ``format`` is detected from ``base`` (and
     ``filename``) when not given; ``now`` (RFC 3339) is the time stamped on
     what the merge changes, else ``SOURCE_DATE_EPOCH``, else the runs'
-    latest time."""
-    text, report = _native.merge(base, list(runs), format, now, filename)
+    latest time. A run of another format, one that does not read, or
+    (unless ``allow_empty``) one that holds none of ``base``'s entries is
+    refused with ``AceError``: merged, an empty run would remove every
+    entry."""
+    text, report = _native.merge(base, list(runs), format, now, filename, allow_empty)
     return text, json.loads(report)

@@ -174,4 +174,5 @@ def merge(
     format: Optional[str] = ...,
     now: Optional[str] = ...,
     filename: Optional[str] = ...,
+    allow_empty: bool = ...,
 ) -> Tuple[str, Dict[str, Any]]: ...

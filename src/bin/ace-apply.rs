@@ -79,7 +79,11 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     // Held from before the read until after the write, so that concurrent
     // updates of one playbook each see the one before.
     let mut held = match args.in_place {
-        true => Some(ace_tools::lock_input(&args.playbook, args.lock_timeout).map_err(usage)?),
+        true => Some(
+            ace_tools::lock_input(&args.playbook, args.lock_timeout)
+                .map_err(usage)?
+                .forcing(args.force),
+        ),
         false => None,
     };
     let source =
@@ -248,8 +252,15 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
     .map_err(|s| Box::new((s, None)))?;
     check_scope(args, &loaded, &dest)?;
     let mut on_losses = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
+    // A new output holds no lock, and may replace what `--force` allows.
+    let output = ace_fs::Held::default().forcing(args.force);
     applied
-        .write_to(&dest, args.in_place, held.as_ref(), &mut on_losses)
+        .write_to(
+            &dest,
+            args.in_place,
+            Some(held.as_ref().unwrap_or(&output)),
+            &mut on_losses,
+        )
         .map_err(|s| Box::new((s, None)))?;
     Ok(findings_code)
 }

@@ -51,9 +51,11 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     // Held from before the read until after the write, so that concurrent
     // updates of one file each see the one before.
     let mut held = match args.in_place {
-        true => {
-            Some(ace_tools::lock_input(input, args.lock_timeout).map_err(|e| at(Stop::Usage(e)))?)
-        }
+        true => Some(
+            ace_tools::lock_input(input, args.lock_timeout)
+                .map_err(|e| at(Stop::Usage(e)))?
+                .forcing(args.force),
+        ),
         false => None,
     };
     let mut source =
@@ -128,13 +130,15 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     )
     .map_err(at)?;
     let mut report = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
+    // A new output holds no lock, and may replace what `--force` allows.
+    let output = ace_fs::Held::default().forcing(args.force);
     let written = convert::write_output(
         &parsed.playbook,
         to,
         &ctx,
         &dest,
         args.strict,
-        held.as_ref(),
+        Some(held.as_ref().unwrap_or(&output)),
         &mut report,
     );
     release(parsed.playbook);
@@ -196,7 +200,17 @@ fn into_block(
 ) -> Result<(), Box<(Stop, Option<Source>)>> {
     let usage = |e: String| Box::new((Stop::Usage(e), None));
     let name = into.display().to_string();
-    let held = ace_fs::Held::lock(&[into], args.lock_timeout).map_err(|e| usage(e.to_string()))?;
+    // The block is an agent's own write, as ace-apply's are: ace.toml's
+    // `[apply] write-scope` bounds it the same way.
+    let loaded = ace_check::run::configuration(None, false).map_err(usage)?;
+    if let Some(scope) =
+        ace_config::WriteScope::of(&[], &loaded).map_err(|e| usage(e.to_string()))?
+    {
+        scope.check(into).map_err(usage)?;
+    }
+    let held = ace_fs::Held::lock(&[into], args.lock_timeout)
+        .map_err(|e| usage(e.to_string()))?
+        .forcing(args.force);
     let host = match std::fs::read(into) {
         Ok(bytes) => {
             String::from_utf8(bytes).map_err(|e| usage(format!("{name}: not UTF-8 text ({e})")))?
@@ -204,7 +218,7 @@ fn into_block(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(usage(format!("{name}: {e}"))),
     };
-    let block = match ace_block::locate(&host) {
+    let block = match ace_block::place(&host) {
         Ok(b) => b,
         Err(e) => {
             // Exit 2, as for a file that cannot be read: which lines are

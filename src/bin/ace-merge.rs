@@ -76,8 +76,9 @@ fn merge(args: &Args) -> Result<i32, i32> {
         theirs: args.theirs_label.clone(),
     };
     let dest = args.output.clone().unwrap_or_else(|| PathBuf::from(ours));
+    let permit = ace_fs::Held::default().forcing(args.force);
     let write = |text: &str| {
-        ace_fs::write_atomic(&dest, text.as_bytes(), None).map_err(|e| {
+        ace_fs::write_atomic(&dest, text.as_bytes(), Some(&permit)).map_err(|e| {
             error(PROG, format!("{}: {e}", dest.display()));
             EXIT_USAGE
         })
@@ -86,6 +87,16 @@ fn merge(args: &Args) -> Result<i32, i32> {
         let read = |s: &Source| read(s, format).map_err(|e| (s.name.clone(), e));
         Ok((read(&base_src)?, read(&ours_src)?, read(&theirs_src)?))
     };
+    // A side of another format, or one that kept nothing of BASE, is
+    // refused before anything is written: OURS stays as it was, and git
+    // takes the non-zero exit for a conflict.
+    for side in [&ours_src, &theirs_src] {
+        if let Some(found) = ace_apply::merge::other_format(format, &base_src.text, &side.text) {
+            let unfit = ace_apply::merge::Unfit::OtherFormat { found };
+            error(PROG, unfit.message(&side.name, format));
+            return Err(EXIT_USAGE);
+        }
+    }
     let (base, ours, theirs) = match read_all() {
         Ok(all) => all,
         Err((file, why)) => {
@@ -108,6 +119,15 @@ fn merge(args: &Args) -> Result<i32, i32> {
             return Ok(readable(&name, &text, format));
         }
     };
+    if !args.allow_empty {
+        for (src, pb) in [(&ours_src, &ours), (&theirs_src, &theirs)] {
+            if let Some(had) = ace_apply::merge::emptied(&base, pb) {
+                let unfit = ace_apply::merge::Unfit::Emptied { had };
+                error(PROG, unfit.message(&src.name, format));
+                return Err(EXIT_USAGE);
+            }
+        }
+    }
     let merged = merge_file(
         format,
         side(&base_src, &base),
@@ -177,21 +197,23 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
         .map(|p| load(p))
         .collect::<Result<_, _>>()?;
     let format = format_of(args, &base_src);
-    let read_one = |s: &Source| {
-        read(s, format).map_err(|why| {
-            error(
-                PROG,
-                format!(
-                    "{}: not a readable {} playbook: {why}",
-                    s.name,
-                    format.name()
-                ),
-            );
-            EXIT_FINDINGS
+    let base = read(&base_src, format).map_err(|why| {
+        error(
+            PROG,
+            ace_apply::merge::Unfit::Unreadable(why).message(&base_src.name, format),
+        );
+        EXIT_USAGE
+    })?;
+    let runs: Vec<Playbook> = run_srcs
+        .iter()
+        .map(|s| {
+            ace_apply::merge::read_side(s, format, (&base_src.text, &base), args.allow_empty)
+                .map_err(|unfit| {
+                    error(PROG, unfit.message(&s.name, format));
+                    EXIT_USAGE
+                })
         })
-    };
-    let base = read_one(&base_src)?;
-    let runs: Vec<Playbook> = run_srcs.iter().map(read_one).collect::<Result<_, _>>()?;
+        .collect::<Result<_, _>>()?;
     let now = ace_model::time::now_of(args.now.as_deref(), &runs).map_err(|e| {
         error(PROG, e);
         EXIT_USAGE
@@ -204,7 +226,8 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
     }
     let out_name = match args.output.as_deref() {
         Some(p) if p != Path::new("-") => {
-            ace_fs::write_atomic(p, merged.text.as_bytes(), None).map_err(|e| {
+            let permit = ace_fs::Held::default().forcing(args.force);
+            ace_fs::write_atomic(p, merged.text.as_bytes(), Some(&permit)).map_err(|e| {
                 error(PROG, format!("{}: {e}", p.display()));
                 EXIT_USAGE
             })?;

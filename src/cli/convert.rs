@@ -124,6 +124,10 @@ pub struct Args {
     /// Fail with exit 1, writing nothing, if anything would be lost.
     #[arg(long)]
     pub strict: bool,
+    /// Replace a file that is read-only or has other hard links (refused
+    /// otherwise: exit 2, nothing written).
+    #[arg(long)]
+    pub force: bool,
     /// Rewrite the input file itself.
     #[arg(long, conflicts_with = "output")]
     pub in_place: bool,

@@ -31,6 +31,10 @@ pub struct Args {
     /// standard output (`-`) with --base.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Replace a file that is read-only or has other hard links (refused
+    /// otherwise: exit 2, nothing written).
+    #[arg(long)]
+    pub force: bool,
     /// Also write the conflicts as JSON here.
     #[arg(long, value_name = "FILE")]
     pub conflicts: Option<PathBuf>,
@@ -39,6 +43,11 @@ pub struct Args {
     /// added, whose ID it took.
     #[arg(long, value_name = "FILE")]
     pub id_map: Option<PathBuf>,
+    /// Merge a side or run that holds none of BASE's entries. Without it
+    /// such a file (an empty or cut-off run, a crashed agent's) is
+    /// refused, exit 2, and nothing is written.
+    #[arg(long)]
+    pub allow_empty: bool,
     #[arg(long, value_name = "FMT", value_parser = crate::format_parser())]
     pub from: Option<Format>,
     /// Conflict markers' length (git's %L).

@@ -21,6 +21,10 @@ pub struct Args {
     /// The page's file (default: standard output).
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<PathBuf>,
+    /// Replace a file that is read-only or has other hard links (refused
+    /// otherwise: exit 2, nothing written).
+    #[arg(long)]
+    pub force: bool,
     /// Draw the file's commits (git log --follow): entries and tokens per
     /// commit, and what each added, removed and changed.
     #[arg(long)]

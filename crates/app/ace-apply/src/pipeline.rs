@@ -488,11 +488,19 @@ pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Optio
         // rather than rewritten by a writer that may not keep every byte.
         (Output::Same, Vec::new())
     } else {
-        match format
-            .imp()
-            .rewrite(text, &outcome.before, &playbook, &wctx)
-        {
-            Some((edits, report)) => (Output::Spliced(edits), report.losses),
+        // The file's own writer splices what changed; in plain text, what
+        // it cannot hold raw is escaped first, as a whole write does.
+        let escaped = format.text_safe(&playbook);
+        let (spliced, escapes) = match &escaped {
+            Some((safe, losses)) => (safe, losses.as_slice()),
+            None => (&playbook, &[][..]),
+        };
+        match format.imp().rewrite(text, &outcome.before, spliced, &wctx) {
+            Some((edits, report)) => {
+                let mut losses = report.losses;
+                losses.extend_from_slice(escapes);
+                (Output::Spliced(edits), losses)
+            }
             None => (Output::Whole, Vec::new()),
         }
     };

@@ -81,8 +81,9 @@ pub struct Target {
 pub enum Baseline {
     /// One earlier version of the (single) file being checked.
     File(PathBuf),
-    /// A git revision: each file is compared with itself at that revision.
-    Rev(String),
+    /// A git revision, as given and as the commit ID git resolved it to:
+    /// each file is compared with itself at that commit.
+    Rev { name: String, id: String },
 }
 
 impl Baseline {
@@ -94,13 +95,19 @@ impl Baseline {
         if p.is_file() {
             return Ok(Baseline::File(p.to_owned()));
         }
+        // Resolved once to a commit ID: only that ID is passed to git
+        // after, so a revision that looks like an option stays a name.
         let out = Command::new("git")
-            .args(["rev-parse", "--verify", "--quiet"])
+            .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
             .arg(format!("{arg}^{{commit}}"))
             .output()
             .map_err(|e| format!("--baseline {arg}: not a file, and git could not be run: {e}"))?;
-        if out.status.success() {
-            Ok(Baseline::Rev(arg.to_owned()))
+        let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        if out.status.success() && id.bytes().all(|b| b.is_ascii_hexdigit()) && !id.is_empty() {
+            Ok(Baseline::Rev {
+                name: arg.to_owned(),
+                id,
+            })
         } else {
             Err(format!(
                 "--baseline {arg}: neither a file nor a git revision of the repository here"
@@ -224,7 +231,7 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
         Baseline::File(p) => ace_fs::load(p)
             .map(Some)
             .map_err(|e| format!("--baseline {e}")),
-        Baseline::Rev(rev) => {
+        Baseline::Rev { name: rev, id } => {
             let path = source
                 .path
                 .clone()
@@ -237,7 +244,9 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
             let out = Command::new("git")
                 .arg("-C")
                 .arg(dir)
-                .args(["show", &format!("{rev}:./{file}")])
+                .env("LC_ALL", "C")
+                .args(["cat-file", "--end-of-options", "blob"])
+                .arg(format!("{id}:./{file}"))
                 .output()
                 .map_err(|e| format!("--baseline {rev}: git could not be run: {e}"))?;
             if !out.status.success() {

@@ -266,7 +266,9 @@ impl WriteScope {
     }
 
     /// Whether `path` (relative to the current directory) is inside one of
-    /// the globs: relative, never climbing out of their folder with `..`.
+    /// the globs: relative, never climbing out of their folder with `..`,
+    /// and the file a write would replace, symbolic links followed, inside
+    /// them too (a link in the scope to a file outside it is outside).
     pub fn check(&self, path: &Path) -> Result<(), String> {
         let refuse = |why: String| {
             Err(format!(
@@ -293,10 +295,58 @@ impl WriteScope {
             }
         }
         let clean: PathBuf = parts.iter().collect();
-        if self.set.is_match(&clean) {
-            Ok(())
+        if !self.set.is_match(&clean) {
+            return refuse(format!("{} is outside the write scope", path.display()));
+        }
+        let real = resolved(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let root = root_of(&self.base).map_err(|e| format!("the current directory: {e}"))?;
+        match real.strip_prefix(&root) {
+            Ok(rel) if self.set.is_match(rel) => Ok(()),
+            _ => refuse(format!(
+                "{} is {}, outside the write scope",
+                path.display(),
+                real.display()
+            )),
+        }
+    }
+}
+
+/// The folder the globs are relative to: the current directory, less
+/// `base` (its path below that folder), links resolved.
+fn root_of(base: &Path) -> std::io::Result<PathBuf> {
+    let mut root = std::env::current_dir()?.canonicalize()?;
+    for _ in base.components() {
+        root.pop();
+    }
+    Ok(root)
+}
+
+/// The absolute path of the file a write to `path` replaces: symbolic
+/// links followed, on the file and on every folder above it, as far as
+/// they exist (a new file in a folder not made yet is where it is named).
+fn resolved(path: &Path) -> std::io::Result<PathBuf> {
+    let dest = ace_fs::destination(path)?;
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    let mut at = dest.as_path();
+    loop {
+        let existing = if at.as_os_str().is_empty() {
+            Path::new(".")
         } else {
-            refuse(format!("{} is outside the write scope", path.display()))
+            at
+        };
+        if let Ok(real) = existing.canonicalize() {
+            return Ok(rest.iter().rev().fold(real, |p, r| p.join(r)));
+        }
+        match (at.file_name(), at.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name.to_owned());
+                at = parent;
+            }
+            _ => {
+                return Err(std::io::Error::other(
+                    "cannot tell which file this names".to_owned(),
+                ))
+            }
         }
     }
 }

@@ -72,6 +72,98 @@ pub fn destination(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
+/// What a file that is not a regular file is, in a user's words.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Refuses a path that names something other than a regular file (a
+/// FIFO, which would hang the read or the lock, a device, a directory): a
+/// playbook is rewritten only where a playbook file is. A missing file is
+/// fine: it is made.
+pub(crate) fn regular_or_missing(path: &Path) -> io::Result<Option<std::fs::Metadata>> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(Some(meta)),
+        Ok(meta) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{}; only a regular file is rewritten, nothing written",
+                kind_of(&meta)
+            ),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Refuses to replace `meta`'s file when it is read-only or has other hard
+/// links, unless `force`: a rename would drop the read-only mark the user
+/// set, or leave the file's other names with the old text.
+fn replaceable(meta: &std::fs::Metadata, force: bool) -> io::Result<()> {
+    if force {
+        return Ok(());
+    }
+    if meta.permissions().readonly() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "read-only; nothing written (--force replaces it)",
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            let others = meta.nlink() - 1;
+            return Err(io::Error::other(format!(
+                "has {others} other hard link{}, which a rewrite would leave with the old text; \
+                 nothing written (--force replaces this name alone)",
+                if others == 1 { "" } else { "s" }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Gives `file` the owner and group of the file it replaces, as far as
+/// the process may: root keeps both, the owner keeps the group when it is
+/// one of theirs. A file it may not give them to gets the process's own,
+/// as any new file does.
+#[cfg(unix)]
+fn keep_owner(file: &File, meta: &std::fs::Metadata) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::MetadataExt;
+    let Ok(mine) = file.metadata() else { return };
+    if (mine.uid(), mine.gid()) == (meta.uid(), meta.gid()) {
+        return;
+    }
+    let fd = file.as_raw_fd();
+    // SAFETY: `fd` is the open descriptor `file` owns; fchown reads no
+    // memory of ours.
+    unsafe {
+        if libc::fchown(fd, meta.uid(), meta.gid()) != 0 {
+            libc::fchown(fd, u32::MAX, meta.gid());
+        }
+    }
+}
+
 fn directory_of(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -194,6 +286,8 @@ pub struct AtomicFile {
     /// What the destination must still be at the rename: the stamp it had
     /// when it was locked and read ([`AtomicFile::expecting`]).
     expect: Option<Stamp>,
+    /// Whether a read-only or hard-linked destination may be replaced.
+    force: bool,
 }
 
 /// Bytes written between requests to start writing them to disk.
@@ -202,6 +296,7 @@ const WRITEBACK: u64 = 8 << 20;
 impl AtomicFile {
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
         let path = destination(path)?;
+        regular_or_missing(&path)?;
         let dir = directory_of(&path);
         #[cfg(target_os = "linux")]
         let unnamed = unnamed_in(dir)?.map(Temp::Unnamed);
@@ -217,14 +312,18 @@ impl AtomicFile {
             written: 0,
             handed: 0,
             expect: None,
+            force: false,
         })
     }
 
     /// Refuses the rename if the destination is one of `held`'s files and
     /// is no longer as it was locked: a writer that took no lock changed
     /// it since it was read, and renaming over it would lose that change.
+    /// `held`'s [`Held::forcing`] also says whether a read-only or
+    /// hard-linked destination may be replaced.
     pub fn expecting(mut self, held: Option<&Held>) -> AtomicFile {
         self.expect = held.and_then(|h| h.stamp(&self.path));
+        self.force = held.is_some_and(Held::force);
         self
     }
 
@@ -264,10 +363,11 @@ impl AtomicFile {
         let file = self.temp.file();
         file.sync_all()?;
         // One look at the destination: whether it is still as it was read
-        // (when that is asked), and the permissions to keep.
-        let current = match std::fs::metadata(&self.path) {
-            Ok(meta) => Some(meta),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        // (when that is asked), whether it may be replaced, and the owner
+        // and permissions to keep.
+        let current = match regular_or_missing(&self.path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == io::ErrorKind::InvalidInput => return Err(e),
             Err(e) if self.expect.is_some() => return Err(e),
             Err(_) => None,
         };
@@ -277,6 +377,11 @@ impl AtomicFile {
             }
         }
         if let Some(meta) = &current {
+            replaceable(meta, self.force)?;
+            // The owner first: changing it clears set-ID bits, which the
+            // permissions then put back.
+            #[cfg(unix)]
+            keep_owner(file, meta);
             file.set_permissions(meta.permissions())?;
         }
         match self.temp {

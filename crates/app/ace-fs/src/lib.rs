@@ -7,6 +7,6 @@ mod atomic;
 mod load;
 mod lock;
 
-pub use atomic::{write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
+pub use atomic::{destination, write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use lock::{Held, LockError, Stamp};

@@ -88,6 +88,10 @@ impl std::fmt::Display for LockError {
                 path.display(),
                 waited.as_secs()
             ),
+            // Not a file to lock at all: said as what it is.
+            LockError::Io(path, e) if e.kind() == io::ErrorKind::InvalidInput => {
+                write!(f, "{}: {e}", path.display())
+            }
             LockError::Io(path, e) => write!(f, "{}: cannot lock: {e}", path.display()),
         }
     }
@@ -96,10 +100,13 @@ impl std::fmt::Display for LockError {
 impl std::error::Error for LockError {}
 
 /// Files locked for one update, in the order given; released when
-/// dropped (or when the process ends, however it ends).
+/// dropped (or when the process ends, however it ends). It also carries
+/// what the update may replace: with [`Held::forcing`], a read-only file
+/// or one with other hard links ([`crate::AtomicFile::commit`]).
 #[derive(Debug, Default)]
 pub struct Held {
     files: Vec<(PathBuf, File, Stamp)>,
+    force: bool,
 }
 
 impl Held {
@@ -116,6 +123,18 @@ impl Held {
         Ok(held)
     }
 
+    /// The same, allowed (`force`) or not to replace a read-only file or
+    /// one with other hard links (`--force`).
+    pub fn forcing(mut self, force: bool) -> Held {
+        self.force = force;
+        self
+    }
+
+    /// Whether [`Held::forcing`] allowed it.
+    pub fn force(&self) -> bool {
+        self.force
+    }
+
     /// Locks one more file after those held (a companion, once the main
     /// file has told which), waiting at most `wait`.
     pub fn lock_more(&mut self, path: &Path, wait: Duration) -> Result<(), LockError> {
@@ -128,8 +147,9 @@ impl Held {
         if self.files.iter().any(|(p, _, _)| *p == at) {
             return Ok(());
         }
+        crate::atomic::regular_or_missing(&at).map_err(|e| LockError::Io(path.to_owned(), e))?;
         loop {
-            let file = match File::open(&at) {
+            let file = match open_for_lock(&at) {
                 Ok(f) => f,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
                 Err(e) => return Err(LockError::Io(path.to_owned(), e)),
@@ -217,6 +237,20 @@ fn unchanged(path: &Path, stamp: Stamp) -> io::Result<bool> {
 /// name the file, as with any I/O error.
 pub(crate) fn changed() -> io::Error {
     io::Error::other("changed by another program since it was read; nothing written (run again)")
+}
+
+/// Opens a file to lock it without waiting on it: a FIFO put in the
+/// file's place since it was looked at opens at once and is then found not
+/// to be the file locked.
+fn open_for_lock(path: &Path) -> io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// Takes an exclusive advisory lock without blocking; `false` if another

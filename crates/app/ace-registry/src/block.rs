@@ -104,13 +104,14 @@ pub static MANAGED_BLOCK: ManagedBlock = ManagedBlock;
 
 /// The diagnostic for markers that make no block, at the first marker.
 pub fn marker_diagnostic(e: &ace_block::MarkerError) -> Diagnostic {
-    let span = e
-        .markers
-        .first()
-        .map(|m| Span::new(m.span.start, m.span.end))
-        .unwrap_or_default();
+    let first = e
+        .fence
+        .clone()
+        .or_else(|| e.markers.first().map(|m| m.span.clone()));
+    let span = first.map(|r| Span::new(r.start, r.end)).unwrap_or_default();
     let mut d = Diagnostic::new(&rules::BLOCK_MARKERS, span, e.message.clone());
-    for m in e.markers.iter().skip(1) {
+    let rest = if e.fence.is_some() { 0 } else { 1 };
+    for m in e.markers.iter().skip(rest) {
         d = d.with_related(
             Span::new(m.span.start, m.span.end),
             format!(
@@ -123,11 +124,15 @@ pub fn marker_diagnostic(e: &ace_block::MarkerError) -> Diagnostic {
             ),
         );
     }
-    d.help = Some(format!(
-        "keep one `{}` line and one `{}` line after it; the block is the text between them",
-        ace_block::START,
-        ace_block::END
-    ));
+    d.help = Some(if e.fence.is_some() {
+        "end the code fence with a line of its own ``` or ~~~ before the block".to_owned()
+    } else {
+        format!(
+            "keep one `{}` line and one `{}` line after it; the block is the text between them",
+            ace_block::START,
+            ace_block::END
+        )
+    });
     d
 }
 
@@ -324,7 +329,7 @@ impl PlaybookFormat for ManagedBlock {
         if !text_like || memchr::memmem::find(input.text.as_bytes(), b"ACE:").is_none() {
             return None;
         }
-        (!ace_block::markers(input.text).is_empty()).then_some(Confidence::Declared)
+        ace_block::has_markers(input.text).then_some(Confidence::Declared)
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {

@@ -56,9 +56,25 @@ impl Format {
     /// the end, so a caller that must write nothing on a loss writes into
     /// a temporary file or into [`std::io::sink`] first.
     pub fn write(self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
+        let escaped = self.text_safe(pb);
+        let (pb, escapes) = match &escaped {
+            Some((safe, losses)) => (safe, losses.as_slice()),
+            None => (pb, &[][..]),
+        };
         let mut report = self.imp().write(pb, ctx, out);
+        report.losses.extend_from_slice(escapes);
         self.layout_losses(pb, &mut report);
         report
+    }
+
+    /// `pb` as a file of this format can hold it, when it cannot as it is:
+    /// in plain text, raw control characters written as `\uXXXX`, each
+    /// reported (ACE102). `None` when `pb` needs no change.
+    pub fn text_safe(self, pb: &Playbook) -> Option<(Playbook, Vec<LossEntry>)> {
+        if self.imp().syntax() != ace_format::Syntax::Text {
+            return None;
+        }
+        ace_model::controls::escape_controls(pb)
     }
 
     /// What another format's layout kept of the file's content (AGENTS.md's
@@ -125,7 +141,13 @@ impl Format {
     ) -> (Option<String>, WriteReport) {
         match self.companion() {
             Some(c) => {
+                let escaped = self.text_safe(pb);
+                let (pb, escapes) = match &escaped {
+                    Some((safe, losses)) => (safe, losses.as_slice()),
+                    None => (pb, &[][..]),
+                };
                 let (text, mut report) = c.write(pb, ctx, out);
+                report.losses.extend_from_slice(escapes);
                 self.layout_losses(pb, &mut report);
                 (Some(text), report)
             }

@@ -229,7 +229,7 @@ fn render_human(
         start.col,
         style.severity(d.severity),
         d.code,
-        d.message
+        visible(&d.message)
     )?;
     if !frame {
         return Ok(());
@@ -303,31 +303,58 @@ fn clip(line: &str, start: usize, end: usize, width: usize) -> Shown<'_> {
     // Characters kept before the span's start when a line is cut.
     let keep_before = width / 5;
     let fits = line.len() <= width || line.chars().nth(width).is_none();
-    if fits {
-        return Shown {
-            text: line.into(),
-            lead: UnicodeWidthStr::width(&line[..start]),
-            width: UnicodeWidthStr::width(&line[start..end]).max(1),
-        };
-    }
-    let from = line[..start]
-        .char_indices()
-        .rev()
-        .take(keep_before)
-        .last()
-        .map_or(start, |(i, _)| i);
-    let to = line[from..]
-        .char_indices()
-        .nth(width)
-        .map_or(line.len(), |(i, _)| from + i);
+    let (from, to) = if fits {
+        (0, line.len())
+    } else {
+        let from = line[..start]
+            .char_indices()
+            .rev()
+            .take(keep_before)
+            .last()
+            .map_or(start, |(i, _)| i);
+        let to = line[from..]
+            .char_indices()
+            .nth(width)
+            .map_or(line.len(), |(i, _)| from + i);
+        (from, to)
+    };
     let before = if from > 0 { CUT } else { "" };
     let after = if to < line.len() { CUT } else { "" };
-    let end = end.min(to);
+    let end = end.min(to).max(start);
+    let (lead, span, tail) = (
+        visible(&line[from..start]),
+        visible(&line[start..end]),
+        visible(&line[end..to]),
+    );
     Shown {
-        text: format!("{before}{}{after}", &line[from..to]).into(),
-        lead: UnicodeWidthStr::width(before) + UnicodeWidthStr::width(&line[from..start]),
-        width: UnicodeWidthStr::width(&line[start..end.max(start)]).max(1),
+        text: format!("{before}{lead}{span}{tail}{after}").into(),
+        lead: UnicodeWidthStr::width(before) + UnicodeWidthStr::width(&*lead),
+        width: UnicodeWidthStr::width(&*span).max(1),
     }
+}
+
+/// `s` as a terminal may show it: a control character (an escape
+/// sequence would be run by the terminal) and a character that reorders
+/// or hides text (ACE090) written as `[U+XXXX]`.
+fn visible(s: &str) -> std::borrow::Cow<'_, str> {
+    let shown = |c: char| {
+        ace_model::controls::is_raw_control(c)
+            || (c as u32) >= 0x80 && (c as u32) < 0xa0
+            || ace_model::controls::hidden(c).is_some()
+    };
+    if !s.chars().any(shown) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| {
+            if shown(c) {
+                format!("[U+{:04X}]", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
 }
 
 /// Byte offset of 1-based character column `col` in `line`.
@@ -672,6 +699,26 @@ mod tests {
         let out = render_str(OutputFormat::Full, "[a-1] first\n[a-1] second\n");
         let expected = "p.md:2:2: error[ACE002]: duplicate ID `a-1`\n  |\n2 | [a-1] second\n  |  ^^^^^\n  = note: first used here at p.md:1:1\n  = help: renumber it\n\nFound 1 error(s), 0 warning(s), 0 info in 1 file.\n";
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn a_frame_shows_what_would_reorder_or_drive_the_terminal() {
+        let text = "x \u{202e}evil\u{1b}[2J end\n";
+        let d = Diagnostic::new(&ace_model::rules::HIDDEN_TEXT, Span::new(2, 5), "m");
+        let report = [FileReport {
+            name: "f.md",
+            text,
+            diagnostics: std::slice::from_ref(&d),
+        }];
+        let mut out = Vec::new();
+        render(OutputFormat::Full, &report, false, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("x [U+202E]evil[U+001B][2J end"), "{out}");
+        assert!(
+            !out.contains('\u{202e}') && !out.contains('\u{1b}'),
+            "{out}"
+        );
+        assert!(out.contains("|   ^^^^^^^^\n"), "{out}");
     }
 
     #[test]

@@ -2,9 +2,14 @@
 //! renames followed), the entries and tokens of the file then, and what
 //! the commit added, removed and changed (ace-diff's difference).
 //!
-//! git is run as a program (`git log --follow`, `git show`): the user's
-//! own git, with their configuration, reads the repository, and ace-tools
-//! links no git implementation.
+//! git is run as a program: the user's own git, with their configuration,
+//! reads the repository, and ace-tools links no git implementation. The
+//! repository is not trusted: commit messages and file names reach git
+//! only as data. The log is read NUL-separated and parsed strictly, only
+//! hexadecimal object IDs are passed back to git (after
+//! `--end-of-options`), pathspecs are literal, and nothing is asked of git
+//! that runs a program the repository's configuration names (signature
+//! checks, external diffs, text conversion).
 
 use std::path::Path;
 use std::process::Command;
@@ -34,11 +39,23 @@ pub struct Commit {
     pub problem: Option<String>,
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+/// Runs git in `dir` with `args`, as safe for an untrusted repository as
+/// git's own options make it: literal pathspecs, no signature check and
+/// no file-system monitor, whatever the configuration says.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
+        .args([
+            "--literal-pathspecs",
+            "--no-pager",
+            "-c",
+            "log.showSignature=false",
+            "-c",
+            "core.fsmonitor=false",
+        ])
         .args(args)
+        .env_remove("GIT_EXTERNAL_DIFF")
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {
@@ -51,6 +68,60 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     Ok(out.stdout)
 }
 
+/// Whether `s` is a full object ID (SHA-1 or SHA-256), the only thing
+/// from git's output that is passed back to it as an argument.
+fn is_object_id(s: &str) -> bool {
+    matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The commits `git log -z --format=%H%x00%h%x00%cI%x00%s --name-only`
+/// printed: per commit, four NUL-ended fields, then the file's path
+/// after a line break, NUL-ended. git ends a message at a NUL byte, so no
+/// message can add a field; anything else out of shape is an error.
+fn parse_log(log: &[u8]) -> Result<Vec<Commit>, String> {
+    let bad = |what: &str| format!("git log printed {what}; expected a commit record");
+    let mut fields = log.split(|&b| b == 0);
+    let mut commits = Vec::new();
+    while let Some(id) = fields.next() {
+        if id.is_empty() {
+            // What follows the last NUL.
+            if fields.next().is_none() {
+                break;
+            }
+            return Err(bad("an empty field"));
+        }
+        let id = std::str::from_utf8(id)
+            .ok()
+            .filter(|id| is_object_id(id))
+            .ok_or_else(|| bad("an object ID that is not hexadecimal"))?;
+        let mut next = || fields.next().ok_or_else(|| bad("a cut-off record"));
+        let short = String::from_utf8_lossy(next()?).into_owned();
+        let date = String::from_utf8_lossy(next()?).into_owned();
+        let subject = String::from_utf8_lossy(next()?).into_owned();
+        let path = next()?
+            .strip_prefix(b"\n")
+            .ok_or_else(|| bad("a record without the file's path"))?;
+        let path = String::from_utf8(path.to_vec()).map_err(|_| bad("a path that is not UTF-8"))?;
+        if !short.bytes().all(|b| b.is_ascii_hexdigit()) || path.is_empty() {
+            return Err(bad("a record out of shape"));
+        }
+        commits.push(Commit {
+            id: id.to_owned(),
+            short,
+            date,
+            subject,
+            path,
+            entries: None,
+            tokens: None,
+            added: Vec::new(),
+            removed: Vec::new(),
+            changed: Vec::new(),
+            problem: None,
+        });
+    }
+    Ok(commits)
+}
+
 /// The commits of `file`, oldest first, each read in `encoding`.
 pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit>, String> {
     let dir = match file.parent() {
@@ -61,46 +132,29 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| format!("{}: not a file name git can follow", file.display()))?;
-    let root = String::from_utf8_lossy(&git(dir, &["rev-parse", "--show-toplevel"])?)
-        .trim()
-        .to_owned();
+    let root = git(dir, &["rev-parse", "--show-toplevel"])?;
+    let root = String::from_utf8(root)
+        .map_err(|_| format!("{}: the repository's path is not UTF-8", file.display()))?;
+    let root = root.strip_suffix('\n').unwrap_or(&root).to_owned();
     let log = git(
         dir,
         &[
             "log",
             "--follow",
-            "--format=%x1e%H%x1f%h%x1f%cI%x1f%s",
+            "-z",
+            "--no-show-signature",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--encoding=UTF-8",
+            "--format=%H%x00%h%x00%cI%x00%s",
             "--name-only",
+            "--end-of-options",
             "--",
             name,
         ],
     )?;
-    let log = String::from_utf8_lossy(&log);
-    let mut commits: Vec<Commit> = Vec::new();
-    for record in log.split('\u{1e}').filter(|r| !r.trim().is_empty()) {
-        let mut lines = record.lines();
-        let head: Vec<&str> = lines.next().unwrap_or("").split('\u{1f}').collect();
-        let path = lines
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or(name)
-            .to_owned();
-        if head.len() < 4 {
-            continue;
-        }
-        commits.push(Commit {
-            id: head[0].to_owned(),
-            short: head[1].to_owned(),
-            date: head[2].to_owned(),
-            subject: head[3].to_owned(),
-            path,
-            entries: None,
-            tokens: None,
-            added: Vec::new(),
-            removed: Vec::new(),
-            changed: Vec::new(),
-            problem: None,
-        });
-    }
+    let mut commits = parse_log(&log)?;
     if commits.is_empty() {
         return Err(format!("{}: no commit of this file in git", file.display()));
     }
@@ -108,18 +162,24 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
     let registry = Registry::builtin();
     let mut before: Option<ace_model::Playbook> = None;
     for c in &mut commits {
+        // The ID was checked to be hexadecimal, so the argument cannot
+        // be read as an option, and `ID:path` names the blob whatever the
+        // path holds.
         let spec = format!("{}:{}", c.id, c.path);
-        let read = git(Path::new(&root), &["show", &spec])
-            .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_owned()))
-            .and_then(|text| {
-                let path = Path::new(&c.path);
-                let format = registry.detect(Some(path), &text);
-                let pb = ace_registry::read(format, &text)
-                    .map_err(|d| d.message)?
-                    .playbook;
-                let tokens = encoding.count(format.imp().playbook_text(&text));
-                Ok((pb, tokens))
-            });
+        let read = git(
+            Path::new(&root),
+            &["cat-file", "--end-of-options", "blob", &spec],
+        )
+        .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_owned()))
+        .and_then(|text| {
+            let path = Path::new(&c.path);
+            let format = registry.detect(Some(path), &text);
+            let pb = ace_registry::read(format, &text)
+                .map_err(|d| d.message)?
+                .playbook;
+            let tokens = encoding.count(format.imp().playbook_text(&text));
+            Ok((pb, tokens))
+        });
         match read {
             Ok((pb, tokens)) => {
                 c.entries = Some(
@@ -145,4 +205,29 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
         }
     }
     Ok(commits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "0123456789abcdef0123456789abcdef01234567";
+
+    #[test]
+    fn the_log_is_read_strictly() {
+        let good = format!("{ID}\x000123456\x002026-01-01T00:00:00Z\x00a \x1e--output=x\x00\ncaf\"\u{e9}\tx.md\x00");
+        let commits = parse_log(good.as_bytes()).unwrap();
+        assert_eq!(commits.len(), 1);
+        assert_eq!(commits[0].subject, "a \u{1e}--output=x");
+        assert_eq!(commits[0].path, "caf\"\u{e9}\tx.md");
+        for bad in [
+            format!("--output=x\x00abc\x00d\x00s\x00\np.md\x00"),
+            format!("{ID}\x000123456\x00d\x00s\x00"),
+            format!("{ID}\x000123456\x00d\x00s\x00p.md\x00"),
+            format!("{ID}\x00zz\x00d\x00s\x00\np.md\x00"),
+        ] {
+            assert!(parse_log(bad.as_bytes()).is_err(), "{bad:?}");
+        }
+        assert!(parse_log(b"").unwrap().is_empty());
+    }
 }

@@ -165,17 +165,52 @@ fn prune_plan(
 
 /// Text for HTML: `&`, `<`, `>` and both quotes escaped, so it is safe in
 /// text and in attributes.
+/// A character that reorders or hides text (ACE090), or a control
+/// character, is shown as `[U+XXXX]`: the page shows what the agent reads.
 fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+        push_escaped(&mut out, c);
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '&' => out.push_str("&amp;"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '"' => out.push_str("&quot;"),
+        '\'' => out.push_str("&#39;"),
+        c if ace_model::controls::is_raw_control(c) || ace_model::controls::hidden(c).is_some() => {
+            let _ = write!(out, "[U+{:04X}]", c as u32);
         }
+        c => out.push(c),
+    }
+}
+
+/// Characters of a word after which the page may break it: a browser
+/// breaking a word only where it must (`overflow-wrap: anywhere`) lays a
+/// 100 KB word out in quadratic time, and given a break this often, at
+/// once.
+const WORD_BREAK: usize = 32;
+
+/// [`esc`] for text in an element, with a `<wbr>` every [`WORD_BREAK`]
+/// characters of a word.
+fn esc_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut run = 0;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            run = 0;
+        } else {
+            run += 1;
+            if run > WORD_BREAK {
+                out.push_str("<wbr>");
+                run = 1;
+            }
+        }
+        push_escaped(&mut out, c);
     }
     out
 }
@@ -666,9 +701,9 @@ impl View {
             n(self.entry_tokens[i])
         );
         if let Some(t) = &e.title {
-            let _ = writeln!(h, "<strong>{}</strong>", esc(t));
+            let _ = writeln!(h, "<strong>{}</strong>", esc_text(t));
         }
-        let _ = write!(h, "{}</td><td>", esc(&e.content));
+        let _ = write!(h, "{}</td><td>", esc_text(&e.content));
         if !findings.is_empty() {
             let _ = write!(h, "<ul class=\"findings\">");
             for &f in findings {

@@ -57,6 +57,19 @@ pub enum Syntax {
     Text,
 }
 
+impl Syntax {
+    /// The syntax a (lower-case) file extension says, when it says one.
+    pub fn of_extension(ext: &str) -> Option<Syntax> {
+        match ext {
+            "json" => Some(Syntax::Json),
+            "tron" => Some(Syntax::Tron),
+            "yaml" | "yml" => Some(Syntax::Yaml),
+            "md" | "markdown" | "txt" | "mdc" => Some(Syntax::Text),
+            _ => None,
+        }
+    }
+}
+
 /// What detection looks at: the file name (none for standard input) and
 /// the text, or its head when a directory walk only peeks.
 pub struct Sniff<'a> {
@@ -117,13 +130,7 @@ impl<'a> Sniff<'a> {
 
     /// The syntax the extension says, when it says one.
     pub fn syntax_of_name(&self) -> Option<Syntax> {
-        match self.extension()?.as_str() {
-            "json" => Some(Syntax::Json),
-            "tron" => Some(Syntax::Tron),
-            "yaml" | "yml" => Some(Syntax::Yaml),
-            "md" | "markdown" | "txt" => Some(Syntax::Text),
-            _ => None,
-        }
+        Syntax::of_extension(&self.extension()?)
     }
 
     pub fn syntax(&self) -> Syntax {
@@ -398,6 +405,17 @@ pub trait PlaybookFormat: Sync {
     /// that share one (`.json`) are told apart by content when read, and
     /// need `--to` when written.
     fn extensions(&self) -> &'static [&'static str];
+
+    /// The syntax its files are written in: by default the one its first
+    /// extension says (`skillbook.md` is text), and text for a format known
+    /// by file name alone (AGENTS.md). Plain text has no escapes: what it
+    /// cannot hold raw is escaped before it is written (`ace_registry`).
+    fn syntax(&self) -> Syntax {
+        self.extensions()
+            .first()
+            .and_then(|e| Syntax::of_extension(e.rsplit('.').next().unwrap_or(e)))
+            .unwrap_or(Syntax::Text)
+    }
 
     /// How sure this format is that the input is one of its files.
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence>;

@@ -6,6 +6,7 @@
 //! `extra` map at every level so that fields a format does not understand still
 //! survive a round trip through that same format.
 
+pub mod controls;
 pub mod delta;
 pub mod diag;
 pub mod edit;

@@ -71,6 +71,9 @@ pub struct MarkerError {
     pub message: String,
     /// The markers the message is about, in the text's order.
     pub markers: Vec<Marker>,
+    /// The line of the code fence the message is about, when it is one
+    /// that never closes: the fault's place, before any marker.
+    pub fence: Option<Range<usize>>,
 }
 
 impl std::fmt::Display for MarkerError {
@@ -122,33 +125,76 @@ pub fn markers(text: &str) -> Vec<Marker> {
     if !text.contains("ACE:") {
         return Vec::new();
     }
+    scan(text).markers
+}
+
+/// Whether `text` has markers: outside fenced code, or after a fence
+/// that never closes (which [`locate`] refuses, so they are not taken for
+/// an example either).
+pub fn has_markers(text: &str) -> bool {
+    if !text.contains("ACE:") {
+        return false;
+    }
+    let scan = scan(text);
+    !scan.markers.is_empty()
+        || scan
+            .unclosed
+            .is_some_and(|(_, _, hidden)| !hidden.is_empty())
+}
+
+/// What a scan of the markers found.
+struct Scan {
+    markers: Vec<Marker>,
+    /// A fence opened outside the block and never closed (its line and
+    /// span), and the marker lines after it, which only that fence hides.
+    unclosed: Option<(usize, Range<usize>, Vec<Marker>)>,
+}
+
+fn scan(text: &str) -> Scan {
     let mut found = Vec::new();
-    let mut open: Option<(u8, usize)> = None;
+    let mut open: Option<(u8, usize, usize, Range<usize>)> = None;
+    let mut hidden: Vec<Marker> = Vec::new();
     // Inside a block fences are not followed: its text is the playbook's,
     // whose entries may open a fence they never close, and its end marker
     // ends it all the same.
     let mut inside = false;
     let mut at = 0;
+    let markers_possible = text.contains("ACE:");
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let span = at..at + raw.len();
         at += raw.len();
         let line = raw.trim_end_matches(['\n', '\r']);
         if !inside {
-            match (open, fence(line)) {
-                (None, Some(f)) => {
-                    open = Some(f);
+            match (open.clone(), fence(line)) {
+                (None, Some((c, n))) => {
+                    open = Some((c, n, i + 1, span));
+                    hidden.clear();
                     continue;
                 }
-                (Some((c, n)), Some((c2, n2))) => {
+                (Some((c, n, _, _)), Some((c2, n2))) => {
                     // A closing fence has nothing after its characters.
                     if c == c2 && n2 >= n && line.trim().bytes().all(|b| b == c) {
                         open = None;
                     }
                     continue;
                 }
-                (Some(_), None) => continue,
+                (Some(_), None) => {
+                    if markers_possible {
+                        if let Some(kind) = kind_of(line) {
+                            hidden.push(Marker {
+                                kind,
+                                line: i + 1,
+                                span,
+                            });
+                        }
+                    }
+                    continue;
+                }
                 (None, None) => {}
             }
+        }
+        if !markers_possible {
+            continue;
         }
         if let Some(kind) = kind_of(line) {
             inside = kind == Kind::Start;
@@ -159,7 +205,10 @@ pub fn markers(text: &str) -> Vec<Marker> {
             });
         }
     }
-    found
+    Scan {
+        markers: found,
+        unclosed: open.map(|(_, _, line, span)| (line, span, hidden)),
+    }
 }
 
 fn lines(ms: &[&Marker]) -> String {
@@ -172,13 +221,37 @@ fn lines(ms: &[&Marker]) -> String {
 
 /// The block of `text`: `None` when it has no markers, an error when they
 /// are unbalanced, repeated or out of order.
+/// Markers inside a fence that never closes are an error too: whether
+/// the fence was meant to end before them cannot be told, and taking them
+/// for an example would make every update append another block.
 pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
-    let found = markers(text);
+    if !text.contains("ACE:") {
+        return Ok(None);
+    }
+    let Scan {
+        markers: found,
+        unclosed,
+    } = scan(text);
+    if let Some((fence_line, fence, hidden)) = unclosed.filter(|(_, _, h)| !h.is_empty()) {
+        let refs: Vec<&Marker> = hidden.iter().collect();
+        return Err(MarkerError {
+            message: format!(
+                "the code fence opened on line {fence_line} is never closed, and the marker{} on {} \
+                 {} inside it: close the fence before the block, or remove the markers",
+                if hidden.len() == 1 { "" } else { "s" },
+                lines(&refs),
+                if hidden.len() == 1 { "is" } else { "are" },
+            ),
+            markers: hidden,
+            fence: Some(fence),
+        });
+    }
     let starts: Vec<&Marker> = found.iter().filter(|m| m.kind == Kind::Start).collect();
     let ends: Vec<&Marker> = found.iter().filter(|m| m.kind == Kind::End).collect();
     let fail = |message: String| MarkerError {
         message,
         markers: found.clone(),
+        fence: None,
     };
     match (starts.as_slice(), ends.as_slice()) {
         ([], []) => Ok(None),
@@ -212,6 +285,26 @@ pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
             lines(&ends)
         ))),
     }
+}
+
+/// Where `content` goes in `host`: its block, or (`None`) new markers at
+/// its end. Unsound markers are an error, and so is a host that ends
+/// inside a code fence, where new markers would be taken for an example.
+pub fn place(host: &str) -> Result<Option<Block>, MarkerError> {
+    let block = locate(host)?;
+    if block.is_none() {
+        if let Some((line, fence, _)) = scan(host).unclosed {
+            return Err(MarkerError {
+                message: format!(
+                    "the code fence opened on line {line} is never closed: a block added at the \
+                     end would be inside it; close the fence first"
+                ),
+                markers: Vec::new(),
+                fence: Some(fence),
+            });
+        }
+    }
+    Ok(block)
 }
 
 /// `content` with each line that would read as a marker (an entry whose
@@ -343,6 +436,34 @@ mod tests {
             assert!(e.message.contains(expected), "{text:?}: {}", e.message);
             assert!(!e.markers.is_empty());
         }
+    }
+
+    /// A fence that never closes hides nothing it comes before: markers
+    /// after it are refused, not taken for an example, and a block is
+    /// never added inside it.
+    #[test]
+    fn markers_after_a_fence_that_never_closes_are_refused() {
+        let fenced = format!("# Notes\n```bash\nls\n\n{START}\n[a] x\n{END}\n");
+        let e = locate(&fenced).unwrap_err();
+        assert!(
+            e.message.contains("opened on line 2 is never closed")
+                && e.message.contains("lines 5, 7"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.markers.len(), 2);
+        let open = "# Notes\n```bash\nls\n";
+        assert_eq!(locate(open).unwrap(), None);
+        let e = place(open).unwrap_err();
+        assert!(
+            e.message.contains("line 2 is never closed"),
+            "{}",
+            e.message
+        );
+        // Closed, the same fence is an example and the block is found.
+        let closed = format!("# Notes\n```bash\nls\n```\n{START}\n[a] x\n{END}\n");
+        assert_eq!(place(&closed).unwrap().unwrap().start_line, 5);
+        assert_eq!(place("# Notes\n").unwrap(), None);
     }
 
     #[test]

@@ -109,7 +109,8 @@ struct Skill {
     span: Span,
     content: Vec<String>,
     justification: Option<String>,
-    evidence: Option<String>,
+    /// One piece of evidence per `Evidence:` line (kayba writes one).
+    evidence: Vec<String>,
     keywords: Option<Vec<String>>,
     issue: Option<String>,
     insight: Option<String>,
@@ -137,7 +138,15 @@ impl Skill {
                 return;
             }
             Some(Field::Justification) => &mut self.justification,
-            Some(Field::Evidence) => &mut self.evidence,
+            Some(Field::Evidence) => {
+                if self.evidence.is_empty() {
+                    self.evidence.push(String::new());
+                }
+                let last = self.evidence.last_mut().expect("one piece at least");
+                last.push('\n');
+                last.push_str(line);
+                return;
+            }
             Some(Field::Issue) => &mut self.issue,
             Some(Field::Insight) => &mut self.insight,
         };
@@ -179,8 +188,13 @@ impl Skill {
             e.extra
                 .insert("justification", Value::String(trim_end_blank(&j)));
         }
-        if let Some(ev) = self.evidence {
-            e.evidence = Some(vec![Evidence::Text(trim_end_blank(&ev))]);
+        if !self.evidence.is_empty() {
+            e.evidence = Some(
+                self.evidence
+                    .iter()
+                    .map(|ev| Evidence::Text(trim_end_blank(ev)))
+                    .collect(),
+            );
         }
         if let Some(k) = self.keywords.filter(|k| !k.is_empty()) {
             e.tags = Some(k);
@@ -262,6 +276,24 @@ fn counters(line: &str) -> Option<(i64, i64, i64)> {
         out[slot] = Some(v.parse().ok()?);
     }
     Some((out[0]?, out[1]?, out[2]?))
+}
+
+/// Sets `slot` to `v`, or adds `v` after what it holds and a blank line;
+/// `true` when it held something.
+fn join(slot: &mut Option<String>, v: String) -> bool {
+    match slot {
+        Some(first) => {
+            // The blank lines before the second were read as the first's.
+            first.truncate(first.trim_end_matches('\n').len());
+            first.push_str("\n\n");
+            first.push_str(&v);
+            true
+        }
+        None => {
+            *slot = Some(v);
+            false
+        }
+    }
 }
 
 fn keywords(s: &str) -> Vec<String> {
@@ -351,23 +383,64 @@ pub fn read(text: &str) -> ReadOutput {
                 None,
             ),
         };
+        // kayba writes each field once; a field given again (an edit, two
+        // exports pasted together) is kept with the first, and said.
+        let at = Span::new(span.start, span.start + line.len());
+        let mut repeated = |id: &str, field: &str, kept: &str| {
+            diagnostics.push(Diagnostic::new(
+                &rules::REPEATED_FIELD,
+                at,
+                format!("skill `{id}`: a second `{field}`: {kept}"),
+            ));
+        };
         if let Some(v) = j {
-            s.justification = Some(v);
+            if join(&mut s.justification, v) {
+                repeated(
+                    &s.id,
+                    "Justification:",
+                    "kept, after the first and a blank line",
+                );
+            }
             s.last = Some(Field::Justification);
         } else if let Some(v) = ev {
-            s.evidence = Some(v);
+            if !s.evidence.is_empty() {
+                repeated(&s.id, "Evidence:", "kept as another piece of evidence");
+            }
+            s.evidence.push(v);
             s.last = Some(Field::Evidence);
         } else if let Some(v) = kw {
-            s.keywords = Some(keywords(&v));
+            let more = keywords(&v);
+            match &mut s.keywords {
+                Some(k) => {
+                    for w in more {
+                        if !k.contains(&w) {
+                            k.push(w);
+                        }
+                    }
+                    repeated(&s.id, "Keywords:", "its keywords are added to the first's");
+                }
+                None => s.keywords = Some(more),
+            }
             s.last = None;
         } else if let Some(v) = issue {
-            s.issue = Some(v);
+            if join(&mut s.issue, v) {
+                repeated(&s.id, "Issue:", "kept, after the first and a blank line");
+            }
             s.last = Some(Field::Issue);
         } else if let Some(v) = insight {
-            s.insight = Some(v);
+            if join(&mut s.insight, v) {
+                repeated(&s.id, "Insight:", "kept, after the first and a blank line");
+            }
             s.last = Some(Field::Insight);
-        } else if let Some(n) = occ.and_then(|v| v.trim().parse().ok()) {
-            s.occurrences = Some(n);
+        } else if let Some(n) = occ.as_deref().and_then(|v| v.trim().parse::<i64>().ok()) {
+            match s.occurrences {
+                Some(first) if first != n => repeated(
+                    &s.id,
+                    "Occurrences:",
+                    &format!("{n} is not kept: a skill has one count, and the first, {first}, is"),
+                ),
+                _ => s.occurrences = Some(n),
+            }
             s.last = None;
         } else if let Some(c) = counters(line) {
             s.counters = Some(c);
@@ -380,7 +453,7 @@ pub fn read(text: &str) -> ReadOutput {
                 &rules::MALFORMED_COUNTERS,
                 Span::new(span.start, span.start + line.len()),
                 format!(
-                    "skill `{}`: expected `*Tags: helpful=N, harmful=N, neutral=N*` with whole numbers; the line is kept as text and the skill has no counters",
+                    "skill `{}`: expected `*Tags: helpful=N, harmful=N, neutral=N*` with whole numbers",
                     s.id
                 ),
             ));
@@ -782,6 +855,51 @@ mod tests {
         let pb = read(EXPORT08).playbook;
         assert_eq!(pb.entries[0].extra["justification"], "Seen twice");
         assert_eq!(pb.entries[0].helpful, Some(2));
+    }
+
+    /// A field given twice is kept with the first and reported; only a
+    /// second, different count cannot be, and the finding says so.
+    #[test]
+    fn a_repeated_field_is_kept_and_reported() {
+        let text = EXPORT08
+            .replace(
+                "**Evidence:** trace 7\n",
+                "**Evidence:** trace 7\n\n**Evidence:** trace 8\nand 9\n",
+            )
+            .replace(
+                "**Justification:** Seen twice\n",
+                "**Justification:** Seen twice\n\n**Justification:** Once more\n",
+            );
+        let out = read(&text);
+        let e = &out.playbook.entries[0];
+        assert_eq!(e.extra["justification"], "Seen twice\n\nOnce more");
+        assert_eq!(
+            e.evidence,
+            Some(vec![
+                Evidence::Text("trace 7".into()),
+                Evidence::Text("trace 8\nand 9".into())
+            ])
+        );
+        let codes: Vec<(&str, &str)> = out
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, &text[d.span.start..d.span.end]))
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                ("ACE089", "**Justification:** Once more"),
+                ("ACE089", "**Evidence:** trace 8")
+            ]
+        );
+        let export = "# ACE Skillbook\n\n## c\n\n### `c-00001`\n\n**Issue:** a\n\n**Insight:** b\n\n**Insight:** c\n\n**Keywords:** x, y\n\n**Keywords:** y, z\n\n**Occurrences:** 2\n\n**Occurrences:** 3\n\n*Tags: helpful=0, harmful=0, neutral=0*\n";
+        let out = read(export);
+        let e = &out.playbook.entries[0];
+        assert_eq!(e.content, "b\n\nc");
+        assert_eq!(e.tags, Some(vec!["x".into(), "y".into(), "z".into()]));
+        assert_eq!(e.extra["occurrence_count"], 2);
+        assert_eq!(out.diagnostics.len(), 3);
+        assert!(out.diagnostics[2].message.contains("3 is not kept"));
     }
 
     #[test]

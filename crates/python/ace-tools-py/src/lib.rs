@@ -639,7 +639,7 @@ fn apply_texts(
 /// one by ace-merge's rules: the merged text and the report `{conflicts,
 /// renumbered, refused}` as JSON.
 #[pyfunction]
-#[pyo3(signature = (base, runs, format=None, now=None, filename=None))]
+#[pyo3(signature = (base, runs, format=None, now=None, filename=None, allow_empty=false))]
 fn merge(
     py: Python<'_>,
     base: String,
@@ -647,8 +647,9 @@ fn merge(
     format: Option<String>,
     now: Option<String>,
     filename: Option<String>,
+    allow_empty: bool,
 ) -> PyResult<(String, String)> {
-    py.detach(|| merge_texts(base, runs, format, now, filename))
+    py.detach(|| merge_texts(base, runs, format, now, filename, allow_empty))
         .map_err(|s| s.raise(py))
 }
 
@@ -658,18 +659,21 @@ fn merge_texts(
     format: Option<String>,
     now: Option<String>,
     filename: Option<String>,
+    allow_empty: bool,
 ) -> Result<(String, String), Stop> {
     let base = source(base, filename);
     let format = format_of(&base, format.as_deref())?;
-    let read = |s: &Source| {
-        ace_registry::convert::read_playbook(s, format).map_err(|stop| stopped(s, format, stop))
-    };
-    let base_pb = read(&base)?;
+    let base_pb = ace_registry::convert::read_playbook(&base, format)
+        .map_err(|stop| stopped(&base, format, stop))?;
     let names: Vec<String> = (1..=runs.len()).map(|i| format!("#{i}")).collect();
     let runs: Vec<ace_model::Playbook> = runs
         .into_iter()
         .zip(&names)
-        .map(|(text, name)| read(&source(text, Some(name.clone()))))
+        .map(|(text, name)| {
+            let run = source(text, Some(name.clone()));
+            ace_apply::merge::read_side(&run, format, (&base.text, &base_pb), allow_empty)
+                .map_err(|unfit| Stop::plain(unfit.message(name, format)))
+        })
         .collect::<Result<_, _>>()?;
     let now = ace_model::time::now_of(now.as_deref(), &runs).map_err(Stop::plain)?;
     let refs: Vec<&ace_model::Playbook> = runs.iter().collect();

@@ -77,6 +77,7 @@ pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
             quality::secrets(e, &mut out);
             quality::one_off(e, &mut out);
         }
+        quality::hidden_text(e, &mut out);
         quality::tags(e, &mut out);
         quality::evidence(e, &mut out);
         quality::quarantine(e, &mut out);

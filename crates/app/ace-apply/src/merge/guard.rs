@@ -1,0 +1,98 @@
+//! What a merge takes as a side: a playbook of BASE's format that keeps
+//! something of BASE. A crashed agent's empty run, the same playbook
+//! converted to another format, or a file that is no playbook at all would
+//! otherwise read as a playbook that removed every entry, and the merge
+//! would carry that removal into the result as faithfully as any other.
+
+use ace_fs::Source;
+use ace_model::Playbook;
+use ace_registry::{Format, Registry};
+
+/// Why a side is not merged. Each is a refusal: nothing is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unfit {
+    /// Its content is another format's.
+    OtherFormat { found: Format },
+    /// It does not read as a playbook of BASE's format.
+    Unreadable(String),
+    /// It reads, with none of the entries BASE had, and `allow_empty` was
+    /// not given.
+    Emptied { had: usize },
+}
+
+impl Unfit {
+    /// One line naming the side, what it is, and what to do.
+    pub fn message(&self, name: &str, format: Format) -> String {
+        match self {
+            Unfit::OtherFormat { found } => format!(
+                "{name}: a {} file, and BASE is {}; nothing merged (convert it first: \
+                 ace-convert {name} --to {} -o FILE, then merge FILE)",
+                found.name(),
+                format.name(),
+                format.name()
+            ),
+            Unfit::Unreadable(why) => format!(
+                "{name}: not a readable {} playbook ({why}); nothing merged",
+                format.name()
+            ),
+            Unfit::Emptied { had } => format!(
+                "{name}: holds none of BASE's {had} entries (an empty or cut-off run?); \
+                 nothing merged (--allow-empty merges a run that removed every entry)"
+            ),
+        }
+    }
+}
+
+/// The format `text`'s content claims, when it is neither `format` nor
+/// what BASE's own content claims (`base_text`): only a claim as sure as
+/// a format's own keys or line shapes counts, so a playbook that merely
+/// fits another syntax is never taken for that format's.
+pub fn other_format(format: Format, base_text: &str, text: &str) -> Option<Format> {
+    let registry = Registry::builtin();
+    let (found, sure) = registry.detect_told(None, text);
+    if !sure || found == format {
+        return None;
+    }
+    match registry.detect_told(None, base_text) {
+        (base, true) if base == found => None,
+        _ => Some(found),
+    }
+}
+
+/// Entries of `pb` that count for a merge: every entry, retired ones too,
+/// since a run that only deprecated is no empty run.
+fn entries(pb: &Playbook) -> usize {
+    pb.entries.len()
+}
+
+/// Whether `run` keeps nothing of `base`: `base` had entries and `run`
+/// has none left of them. `None` when it keeps something.
+pub fn emptied(base: &Playbook, run: &Playbook) -> Option<usize> {
+    let had = entries(base);
+    if had == 0 || entries(run) > 0 {
+        return None;
+    }
+    Some(had)
+}
+
+/// `source` read as a side of a merge from BASE (its text and playbook)
+/// in `format`: refused as
+/// [`Unfit`] when it is another format's, does not read, or (unless
+/// `allow_empty`) keeps none of `base`'s entries.
+pub fn read_side(
+    source: &Source,
+    format: Format,
+    base: (&str, &Playbook),
+    allow_empty: bool,
+) -> Result<Playbook, Unfit> {
+    let (base_text, base) = base;
+    if let Some(found) = other_format(format, base_text, &source.text) {
+        return Err(Unfit::OtherFormat { found });
+    }
+    let pb = ace_registry::convert::read_playbook(source, format)
+        .map_err(|stop| Unfit::Unreadable(stop.to_string()))?;
+    match emptied(base, &pb) {
+        Some(had) if !allow_empty => Err(Unfit::Emptied { had }),
+        _ => Ok(pb),
+    }
+}

@@ -1,0 +1,226 @@
+//! Control characters in a playbook's text. JSON, YAML and TRON write
+//! them escaped; a markdown file has no escape for them, and a raw NUL
+//! makes the file binary, which every reader (ours included) refuses. A
+//! writer of such a file writes each as the visible text `\u0000` instead,
+//! and says so (ACE102).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::{rules, Entry, LossEntry, Playbook};
+
+/// A character a text file should not hold raw: a C0 control other than
+/// tab, line feed and carriage return, or DEL.
+pub fn is_raw_control(c: char) -> bool {
+    (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}'
+}
+
+/// What a character that hides text is, when it is one: a bidirectional
+/// control, which reorders what is shown (Trojan Source, CVE-2021-42574),
+/// a Unicode tag character, which no one sees but a model reads (hidden
+/// instructions), or an invisible format character. Joiners and the
+/// one-character direction marks are left alone: scripts and emoji
+/// sequences use them as they should be used.
+pub fn hidden(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{202a}' => "LEFT-TO-RIGHT EMBEDDING",
+        '\u{202b}' => "RIGHT-TO-LEFT EMBEDDING",
+        '\u{202c}' => "POP DIRECTIONAL FORMATTING",
+        '\u{202d}' => "LEFT-TO-RIGHT OVERRIDE",
+        '\u{202e}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
+        '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
+        '\u{2068}' => "FIRST STRONG ISOLATE",
+        '\u{2069}' => "POP DIRECTIONAL ISOLATE",
+        '\u{e0000}'..='\u{e007f}' => "a TAG character",
+        '\u{200b}' => "ZERO WIDTH SPACE",
+        '\u{2060}' => "WORD JOINER",
+        '\u{2061}'..='\u{2064}' => "an invisible operator",
+        '\u{feff}' => "ZERO WIDTH NO-BREAK SPACE",
+        '\u{180e}' => "MONGOLIAN VOWEL SEPARATOR",
+        _ => return None,
+    })
+}
+
+/// The first character of `s` that hides text ([`hidden`]): its index in
+/// characters, the character and its name.
+pub fn first_hidden(s: &str) -> Option<(usize, char, &'static str)> {
+    // Every such character is three or four bytes long and starts with
+    // 0xE1, 0xE2, 0xEF or 0xF3: text without these bytes has none.
+    if !s.bytes().any(|b| matches!(b, 0xe1 | 0xe2 | 0xef | 0xf3)) {
+        return None;
+    }
+    s.chars()
+        .enumerate()
+        .find_map(|(i, c)| hidden(c).map(|name| (i, c, name)))
+}
+
+fn has_control(s: &str) -> bool {
+    // Every such character is one byte below 0x20, or 0x7f.
+    s.bytes()
+        .any(|b| (b < b' ' && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+}
+
+/// `s` with each raw control character written as `\uXXXX`.
+pub fn escaped(s: &str) -> Cow<'_, str> {
+    if !has_control(s) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_raw_control(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn value_has_control(v: &Value) -> bool {
+    match v {
+        Value::String(s) => has_control(s),
+        Value::Array(a) => a.iter().any(value_has_control),
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, v)| has_control(k) || value_has_control(v)),
+        _ => false,
+    }
+}
+
+fn escape_value(v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if let Cow::Owned(e) = escaped(s) {
+                *s = e;
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(escape_value),
+        Value::Object(o) => {
+            let old = std::mem::take(o);
+            for (k, mut v) in old {
+                escape_value(&mut v);
+                o.insert(escaped(&k).into_owned(), v);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether any text of `e` holds a raw control character. The common
+/// fields are looked at directly; an entry with rarer fields is looked at
+/// whole only when it has any.
+fn entry_has_control(e: &Entry) -> bool {
+    if has_control(&e.id)
+        || has_control(&e.content)
+        || e.section.as_deref().is_some_and(has_control)
+        || e.kind.as_deref().is_some_and(has_control)
+    {
+        return true;
+    }
+    e.rare.is_some()
+        && serde_json::to_value(e)
+            .map(|v| value_has_control(&v))
+            .unwrap_or(false)
+}
+
+/// `pb` with every raw control character in its text written as `\uXXXX`,
+/// and an ACE102 loss for each entry (or the playbook's own text) that had
+/// one; `None` when nothing has one, which is the common case and costs a
+/// scan of the common fields only.
+pub fn escape_controls(pb: &Playbook) -> Option<(Playbook, Vec<LossEntry>)> {
+    let in_sections = pb.sections.iter().any(|s| {
+        has_control(&s.key)
+            || s.title.as_deref().is_some_and(has_control)
+            || s.prefix.as_deref().is_some_and(has_control)
+    });
+    let entries: Vec<usize> = pb
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| entry_has_control(e))
+        .map(|(i, _)| i)
+        .collect();
+    if !in_sections && entries.is_empty() {
+        return None;
+    }
+    let why =
+        "a control character, which this text format cannot hold raw, is written as `\\uXXXX`";
+    let mut out = pb.clone();
+    let mut losses = Vec::new();
+    if in_sections {
+        for s in &mut out.sections {
+            s.key = escaped(&s.key).into_owned();
+            for t in [&mut s.title, &mut s.prefix].into_iter().flatten() {
+                *t = escaped(t).into_owned();
+            }
+        }
+        for e in &mut out.entries {
+            if let Some(sec) = &mut e.section {
+                *sec = escaped(sec).into_owned();
+            }
+        }
+        losses.push(LossEntry::new(&rules::ALTERED_TEXT, None, "sections", why));
+    }
+    for i in entries {
+        let e = &mut out.entries[i];
+        let id = e.id.clone();
+        let mut v = match serde_json::to_value(&*e) {
+            Ok(v) => v,
+            Err(_) => continue,
+        };
+        escape_value(&mut v);
+        if let Ok(fixed) = serde_json::from_value::<Entry>(v) {
+            let origin = std::mem::take(&mut e.origin);
+            *e = fixed;
+            e.origin = origin;
+        }
+        losses.push(LossEntry::new(&rules::ALTERED_TEXT, Some(&id), "text", why));
+    }
+    Some((out, losses))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_characters_are_found_and_joiners_are_not() {
+        assert_eq!(
+            first_hidden("ok \u{202e}evil"),
+            Some((3, '\u{202e}', "RIGHT-TO-LEFT OVERRIDE"))
+        );
+        assert_eq!(
+            first_hidden("x\u{e0041}").map(|h| h.2),
+            Some("a TAG character")
+        );
+        assert_eq!(first_hidden("👩\u{200d}💻 caf\u{e9} \u{200f}"), None);
+        assert_eq!(first_hidden("plain — text"), None);
+    }
+
+    #[test]
+    fn controls_are_written_visibly_and_reported() {
+        let mut pb = Playbook::default();
+        let mut e = Entry {
+            id: "s-1".into(),
+            content: "a\u{0}b\tc\nd\u{1b}[31m".into(),
+            ..Entry::default()
+        };
+        e.extra
+            .insert("justification", Value::String("x\u{7}".into()));
+        pb.entries.push(e);
+        pb.entries.push(Entry {
+            id: "s-2".into(),
+            content: "plain".into(),
+            ..Entry::default()
+        });
+        let (out, losses) = escape_controls(&pb).unwrap();
+        assert_eq!(out.entries[0].content, "a\\u0000b\tc\nd\\u001b[31m");
+        assert_eq!(out.entries[0].extra["justification"], "x\\u0007");
+        assert_eq!(out.entries[1], pb.entries[1]);
+        assert_eq!(losses.len(), 1);
+        assert_eq!(losses[0].code, "ACE102");
+        assert!(escape_controls(&out).is_none());
+    }
+}

@@ -1,0 +1,670 @@
+//! Hostile and careless input, as an untrusted repository or a crashed
+//! agent run hands it to the tools: commit messages and file names that
+//! git must only read, runs that would wipe a merge, a fence left open
+//! before the managed block, links out of the write scope, and files that
+//! are no regular, writable, single-named file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+
+fn tool(bin: &str) -> Command {
+    let mut c = Command::cargo_bin(bin).unwrap();
+    c.env("SOURCE_DATE_EPOCH", "1767225600");
+    c
+}
+
+/// A vAgenda patch: one more helpful on `str-00001`.
+const DELTA: &str = r#"{"operations": [{"op": "incrementCounter", "entryId": "str-00001", "delta": {"helpfulCount": 1}}]}"#;
+
+const BASE: &str = "## STRATEGIES\n\n[str-00001] helpful=1 harmful=0 :: Read the docs first.\n[str-00002] helpful=0 harmful=0 :: Check the status code.\n";
+
+fn git_in(dir: &Path) -> Process {
+    let mut c = Process::new("git");
+    c.arg("-C")
+        .arg(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z");
+    c
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = git_in(dir).args(args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_owned()
+}
+
+/// A repository holding `name` in two commits: BASE, then one counter up.
+fn two_commits(dir: &Path, name: &str) -> PathBuf {
+    git(dir, &["init", "-q", "-b", "main"]);
+    let pb = dir.join(name);
+    std::fs::write(&pb, BASE).unwrap();
+    git(dir, &["add", "--", name]);
+    git(dir, &["commit", "-q", "-m", "create"]);
+    std::fs::write(&pb, BASE.replace("helpful=1", "helpful=2")).unwrap();
+    git(dir, &["add", "--", name]);
+    git(dir, &["commit", "-q", "-m", "count"]);
+    pb
+}
+
+fn history(pb: &Path) -> String {
+    let out = tool("ace-view").arg(pb).arg("--history").output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Rows of the history table: one per commit.
+fn rows(html: &str) -> usize {
+    html.matches("<tr data-commit=").count()
+}
+
+/// A commit message can hold the old log's separators and an option for
+/// `git show`: it must reach the page as text, make no file and add no row.
+#[test]
+fn a_commit_message_is_never_an_option_or_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let pb = two_commits(&repo, "playbook.md");
+    std::fs::write(&pb, BASE.replace("helpful=1", "helpful=3")).unwrap();
+    git(&repo, &["add", "playbook.md"]);
+    let forged = "x\u{1e}--output=../pwned\u{1f}abc\u{1f}2026-01-01\u{1f}forged";
+    git(&repo, &["commit", "-q", "-m", forged]);
+    let html = history(&pb);
+    assert!(!dir.path().join("pwned:playbook.md").exists());
+    assert!(!dir.path().join("pwned").exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "nothing made beside the repository"
+    );
+    assert_eq!(rows(&html), 3, "one row per commit, none forged");
+    assert!(!html.contains("<td>forged"), "{html}");
+    // Every commit read: its entries counted, no problem shown.
+    assert_eq!(html.matches("did not read").count(), 0, "{html}");
+}
+
+/// Names git would quote, and names that are pathspec patterns, are read
+/// as the file they name and no other.
+#[test]
+fn names_git_quotes_or_matches_as_patterns_are_that_file() {
+    for name in ["café.md", "say \"hi\".md", "back\\slash.md", "tab\there.md"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pb = two_commits(dir.path(), name);
+        let html = history(&pb);
+        assert_eq!(rows(&html), 2, "{name}");
+        assert!(!html.contains("<td>?</td>"), "{name}: {html}");
+        assert_eq!(html.matches("did not read").count(), 0, "{name}: {html}");
+    }
+    // `playbook[1].md` is not a pattern matching `playbook1.md`.
+    let dir = tempfile::tempdir().unwrap();
+    let pb = two_commits(dir.path(), "playbook[1].md");
+    std::fs::write(dir.path().join("playbook1.md"), BASE).unwrap();
+    git(dir.path(), &["add", "playbook1.md"]);
+    git(dir.path(), &["commit", "-q", "-m", "other file"]);
+    assert_eq!(rows(&history(&pb)), 2);
+}
+
+/// A repository that asks for signatures to be shown names the program
+/// that checks them: it is never run.
+#[cfg(unix)]
+#[test]
+fn a_repository_cannot_make_history_run_a_program() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let pb = two_commits(&repo, "playbook.md");
+    let ran = dir.path().join("ran");
+    let program = dir.path().join("gpg.sh");
+    std::fs::write(
+        &program,
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", ran.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    git(&repo, &["config", "log.showSignature", "true"]);
+    git(&repo, &["config", "gpg.program", program.to_str().unwrap()]);
+    // A signed-looking commit of the file, so a signature check would
+    // have a reason to run.
+    std::fs::write(&pb, BASE.replace("helpful=1", "helpful=5")).unwrap();
+    git(&repo, &["add", "playbook.md"]);
+    let tree = git(&repo, &["write-tree"]);
+    let parent = git(&repo, &["rev-parse", "HEAD"]);
+    let raw = format!(
+        "tree {tree}\nparent {parent}\nauthor t <t@example.org> 1767225600 +0000\ncommitter t <t@example.org> 1767225600 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\nsigned\n"
+    );
+    let obj = dir.path().join("commit.txt");
+    std::fs::write(&obj, raw).unwrap();
+    let id = git(
+        &repo,
+        &["hash-object", "-t", "commit", "-w", obj.to_str().unwrap()],
+    );
+    git(&repo, &["update-ref", "refs/heads/main", &id]);
+    // git itself runs the program for a plain `git log` here.
+    let plain = git_in(&repo).args(["log", "-1"]).output().unwrap();
+    assert!(plain.status.success());
+    assert!(ran.exists(), "the repository's setting is live");
+    std::fs::remove_file(&ran).unwrap();
+    let html = history(&pb);
+    assert!(!ran.exists(), "gpg.program was run");
+    assert_eq!(rows(&html), 3);
+}
+
+/// `--baseline` takes a revision from the command line: one shaped like
+/// an option is a name git does not know, not an option.
+#[test]
+fn a_baseline_that_looks_like_an_option_is_only_a_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = two_commits(dir.path(), "playbook.md");
+    tool("ace-validate")
+        .current_dir(dir.path())
+        .arg(&pb)
+        .args(["--baseline", "--output=pwned"])
+        .assert()
+        .code(2);
+    assert!(!dir.path().join("pwned").exists());
+}
+
+fn merge() -> Command {
+    tool("ace-merge")
+}
+
+/// Runs that would wipe the merged playbook are refused, exit 2, with
+/// their names; nothing is written.
+#[test]
+fn a_run_that_would_wipe_the_merge_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("base.md"), BASE).unwrap();
+    std::fs::write(d.join("r1.md"), BASE.replace("helpful=1", "helpful=2")).unwrap();
+    std::fs::write(d.join("empty.md"), "").unwrap();
+    std::fs::write(d.join("prose.md"), "The agent crashed before it wrote.\n").unwrap();
+    std::fs::write(d.join("other.json"), "{\"not\": \"a playbook\"}\n").unwrap();
+    for to in ["skill-json", "vagenda-json", "skillbook"] {
+        tool("ace-convert")
+            .arg(d.join("base.md"))
+            .args(["--to", to, "-o"])
+            .arg(d.join(format!("{to}.json")))
+            .assert()
+            .success();
+    }
+    let out = d.join("merged.md");
+    let cases: [(&str, &[&str], &str); 7] = [
+        ("empty.md", &[], "holds none of BASE's 2 entries"),
+        ("prose.md", &[], "holds none of BASE's 2 entries"),
+        ("other.json", &[], "holds none of BASE's 2 entries"),
+        (
+            "skill-json.json",
+            &[],
+            "a skill-json file, and BASE is markdown",
+        ),
+        ("vagenda-json.json", &[], "a vagenda-json file"),
+        ("skillbook.json", &[], "a skillbook file"),
+        (
+            "skill-json.json",
+            &["--from", "markdown"],
+            "a skill-json file",
+        ),
+    ];
+    for (run, extra, says) in cases {
+        let o = merge()
+            .current_dir(d)
+            .args(["--base", "base.md", "r1.md", run, "-o"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{run}: {err}");
+        assert!(err.contains(run) && err.contains(says), "{run}: {err}");
+        assert!(!out.exists(), "{run}: nothing written");
+    }
+    // An empty run is taken when asked.
+    merge()
+        .current_dir(d)
+        .args([
+            "--base",
+            "base.md",
+            "r1.md",
+            "empty.md",
+            "--allow-empty",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .code(0);
+    // The same rule in the three-way merge, and OURS is left as it was.
+    let ours = d.join("ours.md");
+    for theirs in ["empty.md", "skill-json.json"] {
+        std::fs::write(&ours, BASE.replace("helpful=1", "helpful=2")).unwrap();
+        merge()
+            .current_dir(d)
+            .args(["base.md", "ours.md", theirs])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(theirs));
+        assert_eq!(
+            std::fs::read_to_string(&ours).unwrap(),
+            BASE.replace("helpful=1", "helpful=2")
+        );
+    }
+}
+
+/// A real `git merge` through the driver, of a branch whose agent crashed
+/// and left the playbook empty: a conflict, and the playbook kept.
+#[test]
+fn git_merge_of_an_emptied_playbook_is_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    let bin = assert_cmd::cargo::cargo_bin("ace-merge");
+    git(
+        d,
+        &[
+            "config",
+            "merge.ace.driver",
+            &format!("'{}' %O %A %B --path %P", bin.display()),
+        ],
+    );
+    std::fs::write(d.join(".gitattributes"), "*.md merge=ace\n").unwrap();
+    std::fs::write(d.join("playbook.md"), BASE).unwrap();
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "base"]);
+    git(d, &["checkout", "-q", "-b", "crashed"]);
+    std::fs::write(d.join("playbook.md"), "").unwrap();
+    git(d, &["commit", "-q", "-am", "crashed run"]);
+    git(d, &["checkout", "-q", "main"]);
+    let counted = BASE.replace("helpful=1", "helpful=2");
+    std::fs::write(d.join("playbook.md"), &counted).unwrap();
+    git(d, &["commit", "-q", "-am", "count"]);
+    let o = git_in(d)
+        .args(["merge", "-q", "--no-edit", "crashed"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the merge stops");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds none of BASE's 2 entries"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("playbook.md")).unwrap(),
+        counted
+    );
+}
+
+/// A fence opened before the block and never closed: `--into` refuses,
+/// naming the fence's line, instead of adding a block each run.
+#[test]
+fn into_refuses_a_block_after_a_fence_that_never_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    let claude = d.join("CLAUDE.md");
+    let host = "# Project\n\n```bash\ncargo test\n";
+    std::fs::write(&claude, host).unwrap();
+    for _ in 0..3 {
+        tool("ace-convert")
+            .current_dir(d)
+            .args(["pb.md", "--into", "CLAUDE.md"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("CLAUDE.md:3:1"))
+            .stderr(predicates::str::contains(
+                "opened on line 3 is never closed",
+            ));
+    }
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), host);
+    // A file that already has a block inside such a fence is refused too.
+    let hidden = format!(
+        "{host}\n{}\n[str-00001] helpful=1 harmful=0 :: x\n{}\n",
+        "<!-- ACE:START - Do not edit manually -->", "<!-- ACE:END -->"
+    );
+    std::fs::write(&claude, &hidden).unwrap();
+    tool("ace-convert")
+        .current_dir(d)
+        .args(["pb.md", "--into", "CLAUDE.md"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "markers on lines 6, 8 are inside it",
+        ));
+    tool("ace-validate")
+        .current_dir(d)
+        .arg("CLAUDE.md")
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("ACE087"));
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), hidden);
+}
+
+/// The write scope holds for the file a write replaces, links followed;
+/// `--into` keeps to ace.toml's `[apply] write-scope` too.
+#[cfg(unix)]
+#[test]
+fn the_write_scope_holds_for_the_file_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("proj")).unwrap();
+    std::fs::create_dir_all(d.join("outside")).unwrap();
+    std::fs::write(d.join("proj/base.md"), BASE).unwrap();
+    std::fs::write(d.join("outside/p.md"), "untouched\n").unwrap();
+    std::os::unix::fs::symlink("../outside/p.md", d.join("proj/playbook.md")).unwrap();
+    let delta = d.join("delta.json");
+    std::fs::write(&delta, DELTA).unwrap();
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["proj/base.md", "delta.json", "-o", "proj/playbook.md"])
+        .args(["--write-scope", "proj/**"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("outside the write scope"));
+    assert_eq!(
+        std::fs::read_to_string(d.join("outside/p.md")).unwrap(),
+        "untouched\n"
+    );
+    // The same link, named as the file to update in place.
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["proj/playbook.md", "delta.json", "--in-place"])
+        .args(["--write-scope", "proj/**"])
+        .assert()
+        .code(2);
+    std::fs::write(d.join("ace.toml"), "[apply]\nwrite-scope = [\"proj/**\"]\n").unwrap();
+    tool("ace-convert")
+        .current_dir(d)
+        .args(["proj/base.md", "--into", "CLAUDE.md"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("outside the write scope"));
+    assert!(!d.join("CLAUDE.md").exists());
+    std::os::unix::fs::symlink("../outside/CLAUDE.md", d.join("proj/CLAUDE.md")).unwrap();
+    tool("ace-convert")
+        .current_dir(d)
+        .args(["proj/base.md", "--into", "proj/CLAUDE.md"])
+        .assert()
+        .code(2);
+    assert!(!d.join("outside/CLAUDE.md").exists());
+    // Inside the scope, written.
+    tool("ace-convert")
+        .current_dir(d)
+        .args(["proj/base.md", "--into", "proj/AGENTS.md"])
+        .assert()
+        .code(0);
+}
+
+/// A FIFO is refused at once, exit 2, by every tool that would rewrite
+/// it or write to it: nothing waits on it.
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    std::fs::write(d.join("delta.json"), DELTA).unwrap();
+    let fifo = d.join("fifo.md");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let runs: [(&str, &[&str]); 4] = [
+        ("ace-convert", &["pb.md", "--into", "fifo.md"]),
+        ("ace-convert", &["fifo.md", "--in-place"]),
+        ("ace-apply", &["fifo.md", "delta.json", "--in-place"]),
+        ("ace-convert", &["pb.md", "-o", "fifo.md"]),
+    ];
+    for (bin, args) in runs {
+        tool(bin)
+            .current_dir(d)
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("a FIFO"));
+    }
+}
+
+/// A read-only file is refused unless `--force`; a file with other hard
+/// links is refused too, since a rewrite would split them.
+#[cfg(unix)]
+#[test]
+fn read_only_and_hard_linked_files_are_refused_unless_forced() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("delta.json"), DELTA).unwrap();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    let ro = d.join("ro.md");
+    std::fs::write(&ro, BASE).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let runs: [(&str, &[&str]); 3] = [
+        ("ace-apply", &["ro.md", "delta.json", "--in-place"]),
+        ("ace-convert", &["pb.md", "--into", "ro.md"]),
+        ("ace-apply", &["pb.md", "delta.json", "-o", "ro.md"]),
+    ];
+    for (bin, args) in runs {
+        tool(bin)
+            .current_dir(d)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("ro.md: read-only"));
+        assert_eq!(
+            std::fs::read_to_string(&ro).unwrap(),
+            BASE,
+            "{bin} {args:?}"
+        );
+    }
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["ro.md", "delta.json", "--in-place", "--force"])
+        .assert()
+        .code(0);
+    assert!(std::fs::read_to_string(&ro).unwrap().contains("helpful=2"));
+    assert_eq!(std::fs::metadata(&ro).unwrap().mode() & 0o777, 0o444);
+
+    let linked = d.join("linked.md");
+    std::fs::write(&linked, BASE).unwrap();
+    std::fs::hard_link(&linked, d.join("other-name.md")).unwrap();
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["linked.md", "delta.json", "--in-place"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("1 other hard link"));
+    assert_eq!(std::fs::metadata(&linked).unwrap().nlink(), 2);
+    assert_eq!(
+        std::fs::read_to_string(d.join("other-name.md")).unwrap(),
+        BASE
+    );
+}
+
+/// Rewritten by root, another user's file keeps its owner and group.
+#[cfg(unix)]
+#[test]
+fn a_rewrite_keeps_the_owner_and_group_it_may() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("delta.json"), DELTA).unwrap();
+    let pb = d.join("pb.md");
+    std::fs::write(&pb, BASE).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let (uid, gid) = if root {
+        let c = std::ffi::CString::new(pb.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::chown(c.as_ptr(), 65534, 65534) }, 0);
+        (65534, 65534)
+    } else {
+        let m = std::fs::metadata(&pb).unwrap();
+        (m.uid(), m.gid())
+    };
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["pb.md", "delta.json", "--in-place"])
+        .assert()
+        .code(0);
+    let m = std::fs::metadata(&pb).unwrap();
+    assert!(std::fs::read_to_string(&pb).unwrap().contains("helpful=2"));
+    assert_eq!((m.uid(), m.gid()), (uid, gid));
+}
+
+/// A control character JSON escapes (`\u0000`, an escape sequence) is
+/// written to a plain-text format as the visible `\u0000`, and said
+/// (ACE102): the file written reads back, where a raw NUL made it binary.
+#[test]
+fn control_characters_never_make_an_unreadable_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    tool("ace-convert")
+        .current_dir(d)
+        .args(["pb.md", "--to", "json", "-o", "pb.json"])
+        .assert()
+        .success();
+    let json = std::fs::read_to_string(d.join("pb.json")).unwrap().replace(
+        "Read the docs first.",
+        "Read\\u0000 the \\u001b[31mdocs\\u0007.",
+    );
+    std::fs::write(d.join("pb.json"), json).unwrap();
+    for (to, out) in [
+        ("markdown", "out.md"),
+        ("agents-md", "agents/"),
+        ("kayba-md", "out.skillbook.md"),
+        ("managed-block", "CLAUDE.md"),
+        ("playbook-yaml", "out.yaml"),
+        ("vagenda-tron", "out.tron"),
+    ] {
+        let o = tool("ace-convert")
+            .current_dir(d)
+            .args(["pb.json", "--to", to, "-o", out])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{to}");
+        let written = if to == "agents-md" {
+            d.join("agents/AGENTS.md")
+        } else {
+            d.join(out)
+        };
+        let text = std::fs::read(&written).unwrap();
+        assert!(!text.contains(&0), "{to}: a raw NUL");
+        assert!(!text.contains(&0x1b), "{to}: a raw ESC");
+        tool("ace-validate")
+            .args(["--from", to])
+            .arg(&written)
+            .assert()
+            .code(0);
+        let err = String::from_utf8_lossy(&o.stderr);
+        let plain = !matches!(to, "playbook-yaml" | "vagenda-tron");
+        assert_eq!(err.contains("ACE102"), plain, "{to}: {err}");
+        if plain {
+            assert!(String::from_utf8_lossy(&text).contains("Read\\u0000 the \\u001b[31mdocs"));
+            tool("ace-convert")
+                .current_dir(d)
+                .args(["pb.json", "--to", to, "--strict", "-o", "strict.out"])
+                .assert()
+                .code(1);
+        }
+    }
+    // An entry added by a delta to a file rewritten in place.
+    std::fs::write(
+        d.join("add.json"),
+        r#"{"operations": [{"op": "appendEntry", "entry": {"id": "str-00003", "kind": "strategy", "text": "x\u0000y"}}]}"#,
+    )
+    .unwrap();
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["pb.md", "add.json", "--in-place"])
+        .assert()
+        .code(0)
+        .stderr(predicates::str::contains("ACE102"));
+    tool("ace-validate").arg(d.join("pb.md")).assert().code(0);
+}
+
+/// A kayba export with a field given twice keeps both values.
+#[test]
+fn a_repeated_kayba_md_field_is_kept_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("ace_skillbook.md");
+    std::fs::write(
+        &md,
+        "# ACE Skillbook\n\n## errors\n\n### `errors-00001`\n\nRetry a 503 once\n\n**Evidence:** trace 7\n\n**Evidence:** trace 8\n\n*Tags: helpful=2, harmful=0, neutral=0*\n",
+    )
+    .unwrap();
+    tool("ace-validate")
+        .arg(&md)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("ACE089"));
+    let out = tool("ace-convert")
+        .arg(&md)
+        .args(["--to", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        json["playbook"]["entries"][0]["evidence"],
+        serde_json::json!(["trace 7", "trace 8"])
+    );
+}
+
+/// A character that reorders the text around it, or that no one sees, is
+/// an error of ace-validate (ACE090), and the page and the terminal show
+/// it as `[U+XXXX]`, never raw.
+#[test]
+fn bidi_and_invisible_characters_are_findings_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("playbook.md");
+    std::fs::write(
+        &pb,
+        "## S\n\n[s-00001] helpful=1 harmful=0 :: Run the tests \u{202e}yllacol\u{202c} first.\n[s-00002] helpful=0 harmful=0 :: Fine\u{e0049}\u{e0047}\u{e004e}.\n[s-00003] helpful=0 harmful=0 :: \u{5e9}\u{5dc}\u{5d5}\u{5dd} \u{200f}and \u{1f469}\u{200d}\u{1f4bb} are text.\n",
+    )
+    .unwrap();
+    let out = tool("ace-validate").arg(&pb).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("error[ACE090]").count(), 2, "{text}");
+    assert!(text.contains("U+202E (RIGHT-TO-LEFT OVERRIDE)"), "{text}");
+    assert!(text.contains("U+E0049 (a TAG character)"), "{text}");
+    assert!(
+        !text.contains('\u{202e}') && !text.contains('\u{e0049}'),
+        "{text}"
+    );
+    let page = tool("ace-view").arg(&pb).output().unwrap();
+    let html = String::from_utf8(page.stdout).unwrap();
+    assert!(html.contains("Run the tests [U+202E]yllacol[U+202C] first."));
+    assert!(!html.contains('\u{202e}') && !html.contains('\u{e0049}'));
+    assert!(html.contains("\u{200d}"), "joiners are text");
+}
+
+/// A long word gets a place to break every few characters on the page,
+/// so a browser lays it out at once.
+#[test]
+fn a_long_word_on_the_page_can_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("playbook.md");
+    let word = "a".repeat(100_000);
+    std::fs::write(
+        &pb,
+        format!("## S\n\n[s-00001] helpful=1 harmful=0 :: {word}\n"),
+    )
+    .unwrap();
+    let page = tool("ace-view").arg(&pb).output().unwrap();
+    assert_eq!(page.status.code(), Some(0));
+    let html = String::from_utf8(page.stdout).unwrap();
+    let longest = html.split(|c: char| c != 'a').map(str::len).max().unwrap();
+    assert_eq!(longest, 32, "the word's longest unbroken run");
+    assert_eq!(html.matches("<wbr>").count(), (100_000 - 1) / 32);
+}
