@@ -668,3 +668,66 @@ fn a_long_word_on_the_page_can_break() {
     assert_eq!(longest, 32, "the word's longest unbroken run");
     assert_eq!(html.matches("<wbr>").count(), (100_000 - 1) / 32);
 }
+
+const EVENT_APPEND: &str = r#"{
+  "eventId": "evt-0100",
+  "targetId": "entry-test-first",
+  "operation": "append",
+  "kind": "strategy",
+  "title": "Write a failing test first",
+  "text": "Before changing code, write a failing test that reproduces the bug.",
+  "tags": ["testing"],
+  "confidence": 0.95,
+  "status": "active",
+  "evidence": ["pr:42"],
+  "createdAt": "2025-12-27T09:00:00Z"
+}
+"#;
+
+/// One Playbooks-extension event on its own is an event, checked by the
+/// extension's schema: not a skill playbook with errors.
+#[test]
+fn a_single_playbooks_event_is_checked_as_an_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let ev = dir.path().join("event.json");
+    std::fs::write(&ev, EVENT_APPEND).unwrap();
+    tool("ace-validate")
+        .arg(&ev)
+        .assert()
+        .code(0)
+        .stdout(predicates::str::contains("All checks passed"));
+    let deprecate = dir.path().join("deprecate.json");
+    std::fs::write(
+        &deprecate,
+        r#"{"eventId": "evt-0004", "targetId": "entry-dup", "operation": "deprecate", "prevEventId": "evt-0009", "status": "deprecated", "createdAt": "2025-12-27T09:30:00Z", "reason": "Duplicate"}"#,
+    )
+    .unwrap();
+    tool("ace-validate").arg(&deprecate).assert().code(0);
+    // A broken one is the schema's error, at its value.
+    std::fs::write(&ev, EVENT_APPEND.replace("0.95", "\"high\"")).unwrap();
+    tool("ace-validate")
+        .arg(&ev)
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("event.json:9:17: error[ACE049]"));
+}
+
+/// The vAgenda repository's own event examples (its extension's docs).
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn the_corpus_event_examples_are_valid_events() {
+    let dir = ace_tests::corpus_dir("vagenda");
+    for name in ["pb-event-append", "pb-op-deprecate"] {
+        let f = dir.join(format!(
+            "visionik__vAgenda__vAgenda-extension-playbooks.md--{name}.json"
+        ));
+        assert!(f.is_file(), "{} is missing", f.display());
+        let o = tool("ace-validate")
+            .args(["--output-format", "json"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{name}");
+        assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "[]", "{name}");
+    }
+}

@@ -6,6 +6,7 @@
 mod apply;
 mod compare;
 mod curation;
+mod hostile;
 mod kayba;
 mod merge;
 mod prune;
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
         Some("man") => shell::man(&args[1..]),
         Some("__measure") => scale::measure(&args[1..]),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR | cargo xtask completions [--out DIR] | cargo xtask man [--out DIR]"
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply|prune|merge|tokens|kayba|hostile]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR | cargo xtask completions [--out DIR] | cargo xtask man [--out DIR]"
                 .to_owned(),
         ),
     };
@@ -430,9 +431,9 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 11] = [
+    const GROUPS: [&str; 12] = [
         "markdown", "skill", "tron", "batch", "process", "scale", "apply", "prune", "merge",
-        "tokens", "kayba",
+        "tokens", "kayba", "hostile",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -441,9 +442,12 @@ fn bench(only: &[String]) -> Result<(), String> {
         ));
     }
     // The kayba comparison needs kayba's code (ACE_KAYBA), the tokens one
-    // node and js-tiktoken (ACE_TRON_JS): asked for only.
-    let wants =
-        |g: &str| (only.is_empty() && g != "kayba" && g != "tokens") || only.iter().any(|o| o == g);
+    // node and js-tiktoken (ACE_TRON_JS), and the hostile inputs take
+    // minutes and gigabytes: asked for only.
+    let wants = |g: &str| {
+        (only.is_empty() && !["kayba", "tokens", "hostile"].contains(&g))
+            || only.iter().any(|o| o == g)
+    };
     println!("building release binaries ...");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "-p", "ace-tools"])
@@ -497,6 +501,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("kayba") {
         kayba::kayba_bench(&root().join("target/release"))?;
+    }
+    if wants("hostile") {
+        hostile::hostile_bench(&root().join("target/release"))?;
     }
     Ok(())
 }

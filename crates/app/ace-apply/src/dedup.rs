@@ -85,7 +85,6 @@ pub fn plan(pb: &Playbook, opts: &DedupOptions, holds: &Holds<'_>) -> (Option<De
         tag_overlap: opts.tag_overlap,
         untagged: true,
         exact: true,
-        all: false,
     };
     let apart: HashSet<(&str, &str)> = holds
         .kept_apart

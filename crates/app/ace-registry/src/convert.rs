@@ -244,7 +244,7 @@ fn read_with(
             other: Some(other), ..
         }) => {
             return Err(Stop::Usage(format!(
-                "{}: this is a {}, not a playbook; check it with ace-validate (applying {} is not supported yet)",
+                "{}: this is a {}, not a playbook: ace-validate checks it, and ace-apply applies {} to a playbook (ace-apply PLAYBOOK FILE)",
                 source.name, other.what, other.applying,
             )))
         }

@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(commits[0].subject, "a \u{1e}--output=x");
         assert_eq!(commits[0].path, "caf\"\u{e9}\tx.md");
         for bad in [
-            format!("--output=x\x00abc\x00d\x00s\x00\np.md\x00"),
+            "--output=x\x00abc\x00d\x00s\x00\np.md\x00".to_owned(),
             format!("{ID}\x000123456\x00d\x00s\x00"),
             format!("{ID}\x000123456\x00d\x00s\x00p.md\x00"),
             format!("{ID}\x00zz\x00d\x00s\x00\np.md\x00"),

@@ -412,8 +412,9 @@ pub fn read(text: &str) -> ReadOutput {
             let more = keywords(&v);
             match &mut s.keywords {
                 Some(k) => {
+                    let mut seen: std::collections::HashSet<String> = k.iter().cloned().collect();
                     for w in more {
-                        if !k.contains(&w) {
+                        if seen.insert(w.clone()) {
                             k.push(w);
                         }
                     }

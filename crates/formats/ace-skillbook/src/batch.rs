@@ -20,6 +20,8 @@
 //! first operation it cannot take and saves nothing, so one such operation
 //! refuses the whole batch (ACE084).
 
+use std::collections::HashSet;
+
 use ace_jsonspan::{Kind, Node};
 use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
 use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
@@ -757,13 +759,20 @@ pub fn write_batch(
                                     .unwrap_or_default()
                             };
                             let (was, now) = (items(before(&id)), items(Some(from)));
-                            if was.iter().any(|v| !now.contains(v)) {
+                            // Values are compared as their JSON text, in
+                            // sets: a list of any length costs its length.
+                            let text = |v: &Value| v.to_string();
+                            let now_set: HashSet<String> = now.iter().map(text).collect();
+                            let was_set: HashSet<String> = was.iter().map(text).collect();
+                            if was.iter().any(|v| !now_set.contains(&text(v))) {
                                 lost.push(format!(
                                     "`{id}` {f} loses items; kayba only appends sources"
                                 ));
                             }
-                            let new: Vec<Value> =
-                                now.into_iter().filter(|v| !was.contains(v)).collect();
+                            let new: Vec<Value> = now
+                                .into_iter()
+                                .filter(|v| !was_set.contains(&text(v)))
+                                .collect();
                             if let Some(v) = insight_source_of(&new, v2, &id, &mut lost) {
                                 o.insert("insight_source".into(), v);
                             }

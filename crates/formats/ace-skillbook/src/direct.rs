@@ -321,10 +321,8 @@ fn kayba_keeps(s: &Skill, keys: u32, e: &Entry) -> bool {
         if words.is_empty() {
             return false;
         }
-        for (i, w) in words.iter().enumerate() {
-            if !is_normal_keyword(w) || words[..i].contains(w) {
-                return false;
-            }
+        if !words.iter().all(|w| is_normal_keyword(w)) || has_repeat(words) {
+            return false;
         }
     }
     if s.issue
@@ -491,6 +489,19 @@ impl<'t> Cursor<'t> {
         self.pos = end;
         Some(node)
     }
+}
+
+/// Whether a word of `words` is there twice: by comparing pairs for the
+/// few keywords a skill has, through a set for a list of any length.
+fn has_repeat(words: &[String]) -> bool {
+    if words.len() <= 16 {
+        return words
+            .iter()
+            .enumerate()
+            .any(|(i, w)| words[..i].contains(w));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(words.len());
+    !words.iter().all(|w| seen.insert(w.as_str()))
 }
 
 #[cfg(test)]

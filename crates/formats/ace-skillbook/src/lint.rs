@@ -1,6 +1,8 @@
 //! kayba 0.13's rules for a v2 skill, as findings: what its loader
 //! changes, and what it refuses (`ace/core/skillbook.py`).
 
+use std::collections::HashSet;
+
 use ace_jsonspan::{Kind, Member, Node};
 use ace_model::{rules, Diagnostic, Span};
 
@@ -41,9 +43,10 @@ pub(crate) fn keyword(s: &str) -> Option<String> {
 /// left out, in order.
 pub(crate) fn keywords<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for w in words {
         if let Some(k) = keyword(w) {
-            if !out.contains(&k) {
+            if seen.insert(k.clone()) {
                 out.push(k);
             }
         }
@@ -73,7 +76,7 @@ pub(crate) fn check_skill(fields: &[Member], opens: Span, diags: &mut Vec<Diagno
     }
     if let Some(v) = get("keywords") {
         let items = v.as_array().unwrap_or_default();
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
         for item in items {
             let Some(w) = item.as_str() else { continue };
             match keyword(w) {
@@ -89,7 +92,7 @@ pub(crate) fn check_skill(fields: &[Member], opens: Span, diags: &mut Vec<Diagno
                             format!("kayba reads this keyword as `{k}`"),
                         ));
                     }
-                    seen.push(k);
+                    seen.insert(k);
                 }
             }
         }

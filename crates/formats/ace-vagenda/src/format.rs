@@ -135,6 +135,12 @@ impl PlaybookFormat for Vagenda {
             (Syntax::Json, ace_format::Syntax::Json) => {
                 if input.top_has("vBRIEFInfo") {
                     Some(Confidence::Related)
+                } else if ["eventId", "targetId", "operation"]
+                    .iter()
+                    .all(|k| input.top_has(k))
+                {
+                    // Only the Playbooks extension's events have these.
+                    Some(Confidence::Marker)
                 } else if INFO_KEYS.iter().any(|k| input.top_has(k)) {
                     Some(Confidence::Declared)
                 } else if input.name_ends_with(&NAME_ENDINGS) {
@@ -186,6 +192,12 @@ impl PlaybookFormat for Vagenda {
                 DocKind::Entry => Some(Other {
                     what: kind.describe(),
                     applying: "patches",
+                    check: None,
+                    keeps_read_findings: true,
+                }),
+                DocKind::Event => Some(Other {
+                    what: kind.describe(),
+                    applying: "events",
                     check: None,
                     keeps_read_findings: true,
                 }),

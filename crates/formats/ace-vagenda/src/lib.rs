@@ -52,6 +52,7 @@ pub fn drop_absent_nulls(doc: &mut serde_json::Value) {
         Some(DocKind::PatchOp) => types::Ty::PlaybookPatchOp,
         Some(DocKind::Playbook) => types::Ty::Playbook,
         Some(DocKind::Entry) => types::Ty::PlaybookEntry,
+        Some(DocKind::Event) => types::Ty::PlaybookItem,
         None => return,
     };
     types::drop_absent_nulls(doc, ty);

@@ -31,6 +31,9 @@ pub enum DocKind {
     Playbook,
     /// One ACE entry on its own.
     Entry,
+    /// One event (or operation) of the Playbooks extension on its own:
+    /// `eventId`, `targetId` and `operation`.
+    Event,
 }
 
 impl DocKind {
@@ -41,6 +44,7 @@ impl DocKind {
             DocKind::PatchOp => "PlaybookPatchOp",
             DocKind::Playbook => "playbook fragment",
             DocKind::Entry => "playbook entry fragment",
+            DocKind::Event => "Playbooks extension event",
         }
     }
 }
@@ -352,7 +356,14 @@ fn classify(value: &Value) -> Result<DocKind, String> {
             )),
         };
     }
-    if m.contains_key("operations") {
+    // Only the Playbooks extension's events have these three keys (the
+    // outline a sniff reads has the keys, not their values).
+    if ["eventId", "targetId", "operation"]
+        .iter()
+        .all(|k| m.contains_key(*k))
+    {
+        Ok(DocKind::Event)
+    } else if m.contains_key("operations") {
         Ok(DocKind::Patch)
     } else if m.contains_key("op") {
         Ok(DocKind::PatchOp)
@@ -676,6 +687,7 @@ impl Tree {
                 DocKind::PatchOp => Ty::PlaybookPatchOp,
                 DocKind::Playbook => Ty::Playbook,
                 DocKind::Entry => Ty::PlaybookEntry,
+                DocKind::Event => Ty::PlaybookItem,
             };
             // TRON has no way to leave a class property out, so its nulls
             // are checked as absent; in JSON a null is what the author
@@ -747,6 +759,12 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
     let value = copy.as_ref().unwrap_or(&raw);
     let version = match &kind {
         DocKind::Document { version, .. } => *version,
+        // An event names no release: it is checked by the release whose
+        // schema finds the fewest faults in it, the newest among equals.
+        DocKind::Event => [Version::V04, Version::V03, Version::V02]
+            .into_iter()
+            .min_by_key(|v| schema::validate(VagendaSchema::EventItem, *v, checked).len())
+            .unwrap_or(Version::V04),
         _ => Version::V02,
     };
     let mut check = |schema: VagendaSchema, path: &[String], rule: &rules::Rule| {
@@ -767,6 +785,7 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
         DocKind::Patch => check(VagendaSchema::AcePatch, &[], &rules::ACE_SCHEMA),
         DocKind::PatchOp => check(VagendaSchema::AcePatchOp, &[], &rules::ACE_SCHEMA),
         DocKind::Entry => check(VagendaSchema::AceEntry, &[], &rules::ACE_SCHEMA),
+        DocKind::Event => check(VagendaSchema::EventItem, &[], &rules::ACE_SCHEMA),
         DocKind::Playbook => {}
     }
     let mut pb = Playbook::default();

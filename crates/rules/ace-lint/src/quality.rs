@@ -3,7 +3,7 @@
 //! duplicates, the append-only ADR's quarantine condition and the vAgenda
 //! ACE extension's self-report caution.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use ace_model::{rules, Diagnostic, Entry, Evidence, Playbook};
@@ -363,14 +363,6 @@ pub(crate) fn self_report(e: &Entry, opts: &Options, out: &mut Vec<Diagnostic>) 
     }
 }
 
-fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
-    let union = a.union(b).count();
-    if union == 0 {
-        return 0.0;
-    }
-    a.intersection(b).count() as f64 / union as f64
-}
-
 /// How [`similar_pairs`] compares entries.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Similarity {
@@ -385,8 +377,6 @@ pub struct Similarity {
     pub untagged: bool,
     /// Include entries whose normalised content is the same (ACE008's).
     pub exact: bool,
-    /// Every earlier entry an entry is like, not only the first.
-    pub all: bool,
 }
 
 /// Two entries found alike: indices into the list given, `earlier` before
@@ -401,141 +391,297 @@ pub struct Pair {
 }
 
 /// Pairs of entries with similar words (and shared tags, where both have
-/// tags): for each entry, the earliest entry it is like, or every one with
-/// [`Similarity::all`].
+/// tags): for each entry, the earliest entry it is like.
 ///
 /// Candidates come from prefix filtering, as similarity joins find them
 /// (AllPairs, Bayardo et al. 2007): with the words of every entry ordered
 /// rarest first, two sets whose Jaccard similarity reaches `t` share a word
-/// among the first `|x| - ceil(t |x|) + 1` of each. Only entries sharing
+/// among the first `|x| - ceil(t |x|) + 1` of each. Only word sets sharing
 /// such a word are compared, so a playbook whose entries share a few
-/// common tags (every entry tagged `testing`) is not compared pair by pair;
-/// the pairs found are exactly those the definition gives.
+/// common tags (every entry tagged `testing`) is not compared pair by pair.
+///
+/// The search runs over distinct word sets, and each set's similar sets
+/// are found once (then only among sets new since): entries that repeat a
+/// few sentences under many tags cost what their distinct word sets cost.
+/// Within similar sets, the entries' variants (tags, normalised content)
+/// are compared for the tag overlap. A search visits at most
+/// [`CANDIDATES`] sets sharing a word, which bounds the cost of any file;
+/// below that bound the pairs are exactly those the definition gives.
 pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
-    let tag_sets: Vec<HashSet<&str>> = entries
-        .iter()
-        .map(|e| e.tags.iter().flatten().map(String::as_str).collect())
-        .collect();
-    // Word sets only for entries that can be compared at all.
-    let word_sets: Vec<HashSet<String>> = entries
-        .iter()
-        .zip(&tag_sets)
-        .map(|(x, tags)| {
-            if tags.is_empty() && !opts.untagged {
-                return HashSet::new();
-            }
-            let mut w = words(&x.content);
-            w.extend(x.title.as_deref().map(words).unwrap_or_default());
-            w.into_iter().collect()
-        })
-        .collect();
-    // Each word's rank, rarest first (ties by the word, for a fixed order).
-    let mut frequency: HashMap<&str, usize> = HashMap::new();
-    for w in word_sets.iter().flatten() {
-        *frequency.entry(w.as_str()).or_default() += 1;
-    }
-    let mut order: Vec<(&str, usize)> = frequency.into_iter().collect();
-    order.sort_unstable_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)));
-    let rank: HashMap<&str, u32> = order
-        .iter()
-        .enumerate()
-        .map(|(r, (w, _))| (*w, r as u32))
-        .collect();
     let threshold = opts.similarity.clamp(0.0, 1.0);
-    // Each comparable entry's words as ranks, ascending: rarest first.
-    let ranked: Vec<Vec<u32>> = word_sets
-        .iter()
-        .map(|set| {
-            let mut r: Vec<u32> = set.iter().map(|w| rank[w.as_str()]).collect();
-            r.sort_unstable();
-            r
-        })
-        .collect();
-    // Each word of an entry's prefix, with the entries (and the word's
-    // place in their lists) whose prefix has it.
+    // Each entry's words as numbers, ascending, and each number's word.
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut tags: Vec<Vec<&str>> = Vec::with_capacity(entries.len());
+    let mut word_ids: Vec<Vec<u32>> = Vec::with_capacity(entries.len());
+    for x in entries {
+        let mut t: Vec<&str> = x.tags.iter().flatten().map(String::as_str).collect();
+        t.sort_unstable();
+        t.dedup();
+        let mut w: Vec<u32> = Vec::new();
+        if !t.is_empty() || opts.untagged {
+            let title = x.title.as_deref().map(words).unwrap_or_default();
+            for word in words(&x.content).into_iter().chain(title) {
+                let next = names.len() as u32;
+                let id = *ids.entry(word).or_insert_with_key(|k| {
+                    names.push(k.clone());
+                    next
+                });
+                w.push(id);
+            }
+            w.sort_unstable();
+            w.dedup();
+        }
+        tags.push(t);
+        word_ids.push(w);
+    }
+    drop(ids);
+    // Each word's rank, rarest first (ties by the word, for a fixed order).
+    let mut frequency = vec![0usize; names.len()];
+    for w in word_ids.iter().flatten() {
+        frequency[*w as usize] += 1;
+    }
+    let mut order: Vec<u32> = (0..names.len() as u32).collect();
+    order.sort_unstable_by(|a, b| {
+        frequency[*a as usize]
+            .cmp(&frequency[*b as usize])
+            .then_with(|| names[*a as usize].cmp(&names[*b as usize]))
+    });
+    let mut rank = vec![0u32; names.len()];
+    for (r, w) in order.iter().enumerate() {
+        rank[*w as usize] = r as u32;
+    }
+    drop(names);
+
+    let mut sets: Vec<WordSet> = Vec::new();
+    let mut set_of: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut variants: Vec<Variant> = Vec::new();
+    let mut variant_of: HashMap<(usize, &[&str], Option<String>), usize> = HashMap::new();
+    // Each word of a set's prefix, with the sets (and the word's place in
+    // their lists) whose prefix has it, in set order.
     let mut by_word: HashMap<u32, Vec<(usize, usize)>> = HashMap::new();
-    let mut normalized: Vec<Option<String>> = vec![None; entries.len()];
+    // Two variants of similar sets: alike when their tags overlap (where
+    // both have tags) and, without `exact`, their content differs.
+    let alike = |a: &Variant, b: &Variant| -> Option<Option<f64>> {
+        let (ta, tb) = (&tags[a.entry], &tags[b.entry]);
+        let tagged = !ta.is_empty() && !tb.is_empty();
+        let overlap = tagged.then(|| sorted_jaccard(ta, tb));
+        if overlap.is_some_and(|o| o <= opts.tag_overlap) {
+            return None;
+        }
+        if a.normalized.is_some() && a.normalized == b.normalized {
+            return None; // ACE008
+        }
+        Some(overlap)
+    };
     let mut pairs = Vec::new();
     for i in 0..entries.len() {
-        let ranks = &ranked[i];
-        if ranks.is_empty() {
+        if word_ids[i].is_empty() {
             continue;
         }
-        let n = ranks.len();
-        let prefix = (n + 1)
-            .saturating_sub((threshold * n as f64).ceil() as usize)
-            .clamp(1, n);
-        // The entries sharing a prefix word, earliest first: each word's
-        // list is in entry order, and the lists are merged, so the search
-        // can stop at the first entry this one repeats.
-        let mut lists: Vec<(usize, &[(usize, usize)])> = ranks[..prefix]
-            .iter()
-            .enumerate()
-            .filter_map(|(p, r)| by_word.get(r).map(|l| (p, l.as_slice())))
-            .collect();
-        let mut checked = None;
-        while let Some((k, &(j, q))) = lists
-            .iter()
-            .enumerate()
-            .filter_map(|(k, (_, l))| l.first().map(|x| (k, x)))
-            .min_by_key(|(_, x)| x.0)
-        {
-            let p = lists[k].0;
-            lists[k].1 = &lists[k].1[1..];
-            if checked == Some(j) {
-                continue;
+        let mut ranks: Vec<u32> = word_ids[i].iter().map(|w| rank[*w as usize]).collect();
+        ranks.sort_unstable();
+        let set = match set_of.get(&ranks) {
+            Some(&w) => w,
+            None => {
+                let w = sets.len();
+                for (p, r) in ranks[..prefix_len(ranks.len(), threshold)]
+                    .iter()
+                    .enumerate()
+                {
+                    by_word.entry(*r).or_default().push((w, p));
+                }
+                set_of.insert(ranks.clone(), w);
+                sets.push(WordSet {
+                    ranks,
+                    similar: Vec::new(),
+                    variants: Vec::new(),
+                    searched: 0,
+                });
+                w
             }
-            let m = ranked[j].len();
-            // Filters exact for a similarity of `threshold` or more
-            // (PPJoin, Xiao et al. 2008): sizes within the ratio, and
-            // enough words left after the first shared one to reach the
-            // overlap that similarity needs.
-            if (m as f64) < threshold * n as f64 || (n as f64) < threshold * m as f64 {
-                continue;
+        };
+        let normalized =
+            (!opts.exact).then(|| ace_model::normalize::normalize(&entries[i].content));
+        let key = (set, tags[i].as_slice(), normalized);
+        let v = match variant_of.get(&key) {
+            Some(&v) => v,
+            None => {
+                let v = variants.len();
+                variants.push(Variant {
+                    entry: i,
+                    set,
+                    normalized: key.2.clone(),
+                    like: None,
+                    checked: 0,
+                });
+                sets[set].variants.push(v);
+                variant_of.insert(key, v);
+                v
             }
-            let needed = (threshold / (1.0 + threshold) * (n + m) as f64 - 1e-9).ceil() as usize;
-            if 1 + (n - p - 1).min(m - q - 1) < needed {
-                continue;
+        };
+        let new = variants[v].entry == i;
+        // The earliest entry alike: a variant made before this one (found
+        // when it was made), else (counting exact repeats) this variant's
+        // first entry, else one made since, looked for as they come.
+        let earlier = match variants[v].like {
+            Some(u) if u < v => Some(u),
+            _ if !new
+                && opts.exact
+                && similar(&sets, set, set, opts.similarity)
+                && alike(&variants[v], &variants[v]).is_some() =>
+            {
+                Some(v)
             }
-            checked = Some(j);
-            let tagged = !tag_sets[i].is_empty() && !tag_sets[j].is_empty();
-            let overlap = tagged.then(|| jaccard(&tag_sets[i], &tag_sets[j]));
-            if overlap.is_some_and(|o| o <= opts.tag_overlap) {
-                continue;
-            }
-            let similarity = sorted_jaccard(ranks, &ranked[j]);
-            if similarity <= opts.similarity {
-                continue;
-            }
-            if !opts.exact {
-                for k in [i, j] {
-                    if normalized[k].is_none() {
-                        normalized[k] = Some(ace_model::normalize::normalize(&entries[k].content));
+            Some(u) => Some(u),
+            None => {
+                let made = sets.len();
+                if sets[set].searched < made {
+                    let found = search(&sets, set, &by_word, threshold, opts.similarity);
+                    let w = &mut sets[set];
+                    w.similar.extend(found);
+                    w.searched = made;
+                }
+                let from = variants[v].checked;
+                let mut best: Option<usize> = None;
+                for &s in &sets[set].similar {
+                    let list = &sets[s].variants;
+                    for &u in &list[list.partition_point(|&u| u < from)..] {
+                        if best.is_some_and(|b| u > b) {
+                            break;
+                        }
+                        if u != v && alike(&variants[v], &variants[u]).is_some() {
+                            best = Some(u);
+                            break;
+                        }
                     }
                 }
-                if normalized[i] == normalized[j] {
-                    continue; // ACE008
-                }
+                let found = best;
+                variants[v].like = found;
+                variants[v].checked = variants.len();
+                found
             }
+        };
+        if let Some(u) = earlier {
+            let other = &variants[u];
             pairs.push(Pair {
                 later: i,
-                earlier: j,
-                similarity,
-                overlap,
+                earlier: other.entry,
+                similarity: sorted_jaccard(&sets[set].ranks, &sets[other.set].ranks),
+                overlap: alike(&variants[v], other).expect("found alike"),
             });
-            if !opts.all {
-                break;
-            }
-        }
-        for (p, r) in ranks[..prefix].iter().enumerate() {
-            by_word.entry(*r).or_default().push((i, p));
         }
     }
     pairs
 }
 
-/// ACE061: each tagged entry that is like an earlier one, reported once,
-/// with the earliest.
+/// Entries with the same words, whichever their tags.
+struct WordSet {
+    /// The words as ranks, ascending.
+    ranks: Vec<u32>,
+    /// The sets similar to it (itself too), among those before `searched`.
+    similar: Vec<usize>,
+    /// Its variants, in the order they were made.
+    variants: Vec<usize>,
+    searched: usize,
+}
+
+/// Entries alike or not to every other entry together: the same word set,
+/// tags and (unless counted alike) normalised content.
+struct Variant {
+    /// Its first entry.
+    entry: usize,
+    set: usize,
+    /// Its normalised content, when entries with the same are not alike.
+    normalized: Option<String>,
+    /// The earliest variant alike to it among those before `checked`.
+    like: Option<usize>,
+    checked: usize,
+}
+
+/// Candidates a search of [`similar_pairs`] visits at most.
+pub const CANDIDATES: usize = 256;
+
+/// How many of a word list's rarest words two lists that reach `threshold`
+/// must share one of.
+fn prefix_len(n: usize, threshold: f64) -> usize {
+    (n + 1)
+        .saturating_sub((threshold * n as f64).ceil() as usize)
+        .clamp(1, n.max(1))
+}
+
+/// Whether sets `a` and `b` are more alike than `similarity`.
+fn similar(sets: &[WordSet], a: usize, b: usize, similarity: f64) -> bool {
+    sorted_jaccard(&sets[a].ranks, &sets[b].ranks) > similarity
+}
+
+/// The sets from set `w`'s last search on (itself among them) more alike
+/// to it than `similarity`, among those sharing a prefix word with it, in
+/// set order, visiting at most [`CANDIDATES`] sets.
+fn search(
+    sets: &[WordSet],
+    w: usize,
+    by_word: &HashMap<u32, Vec<(usize, usize)>>,
+    threshold: f64,
+    similarity: f64,
+) -> Vec<usize> {
+    let from = sets[w].searched;
+    let ranks = &sets[w].ranks;
+    let len = ranks.len();
+    // The sets sharing a prefix word, earliest first: each word's list is
+    // in set order, and the lists are merged.
+    let mut lists: Vec<(usize, &[(usize, usize)])> = ranks[..prefix_len(len, threshold)]
+        .iter()
+        .enumerate()
+        .filter_map(|(p, r)| {
+            let l = by_word.get(r)?;
+            let start = l.partition_point(|x| x.0 < from);
+            (start < l.len()).then(|| (p, &l[start..]))
+        })
+        .collect();
+    let mut found = Vec::new();
+    let mut checked = None;
+    let mut counted = None;
+    let mut visits = 0;
+    while let Some((k, &(j, q))) = lists
+        .iter()
+        .enumerate()
+        .filter_map(|(k, (_, l))| l.first().map(|x| (k, x)))
+        .min_by_key(|(_, x)| x.0)
+    {
+        let p = lists[k].0;
+        lists[k].1 = &lists[k].1[1..];
+        if checked == Some(j) {
+            continue;
+        }
+        // Distinct sets visited: each costs at most one step a list.
+        if counted != Some(j) {
+            counted = Some(j);
+            visits += 1;
+            if visits > CANDIDATES {
+                break;
+            }
+        }
+        let m = sets[j].ranks.len();
+        // Filters exact for a similarity of `threshold` or more (PPJoin,
+        // Xiao et al. 2008): sizes within the ratio, and enough words
+        // left after the first shared one to reach the overlap that
+        // similarity needs.
+        if (m as f64) < threshold * len as f64 || (len as f64) < threshold * m as f64 {
+            continue;
+        }
+        let needed = (threshold / (1.0 + threshold) * (len + m) as f64 - 1e-9).ceil() as usize;
+        if 1 + (len - p - 1).min(m - q - 1) < needed {
+            continue;
+        }
+        checked = Some(j);
+        if similar(sets, w, j, similarity) {
+            found.push(j);
+        }
+    }
+    found
+}
+
 pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Diagnostic>) {
     let entries: Vec<&Entry> = pb.entries.iter().collect();
     let how = Similarity {
@@ -543,7 +689,6 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
         tag_overlap: opts.tag_overlap,
         untagged: false,
         exact: false,
-        all: false,
     };
     for p in similar_pairs(&entries, &how) {
         let (e, other) = (entries[p.later], entries[p.earlier]);
@@ -565,8 +710,8 @@ pub(crate) fn likely_duplicates(pb: &Playbook, opts: &Options, out: &mut Vec<Dia
     }
 }
 
-/// [`jaccard`] of two ascending lists without repeats.
-fn sorted_jaccard(a: &[u32], b: &[u32]) -> f64 {
+/// The Jaccard index of two ascending lists without repeats.
+fn sorted_jaccard<T: Ord>(a: &[T], b: &[T]) -> f64 {
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -589,6 +734,15 @@ fn sorted_jaccard(a: &[u32], b: &[u32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+
+    fn jaccard<T: Eq + std::hash::Hash>(a: &HashSet<T>, b: &HashSet<T>) -> f64 {
+        let union = a.union(b).count();
+        if union == 0 {
+            return 0.0;
+        }
+        a.intersection(b).count() as f64 / union as f64
+    }
 
     use proptest::prelude::*;
 

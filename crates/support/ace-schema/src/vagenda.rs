@@ -60,6 +60,9 @@ pub enum VagendaSchema {
     AcePatchOp,
     /// `#/$defs/Playbook` of the Playbooks extension (an event log).
     EventPlaybook,
+    /// One event of the Playbooks extension (`#/$defs/PlaybookItem`, or
+    /// v0.2's `PlaybookEntry`).
+    EventItem,
 }
 
 /// The bundled files (provenance and SHA-256 in `schemas/README.md`).
@@ -134,8 +137,8 @@ fn registry(version: Version) -> &'static Registry<'static> {
 /// registry holds it. Worked out once per pair: it parses whole schema
 /// files, and messages ask for it on every file checked.
 fn target(schema: VagendaSchema, version: Version) -> &'static (Version, String) {
-    static CELLS: [[OnceLock<(Version, String)>; 6]; 3] =
-        [const { [const { OnceLock::new() }; 6] }; 3];
+    static CELLS: [[OnceLock<(Version, String)>; 7]; 3] =
+        [const { [const { OnceLock::new() }; 7] }; 3];
     CELLS[version as usize][index(schema)].get_or_init(|| {
         let core = |v: Version| id_of(&json(members(v)[0]));
         let ace = || id_of(&json(files::ACE));
@@ -151,6 +154,13 @@ fn target(schema: VagendaSchema, version: Version) -> &'static (Version, String)
             VagendaSchema::EventPlaybook => {
                 (version, format!("{}#/$defs/Playbook", events(version)))
             }
+            VagendaSchema::EventItem => {
+                let item = match version {
+                    Version::V02 => "PlaybookEntry",
+                    Version::V03 | Version::V04 => "PlaybookItem",
+                };
+                (version, format!("{}#/$defs/{item}", events(version)))
+            }
         }
     })
 }
@@ -159,17 +169,18 @@ fn index(schema: VagendaSchema) -> usize {
     SCHEMAS.iter().position(|s| *s == schema).expect("listed")
 }
 
-const SCHEMAS: [VagendaSchema; 6] = [
+const SCHEMAS: [VagendaSchema; 7] = [
     VagendaSchema::Document,
     VagendaSchema::AcePlaybook,
     VagendaSchema::AceEntry,
     VagendaSchema::AcePatch,
     VagendaSchema::AcePatchOp,
     VagendaSchema::EventPlaybook,
+    VagendaSchema::EventItem,
 ];
 
 fn validator(schema: VagendaSchema, version: Version) -> &'static Validator {
-    static CELLS: [[OnceLock<Validator>; 6]; 3] = [const { [const { OnceLock::new() }; 6] }; 3];
+    static CELLS: [[OnceLock<Validator>; 7]; 3] = [const { [const { OnceLock::new() }; 7] }; 3];
     CELLS[version as usize][index(schema)].get_or_init(|| {
         let (home, uri) = target(schema, version);
         let home = *home;
