@@ -231,6 +231,15 @@ pub fn lost_fields(a: &Playbook, b: &Playbook, ids: &HashMap<String, String>) ->
             }
         }
     }
+    // The sections read back in another order (a writer that sorts them).
+    let kept: Vec<usize> = a
+        .sections
+        .iter()
+        .filter_map(|s| b.sections.iter().position(|t| t.key == s.key))
+        .collect();
+    if kept.windows(2).any(|w| w[0] > w[1]) {
+        out.insert((None, "sections".into()));
+    }
     let mut order_a = Vec::new();
     for e in &a.entries {
         let want = ids.get(&e.id).unwrap_or(&e.id);
@@ -325,6 +334,15 @@ pub fn covers(loss: &Field, field: &Field) -> bool {
     // order they gave.
     if field == &(None, "entries".to_owned())
         && (loss.1 == "section" || loss.1.starts_with("sections["))
+    {
+        return true;
+    }
+    // Sections are ordered as their entries are: entries written in
+    // another order take the sections' order with them, and a section
+    // that lost its key (or was dropped) is read back elsewhere.
+    if field == &(None, "sections".to_owned())
+        && loss.0.is_none()
+        && (loss.1 == "entries" || loss.1.starts_with("sections["))
     {
         return true;
     }

@@ -17,24 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use crate::scale::run_measured;
-
-const RUNS: usize = 3;
-
-/// Median wall time and the largest peak memory of `RUNS` runs.
-fn timed(cmd: &mut Command) -> Result<(Duration, u64), String> {
-    let mut runs = Vec::new();
-    for _ in 0..RUNS {
-        let (took, rss, ok) = run_measured(cmd)?;
-        if !ok {
-            return Err(format!("{cmd:?} failed"));
-        }
-        runs.push((took, rss));
-    }
-    runs.sort_by_key(|r| r.0);
-    let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
-    Ok((runs[RUNS / 2].0, peak))
-}
+use crate::kayba::{timed, timed_exiting};
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
@@ -206,11 +189,12 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
         let text = repeated_sentences(n);
         write(&file, &text)?;
         // Findings are its exit status 1: timed whatever it exits with.
-        let (all, _) = timed_any(tool("ace-validate").arg(&file).arg("-q"))?;
-        let (without, _) = timed_any(
+        let (all, _) = timed_exiting(tool("ace-validate").arg(&file).arg("-q"), false)?;
+        let (without, _) = timed_exiting(
             tool("ace-validate")
                 .arg(&file)
                 .args(["-q", "--ignore", "ACE061"]),
+            false,
         )?;
         let rule = all.saturating_sub(without);
         let load = match &kayba {
@@ -309,17 +293,4 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
         println!("| {kb} KB | {:.3} s | {layout} |", view.as_secs_f64());
     }
     Ok(())
-}
-
-/// [`timed`] of a command whose exit status is its findings (1), not a
-/// failure.
-fn timed_any(cmd: &mut Command) -> Result<(Duration, u64), String> {
-    let mut runs = Vec::new();
-    for _ in 0..RUNS {
-        let (took, rss, _) = run_measured(cmd)?;
-        runs.push((took, rss));
-    }
-    runs.sort_by_key(|r| r.0);
-    let peak = runs.iter().map(|r| r.1).max().unwrap_or(0);
-    Ok((runs[RUNS / 2].0, peak))
 }

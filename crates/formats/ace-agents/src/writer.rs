@@ -83,6 +83,20 @@ pub fn write_beside<'a>(
 
 /// The model's sections plus any that only entries name, sorted by key (the
 /// seed's section order).
+/// Whether `pb`'s sections read back in another order from AGENTS.md
+/// written with headings for `headed`, in that order: the headed sections
+/// come first, then those playbook.yaml alone lists, in its order.
+fn sections_reordered(pb: &Playbook, headed: &[&str]) -> bool {
+    let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
+    let order = headed.iter().copied().filter(|k| known.contains(k)).chain(
+        pb.sections
+            .iter()
+            .map(|s| s.key.as_str())
+            .filter(|k| !headed.contains(k)),
+    );
+    order.ne(pb.sections.iter().map(|s| s.key.as_str()))
+}
+
 fn sections_by_key(pb: &Playbook) -> Vec<Cow<'_, Section>> {
     let known: HashSet<&str> = pb.sections.iter().map(|s| s.key.as_str()).collect();
     let mut named: Vec<&str> = pb
@@ -527,12 +541,14 @@ impl Writer<'_, '_> {
         }
         let sections = sections_by_key(pb);
         let mut written: Vec<&Entry> = unsectioned;
+        let mut headed: Vec<&str> = Vec::new();
         for s in &sections {
             let entries = groups.in_seed_order(Some(&s.key));
             let bare = s.title.is_none() && s.description.is_none() && entries.is_empty();
             if bare && self.listed.is_some_and(|l| l.contains(s.key.as_str())) {
                 continue;
             }
+            headed.push(s.key.as_str());
             let prose_under = s
                 .description
                 .as_deref()
@@ -578,6 +594,10 @@ impl Writer<'_, '_> {
             .any(|(a, b)| !std::ptr::eq(*a, b));
         if moved {
             self.losses.lose(&rules::ORDER_CHANGED, None, "entries", "AGENTS.md is written in the ace_beads curator spec's order: section, then helpful descending, then content");
+        } else if sections_reordered(pb, &headed) {
+            // No entry moved, but sections did (empty ones, say): read
+            // back, they are in another order than the source's.
+            self.losses.lose(&rules::ORDER_CHANGED, None, "sections", "AGENTS.md lists its sections by name (the ace_beads curator spec's order), and playbook.yaml the sections it alone holds after them; the source's order is not kept");
         }
     }
 
