@@ -143,6 +143,22 @@ MERGE_BASE = (
 )
 
 
+def test_merge_refuses_a_run_that_would_empty_the_playbook():
+    counted = MERGE_BASE.replace("helpful=1", "helpful=2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ace_tools.LossWarning)
+        as_skill_json = ace_tools.convert(MERGE_BASE, to="skill-json")
+    for run, says in [
+        ("", "holds none of BASE's 2 entries"),
+        ("The agent crashed.\n", "holds none of BASE's 2 entries"),
+        (as_skill_json, "a skill-json file, and BASE is markdown"),
+    ]:
+        with pytest.raises(ace_tools.AceError, match=says):
+            ace_tools.merge(MERGE_BASE, [counted, run])
+    text, _ = ace_tools.merge(MERGE_BASE, [counted, ""], allow_empty=True)
+    assert "str-00001" not in text
+
+
 def test_merge_gives_ace_merges_text_conflicts_and_renumbering(tmp_path):
     runs = [
         MERGE_BASE.replace("helpful=1", "helpful=3")
