@@ -490,15 +490,11 @@ pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Optio
     } else {
         // The file's own writer splices what changed; in plain text, what
         // it cannot hold raw is escaped first, as a whole write does.
-        let escaped = format.text_safe(&playbook);
-        let (spliced, escapes) = match &escaped {
-            Some((safe, losses)) => (safe, losses.as_slice()),
-            None => (&playbook, &[][..]),
-        };
-        match format.imp().rewrite(text, &outcome.before, spliced, &wctx) {
+        let (spliced, escapes) = format.text_safe(&playbook);
+        match format.imp().rewrite(text, &outcome.before, &spliced, &wctx) {
             Some((edits, report)) => {
                 let mut losses = report.losses;
-                losses.extend_from_slice(escapes);
+                losses.extend(escapes);
                 (Output::Spliced(edits), losses)
             }
             None => (Output::Whole, Vec::new()),

@@ -19,6 +19,7 @@ pub use ace_format::{
 use ace_model::WriteReport;
 pub use registry::{DeltaError, Detected, Format, Registry};
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use ace_model::{Diagnostic, LossEntry, Playbook};
@@ -56,25 +57,24 @@ impl Format {
     /// the end, so a caller that must write nothing on a loss writes into
     /// a temporary file or into [`std::io::sink`] first.
     pub fn write(self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {
-        let escaped = self.text_safe(pb);
-        let (pb, escapes) = match &escaped {
-            Some((safe, losses)) => (safe, losses.as_slice()),
-            None => (pb, &[][..]),
-        };
-        let mut report = self.imp().write(pb, ctx, out);
-        report.losses.extend_from_slice(escapes);
-        self.layout_losses(pb, &mut report);
+        let (pb, escapes) = self.text_safe(pb);
+        let mut report = self.imp().write(&pb, ctx, out);
+        report.losses.extend(escapes);
+        self.layout_losses(&pb, &mut report);
         report
     }
 
-    /// `pb` as a file of this format can hold it, when it cannot as it is:
-    /// in plain text, raw control characters written as `\uXXXX`, each
-    /// reported (ACE102). `None` when `pb` needs no change.
-    pub fn text_safe(self, pb: &Playbook) -> Option<(Playbook, Vec<LossEntry>)> {
-        if self.imp().syntax() != ace_format::Syntax::Text {
-            return None;
+    /// `pb` as a file of this format can hold it, borrowed when it can as
+    /// it is, with what was changed: in plain text, raw control
+    /// characters written as `\uXXXX`, each reported (ACE102).
+    pub fn text_safe(self, pb: &Playbook) -> (Cow<'_, Playbook>, Vec<LossEntry>) {
+        let escaped = (self.imp().syntax() == ace_format::Syntax::Text)
+            .then(|| ace_model::controls::escape_controls(pb))
+            .flatten();
+        match escaped {
+            Some((safe, losses)) => (Cow::Owned(safe), losses),
+            None => (Cow::Borrowed(pb), Vec::new()),
         }
-        ace_model::controls::escape_controls(pb)
     }
 
     /// What another format's layout kept of the file's content (AGENTS.md's
@@ -141,14 +141,10 @@ impl Format {
     ) -> (Option<String>, WriteReport) {
         match self.companion() {
             Some(c) => {
-                let escaped = self.text_safe(pb);
-                let (pb, escapes) = match &escaped {
-                    Some((safe, losses)) => (safe, losses.as_slice()),
-                    None => (pb, &[][..]),
-                };
-                let (text, mut report) = c.write(pb, ctx, out);
-                report.losses.extend_from_slice(escapes);
-                self.layout_losses(pb, &mut report);
+                let (pb, escapes) = self.text_safe(pb);
+                let (text, mut report) = c.write(&pb, ctx, out);
+                report.losses.extend(escapes);
+                self.layout_losses(&pb, &mut report);
                 (Some(text), report)
             }
             None => (None, self.write(pb, ctx, out)),

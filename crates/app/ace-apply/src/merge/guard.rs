@@ -59,17 +59,12 @@ pub fn other_format(format: Format, base_text: &str, text: &str) -> Option<Forma
     }
 }
 
-/// Entries of `pb` that count for a merge: every entry, retired ones too,
-/// since a run that only deprecated is no empty run.
-fn entries(pb: &Playbook) -> usize {
-    pb.entries.len()
-}
-
 /// Whether `run` keeps nothing of `base`: `base` had entries and `run`
-/// has none left of them. `None` when it keeps something.
+/// has none left of them (retired ones count: a run that only deprecated
+/// is no empty run). `None` when it keeps something.
 pub fn emptied(base: &Playbook, run: &Playbook) -> Option<usize> {
-    let had = entries(base);
-    if had == 0 || entries(run) > 0 {
+    let had = base.entries.len();
+    if had == 0 || !run.entries.is_empty() {
         return None;
     }
     Some(had)
