@@ -41,7 +41,7 @@ fn apply(
         ..Options::default()
     };
     let t = Traits::of(format, &pb, Arc::default());
-    let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
+    let outcome = ace_apply::apply(&mut pb, all.clone(), &t, &opts);
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
     let text = ace_tests::applied_text(format, playbook, &outcome, &pb, &ctx);
     (text, outcome)
@@ -513,7 +513,7 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
         ..Options::default()
     };
     let t = Traits::of(format, &pb, Arc::default());
-    let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
+    let outcome = ace_apply::apply(&mut pb, all.clone(), &t, &opts);
     let verdicts: Vec<&str> = outcome
         .verdicts
         .iter()
@@ -558,7 +558,7 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
     let mut again = ace_registry::read_files(format, &files.main, files.companion.as_deref())
         .unwrap()
         .playbook;
-    let second = ace_apply::apply(&mut again, &all, &t, &opts);
+    let second = ace_apply::apply(&mut again, all.clone(), &t, &opts);
     assert_eq!(
         second.verdicts[0].refusal.as_ref().map(|r| r.reason),
         Some(ace_model::delta::Reason::AlreadyApplied)

@@ -56,7 +56,7 @@ fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Out
         ..Options::default()
     };
     let all: Vec<(usize, Delta)> = deltas.iter().cloned().map(|d| (0, d)).collect();
-    let outcome = ace_apply::apply(&mut pb, &all, &t, &opts);
+    let outcome = ace_apply::apply(&mut pb, all.clone(), &t, &opts);
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
     let text = ace_tests::applied_text(format, text, &outcome, &pb, &ctx);
     (text, outcome)
@@ -243,7 +243,7 @@ fn an_empty_delta_is_a_byte_identical_no_op() {
         let t = Traits::of(format, &pb, Arc::default());
         let mut d = Delta::new(Dialect::VAgenda, Span::default());
         d.id = Some("empty".into());
-        let outcome = ace_apply::apply(&mut pb, &[(0, d.clone())], &t, &Options::default());
+        let outcome = ace_apply::apply(&mut pb, vec![(0, d.clone())], &t, &Options::default());
         assert_eq!(pb, before, "{format}");
         assert!(outcome.accepted().all(|v| v.applied == 0), "{format}");
         assert_eq!(step(format, &text, &[d]).0, text, "{format}");

@@ -129,7 +129,7 @@ fn engine(pb: &Playbook, d: ace_model::delta::Delta) -> Playbook {
         now: NOW.into(),
         ..Options::default()
     };
-    let outcome = ace_apply::apply(&mut pb, &[(0, d)], &t, &opts);
+    let outcome = ace_apply::apply(&mut pb, vec![(0, d)], &t, &opts);
     assert!(
         outcome.rejected().next().is_none(),
         "{:?}",

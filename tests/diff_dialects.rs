@@ -63,7 +63,7 @@ fn round_trip(
     let mut pb = old.clone();
     let t = Traits::of(format, &pb, Arc::default());
     let batch: Vec<(usize, ace_model::delta::Delta)> = deltas.into_iter().enumerate().collect();
-    let outcome = ace_apply::apply(&mut pb, &batch, &t, &opts);
+    let outcome = ace_apply::apply(&mut pb, batch.clone(), &t, &opts);
     let refused: Vec<String> = outcome
         .rejected()
         .filter_map(|v| v.refusal.as_ref().map(|r| r.message.clone()))

@@ -8,7 +8,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::{Path, PathBuf};
 
-use ace_apply::merge::{merge_file, merge_lines, FileOptions, Markers};
+use ace_apply::merge::{merge_file, merge_lines, Caller, FileOptions, Markers};
 use ace_fs::Source;
 use ace_model::Playbook;
 use ace_registry::Format;
@@ -93,7 +93,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     for side in [&ours_src, &theirs_src] {
         if let Some(found) = ace_apply::merge::other_format(format, &base_src.text, &side.text) {
             let unfit = ace_apply::merge::Unfit::OtherFormat { found };
-            error(PROG, unfit.message(&side.name, format));
+            error(PROG, unfit.message(&side.name, format, Caller::Cli));
             return Err(EXIT_USAGE);
         }
     }
@@ -123,7 +123,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
         for (src, pb) in [(&ours_src, &ours), (&theirs_src, &theirs)] {
             if let Some(had) = ace_apply::merge::emptied(&base, pb) {
                 let unfit = ace_apply::merge::Unfit::Emptied { had };
-                error(PROG, unfit.message(&src.name, format));
+                error(PROG, unfit.message(&src.name, format, Caller::Cli));
                 return Err(EXIT_USAGE);
             }
         }
@@ -200,7 +200,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
     let base = read(&base_src, format).map_err(|why| {
         error(
             PROG,
-            ace_apply::merge::Unfit::Unreadable(why).message(&base_src.name, format),
+            ace_apply::merge::Unfit::Unreadable(why).message(&base_src.name, format, Caller::Cli),
         );
         EXIT_USAGE
     })?;
@@ -209,7 +209,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
         .map(|s| {
             ace_apply::merge::read_side(s, format, (&base_src.text, &base), args.allow_empty)
                 .map_err(|unfit| {
-                    error(PROG, unfit.message(&s.name, format));
+                    error(PROG, unfit.message(&s.name, format, Caller::Cli));
                     EXIT_USAGE
                 })
         })

@@ -8,7 +8,8 @@
 //!   30 sentences under 2 of 8 keywords each (its cost: ace-validate less
 //!   ace-validate --ignore ACE061), beside kayba 0.13's own load of the
 //!   same file when `ACE_KAYBA` names its code;
-//! - a kayba batch of 100,000 and 1,000,000 ADD operations, applied;
+//! - a kayba batch of 100,000 and 1,000,000 ADD operations, applied and
+//!   validated, beside kayba 0.13 applying it when `ACE_KAYBA` is set;
 //! - ace-view of a playbook with a 100 KB and a 500 KB word, and Chromium
 //!   laying the page out (`--dump-dom`) when `ACE_CHROMIUM` names it.
 
@@ -228,9 +229,9 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
         );
     }
 
-    println!("\nADD operations of one kayba batch, applied");
-    println!("| operations | batch | apply | per 1,000 | peak memory | memory / batch |");
-    println!("|---|---|---|---|---|---|");
+    println!("\nADD operations of one kayba batch, applied, and kayba 0.13 applying it");
+    println!("| operations | batch | ace-apply | per 1,000 | peak memory | memory / batch | ace-validate memory | kayba apply | kayba memory | ace-apply / kayba (time, memory) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for n in [100_000, 1_000_000] {
         let batch = dir.join(format!("adds-{n}.json"));
         let text = adds_batch(n);
@@ -239,16 +240,41 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
             tool("ace-apply")
                 .arg(&book)
                 .arg(&batch)
-                .arg("-o")
+                .args(["-q", "-o"])
                 .arg(dir.join("adds-out.json")),
         )?;
+        let (_, checked) = timed(tool("ace-validate").arg(&batch).arg("-q"))?;
+        let theirs = match &kayba {
+            Some(root) => Some(timed(
+                Command::new("python3")
+                    .arg(crate::root().join("tests/kayba/oracle.py"))
+                    .arg(root)
+                    .args(["0.13.0", "apply"])
+                    .arg(&book)
+                    .arg(&batch)
+                    .arg(dir.join("adds-kayba.json")),
+            )?),
+            None => None,
+        };
+        let size = text.len() as f64;
         println!(
-            "| {n} | {:.0} MB | {:.2} s | {:.2} ms | {:.0} MiB | {:.1}x |",
-            text.len() as f64 / 1e6,
+            "| {n} | {:.0} MB | {:.2} s | {:.2} ms | {:.0} MiB | {:.1}x | {:.1}x | {} | {} | {} |",
+            size / 1e6,
             took.as_secs_f64(),
             took.as_secs_f64() * 1e3 / (n as f64 / 1e3),
             mib(rss),
-            rss as f64 / text.len() as f64
+            rss as f64 / size,
+            checked as f64 / size,
+            theirs.map_or("(ACE_KAYBA unset)".to_owned(), |(d, _)| format!(
+                "{:.1} s",
+                d.as_secs_f64()
+            )),
+            theirs.map_or("-".to_owned(), |(_, m)| format!("{:.0} MiB", mib(m))),
+            theirs.map_or("-".to_owned(), |(d, m)| format!(
+                "{:.2}, {:.2}",
+                took.as_secs_f64() / d.as_secs_f64(),
+                rss as f64 / m as f64
+            )),
         );
     }
 

@@ -613,17 +613,35 @@ impl State<'_> {
 /// skill-script`.
 fn ordered(d: &Delta, compat: Compat) -> Vec<&ace_model::delta::Op> {
     let mut ops: Vec<_> = d.ops.iter().collect();
-    if compat == Compat::SkillScript && d.dialect == Dialect::Skill {
-        let rank = |c: &Change| match c {
-            Change::Add(_) => 0,
-            Change::Set { .. } | Change::Replace { .. } => 1,
-            Change::Merge { .. } => 2,
-            Change::Deprecate { .. } | Change::Remove { .. } => 3,
-            Change::Count { .. } | Change::Append { .. } => 4,
-        };
+    if in_rank_order(d, compat) {
         ops.sort_by_key(|o| rank(&o.change));
     }
     ops
+}
+
+/// [`ordered`], the operations taken out of `d`.
+fn take_ordered(d: &mut Delta, compat: Compat) -> Vec<ace_model::delta::Op> {
+    let mut ops = std::mem::take(&mut d.ops);
+    if in_rank_order(d, compat) {
+        ops.sort_by_key(|o| rank(&o.change));
+    }
+    ops
+}
+
+/// Whether `d`'s operations apply kind by kind, as the skill's
+/// `merge_deltas.py` applies them, rather than in the order written.
+fn in_rank_order(d: &Delta, compat: Compat) -> bool {
+    compat == Compat::SkillScript && d.dialect == Dialect::Skill
+}
+
+fn rank(c: &Change) -> u8 {
+    match c {
+        Change::Add(_) => 0,
+        Change::Set { .. } | Change::Replace { .. } => 1,
+        Change::Merge { .. } => 2,
+        Change::Deprecate { .. } | Change::Remove { .. } => 3,
+        Change::Count { .. } | Change::Append { .. } => 4,
+    }
 }
 
 fn union_sorted(a: Option<&Vec<String>>, b: &[String]) -> Vec<String> {
@@ -634,16 +652,24 @@ fn union_sorted(a: Option<&Vec<String>>, b: &[String]) -> Vec<String> {
     v
 }
 
-fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
+/// Applies `d`'s operations, taking them out of it: a new entry is moved
+/// into the playbook, not copied.
+fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
     let script = st.opts.compat == Compat::SkillScript && d.dialect == Dialect::Skill;
     let now = st.opts.now.clone();
     let mut count = 0;
     let mut touched: Vec<Slot> = Vec::new();
-    for op in ordered(d, st.opts.compat) {
+    let ops = take_ordered(d, st.opts.compat);
+    let adds = ops
+        .iter()
+        .filter(|o| matches!(o.change, Change::Add(_)))
+        .count();
+    st.added.reserve(adds);
+    for mut op in ops {
         count += 1;
-        match &op.change {
+        match &mut op.change {
             Change::Add(e) => {
-                let mut e = e.clone();
+                let mut e = std::mem::take(e);
                 e.origin = ace_model::Origin::default();
                 if let Some(s) = e.section.clone() {
                     e.section = Some(st.section(&s, d.dialect));
@@ -697,7 +723,7 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
                 };
                 let holds_provenance = st.traits.provenance;
                 let e = st.entry_mut(s);
-                for f in fields {
+                for f in fields.iter() {
                     if f == "id" {
                         continue;
                     }
@@ -932,9 +958,11 @@ fn run(st: &mut State<'_>, d: &Delta, label: &str) -> usize {
 
 /// Applies `deltas` (each with the index of the file it came from) to
 /// `pb`, in order. A refused delta changes nothing; the others are applied.
+/// Each delta is consumed as it is applied, so that a batch of a million
+/// new entries is not held beside them.
 pub fn apply(
     pb: &mut Playbook,
-    deltas: &[(usize, Delta)],
+    deltas: Vec<(usize, Delta)>,
     traits: &Traits,
     opts: &Options,
 ) -> Outcome {
@@ -944,7 +972,7 @@ pub fn apply(
     // in one pass, rather than a million owned keys for ten thousand
     // lookups.
     let mut wanted: HashSet<&str> = HashSet::new();
-    for (_, d) in deltas {
+    for (_, d) in &deltas {
         for op in &d.ops {
             if let Change::Add(e) = &op.change {
                 wanted.insert(&e.id);
@@ -986,17 +1014,17 @@ pub fn apply(
         raw_events: Vec::new(),
     };
     let mut out = Outcome::default();
-    for (i, (source, d)) in deltas.iter().enumerate() {
+    for (i, (source, mut d)) in deltas.into_iter().enumerate() {
         let label = d.label(i);
-        let refusal = check_delta(&mut st, d);
+        let refusal = check_delta(&mut st, &d);
         let applied = if refusal.is_none() {
-            run(&mut st, d, &label)
+            run(&mut st, &mut d, &label)
         } else {
             0
         };
         out.verdicts.push(Verdict {
             id: label,
-            source: *source,
+            source,
             span: d.span,
             refusal,
             applied,
@@ -1042,7 +1070,7 @@ pub fn apply(
 /// IDs are `ordered`, else in the order they came.
 fn rebuild(
     pb: &mut Playbook,
-    added: Vec<(usize, Entry)>,
+    mut added: Vec<(usize, Entry)>,
     gone_old: &[bool],
     gone_new: &[bool],
     ordered: bool,
@@ -1057,28 +1085,27 @@ fn rebuild(
         .enumerate()
         .map(|(i, s)| (s.key.as_str(), i))
         .collect();
-    let mut before: HashMap<usize, Vec<Entry>> = HashMap::new();
-    for ((at, e), gone) in added.into_iter().zip(gone_new) {
-        if !gone {
-            before.entry(at).or_default().push(e);
-        }
-    }
+    // The new entries sorted by the place they go before (a stable sort:
+    // those of one place keep the order they came in), then merged into
+    // the old ones in one pass, each moved once.
+    let mut gone = gone_new.iter();
+    added.retain(|_| !gone.next().copied().unwrap_or(false));
     let section_rank = |e: &Entry| e.section.as_deref().and_then(|k| rank.get(k).copied());
-    for list in before.values_mut() {
-        list.sort_by(|a, b| {
-            let by_section = section_rank(a).cmp(&section_rank(b));
-            match ordered {
-                true => by_section.then_with(|| natural_cmp(&a.id, &b.id)),
-                false => by_section,
-            }
-        });
-    }
+    added.sort_by(|(at_a, a), (at_b, b)| {
+        let by_section = at_a
+            .cmp(at_b)
+            .then_with(|| section_rank(a).cmp(&section_rank(b)));
+        match ordered {
+            true => by_section.then_with(|| natural_cmp(&a.id, &b.id)),
+            false => by_section,
+        }
+    });
     let old = std::mem::take(&mut pb.entries);
-    let n = old.len();
-    let mut entries = Vec::with_capacity(n + before.values().map(Vec::len).sum::<usize>());
+    let mut entries = Vec::with_capacity(old.len() + added.len());
+    let mut new = added.into_iter().peekable();
     for (i, e) in old.into_iter().enumerate() {
-        if let Some(list) = before.remove(&i) {
-            entries.extend(list);
+        while let Some((_, e)) = new.next_if(|(at, _)| *at <= i) {
+            entries.push(e);
         }
         if !gone_old[i] {
             entries.push(e);
@@ -1086,9 +1113,7 @@ fn rebuild(
             removed.push((i, e));
         }
     }
-    if let Some(list) = before.remove(&n) {
-        entries.extend(list);
-    }
+    entries.extend(new.map(|(_, e)| e));
     pb.entries = entries;
     removed
 }

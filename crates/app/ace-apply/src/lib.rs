@@ -30,8 +30,8 @@ use ace_registry::{DeltaDialect, DeltaError, IdScheme, Ledger, Registry};
 pub use ace_model::delta::{Change, Dialect, Op, Reason, Refusal, Target};
 pub use engine::{apply, Outcome, Verdict};
 pub use pipeline::{
-    apply_to, read_delta_file, run, run_curated, unified, Applied, Curate, CurateArgs, Curated,
-    DeltaFile, DeltaSource, Output, RunOptions, Subject, Texts,
+    apply_to, run, run_curated, unified, Applied, Curate, CurateArgs, Curated, DeltaFile,
+    DeltaSource, Output, RunOptions, Subject, Texts,
 };
 
 /// What reading a delta file needs besides its text.

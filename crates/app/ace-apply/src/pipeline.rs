@@ -7,6 +7,7 @@
 //! module call it; each keeps only its own way of taking input and
 //! reporting.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use ace_model::delta::Delta;
@@ -27,26 +28,25 @@ pub struct DeltaSource<'a> {
     pub text: &'a str,
 }
 
-/// A delta file and what was read from it.
+/// A delta file and how it was read (its deltas go to the batch).
 #[derive(Debug, Clone)]
 pub struct DeltaFile<'a> {
     pub source: DeltaSource<'a>,
     /// The dialect it was read as.
     pub dialect: Option<&'static dyn DeltaDialect>,
-    pub deltas: Vec<Delta>,
     /// Why it could not be read as any dialect's, as `NAME:LINE:COL:
     /// message` or `NAME: why`: the file is then one rejected delta.
     pub unreadable: Option<String>,
 }
 
 /// Reads one delta file, in dialect `forced` or the one `registry`
-/// detects.
-pub fn read_delta_file<'a>(
+/// detects: the file, and its deltas.
+fn read_delta_file<'a>(
     registry: &Registry,
     source: DeltaSource<'a>,
     forced: Option<&'static dyn DeltaDialect>,
     opts: &ReadOptions,
-) -> DeltaFile<'a> {
+) -> (DeltaFile<'a>, Vec<Delta>) {
     let read = crate::read_deltas(registry, source.text, source.file_name, forced, opts);
     let (dialect, deltas, unreadable) = match read {
         Ok((d, deltas)) => (Some(d), deltas, None),
@@ -59,12 +59,12 @@ pub fn read_delta_file<'a>(
             (None, Vec::new(), Some(format!("{}: {why}", source.name)))
         }
     };
-    DeltaFile {
+    let file = DeltaFile {
         source,
         dialect,
-        deltas,
         unreadable,
-    }
+    };
+    (file, deltas)
 }
 
 /// The playbook deltas are applied to: its format, the text it was read
@@ -316,17 +316,9 @@ pub fn run_curated<'a>(
     opts: &RunOptions<'_>,
     curate: &Curate,
 ) -> Applied<'a> {
-    let files: Vec<DeltaFile<'a>> = deltas
-        .iter()
-        .map(|s| read_delta_file(opts.registry, *s, opts.dialect, &opts.read))
-        .collect();
-    let mut batch: Vec<(usize, Delta)> = files
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| f.deltas.iter().cloned().map(move |d| (i, d)))
-        .collect();
+    let (files, mut batch) = read_all(deltas, opts);
     if curate.is_empty() {
-        let mut applied = apply_to(subject, &batch, &opts.apply);
+        let mut applied = apply_to(subject, batch, &opts.apply);
         applied.files = files;
         return applied;
     }
@@ -453,24 +445,37 @@ pub fn run<'a>(
     deltas: &[DeltaSource<'a>],
     opts: &RunOptions<'_>,
 ) -> Applied<'a> {
-    let files: Vec<DeltaFile<'a>> = deltas
-        .iter()
-        .map(|s| read_delta_file(opts.registry, *s, opts.dialect, &opts.read))
-        .collect();
-    let batch: Vec<(usize, Delta)> = files
-        .iter()
-        .enumerate()
-        .flat_map(|(i, f)| f.deltas.iter().cloned().map(move |d| (i, d)))
-        .collect();
-    let mut applied = apply_to(subject, &batch, &opts.apply);
+    let (files, batch) = read_all(deltas, opts);
+    let mut applied = apply_to(subject, batch, &opts.apply);
     applied.files = files;
     applied
 }
 
+/// The delta files read, and their deltas as one batch, each with the
+/// index of its file.
+fn read_all<'a>(
+    deltas: &[DeltaSource<'a>],
+    opts: &RunOptions<'_>,
+) -> (Vec<DeltaFile<'a>>, Vec<(usize, Delta)>) {
+    let mut files = Vec::with_capacity(deltas.len());
+    let mut batch = Vec::new();
+    for (i, s) in deltas.iter().enumerate() {
+        let (file, read) = read_delta_file(opts.registry, *s, opts.dialect, &opts.read);
+        files.push(file);
+        batch.extend(read.into_iter().map(|d| (i, d)));
+    }
+    (files, batch)
+}
+
 /// Applies deltas already read (each with the index of the file it came
 /// from) to the playbook: [`run`] without reading, for a caller that made
-/// its deltas (ace-merge's plan).
-pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Options) -> Applied<'a> {
+/// its deltas (ace-merge's plan). A batch given by value is consumed as it
+/// is applied; a borrowed one is copied.
+pub fn apply_to<'a, 'b>(
+    subject: Subject<'a>,
+    batch: impl Into<Cow<'b, [(usize, Delta)]>>,
+    opts: &Options,
+) -> Applied<'a> {
     let Subject {
         format,
         text,
@@ -479,7 +484,7 @@ pub fn apply_to<'a>(subject: Subject<'a>, batch: &[(usize, Delta)], opts: &Optio
     } = subject;
     let sections = Arc::new(SectionMap::default());
     let traits = Traits::of(format, &playbook, sections.clone());
-    let outcome = crate::apply(&mut playbook, batch, &traits, opts);
+    let outcome = crate::apply(&mut playbook, batch.into().into_owned(), &traits, opts);
     let wctx = WriteCtx::default()
         .with_now(Some(opts.now.clone()))
         .with_sections(sections);

@@ -92,6 +92,11 @@ impl Extra {
                 self.items.push((key, value));
             }
             None => {
+                // Most entries that have an extra field have one (a kayba
+                // ADD's `issue`): room for one, not the four a push makes.
+                if self.items.capacity() == 0 {
+                    self.items.reserve_exact(1);
+                }
                 self.items.push((key, value));
                 if self.items.len() > LINEAR {
                     self.reindex();

@@ -79,11 +79,86 @@ pub fn read_batches(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
     if !sniff(text) {
         return Ok(None);
     }
+    // One batch, the shape kayba saves: its operations are taken from the
+    // parser one at a time and only their spans and keys kept, so that a
+    // batch of a million operations is never held as a tree.
+    let mut skim = OpSkim::default();
+    if let Ok(doc) = ace_jsonspan::parse_with(text, &mut skim) {
+        if doc.root.members().is_some() {
+            let shell = doc.root.get("operations").and_then(Node::as_array);
+            let is_one = shell.is_some()
+                && !skim.untyped
+                && (!skim.spans.is_empty() || doc.root.get("reasoning").is_some());
+            if !is_one {
+                return Ok(None);
+            }
+            let generation = skim.generation();
+            let ops = skim.spans.iter().map(|s| {
+                // Each piece parsed as a whole: the parse above said so.
+                std::borrow::Cow::Owned(
+                    ace_jsonspan::parse_at_depth(text, s.start..s.end, 2).unwrap_or(Node {
+                        span: *s,
+                        kind: Kind::Null,
+                    }),
+                )
+            });
+            return Ok(Some(vec![batch(doc.root.span, generation, ops)]));
+        }
+    }
     let nodes = ace_jsonspan::records(text, &[])?;
     if nodes.is_empty() || !nodes.iter().all(is_batch) {
         return Ok(None);
     }
-    Ok(Some(nodes.iter().map(batch).collect()))
+    Ok(Some(
+        nodes
+            .iter()
+            .map(|n| {
+                let ops = n.get("operations").and_then(Node::as_array).unwrap_or(&[]);
+                let generation = generation(ops);
+                batch(
+                    n.span,
+                    generation,
+                    ops.iter().map(std::borrow::Cow::Borrowed),
+                )
+            })
+            .collect(),
+    ))
+}
+
+/// What a one-batch read keeps of each operation while the parser goes on:
+/// its span, the keys that tell the batch's generation, and whether one
+/// is not kayba's (no `type`, or an AcePatch's `op`).
+#[derive(Default)]
+struct OpSkim {
+    spans: Vec<Span>,
+    untyped: bool,
+    v2: bool,
+    legacy: bool,
+}
+
+impl OpSkim {
+    fn generation(&self) -> Generation {
+        generation_of(self.v2, self.legacy)
+    }
+}
+
+impl ace_jsonspan::ItemSink for OpSkim {
+    fn wants(&mut self, path: &[&str]) -> bool {
+        let ops = path == ["operations"];
+        if ops {
+            // A repeated key: the last list is the one read.
+            *self = OpSkim::default();
+        }
+        ops
+    }
+
+    fn item(&mut self, _: usize, op: Node) {
+        let (v2, legacy) = generation_keys(&op);
+        self.v2 |= v2;
+        self.legacy |= legacy;
+        self.untyped |= op.get("type").is_none() || op.get("op").is_some();
+        self.spans.push(op.span);
+    }
 }
 
 /// The findings of ACE084 for `text`: each operation kayba raises on.
@@ -103,13 +178,27 @@ pub fn check(text: &str) -> Vec<Diagnostic> {
 pub fn generation(ops: &[Node]) -> Generation {
     let (mut v2, mut legacy) = (false, false);
     for o in ops {
-        v2 |= V2_OP_KEYS.iter().any(|k| o.get(k).is_some());
-        legacy |= LEGACY_OP_KEYS.iter().any(|k| o.get(k).is_some());
-        if let Some(m) = o.get("metadata").and_then(Node::members) {
-            v2 |= m.iter().any(|m| m.key == "delta");
-            legacy |= m.iter().any(|m| COUNTERS.contains(&&*m.key));
-        }
+        let (a, b) = generation_keys(o);
+        v2 |= a;
+        legacy |= b;
     }
+    generation_of(v2, legacy)
+}
+
+/// Whether operation `o` has keys only the 0.12 generation writes, and
+/// keys only 0.7's does.
+fn generation_keys(o: &Node) -> (bool, bool) {
+    let mut v2 = V2_OP_KEYS.iter().any(|k| o.get(k).is_some());
+    let mut legacy = LEGACY_OP_KEYS.iter().any(|k| o.get(k).is_some());
+    if let Some(m) = o.get("metadata").and_then(Node::members) {
+        v2 |= m.iter().any(|m| m.key == "delta");
+        legacy |= m.iter().any(|m| COUNTERS.contains(&&*m.key));
+    }
+    (v2, legacy)
+}
+
+/// A batch with only 0.7's keys is 0.7's; any other, the current release's.
+fn generation_of(v2: bool, legacy: bool) -> Generation {
     if legacy && !v2 {
         Generation::Legacy
     } else {
@@ -255,15 +344,18 @@ impl Reader<'_> {
     }
 }
 
-fn batch(n: &Node) -> Delta {
-    let ops = n.get("operations").and_then(Node::as_array).unwrap_or(&[]);
-    let generation = generation(ops);
-    let mut delta = Delta::new(Dialect::Kayba, n.span);
+/// The batch at `span` as one delta, its operations read in order.
+fn batch<'n>(
+    span: Span,
+    generation: Generation,
+    ops: impl Iterator<Item = std::borrow::Cow<'n, Node>>,
+) -> Delta {
+    let mut delta = Delta::new(Dialect::Kayba, span);
     for op in ops {
         let mut r = Reader {
             delta,
             generation,
-            op,
+            op: &op,
         };
         operation(&mut r);
         delta = r.delta;
@@ -947,4 +1039,95 @@ pub fn write_batch(
         }
     }
     (json!({"reasoning": note, "operations": ops}), lost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `d` read from a text `by` bytes further on, put back in place.
+    fn shifted(mut d: Delta, by: usize) -> Delta {
+        let back = |s: &mut Span| *s = Span::new(s.start - by, s.end - by);
+        back(&mut d.span);
+        d.ops.iter_mut().for_each(|o| back(&mut o.span));
+        d.refusals.iter_mut().for_each(|r| back(&mut r.span));
+        d
+    }
+
+    /// Every batch of kayba's test set, in both generations, read as one
+    /// object (its operations taken one at a time) and inside a list (the
+    /// whole tree), gives the same delta.
+    #[test]
+    fn a_batch_read_alone_is_the_batch_read_in_a_list() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/kayba/batches");
+        let mut seen = 0;
+        for release in ["0.13.0", "0.8.9"] {
+            let mut files: Vec<_> = std::fs::read_dir(dir.join(release))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            for f in files {
+                let text = std::fs::read_to_string(&f).unwrap();
+                let alone = read_batches(&text).unwrap().unwrap();
+                let listed = read_batches(&format!("[{text}]")).unwrap().unwrap();
+                assert_eq!(alone.len(), 1, "{}", f.display());
+                let listed = listed
+                    .into_iter()
+                    .map(|d| shifted(d, 1))
+                    .collect::<Vec<_>>();
+                assert_eq!(alone, listed, "{}", f.display());
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 13);
+    }
+
+    #[test]
+    fn the_generation_of_a_batch_read_alone_is_told_by_all_its_operations() {
+        // The first operation says neither generation; the last says 0.7,
+        // so the REMOVE before it is a hard one.
+        let text = r#"{"operations": [
+            {"type": "REMOVE", "skill_id": "a-1"},
+            {"type": "ADD", "section": "s", "content": "c", "justification": "j"}
+        ]}"#;
+        let d = &read_batches(text).unwrap().unwrap()[0];
+        assert!(
+            matches!(d.ops[0].change, Change::Remove { .. }),
+            "{:?}",
+            d.ops
+        );
+        let v2 = text.replace(
+            "\"justification\": \"j\"",
+            "\"issue\": \"i\", \"insight\": \"c\"",
+        );
+        let d = &read_batches(&v2).unwrap().unwrap()[0];
+        assert!(
+            matches!(d.ops[0].change, Change::Deprecate { .. }),
+            "{:?}",
+            d.ops
+        );
+    }
+
+    #[test]
+    fn an_object_whose_operations_are_not_all_kaybas_is_no_batch() {
+        for text in [
+            r#"{"operations": [{"type": "ADD"}, {"section": "s"}]}"#,
+            r#"{"operations": [{"type": "ADD", "op": "add"}]}"#,
+            r#"{"operations": []}"#,
+            r#"{"operations": {"type": "ADD"}}"#,
+        ] {
+            assert_eq!(read_batches(text).unwrap(), None, "{text}");
+        }
+        // As Python reads a repeated key: the last.
+        let twice = r#"{"operations": [{"op": "add"}], "operations": [{"type": "TAG", "skill_id": "a", "metadata": {"delta": 1}}]}"#;
+        let d = &read_batches(twice).unwrap().unwrap()[0];
+        assert_eq!(d.ops.len(), 1);
+        assert_eq!(d.ops[0].span.start, twice.find("{\"type\"").unwrap());
+        let empty = read_batches(r#"{"reasoning": "r", "operations": []}"#)
+            .unwrap()
+            .unwrap();
+        assert!(empty[0].ops.is_empty());
+    }
 }

@@ -671,8 +671,9 @@ fn merge_texts(
         .zip(&names)
         .map(|(text, name)| {
             let run = source(text, Some(name.clone()));
-            ace_apply::merge::read_side(&run, format, (&base.text, &base_pb), allow_empty)
-                .map_err(|unfit| Stop::plain(unfit.message(name, format)))
+            ace_apply::merge::read_side(&run, format, (&base.text, &base_pb), allow_empty).map_err(
+                |unfit| Stop::plain(unfit.message(name, format, ace_apply::merge::Caller::Python)),
+            )
         })
         .collect::<Result<_, _>>()?;
     let now = ace_model::time::now_of(now.as_deref(), &runs).map_err(Stop::plain)?;

@@ -20,24 +20,46 @@ pub enum Unfit {
     Emptied { had: usize },
 }
 
+/// Who is told what to do about a refused side: the command line's flags
+/// or the Python module's arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    Cli,
+    Python,
+}
+
 impl Unfit {
-    /// One line naming the side, what it is, and what to do.
-    pub fn message(&self, name: &str, format: Format) -> String {
+    /// One line naming the side, what it is, and what `caller` can do.
+    pub fn message(&self, name: &str, format: Format, caller: Caller) -> String {
         match self {
-            Unfit::OtherFormat { found } => format!(
-                "{name}: a {} file, and BASE is {}; nothing merged (convert it first: \
-                 ace-convert {name} --to {} -o FILE, then merge FILE)",
-                found.name(),
-                format.name(),
-                format.name()
-            ),
+            Unfit::OtherFormat { found } => {
+                let convert = match caller {
+                    Caller::Cli => format!(
+                        "ace-convert {name} --to {} -o FILE, then merge FILE",
+                        format.name()
+                    ),
+                    Caller::Python => format!(
+                        "ace_tools.convert(text, to=\"{}\"), then merge what it returns",
+                        format.name()
+                    ),
+                };
+                format!(
+                    "{name}: a {} file, and BASE is {}; nothing merged (convert it first: {convert})",
+                    found.name(),
+                    format.name(),
+                )
+            }
             Unfit::Unreadable(why) => format!(
                 "{name}: not a readable {} playbook ({why}); nothing merged",
                 format.name()
             ),
             Unfit::Emptied { had } => format!(
                 "{name}: holds none of BASE's {had} entries (an empty or cut-off run?); \
-                 nothing merged (--allow-empty merges a run that removed every entry)"
+                 nothing merged ({} merges a run that removed every entry)",
+                match caller {
+                    Caller::Cli => "--allow-empty",
+                    Caller::Python => "allow_empty=True",
+                }
             ),
         }
     }

@@ -19,7 +19,7 @@ mod file;
 mod guard;
 mod runs;
 pub use file::{merge_file, merge_lines, takes_markers, FileOptions, Merged, Reported, Side};
-pub use guard::{emptied, other_format, read_side, Unfit};
+pub use guard::{emptied, other_format, read_side, Caller, Unfit};
 pub use runs::{merge_runs, MergedRuns, RunConflict};
 
 /// Two changes that cannot both be made; OURS' is kept.

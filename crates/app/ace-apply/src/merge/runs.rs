@@ -103,7 +103,7 @@ pub fn merge_runs(
         out.renumbered
             .extend(p.renumbered.iter().cloned().map(|r| (i, r)));
         out.joined.extend(p.joined.iter().cloned().map(|j| (i, j)));
-        let applied = apply(&mut current, &[(i, p.delta.clone())], &traits, &opts);
+        let applied = apply(&mut current, vec![(i, p.delta.clone())], &traits, &opts);
         out.refused.extend(
             applied
                 .rejected()
