@@ -24,20 +24,20 @@ fn entry_strategy() -> impl Strategy<Value = (usize, Entry)> {
         0usize..8,
         0usize..3,
         "[a-d ]{1,12}",
-        prop::option::of(0i64..5),
-        prop::option::of(0i64..5),
+        // Counters as a pair or none, as a counted entry has them.
+        prop::option::of((0i64..5, 0i64..5)),
         any::<bool>(),
         prop::option::of(prop::collection::vec("[xy]", 0..3)),
         prop::option::of("2025-0[1-9]-01T00:00:00Z"),
     )
         .prop_map(
-            |(id, section, content, helpful, harmful, deprecated, tags, updated)| {
+            |(id, section, content, counters, deprecated, tags, updated)| {
                 let mut e = Entry {
                     id: format!("e-{id}"),
                     section: Some(["alpha", "beta", "gamma"][section].to_owned()),
                     content,
-                    helpful,
-                    harmful,
+                    helpful: counters.map(|c| c.0),
+                    harmful: counters.map(|c| c.1),
                     ..Entry::default()
                 };
                 e.tags = tags;

@@ -295,7 +295,18 @@ fn malformed_counters_keep_the_text() {
         (Some(1), None)
     );
     assert_eq!(count(&out.diagnostics, "ACE003"), 1);
-    assert_stable(&src);
+    // Written in the spec's form: the lone counter gets its pair.
+    let w = write(pb);
+    assert!(w
+        .text
+        .contains("[str-00009] helpful=1 harmful=0 :: only one counter"));
+    assert!(w.losses.iter().any(|l| l.field == "helpful/harmful"));
+    let paired = src.replace(
+        "helpful=1 :: only one counter",
+        "helpful=1 harmful=0 :: only one counter",
+    );
+    assert_ne!(paired, src, "the fixture's lone counter");
+    assert_stable(&paired);
 }
 
 #[test]
@@ -375,9 +386,9 @@ fn expressible_models_round_trip() {
         ),
         entry("oth-00004", Some("others"), ""),
     ];
-    pb.entries[1].helpful = Some(0);
-    pb.entries[2].neutral = Some(4);
-    pb.entries[4].harmful = Some(2);
+    (pb.entries[1].helpful, pb.entries[1].harmful) = (Some(0), Some(0));
+    (pb.entries[2].helpful, pb.entries[2].harmful) = (Some(4), Some(1));
+    (pb.entries[4].helpful, pb.entries[4].harmful) = (Some(0), Some(2));
     let w = write(&pb);
     assert!(w.losses.is_empty(), "{:?}", w.losses);
     let mut back = read(&w.text).playbook;

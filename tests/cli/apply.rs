@@ -313,3 +313,40 @@ fn curator_output_is_the_seed_s_object() {
     );
     assert!(!dir.path().join("knowledge/playbook.yaml").exists());
 }
+
+/// A kayba ADD applied to a markdown playbook writes the spec's line,
+/// which ace_claude_mcp's own parser (`migrate_to_d1.py`) matches: no
+/// `neutral=0` after the counters.
+#[test]
+fn a_kayba_add_writes_the_markdown_specs_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("playbook.md");
+    std::fs::write(
+        &pb,
+        "## STRATEGIES & INSIGHTS\n[str-00001] helpful=5 harmful=0 :: Always verify data types.\n",
+    )
+    .unwrap();
+    let batch = dir.path().join("batch.json");
+    std::fs::write(
+        &batch,
+        r#"{"reasoning": "r", "operations": [{"type": "ADD", "section": "strategies_and_insights", "content": "Retry once.", "issue": "Flaky calls.", "insight": "Retry once."}]}"#,
+    )
+    .unwrap();
+    assert_cmd::Command::cargo_bin("ace-apply")
+        .unwrap()
+        .arg(&pb)
+        .arg(&batch)
+        .arg("--in-place")
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&pb).unwrap();
+    let spec = regex::Regex::new(
+        r"^\[([a-z]{3}-\d{5})\]\s+helpful=(\d+)\s+harmful=(\d+)(?:\s+\[([^\]]+)\])?\s+::\s+(.+)$",
+    )
+    .unwrap();
+    let entries: Vec<&str> = text.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(entries.len(), 2, "{text}");
+    for line in entries {
+        assert!(spec.is_match(line), "{line:?} in\n{text}");
+    }
+}

@@ -285,3 +285,59 @@ fn a_three_way_merge_wants_three_files() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--base"));
 }
+
+/// A BASE without counters, as the AppWorld playbooks and the README's
+/// example are: each run's counters are its increments from 0, so every
+/// order of the runs, and the two-way driver either way round, gives the
+/// same sums, harmful as well as helpful.
+#[test]
+fn counters_absent_on_base_add_up_in_every_order_of_the_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = "## S\n\n[s-00001] A rule about things.\n[s-00002] Another rule.\n";
+    let runs = [
+        "## S\n\n[s-00001] helpful=1 harmful=1 :: A rule about things.\n[s-00002] Another rule.\n",
+        "## S\n\n[s-00001] helpful=1 harmful=0 :: A rule about things.\n[s-00002] helpful=0 harmful=2 :: Another rule.\n",
+        "## S\n\n[s-00001] helpful=0 harmful=3 :: A rule about things.\n[s-00002] Another rule.\n",
+    ];
+    let want = "## S\n\n[s-00001] helpful=2 harmful=4 :: A rule about things.\n[s-00002] helpful=0 harmful=2 :: Another rule.\n";
+    std::fs::write(dir.path().join("base.md"), base).unwrap();
+    for (i, r) in runs.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("run{i}.md")), r).unwrap();
+    }
+    for order in [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ] {
+        let out = ace_merge()
+            .current_dir(dir.path())
+            .arg("--base")
+            .arg("base.md")
+            .args(order.map(|i| format!("run{i}.md")))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{order:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{order:?}");
+    }
+    // Git's driver: BASE, OURS (rewritten in place), THEIRS.
+    let two = "## S\n\n[s-00001] helpful=2 harmful=1 :: A rule about things.\n[s-00002] helpful=0 harmful=2 :: Another rule.\n";
+    for (ours, theirs) in [(0, 1), (1, 0)] {
+        let a = dir.path().join("a.md");
+        std::fs::write(&a, runs[ours]).unwrap();
+        ace_merge()
+            .current_dir(dir.path())
+            .arg("base.md")
+            .arg(&a)
+            .arg(format!("run{theirs}.md"))
+            .assert()
+            .success();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), two, "ours {ours}");
+    }
+}

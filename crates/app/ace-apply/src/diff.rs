@@ -59,13 +59,14 @@ impl Diff {
     pub fn retain_fields(&mut self, keep: impl Fn(&str) -> bool) {
         self.entries.retain_mut(|c| match c {
             EntryDiff::Changed {
+                old,
+                new,
                 fields,
                 helpful,
                 harmful,
-                ..
             } => {
                 fields.retain(|f| keep(f));
-                !fields.is_empty() || *helpful != 0 || *harmful != 0
+                !fields.is_empty() || counted(old, new, *helpful, *harmful)
             }
             _ => true,
         });
@@ -95,7 +96,8 @@ impl Diff {
                     harmful,
                 } => {
                     let t = target(old);
-                    if *helpful != 0 || *harmful != 0 {
+                    let counted = counted(old, new, *helpful, *harmful);
+                    if counted {
                         push(Change::Count {
                             target: t.clone(),
                             helpful: *helpful,
@@ -112,7 +114,7 @@ impl Diff {
                             reason: new.deprecation_reason.clone(),
                         });
                     }
-                    if !fields.is_empty() || *helpful != 0 || *harmful != 0 {
+                    if !fields.is_empty() || counted {
                         // The time of the new playbook, over the engine's.
                         if !fields.iter().any(|f| f == "updated_at") {
                             fields.push("updated_at".into());
@@ -197,6 +199,14 @@ pub fn differing_fields(a: &Entry, b: &Entry) -> Vec<String> {
     out
 }
 
+/// Whether the change from `o` to `e` counts the entry: a counter moved,
+/// or the entry gained counters it lacked (a count of nothing, which the
+/// engine gives as the pair `helpful=0 harmful=0`).
+fn counted(o: &Entry, e: &Entry, helpful: i64, harmful: i64) -> bool {
+    let gained = |a: Option<i64>, b: Option<i64>| a.is_none() && b.is_some();
+    helpful != 0 || harmful != 0 || gained(o.helpful, e.helpful) || gained(o.harmful, e.harmful)
+}
+
 /// What changed from `o` to `e`, the same entry, if anything did.
 fn changed(o: &Entry, e: &Entry) -> Option<EntryDiff> {
     if o == e {
@@ -206,25 +216,23 @@ fn changed(o: &Entry, e: &Entry) -> Option<EntryDiff> {
     if o.id != e.id {
         fields.insert(0, "id".to_owned());
     }
-    // An absent counter counts from 0 (a playbook without counters, as
-    // the paper's AppWorld ones are, gains them by increments): absent to
-    // N is an increment by N, so that two branches that each increment
-    // such an entry add up instead of conflicting. Absent to 0, or a
-    // counter dropped, is a change of the field.
+    // An absent counter counts as 0 (a playbook without counters, as the
+    // paper's AppWorld ones are, gains them by increments): absent to N is
+    // an increment by N, so that branches that each count such an entry
+    // add up, in any order, instead of one setting what another counted.
+    // Only a counter dropped is a change of the field.
     let counter =
         |a: Option<i64>, b: Option<i64>, name: &str, fields: &mut Vec<String>| match (a, b) {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            (None, Some(b)) if b != 0 => b,
-            (a, b) => {
-                if a != b {
-                    fields.push(name.to_owned());
-                }
+            (a, Some(b)) => b.saturating_sub(a.unwrap_or(0)),
+            (Some(_), None) => {
+                fields.push(name.to_owned());
                 0
             }
+            (None, None) => 0,
         };
     let helpful = counter(o.helpful, e.helpful, "helpful", &mut fields);
     let harmful = counter(o.harmful, e.harmful, "harmful", &mut fields);
-    (!fields.is_empty() || helpful != 0 || harmful != 0).then(|| EntryDiff::Changed {
+    (!fields.is_empty() || counted(o, e, helpful, harmful)).then(|| EntryDiff::Changed {
         old: o.clone(),
         new: e.clone(),
         fields,

@@ -780,16 +780,18 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                     continue;
                 };
                 let e = st.entry_mut(s);
-                // A counter the entry lacks stays absent when the change
-                // does not move it.
-                let add = |counter: &mut Option<i64>, by: i64| {
-                    if by != 0 || counter.is_some() {
+                // A counted entry has helpful and harmful, the pair every
+                // counted line of the spec has: an entry without counters
+                // counted helpful once is `helpful=1 harmful=0`. kayba's
+                // neutral stays absent unless the count moves it.
+                let add = |counter: &mut Option<i64>, by: i64, always: bool| {
+                    if by != 0 || counter.is_some() || always {
                         *counter = Some(counter.unwrap_or(0).saturating_add(by));
                     }
                 };
-                add(&mut e.helpful, *helpful);
-                add(&mut e.harmful, *harmful);
-                add(&mut e.neutral, *neutral);
+                add(&mut e.helpful, *helpful, true);
+                add(&mut e.harmful, *harmful, true);
+                add(&mut e.neutral, *neutral, false);
                 st.touch(s);
                 touched.push(s);
             }

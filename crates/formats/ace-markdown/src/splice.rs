@@ -375,12 +375,13 @@ mod tests {
         let src = "## S\r\n[s-1] a\r\n[s-2] b";
         let out = spliced(src, |pb| {
             pb.entries[0].helpful = Some(1);
+            pb.entries[0].harmful = Some(0);
             pb.entries.push(entry("s-3", "s", "c\nmore"));
         })
         .unwrap();
         assert_eq!(
             out,
-            "## S\r\n[s-1] helpful=1 :: a\r\n[s-2] b\r\n[s-3] helpful=0 harmful=0 :: c\r\nmore"
+            "## S\r\n[s-1] helpful=1 harmful=0 :: a\r\n[s-2] b\r\n[s-3] helpful=0 harmful=0 :: c\r\nmore"
         );
     }
 

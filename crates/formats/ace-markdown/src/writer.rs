@@ -495,20 +495,35 @@ impl Writer<'_, '_> {
         self.out.push('[');
         self.out.push_str(id);
         self.out.push(']');
-        let counters = [
-            ("helpful", e.helpful),
-            ("harmful", e.harmful),
-            ("neutral", e.neutral),
-        ];
-        let mut any = false;
-        for (name, value) in counters {
-            if let Some(v) = value {
+        // The spec's line, which ace_claude_mcp's and the paper's parsers
+        // match: both counters or none, and no third.
+        let any = e.helpful.is_some() || e.harmful.is_some();
+        if any {
+            if e.helpful.is_none() || e.harmful.is_none() {
+                self.losses.lose(
+                    &rules::VALUE_DEFAULTED,
+                    Some(id),
+                    "helpful/harmful",
+                    "a counted line carries both counters; the absent one is written as 0",
+                );
+            }
+            for (name, value) in [("helpful", e.helpful), ("harmful", e.harmful)] {
                 self.out.push(' ');
                 self.out.push_str(name);
                 self.out.push('=');
-                self.out.push_str(itoa::Buffer::new().format(v));
-                any = true;
+                self.out
+                    .push_str(itoa::Buffer::new().format(value.unwrap_or(0)));
             }
+        }
+        // kayba's neutral count: 0, what a reader without it assumes, is
+        // left out quietly; any other is a loss.
+        if e.neutral.is_some_and(|n| n != 0) {
+            self.losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(id),
+                "neutral",
+                "the markdown playbook's line has helpful and harmful counters only",
+            );
         }
         if first.starts_with([' ', '\t']) {
             self.losses.lose(
