@@ -55,7 +55,13 @@ fn run(args: Args) -> i32 {
             return EXIT_USAGE;
         }
     };
-    let inputs = match steps::inputs(&args.paths, &loaded, args.force_exclude, &settings) {
+    let inputs = match steps::inputs(
+        &args.paths,
+        &loaded,
+        args.force_exclude,
+        args.only_ace,
+        &settings,
+    ) {
         Ok(i) => i,
         Err(e) => {
             error(PROG, e);
@@ -97,8 +103,13 @@ fn run(args: Args) -> i32 {
         .collect();
     if reports.is_empty() {
         if inputs.is_empty() && !failed_io {
-            // Every named file was excluded with --force-exclude.
-            eprintln!("{PROG}: every file given is excluded by ace.toml; nothing to check");
+            // Every named file was excluded with --force-exclude, or is
+            // no ACE file under --only-ace.
+            let why = match args.only_ace {
+                true => "is no ACE file or is excluded by ace.toml",
+                false => "is excluded by ace.toml",
+            };
+            eprintln!("{PROG}: every file given {why}; nothing to check");
             return EXIT_OK;
         }
         return EXIT_USAGE;

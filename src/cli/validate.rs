@@ -110,6 +110,12 @@ pub struct Args {
     /// (what pre-commit needs, since it names every staged file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// Leave out files named on the command line that are no ACE files
+    /// (by name and content, as a directory walk decides) instead of
+    /// refusing them: what the pre-commit hook passes, which names every
+    /// staged file of a syntax a format is written in.
+    #[arg(long)]
+    pub only_ace: bool,
     /// Exit 0 even when errors are found.
     #[arg(long)]
     pub exit_zero: bool,

@@ -462,3 +462,132 @@ fn a_walk_skips_what_no_format_claims() {
     assert_eq!(named.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&named.stderr).contains("vBRIEF"));
 }
+
+/// The files under `dir`, recursively.
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// The hooks' `files:` pattern, which pre-commit matches against each
+/// staged path with Python's `re.search`.
+fn hook_pattern() -> regex::Regex {
+    regex::Regex::new(&ace_registry::Registry::builtin().hook_files()).unwrap()
+}
+
+/// Every file in `files` that ace-validate recognises as an ACE file is
+/// one the hooks pass it.
+fn hooks_pass_every_ace_file(files: &[PathBuf]) -> usize {
+    let pattern = hook_pattern();
+    let mut recognised = 0;
+    for f in files {
+        if ace_registry::recognise(f) {
+            recognised += 1;
+            let name = f.to_string_lossy();
+            assert!(pattern.is_match(&name), "the hooks skip {name}");
+        }
+    }
+    recognised
+}
+
+#[test]
+fn the_precommit_hooks_are_generated_from_the_registry_and_pass_every_ace_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (rel, mirror) in [
+        (".pre-commit-hooks.yaml", false),
+        ("packaging/pre-commit-mirror/.pre-commit-hooks.yaml", true),
+    ] {
+        let committed = std::fs::read_to_string(root.join(rel)).unwrap();
+        assert_eq!(
+            committed,
+            ace_tools::precommit_hooks(mirror),
+            "{rel} is stale: run `cargo xtask docs`"
+        );
+    }
+    // docs/validate.md's `repo: local` hook passes the same files.
+    let docs = std::fs::read_to_string(root.join("docs/validate.md")).unwrap();
+    let files = ace_registry::Registry::builtin().hook_files();
+    assert!(docs.contains(&format!("files: '{files}'")), "{files}");
+    let mut all = Vec::new();
+    files_under(&root.join("tests/fixtures"), &mut all);
+    files_under(&root.join("examples"), &mut all);
+    assert!(hooks_pass_every_ace_file(&all) > 100);
+    // kayba's files and a context file's block, whatever their names.
+    let pattern = hook_pattern();
+    for name in [
+        "skillbook.json",
+        "CLAUDE.md",
+        "batch-0001.json",
+        ".cursor/rules/ace.mdc",
+        "dir/Notes.MD",
+    ] {
+        assert!(pattern.is_match(name), "{name}");
+    }
+}
+
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn the_precommit_hooks_pass_every_corpus_file_ace_validate_recognises() {
+    let root = PathBuf::from(std::env::var_os("ACE_CORPUS").expect(ace_tests::NEEDS_CORPUS));
+    assert!(
+        root.is_dir(),
+        "ACE_CORPUS is set but {} is missing",
+        root.display()
+    );
+    let mut all = Vec::new();
+    files_under(&root, &mut all);
+    assert!(hooks_pass_every_ace_file(&all) > 100);
+}
+
+/// What the hooks run: every staged file of a format's syntax, of which
+/// those that are no ACE file are left out, and the broken ones refused.
+#[test]
+fn only_ace_leaves_out_other_files_and_checks_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("README.md"), "# Readme\n\nJust prose.\n").unwrap();
+    std::fs::write(
+        d.join("package.json"),
+        "{\"name\": \"x\", \"version\": \"1.0.0\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("skillbook.json"),
+        "{\"skills\": {}, \"sections\": {}, \"next_id\": 0, \"next_id\": 1}\n",
+    )
+    .unwrap();
+    validate()
+        .current_dir(d)
+        .args(["--only-ace", "README.md", "package.json"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("every file given is no ACE file"));
+    let out = validate()
+        .current_dir(d)
+        .args([
+            "--only-ace",
+            "-q",
+            "README.md",
+            "package.json",
+            "skillbook.json",
+        ])
+        .assert()
+        .code(1);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("skillbook.json:1:32: error[ACE034]"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("README") && !text.contains("package"),
+        "{text}"
+    );
+    // Without the flag a named file that is no ACE file is refused.
+    validate().current_dir(d).arg("README.md").assert().code(2);
+}

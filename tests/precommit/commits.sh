@@ -45,3 +45,42 @@ check_commits() {
   fi
   echo "pre-commit ($label): bad playbook refused with ACE002, good playbook committed"
 }
+
+# check_kayba_commits LABEL LOGDIR [CMD...]: commits, one at a time, a
+# kayba skillbook with a duplicate key, a CLAUDE.md whose managed block
+# repeats an ID, and a kayba update batch whose ADD kayba would raise on;
+# each must fail with its rule's error. Then a README and a package.json,
+# which are no ACE files, must pass the hook untouched.
+check_kayba_commits() {
+  local label="$1" logs="$2"
+  shift 2
+  printf '{\n  "skills": {\n    "context-00001": {"id": "context-00001", "section": "context", "content": "Check the premise first.", "helpful": 1, "harmful": 0, "neutral": 0, "status": "active"}\n  },\n  "sections": {"context": ["context-00001"]},\n  "next_id": 1,\n  "next_id": 2\n}\n' > skillbook.json
+  printf '# Project\n\nNotes for the agent.\n\n<!-- ACE:START -->\n## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Check the input before parsing it.\n[str-00001] helpful=0 harmful=0 :: Keep each function small enough to test.\n<!-- ACE:END -->\n' > CLAUDE.md
+  printf '{"reasoning": "r", "operations": [{"type": "ADD", "section": "context", "insight": "Retry a failed call once."}]}\n' > update-batch.json
+  for case in "skillbook.json ACE034" "CLAUDE.md ACE002" "update-batch.json ACE084"; do
+    file="${case% *}"
+    code="${case#* }"
+    git add "$file"
+    if "${@}" git commit -q -m "bad $file" > "$logs/bad-$file.log" 2>&1; then
+      echo "FAIL ($label): a broken $file was committed" >&2
+      cat "$logs/bad-$file.log" >&2
+      exit 1
+    fi
+    if ! grep -q "$file:[0-9]*:[0-9]*: error\[$code\]" "$logs/bad-$file.log"; then
+      echo "FAIL ($label): the refused $file does not show $code" >&2
+      cat "$logs/bad-$file.log" >&2
+      exit 1
+    fi
+    git rm -q --cached "$file"
+    rm "$file"
+  done
+  printf '# Readme\n\nJust prose.\n' > README.md
+  printf '{"name": "x", "version": "1.0.0"}\n' > package.json
+  git add README.md package.json
+  if ! "$@" git commit -q -m "no ACE files" > "$logs/other.log" 2>&1; then
+    echo "FAIL ($label): files that are no ACE files were refused" >&2
+    cat "$logs/other.log" >&2
+    exit 1
+  fi
+  echo "pre-commit ($label): broken skillbook.json, CLAUDE.md and update batch refused; README.md and package.json committed"
+}

@@ -83,5 +83,6 @@ YAML
   pre-commit install-hooks >/dev/null
   echo "pre-commit ($mode, $hook): first install of the hook took $(( $(date +%s) - start )) s"
   check_commits "$mode, $hook" "$work"
+  check_kayba_commits "$mode, $hook" "$work"
   cd "$here"
 done

@@ -91,3 +91,4 @@ start=$(date +%s%N)
 "${hook_env[@]}" pre-commit install-hooks
 echo "pre-commit (python mirror): first install of the hook took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 check_commits "python mirror, no cargo on PATH" "$work" "${hook_env[@]}"
+check_kayba_commits "python mirror, no cargo on PATH" "$work" "${hook_env[@]}"

@@ -56,10 +56,15 @@ fn main() -> ExitCode {
     }
 }
 
-/// Every generated file that is committed: the rules reference and the
-/// schemas derived from Rust types.
-fn generated() -> [(&'static str, String); 4] {
+/// Every generated file that is committed: the rules reference, the
+/// schemas derived from Rust types and the pre-commit hooks.
+fn generated() -> [(&'static str, String); 6] {
     [
+        (".pre-commit-hooks.yaml", ace_tools::precommit_hooks(false)),
+        (
+            "packaging/pre-commit-mirror/.pre-commit-hooks.yaml",
+            ace_tools::precommit_hooks(true),
+        ),
         ("docs/rules.md", ace_model::rules::markdown_doc()),
         (
             "docs/formats/mapping.md",

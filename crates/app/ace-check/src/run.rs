@@ -120,15 +120,26 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
 /// the companions read with another input: a playbook.yaml read with its
 /// AGENTS.md is reported with it, and checking it again on its own (a
 /// directory walk finds both) would report its findings twice.
+/// With `only_ace`, a file named on the command line that is no ACE
+/// file (by name and content, as a directory walk decides) is left out
+/// rather than refused: the pre-commit hook names every staged file whose
+/// syntax a format is written in.
 pub fn inputs(
     paths: &[String],
     loaded: &Loaded,
     force_exclude: bool,
+    only_ace: bool,
     settings: &Settings,
 ) -> Result<Vec<Input>, String> {
     let selector = Selector::new(loaded).map_err(|e| e.to_string())?;
-    let inputs = ace_config::select(paths, &selector, force_exclude, &ace_registry::recognise)
+    let mut inputs = ace_config::select(paths, &selector, force_exclude, &ace_registry::recognise)
         .map_err(|e| e.to_string())?;
+    if only_ace && settings.from.is_none() {
+        inputs.retain(|i| match i {
+            Input::File(p) => !p.is_file() || ace_registry::recognise(p),
+            Input::Stdin => true,
+        });
+    }
     let companions: Vec<PathBuf> = inputs
         .iter()
         .filter_map(|i| match i {

@@ -365,6 +365,27 @@ impl Registry {
         }
     }
 
+    /// A regular expression (Python's `re`, as pre-commit's `files:` takes
+    /// it) that matches the name of every file [`Registry::recognise`] may
+    /// take: every extension of a syntax formats are written in, and of
+    /// each format's own names. Which of those files are ACE files only
+    /// their content tells, so the hook passes them all and ace-validate
+    /// leaves out the others (`--only-ace`).
+    pub fn hook_files(&self) -> String {
+        let mut exts: Vec<&str> = Syntax::EXTENSIONS.iter().map(|(e, _)| *e).collect();
+        for f in &self.formats {
+            exts.extend(
+                f.imp()
+                    .extensions()
+                    .iter()
+                    .map(|e| e.rsplit('.').next().unwrap_or(e)),
+            );
+        }
+        exts.sort_unstable();
+        exts.dedup();
+        format!("(?i)\\.({})$", exts.join("|"))
+    }
+
     /// Whether a file found by walking a directory is an ACE file: by its
     /// name, or by what its first 64 KiB hold when its extension is one of
     /// the syntaxes formats are written in. Unreadable files are not ACE

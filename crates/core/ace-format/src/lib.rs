@@ -60,14 +60,24 @@ pub enum Syntax {
 impl Syntax {
     /// The syntax a (lower-case) file extension says, when it says one.
     pub fn of_extension(ext: &str) -> Option<Syntax> {
-        match ext {
-            "json" => Some(Syntax::Json),
-            "tron" => Some(Syntax::Tron),
-            "yaml" | "yml" => Some(Syntax::Yaml),
-            "md" | "markdown" | "txt" | "mdc" => Some(Syntax::Text),
-            _ => None,
-        }
+        Syntax::EXTENSIONS
+            .iter()
+            .find(|(e, _)| *e == ext)
+            .map(|(_, s)| *s)
     }
+
+    /// The file extensions that say a syntax formats are written in: a
+    /// file of any other is an ACE file only by its name.
+    pub const EXTENSIONS: [(&'static str, Syntax); 8] = [
+        ("json", Syntax::Json),
+        ("tron", Syntax::Tron),
+        ("yaml", Syntax::Yaml),
+        ("yml", Syntax::Yaml),
+        ("md", Syntax::Text),
+        ("markdown", Syntax::Text),
+        ("txt", Syntax::Text),
+        ("mdc", Syntax::Text),
+    ];
 }
 
 /// What detection looks at: the file name (none for standard input) and
