@@ -221,6 +221,97 @@ fn history_shows_every_commit_with_what_it_added_and_removed() {
     assert!(html.contains("<desc id=\"hist-d\">Line chart over 3 commits"));
 }
 
+/// On a history with a branch merged in, each commit is compared with
+/// the file in its first parent, not with the commit listed before it: a
+/// commit on main that counted one entry did not remove the branch's new
+/// entry nor change its counts, and the merge that joined them shows as
+/// what it brought to main.
+#[test]
+fn history_compares_each_commit_with_its_first_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    let pb = d.join("playbook.md");
+    let line = |id: &str, h: u32, text: &str| format!("[{id}] helpful={h} harmful=0 :: {text}\n");
+    let (a, b, c) = (
+        "Check the input before parsing it.",
+        "Keep each function small enough to test.",
+        "Retry a failed call once before giving up.",
+    );
+    let commit = |text: String, msg: &str| {
+        std::fs::write(&pb, text).unwrap();
+        git(d, &["add", "playbook.md"]);
+        git(d, &["commit", "-q", "-m", msg]);
+    };
+    commit(
+        format!("## S\n{}{}", line("s-00001", 1, a), line("s-00002", 0, b)),
+        "base",
+    );
+    git(d, &["checkout", "-q", "-b", "side"]);
+    commit(
+        format!(
+            "## S\n{}{}{}",
+            line("s-00001", 2, a),
+            line("s-00002", 0, b),
+            line("s-00003", 0, c)
+        ),
+        "side: count s1, add s3",
+    );
+    git(d, &["checkout", "-q", "main"]);
+    commit(
+        format!("## S\n{}{}", line("s-00001", 1, a), line("s-00002", 4, b)),
+        "main: count s2",
+    );
+    let merged = format!(
+        "## S\n{}{}{}",
+        line("s-00001", 2, a),
+        line("s-00002", 4, b),
+        line("s-00003", 0, c)
+    );
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(d)
+        .args(["merge", "-q", "side", "-m", "merge side"])
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the branches conflict");
+    commit(merged, "merge side");
+    let html = page(&pb, &["--history"]);
+    let row = |subject: &str| -> Vec<String> {
+        let row = html
+            .split("<tr data-commit")
+            .skip(1)
+            .map(|r| &r[..r.find("</tr>").unwrap()])
+            .find(|r| r.contains(subject))
+            .unwrap_or_else(|| panic!("no row for {subject}"));
+        row.split("<td").map(str::to_owned).collect()
+    };
+    // Added, removed, changed: the last three cells.
+    let main = row("main: count s2");
+    let n = main.len();
+    assert!(!main[n - 3].contains("s-0000"), "{main:?}");
+    assert!(!main[n - 2].contains("s-0000"), "{main:?}");
+    assert!(
+        main[n - 1].contains("s-00002") && !main[n - 1].contains("s-00001"),
+        "{main:?}"
+    );
+    let side = row("side: count s1");
+    assert!(
+        side[n - 3].contains("s-00003") && side[n - 1].contains("s-00001"),
+        "{side:?}"
+    );
+    let merge = row("merge side");
+    assert!(
+        merge[n - 3].contains("s-00003") && merge[n - 1].contains("s-00001"),
+        "{merge:?}"
+    );
+    assert!(!merge[n - 2].contains("s-0000"), "{merge:?}");
+}
+
 /// Every corpus playbook's page refers to nothing outside itself and shows
 /// every section.
 #[test]

@@ -11,6 +11,7 @@
 //! that runs a program the repository's configuration names (signature
 //! checks, external diffs, text conversion).
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::Command;
 
@@ -20,6 +21,8 @@ use ace_registry::Registry;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commit {
     pub id: String,
+    /// The first parent's ID; `None` for a root commit.
+    pub parent: Option<String>,
     pub short: String,
     /// Committer date, ISO 8601.
     pub date: String,
@@ -30,8 +33,8 @@ pub struct Commit {
     /// `None` when the file did not read as a playbook then.
     pub entries: Option<usize>,
     pub tokens: Option<usize>,
-    /// IDs the commit added, removed and changed, against the commit
-    /// before it (the first commit adds every entry).
+    /// IDs the commit added, removed and changed, against the file in its
+    /// first parent (a commit that made the file adds every entry).
     pub added: Vec<String>,
     pub removed: Vec<String>,
     pub changed: Vec<String>,
@@ -74,8 +77,8 @@ fn is_object_id(s: &str) -> bool {
     matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// The commits `git log -z --format=%H%x00%h%x00%cI%x00%s --name-only`
-/// printed: per commit, four NUL-ended fields, then the file's path
+/// The commits `git log -z --format=%H%x00%P%x00%h%x00%cI%x00%s --name-only`
+/// printed: per commit, five NUL-ended fields, then the file's path
 /// after a line break, NUL-ended. git ends a message at a NUL byte, so no
 /// message can add a field; anything else out of shape is an error.
 fn parse_log(log: &[u8]) -> Result<Vec<Commit>, String> {
@@ -95,6 +98,14 @@ fn parse_log(log: &[u8]) -> Result<Vec<Commit>, String> {
             .filter(|id| is_object_id(id))
             .ok_or_else(|| bad("an object ID that is not hexadecimal"))?;
         let mut next = || fields.next().ok_or_else(|| bad("a cut-off record"));
+        let parents = std::str::from_utf8(next()?).map_err(|_| bad("parents out of shape"))?;
+        if !parents.split(' ').all(|p| p.is_empty() || is_object_id(p)) {
+            return Err(bad("a parent that is not an object ID"));
+        }
+        let parent = parents
+            .split(' ')
+            .find(|p| !p.is_empty())
+            .map(str::to_owned);
         let short = String::from_utf8_lossy(next()?).into_owned();
         let date = String::from_utf8_lossy(next()?).into_owned();
         let subject = String::from_utf8_lossy(next()?).into_owned();
@@ -107,6 +118,7 @@ fn parse_log(log: &[u8]) -> Result<Vec<Commit>, String> {
         }
         commits.push(Commit {
             id: id.to_owned(),
+            parent,
             short,
             date,
             subject,
@@ -147,8 +159,11 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
             "--no-ext-diff",
             "--no-textconv",
             "--encoding=UTF-8",
-            "--format=%H%x00%h%x00%cI%x00%s",
+            "--format=%H%x00%P%x00%h%x00%cI%x00%s",
             "--name-only",
+            // A merge is listed when it changed the file from its first
+            // parent: what it brought to that line.
+            "--diff-merges=first-parent",
             "--end-of-options",
             "--",
             name,
@@ -160,27 +175,27 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
     }
     commits.reverse();
     let registry = Registry::builtin();
-    let mut before: Option<ace_model::Playbook> = None;
-    for c in &mut commits {
-        // The ID was checked to be hexadecimal, so the argument cannot
-        // be read as an option, and `ID:path` names the blob whatever the
+    // The file at a commit: its text read as a playbook, with its tokens.
+    let read_at = |id: &str, path: &str| -> Result<(ace_model::Playbook, usize), String> {
+        // The ID was checked to be hexadecimal, so the argument cannot be
+        // read as an option, and `ID:path` names the blob whatever the
         // path holds.
-        let spec = format!("{}:{}", c.id, c.path);
-        let read = git(
+        let spec = format!("{id}:{path}");
+        let bytes = git(
             Path::new(&root),
             &["cat-file", "--end-of-options", "blob", &spec],
-        )
-        .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_owned()))
-        .and_then(|text| {
-            let path = Path::new(&c.path);
-            let format = registry.detect(Some(path), &text);
-            let pb = ace_registry::read(format, &text)
-                .map_err(|d| d.message)?
-                .playbook;
-            let tokens = encoding.count(format.imp().playbook_text(&text));
-            Ok((pb, tokens))
-        });
-        match read {
+        )?;
+        let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())?;
+        let format = registry.detect(Some(Path::new(path)), &text);
+        let pb = ace_registry::read(format, &text)
+            .map_err(|d| d.message)?
+            .playbook;
+        Ok((pb, encoding.count(format.imp().playbook_text(&text))))
+    };
+    let mut read: HashMap<String, ace_model::Playbook> = HashMap::new();
+    let mut paths: Vec<String> = Vec::new();
+    for c in &mut commits {
+        match read_at(&c.id, &c.path) {
             Ok((pb, tokens)) => {
                 c.entries = Some(
                     pb.entries
@@ -189,8 +204,17 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
                         .count(),
                 );
                 c.tokens = Some(tokens);
-                let empty = ace_model::Playbook::default();
-                let d = ace_apply::diff::diff(before.as_ref().unwrap_or(&empty), &pb);
+                // The file in the first parent: a commit of the log when
+                // it changed the file, else read there (a side branch's
+                // commit, or a merge's parent), under any name it had.
+                let base = c.parent.as_ref().and_then(|p| {
+                    read.get(p).cloned().or_else(|| {
+                        std::iter::once(&c.path)
+                            .chain(paths.iter().rev())
+                            .find_map(|path| read_at(p, path).ok().map(|(pb, _)| pb))
+                    })
+                });
+                let d = ace_apply::diff::diff(&base.unwrap_or_default(), &pb);
                 for e in &d.entries {
                     let id = e.entry().id.clone();
                     match e {
@@ -199,9 +223,12 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
                         ace_apply::diff::EntryDiff::Changed { .. } => c.changed.push(id),
                     }
                 }
-                before = Some(pb);
+                read.insert(c.id.clone(), pb);
             }
             Err(e) => c.problem = Some(e),
+        }
+        if !paths.contains(&c.path) {
+            paths.push(c.path.clone());
         }
     }
     Ok(commits)
@@ -215,16 +242,19 @@ mod tests {
 
     #[test]
     fn the_log_is_read_strictly() {
-        let good = format!("{ID}\x000123456\x002026-01-01T00:00:00Z\x00a \x1e--output=x\x00\ncaf\"\u{e9}\tx.md\x00");
+        let good = format!("{ID}\x00{ID} {ID}\x000123456\x002026-01-01T00:00:00Z\x00a \x1e--output=x\x00\ncaf\"\u{e9}\tx.md\x00{ID}\x00\x000123456\x00d\x00root\x00\np.md\x00");
         let commits = parse_log(good.as_bytes()).unwrap();
-        assert_eq!(commits.len(), 1);
+        assert_eq!(commits.len(), 2);
+        assert_eq!(commits[0].parent.as_deref(), Some(ID));
+        assert_eq!(commits[1].parent, None);
         assert_eq!(commits[0].subject, "a \u{1e}--output=x");
         assert_eq!(commits[0].path, "caf\"\u{e9}\tx.md");
         for bad in [
-            "--output=x\x00abc\x00d\x00s\x00\np.md\x00".to_owned(),
-            format!("{ID}\x000123456\x00d\x00s\x00"),
-            format!("{ID}\x000123456\x00d\x00s\x00p.md\x00"),
-            format!("{ID}\x00zz\x00d\x00s\x00\np.md\x00"),
+            "--output=x\x00\x00abc\x00d\x00s\x00\np.md\x00".to_owned(),
+            format!("{ID}\x00\x000123456\x00d\x00s\x00"),
+            format!("{ID}\x00\x000123456\x00d\x00s\x00p.md\x00"),
+            format!("{ID}\x00\x00zz\x00d\x00s\x00\np.md\x00"),
+            format!("{ID}\x00--output=x\x000123456\x00d\x00s\x00\np.md\x00"),
         ] {
             assert!(parse_log(bad.as_bytes()).is_err(), "{bad:?}");
         }
