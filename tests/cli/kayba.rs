@@ -596,3 +596,72 @@ fn a_kayba_style_block_is_kaybas_own_as_prompt() {
         assert_eq!(block.trim_end_matches('\n'), want, "{name}");
     }
 }
+
+/// ace-diff's batch between two v2 skillbooks, applied by kayba 0.13, then
+/// one more ADD of kayba's own: its `next_id` is past every ID, so the new
+/// skill takes a new ID. The new skillbook lists a context skill numbered
+/// after a harness one before it, as a file sorted by section does.
+#[test]
+#[ignore = "needs ACE_KAYBA"]
+fn a_batch_ace_diff_writes_leaves_kaybas_next_id_past_every_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let old = d.join("old.json");
+    convert()
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kayba-skillbook.json"))
+        .args(["--to", "skillbook", "--skillbook-version", "2", "-q", "-o"])
+        .arg(&old)
+        .assert()
+        .success();
+    let grow = d.join("grow.json");
+    std::fs::write(&grow, r#"{"reasoning": "r", "operations": [
+        {"type": "ADD", "section": "harness", "issue": "Tool calls hang.", "insight": "Set a timeout on each tool call."},
+        {"type": "ADD", "section": "context", "issue": "Premises mislead.", "insight": "Check the premise before deducing from it."}]}"#).unwrap();
+    let grown = d.join("grown.json");
+    oracle("0.13.0", &[Path::new("apply"), &old, &grow, &grown]).unwrap();
+    // The same skillbook, its new skills listed context first.
+    let mut new: Value = serde_json::from_str(&std::fs::read_to_string(&grown).unwrap()).unwrap();
+    let skills = new["skills"].as_object().unwrap().clone();
+    let mut keys: Vec<&String> = skills.keys().collect();
+    keys.sort_by_key(|k| (k.starts_with("harness"), k.to_string()));
+    new["skills"] = Value::Object(
+        keys.into_iter()
+            .map(|k| (k.clone(), skills[k].clone()))
+            .collect(),
+    );
+    let new_path = d.join("new.json");
+    std::fs::write(&new_path, serde_json::to_string_pretty(&new).unwrap()).unwrap();
+    let out = assert_cmd::Command::cargo_bin("ace-diff")
+        .unwrap()
+        .arg(&old)
+        .arg(&new_path)
+        .args(["--output-format", "kayba-batch"])
+        .output()
+        .unwrap();
+    let batch = d.join("diff.json");
+    std::fs::write(&batch, &out.stdout).unwrap();
+    let via = d.join("via.json");
+    oracle("0.13.0", &[Path::new("apply"), &old, &batch, &via]).unwrap();
+    let more = d.join("more.json");
+    std::fs::write(&more, r#"{"reasoning": "r", "operations": [{"type": "ADD", "section": "context", "issue": "Lists are paged.", "insight": "Page through every result before counting."}]}"#).unwrap();
+    let after = d.join("after.json");
+    oracle("0.13.0", &[Path::new("apply"), &via, &more, &after]).unwrap();
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&after).unwrap()).unwrap();
+    let ids: Vec<&String> = after["skills"].as_object().unwrap().keys().collect();
+    assert_eq!(ids.len(), skills.len() + 1, "{ids:?}");
+    let mut listed: Vec<&str> = after["sections"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|l| l.as_array().unwrap().iter().map(|v| v.as_str().unwrap()))
+        .collect();
+    listed.sort_unstable();
+    let before = listed.len();
+    listed.dedup();
+    assert_eq!(listed.len(), before, "a skill listed twice: {listed:?}");
+    let next = after["next_id"].as_u64().unwrap();
+    for id in ids {
+        let n: u64 = id.rsplit('-').next().unwrap().parse().unwrap();
+        assert!(n <= next, "{id} past next_id {next}");
+    }
+}

@@ -718,10 +718,34 @@ pub fn write_batch(
     } else {
         "a kayba 0.7 update batch"
     };
+    // kayba numbers the skills it adds from one counter shared by every
+    // section, in the order the ADDs come: the new skills go in the order
+    // of their numbers (each in the place of an ADD), so that each one
+    // kayba would number as it is numbered here is left to kayba, and its
+    // `next_id` ends past them as it did here.
+    let number = |e: &Entry| -> Option<u64> {
+        let prefix = ace_model::ids::kayba_prefix(e.section.as_deref());
+        let n = e.id.strip_prefix(prefix.as_str())?.strip_prefix('-')?;
+        n.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| n.parse().ok())?
+    };
+    let mut adds: Vec<&Entry> = delta
+        .ops
+        .iter()
+        .filter_map(|op| match &op.change {
+            Change::Add(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    adds.sort_by_key(|e| number(e).map_or((1, 0), |n| (0, n)));
+    let mut adds = adds.into_iter();
+    let mut named_past: Option<(u64, &str)> = None;
     for op in &delta.ops {
         let id = |t: &Target, lost: &mut Vec<String>| t.id_for(what, lost);
         match &op.change {
-            Change::Add(e) => {
+            Change::Add(_) => {
+                let Some(e) = adds.next() else { continue };
                 let mut o = Map::new();
                 o.insert("type".into(), json!("ADD"));
                 o.insert(
@@ -759,6 +783,11 @@ pub fn write_batch(
                     counter += 1;
                 } else if !e.id.is_empty() {
                     o.insert("skill_id".into(), json!(e.id));
+                    if let Some(n) = number(e) {
+                        if named_past.is_none_or(|(m, _)| n > m) {
+                            named_past = Some((n, &e.id));
+                        }
+                    }
                 }
                 let sources = e
                     .extra
@@ -1037,6 +1066,11 @@ pub fn write_batch(
                 ops.push(json!({"type": "UPDATE", "section": "", "skill_id": id, "insight_source": source}));
             }
         }
+    }
+    if let Some((n, id)) = named_past.filter(|(n, _)| *n > counter) {
+        lost.push(format!(
+            "`{id}` is added under its own ID, numbered past kayba's `next_id` ({counter}), which an ADD with an ID does not move: kayba's ADD number {n} would overwrite it"
+        ));
     }
     (json!({"reasoning": note, "operations": ops}), lost)
 }
