@@ -23,6 +23,7 @@ mod kayba;
 mod losses;
 mod merge;
 mod merge_runs;
+mod readme;
 mod rules;
 mod tokens;
 mod validate;

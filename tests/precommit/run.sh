@@ -3,10 +3,11 @@
 # snippets: installs pre-commit from PyPI, makes a throw-away git repository
 # for each way of using the hooks, and shows that a bad playbook fails the
 # commit with the rule's message while a good one passes.
-#   rust:   docs/validate.md's first snippet, with this checkout's path and HEAD
-#           commit in place of its placeholders (language: rust);
+#   system: docs/validate.md's first snippet (the README's), the
+#           `ace-validate-system` hook of this checkout, with its path and HEAD
+#           commit in place of the placeholders (language: system);
 #   local:  docs/validate.md's `repo: local` snippet, as written (language: system);
-#   system: the `ace-validate-system` hook of this checkout.
+#   rust:   docs/validate.md's third snippet, the `ace-validate` hook (language: rust).
 # The local and system modes run the ace-validate of this checkout.
 # Usage: tests/precommit/run.sh [system|local|rust]...   (default: all three)
 set -euo pipefail
@@ -62,15 +63,9 @@ for mode in $modes; do
   case "$mode" in
     system)
       hook=ace-validate-system
-      cat > .pre-commit-config.yaml <<YAML
-repos:
-  - repo: $here
-    rev: $rev
-    hooks:
-      - id: $hook
-YAML
+      readme_snippet 1 > .pre-commit-config.yaml
       ;;
-    rust) readme_snippet 1 > .pre-commit-config.yaml ;;
+    rust) readme_snippet 3 > .pre-commit-config.yaml ;;
     local) readme_snippet 2 > .pre-commit-config.yaml ;;
     *) echo "unknown mode $mode" >&2; exit 2 ;;
   esac

@@ -500,3 +500,32 @@ def test_view_is_ace_views_page(tmp_path):
         assert f"<code>{id}</code>" in page
     assert "would be removed" in page  # str-00002: harmful 6 > helpful 0 + 3
     assert " src=" not in page and "<link" not in page
+
+
+def python_blocks(doc):
+    """The ```python blocks of `doc` (a path below the repository)."""
+    blocks, block = [], None
+    for line in (ROOT / doc).read_text().splitlines():
+        if block is None and line.strip() == "```python":
+            block = []
+        elif block is not None and line.strip() == "```":
+            blocks.append("\n".join(block))
+            block = None
+        elif block is not None:
+            block.append(line)
+    return blocks
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/python.md"])
+def test_the_docs_python_runs_as_written(doc, tmp_path, monkeypatch):
+    """Each Python block of the README and docs/python.md runs, on its own,
+    in a fresh folder with `examples/` in it."""
+    blocks = python_blocks(doc)
+    assert blocks, doc
+    for i, code in enumerate(blocks):
+        folder = tmp_path / str(i)
+        shutil.copytree(ROOT / "examples", folder / "examples")
+        monkeypatch.chdir(folder)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ace_tools.LossWarning)
+            exec(compile(code, f"{doc} block {i + 1}", "exec"), {})

@@ -515,9 +515,8 @@ impl Writer<'_, '_> {
                     .push_str(itoa::Buffer::new().format(value.unwrap_or(0)));
             }
         }
-        // kayba's neutral count: 0, what a reader without it assumes, is
-        // left out quietly; any other is a loss.
-        if e.neutral.is_some_and(|n| n != 0) {
+        // kayba's neutral count has no place on the spec's line.
+        if e.neutral.is_some() {
             self.losses.lose(
                 &rules::DROPPED_FIELD,
                 Some(id),
