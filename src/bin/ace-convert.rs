@@ -250,7 +250,7 @@ fn into_block(
     let ctx = write_ctx(args, now, sections);
     let r = ace_apply::into::render(pb, style, &ctx, &host, budget.as_ref());
     let lost = r.report.losses.iter().filter(|l| l.loses()).count();
-    report_losses(args, &r.report.losses, "managed-block");
+    report_block_losses(args, &r.report.losses, &name);
     if args.strict && lost > 0 {
         return Err(Box::new((
             Stop::Lossy {
@@ -348,6 +348,30 @@ fn release(pb: ace_model::Playbook) {
 
 /// Prints the losses, unless `--quiet` (under `--strict` they are printed
 /// all the same: they are why nothing is written).
+/// What a block could not hold. The block is what the agent reads, drawn
+/// from a playbook that keeps every field: the fields it has no place for
+/// are one line naming them, not a warning each, unless `--strict` or
+/// `--report json` asks for every one. Anything else is reported in full.
+fn report_block_losses(args: &Args, losses: &[LossEntry], name: &str) {
+    if args.strict || matches!(args.report, Report::Json) {
+        return report_losses(args, losses, "managed-block");
+    }
+    let (dropped, other): (Vec<LossEntry>, Vec<LossEntry>) = losses
+        .iter()
+        .cloned()
+        .partition(|l| l.code == ace_model::rules::DROPPED_FIELD.code);
+    report_losses(args, &other, "managed-block");
+    let mut fields: Vec<&str> = dropped.iter().map(|l| &*l.field).collect();
+    fields.sort_unstable();
+    fields.dedup();
+    if !fields.is_empty() && !args.quiet {
+        eprintln!(
+            "{PROG}: {name}: the block leaves out fields the agent does not read, which the playbook keeps: {} (--strict or --report json lists each)",
+            fields.join(", ")
+        );
+    }
+}
+
 fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
     if !args.quiet || args.strict {
         let mut err = std::io::stderr().lock();

@@ -432,3 +432,39 @@ fn every_corpus_playbook_goes_into_a_context_file_and_reads_back() {
     }
     assert!(tried > 30, "{tried} playbooks");
 }
+
+/// A block is what the agent reads, drawn from a playbook that keeps every
+/// field: `--into` names the fields the block leaves out on one line, not
+/// one ACE101 warning each; `--strict` still refuses to leave them out.
+#[test]
+fn into_names_the_fields_a_block_leaves_out_on_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("CLAUDE.md");
+    let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kayba-skillbook.json");
+    let out = crate::convert()
+        .arg(&book)
+        .arg("--into")
+        .arg(&host)
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(!err.contains("warning[ACE101]"), "{err}");
+    let summary: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("leaves out fields"))
+        .collect();
+    assert_eq!(summary.len(), 1, "{err}");
+    assert!(
+        summary[0].contains("evidence") && summary[0].contains("updated_at"),
+        "{err}"
+    );
+    let strict = crate::convert()
+        .arg(&book)
+        .arg("--into")
+        .arg(dir.path().join("OTHER.md"))
+        .arg("--strict")
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&strict.get_output().stderr).into_owned();
+    assert!(err.contains("warning[ACE101]"), "{err}");
+}
