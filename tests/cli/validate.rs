@@ -591,3 +591,44 @@ fn only_ace_leaves_out_other_files_and_checks_the_rest() {
     // Without the flag a named file that is no ACE file is refused.
     validate().current_dir(d).arg("README.md").assert().code(2);
 }
+
+/// ACE062 is the append-only ADR's GuardrailMonitor: a markdown playbook
+/// is told of it, kayba's skillbook and markdown, whose curation is their
+/// own, are not, and an entry no longer active never is.
+#[test]
+fn the_guardrail_rule_is_not_applied_to_kaybas_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("playbook.md"),
+        "## STRATEGIES & INSIGHTS\n[str-00001] helpful=0 harmful=2 :: Retry a failed request once before reporting it.\n",
+    )
+    .unwrap();
+    let skill = |id: &str, active: bool| {
+        format!(
+            "\"{id}\": {{\"id\": \"{id}\", \"section\": \"context\", \"keywords\": [\"context\"], \"issue\": \"Requests fail.\", \"insight\": \"Retry a failed request once before reporting it {id}.\", \"helpful_count\": 0, \"harmful_count\": 2, \"neutral_count\": 0, \"active\": {active}}}"
+        )
+    };
+    std::fs::write(
+        d.join("skillbook.json"),
+        format!(
+            "{{\"skills\": {{{}, {}}}, \"sections\": {{\"context\": [\"context-00001\", \"context-00002\"]}}, \"next_id\": 2}}\n",
+            skill("context-00001", true),
+            skill("context-00002", false)
+        ),
+    )
+    .unwrap();
+    let found = |file: &str| -> usize {
+        let out = validate()
+            .current_dir(d)
+            .args(["--select", "ACE062", "--output-format", "json", file])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!("{file}: {}", String::from_utf8_lossy(&out.stderr))
+        });
+        v.as_array().unwrap().len()
+    };
+    assert_eq!(found("playbook.md"), 1);
+    assert_eq!(found("skillbook.json"), 0);
+}

@@ -29,6 +29,7 @@ pub fn lint_options(format: Format, base: &LintOptions) -> LintOptions {
         id_shape: base.id_shape && profile.id_shape,
         prefixes: base.prefixes && profile.prefixes,
         deprecation: base.deprecation || profile.deprecation,
+        guardrail: base.guardrail && profile.guardrail,
         ..base.clone()
     }
 }

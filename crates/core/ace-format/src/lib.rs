@@ -338,6 +338,10 @@ pub struct LintProfile {
     pub deprecation: bool,
     /// `<!-- ace-validate: ignore … -->` comments suppress findings.
     pub suppression_comments: bool,
+    /// The append-only ADR's GuardrailMonitor quarantine (ACE062): its
+    /// project's rule, which kayba's files, whose own curation differs, do
+    /// not follow.
+    pub guardrail: bool,
 }
 
 impl Default for LintProfile {
@@ -347,6 +351,7 @@ impl Default for LintProfile {
             prefixes: true,
             deprecation: false,
             suppression_comments: false,
+            guardrail: true,
         }
     }
 }

@@ -72,6 +72,7 @@ impl PlaybookFormat for AgentsMd {
             prefixes: false,
             deprecation: true,
             suppression_comments: true,
+            ..LintProfile::default()
         }
     }
 }

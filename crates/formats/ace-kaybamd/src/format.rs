@@ -90,6 +90,7 @@ impl PlaybookFormat for KaybaMarkdown {
         LintProfile {
             id_shape: false,
             prefixes: false,
+            guardrail: false,
             ..LintProfile::default()
         }
     }

@@ -103,6 +103,7 @@ impl PlaybookFormat for Skillbook {
         LintProfile {
             id_shape: false,
             prefixes: false,
+            guardrail: false,
             ..LintProfile::default()
         }
     }

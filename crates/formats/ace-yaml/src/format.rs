@@ -82,6 +82,7 @@ impl PlaybookFormat for PlaybookYaml {
             prefixes: false,
             deprecation: true,
             suppression_comments: false,
+            ..LintProfile::default()
         }
     }
 }

@@ -33,6 +33,8 @@ pub struct Options {
     /// ACE061 is searched for (false where its findings would all be
     /// left out: the search is the costliest rule).
     pub likely_duplicates: bool,
+    /// ACE062, the append-only ADR's GuardrailMonitor quarantine.
+    pub guardrail: bool,
 }
 
 impl Default for Options {
@@ -48,6 +50,7 @@ impl Default for Options {
             tag_overlap: 0.7,
             self_report_confidence: 0.8,
             likely_duplicates: true,
+            guardrail: true,
         }
     }
 }
@@ -80,7 +83,9 @@ pub fn lint(pb: &Playbook, opts: &Options) -> Vec<Diagnostic> {
         quality::hidden_text(e, &mut out);
         quality::tags(e, &mut out);
         quality::evidence(e, &mut out);
-        quality::quarantine(e, &mut out);
+        if opts.guardrail {
+            quality::quarantine(e, &mut out);
+        }
         quality::self_report(e, opts, &mut out);
     }
     if opts.likely_duplicates {

@@ -319,14 +319,12 @@ pub(crate) fn quarantine(e: &Entry, out: &mut Vec<Diagnostic>) {
     let (Some(helpful), Some(harmful)) = (e.helpful, e.harmful) else {
         return;
     };
-    let retired = matches!(
-        e.status,
-        Some(
-            ace_model::Status::Quarantined
-                | ace_model::Status::Deprecated
-                | ace_model::Status::Archived
-        )
-    );
+    // Any status but active: kayba's removed skills (`active: false`)
+    // among them.
+    let retired = e
+        .status
+        .as_ref()
+        .is_some_and(|s| *s != ace_model::Status::Active);
     if harmful >= helpful && harmful.saturating_add(helpful) >= 1 && !retired {
         out.push(Diagnostic::new(
             &rules::QUARANTINE,
