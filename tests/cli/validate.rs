@@ -612,7 +612,7 @@ fn the_guardrail_rule_is_not_applied_to_kaybas_files() {
     std::fs::write(
         d.join("skillbook.json"),
         format!(
-            "{{\"skills\": {{{}, {}}}, \"sections\": {{\"context\": [\"context-00001\", \"context-00002\"]}}, \"next_id\": 2}}\n",
+            "{{\"skills\": {{{}, {}}}, \"sections\": {{\"context\": [\"context-00001\", \"context-00002\"]}}, \"next_id\": 2, \"schema_version\": \"2\"}}\n",
             skill("context-00001", true),
             skill("context-00002", false)
         ),
@@ -624,9 +624,8 @@ fn the_guardrail_rule_is_not_applied_to_kaybas_files() {
             .args(["--select", "ACE062", "--output-format", "json", file])
             .output()
             .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
-            panic!("{file}: {}", String::from_utf8_lossy(&out.stderr))
-        });
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{file}: {}", String::from_utf8_lossy(&out.stderr)));
         v.as_array().unwrap().len()
     };
     assert_eq!(found("playbook.md"), 1);

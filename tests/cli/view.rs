@@ -537,3 +537,22 @@ fn pages_load_in_chromium_with_every_section_and_commit() {
     assert_eq!(commits, commit_ids(&repo), "every commit, newest first");
     assert_eq!(results[1]["points"].as_array().unwrap().len(), 3);
 }
+
+/// A kayba skill is shown as the agent reads it in `as_prompt`: its issue
+/// and its insight, with its keywords.
+#[test]
+fn a_kayba_skill_shows_its_issue_insight_and_keywords() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = dir.path().join("skillbook.json");
+    std::fs::write(
+        &book,
+        r#"{"skills": {"context-00001": {"id": "context-00001", "section": "context", "keywords": ["api", "retries"], "issue": "Requests fail now and then.", "insight": "Retry a failed request once before reporting it.", "helpful_count": 1, "harmful_count": 0, "neutral_count": 0, "active": true}}, "sections": {"context": ["context-00001"]}, "next_id": 1, "schema_version": "2"}"#,
+    )
+    .unwrap();
+    let html = page(&book, &[]);
+    assert!(
+        html.contains("<b>Issue:</b> Requests fail now and then.<br><b>Insight:</b> Retry a failed request once before reporting it."),
+        "{html}"
+    );
+    assert!(html.contains("Keywords: api, retries"), "{html}");
+}

@@ -703,7 +703,29 @@ impl View {
         if let Some(t) = &e.title {
             let _ = writeln!(h, "<strong>{}</strong>", esc_text(t));
         }
-        let _ = write!(h, "{}</td><td>", esc_text(&e.content));
+        // A kayba skill is its issue and its insight, as the agent reads
+        // them in `as_prompt`, with its keywords.
+        match e.extra.get("issue").and_then(|v| v.as_str()) {
+            Some(issue) => {
+                let _ = write!(
+                    h,
+                    "<b>Issue:</b> {}<br><b>Insight:</b> {}",
+                    esc_text(issue),
+                    esc_text(&e.content)
+                );
+            }
+            None => {
+                let _ = write!(h, "{}", esc_text(&e.content));
+            }
+        }
+        if let Some(tags) = e.tags.as_deref().filter(|t| !t.is_empty()) {
+            let _ = write!(
+                h,
+                "<br><span class=\"sub\">Keywords: {}</span>",
+                esc(&tags.join(", "))
+            );
+        }
+        let _ = write!(h, "</td><td>");
         if !findings.is_empty() {
             let _ = write!(h, "<ul class=\"findings\">");
             for &f in findings {
