@@ -141,6 +141,15 @@ fn adds_batch(n: usize) -> String {
     s
 }
 
+/// kayba 0.13's own code doing `what` (tests/kayba/oracle.py).
+fn kayba_013(root: &Path, what: &str) -> Command {
+    let mut c = Command::new("python3");
+    c.arg(crate::root().join("tests/kayba/oracle.py"))
+        .arg(root)
+        .args(["0.13.0", what]);
+    c
+}
+
 pub fn hostile_bench(bin: &Path) -> Result<(), String> {
     let dir: PathBuf = crate::scratch("hostile")?.0;
     let tool = |name: &str| Command::new(bin.join(name));
@@ -199,16 +208,7 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
         )?;
         let rule = all.saturating_sub(without);
         let load = match &kayba {
-            Some(root) => Some(
-                timed(
-                    Command::new("python3")
-                        .arg(crate::root().join("tests/kayba/oracle.py"))
-                        .arg(root)
-                        .args(["0.13.0", "read"])
-                        .arg(&file),
-                )?
-                .0,
-            ),
+            Some(root) => Some(timed(kayba_013(root, "read").arg(&file))?.0),
             None => None,
         };
         println!(
@@ -246,10 +246,7 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
         let (_, checked) = timed(tool("ace-validate").arg(&batch).arg("-q"))?;
         let theirs = match &kayba {
             Some(root) => Some(timed(
-                Command::new("python3")
-                    .arg(crate::root().join("tests/kayba/oracle.py"))
-                    .arg(root)
-                    .args(["0.13.0", "apply"])
+                kayba_013(root, "apply")
                     .arg(&book)
                     .arg(&batch)
                     .arg(dir.join("adds-kayba.json")),

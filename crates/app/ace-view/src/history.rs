@@ -11,7 +11,7 @@
 //! that runs a program the repository's configuration names (signature
 //! checks, external diffs, text conversion).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -192,6 +192,10 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
             .playbook;
         Ok((pb, encoding.count(format.imp().playbook_text(&text))))
     };
+    // Only the versions a later commit compares with are kept: a long
+    // history is not held whole.
+    let parents: HashSet<&str> = commits.iter().filter_map(|c| c.parent.as_deref()).collect();
+    let parents: HashSet<String> = parents.into_iter().map(str::to_owned).collect();
     let mut read: HashMap<String, ace_model::Playbook> = HashMap::new();
     let mut paths: Vec<String> = Vec::new();
     for c in &mut commits {
@@ -223,7 +227,9 @@ pub fn commits(file: &Path, encoding: ace_tokens::Encoding) -> Result<Vec<Commit
                         ace_apply::diff::EntryDiff::Changed { .. } => c.changed.push(id),
                     }
                 }
-                read.insert(c.id.clone(), pb);
+                if parents.contains(&c.id) {
+                    read.insert(c.id.clone(), pb);
+                }
             }
             Err(e) => c.problem = Some(e),
         }

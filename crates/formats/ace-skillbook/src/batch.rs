@@ -60,8 +60,12 @@ fn is_batch(n: &Node) -> bool {
     if ops.is_empty() {
         return n.get("reasoning").is_some();
     }
-    ops.iter()
-        .all(|o| o.get("type").is_some() && o.get("op").is_none())
+    ops.iter().all(is_kayba_op)
+}
+
+/// An operation of kayba's: a `type`, and no AcePatch `op`.
+fn is_kayba_op(o: &Node) -> bool {
+    o.get("type").is_some() && o.get("op").is_none()
 }
 
 /// Whether `text` looks like an update batch before it is parsed: an
@@ -156,7 +160,7 @@ impl ace_jsonspan::ItemSink for OpSkim {
         let (v2, legacy) = generation_keys(&op);
         self.v2 |= v2;
         self.legacy |= legacy;
-        self.untyped |= op.get("type").is_none() || op.get("op").is_some();
+        self.untyped |= !is_kayba_op(&op);
         self.spans.push(op.span);
     }
 }
