@@ -309,7 +309,7 @@ fn emit_delta(
         .or_else(|| {
             format
                 .imp()
-                .curation()
+                .curation(old)
                 .dialect
                 .and_then(|d| registry.dialect(d))
         })

@@ -89,13 +89,13 @@ fn run(args: &Args) -> i32 {
     }
     let page = view.html();
     let written = match &args.output {
-        Some(out) => ace_fs::write_atomic(
+        Some(out) if out.as_os_str() != "-" => ace_fs::write_atomic(
             out,
             page.as_bytes(),
             Some(&ace_fs::Held::default().forcing(args.force)),
         )
         .map_err(|e| format!("{}: {e}", out.display())),
-        None => ace_fs::write_stdout([page.as_str()]).map_err(|e| e.to_string()),
+        _ => ace_fs::write_stdout([page.as_str()]).map_err(|e| e.to_string()),
     };
     match written {
         Ok(()) => EXIT_OK,

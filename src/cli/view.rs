@@ -18,7 +18,7 @@ pub struct Args {
     /// The playbook, or `-` for standard input.
     #[arg(value_name = "PLAYBOOK")]
     pub input: String,
-    /// The page's file (default: standard output).
+    /// The page's file, or `-` for standard output (the default).
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<PathBuf>,
     /// Replace a file that is read-only or has other hard links (refused

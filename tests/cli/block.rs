@@ -468,3 +468,54 @@ fn into_names_the_fields_a_block_leaves_out_on_one_line() {
     let err = String::from_utf8_lossy(&strict.get_output().stderr).into_owned();
     assert!(err.contains("warning[ACE101]"), "{err}");
 }
+
+/// A kayba-style block takes kayba's update batch as kayba takes it: a
+/// skill with an issue and no insight that gains an insight keeps its
+/// issue, one whose issue alone is updated stays without an insight, and
+/// new skills are numbered `{section}-NNNNN` past every ID, as kayba
+/// numbers them. Nothing it shows is reported lost.
+#[test]
+fn a_kayba_block_keeps_issue_and_insight_through_an_update_and_numbers_as_kayba() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("CLAUDE.md");
+    let host = |inner: &str| format!("# Service\n\n{START}\n{inner}\n{END}\n\nMore prose.\n");
+    std::fs::write(
+        &claude,
+        host("## context\n- [context-00001]\n  Keywords: reading\n  Issue: Agents answer too early\n  Insight: Read the whole question.\n\n## harness\n- [harness-00002]\n  Keywords: tests\n  Issue: The runner needs PYTHONPATH\n\n- [harness-00003]\n  Keywords: builds\n  Issue: The cache goes stale"),
+    )
+    .unwrap();
+    let batch = dir.path().join("batch.json");
+    std::fs::write(
+        &batch,
+        r#"{"reasoning": "r", "operations": [
+            {"type": "UPDATE", "skill_id": "harness-00002", "insight": "Export PYTHONPATH in the test script."},
+            {"type": "UPDATE", "skill_id": "harness-00003", "issue": "The build cache goes stale after a branch switch"},
+            {"type": "ADD", "section": "harness", "issue": "Tool calls hang"},
+            {"type": "ADD", "section": "context", "issue": "Dates mislead", "insight": "Say the time zone."}]}"#,
+    )
+    .unwrap();
+    let o = cmd("ace-apply")
+        .arg(&claude)
+        .arg(&batch)
+        .arg("--in-place")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{stderr}");
+    // The new skills' counters, at 0, are all the block has no place for.
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning["))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{stderr}");
+    assert!(
+        warnings
+            .iter()
+            .all(|w| w.contains("`helpful`") || w.contains("`harmful`")),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&claude).unwrap(),
+        host("## context\n- [context-00001]\n  Keywords: reading\n  Issue: Agents answer too early\n  Insight: Read the whole question.\n\n- [context-00005]\n  Keywords: context\n  Issue: Dates mislead\n  Insight: Say the time zone.\n\n## harness\n- [harness-00002]\n  Keywords: tests\n  Issue: The runner needs PYTHONPATH\n  Insight: Export PYTHONPATH in the test script.\n\n- [harness-00003]\n  Keywords: builds\n  Issue: The build cache goes stale after a branch switch\n\n- [harness-00004]\n  Keywords: harness\n  Issue: Tool calls hang")
+    );
+}

@@ -316,3 +316,30 @@ fn acedeltas_of_the_difference_apply_to_the_old_agents_md() {
         "{after}"
     );
 }
+
+/// A kayba skill that gains an insight keeps its issue: the diff says the
+/// issue moved from the content, not that it is new.
+#[test]
+fn an_issue_that_moved_out_of_the_content_is_said_to_have_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = |insight: &str| {
+        format!(
+            r#"{{"skills": {{"harness-00001": {{"id": "harness-00001", "section": "harness", "keywords": ["tests"], "issue": "The runner needs PYTHONPATH", "insight": {insight}, "occurrences": [], "active": true, "used_count": 0, "helpful_count": 0, "harmful_count": 0, "neutral_count": 0, "created_at": "t", "updated_at": "t"}}}}, "sections": {{"harness": ["harness-00001"]}}, "next_id": 1, "similarity_decisions": {{}}, "schema_version": "2"}}"#
+        )
+    };
+    let a = write(dir.path(), "old.json", &skill("null"));
+    let b = write(
+        dir.path(),
+        "new.json",
+        &skill("\"Export it in the script.\""),
+    );
+    ace_diff()
+        .arg(&a)
+        .arg(&b)
+        .args(["--color", "never"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "~ [harness-00001]\n    content: \"The runner needs PYTHONPATH\" -> \"Export it in the script.\"\n    extra.issue: - -> \"The runner needs PYTHONPATH\" (was content)\n",
+        ));
+}

@@ -53,7 +53,7 @@ pub fn pairs(registry: &Registry) -> Vec<Pair> {
             added.provenance = None;
             new.entries.push(added);
             let last_old = new.entries.len() - 2;
-            match format.imp().curation().status {
+            match format.imp().curation(&old).status {
                 true => new.entries[last_old].status = Some(Status::Deprecated),
                 false => {
                     new.entries.remove(last_old);

@@ -684,6 +684,11 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 } else if let Some(a) = st.alloc.as_mut() {
                     a.take(&e.id);
                 }
+                // In a file without statuses every entry is active: a
+                // new one's `active` is said by having none.
+                if !st.traits.status && e.status == Some(ace_model::Status::Active) {
+                    e.status = None;
+                }
                 if matches!(d.dialect, Dialect::Skill | Dialect::Kayba) {
                     if st.traits.created_at {
                         e.created_at = Some(now.clone());

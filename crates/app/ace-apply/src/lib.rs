@@ -144,7 +144,7 @@ impl Traits {
         pb: &ace_model::Playbook,
         sections: Arc<SectionMap>,
     ) -> Traits {
-        let c = format.imp().curation();
+        let c = format.imp().curation(pb);
         Traits {
             status: c.status,
             provenance: c.provenance,

@@ -341,7 +341,7 @@ pub fn run_curated<'a>(
         prune: curate.prune.is_some(),
         ..Curated::default()
     };
-    let c = format.imp().curation();
+    let c = format.imp().curation(&playbook);
     let holds = |field: &str| crate::render::both_hold(format, format, field);
     // The playbook as the deltas leave it, which the plans are made on.
     let mut current: std::borrow::Cow<'_, Playbook> = match batch.is_empty() {

@@ -269,10 +269,22 @@ pub fn as_text(
                             Value::Null => "-".to_owned(),
                             other => other.to_string(),
                         };
+                        let (was, now) = (field_value(old, f), field_value(new, f));
+                        // A text that moved from another field (a skill's
+                        // issue, once its content, beside the insight it
+                        // gained) is said to have moved, not to be new.
+                        let moved = match (&was, &now) {
+                            (Value::Null, Value::String(_)) => fields
+                                .iter()
+                                .find(|g| *g != f && field_value(old, g) == now)
+                                .map(|g| format!(" (was {g})")),
+                            _ => None,
+                        };
                         out.push_str(&format!(
-                            "    {f}: {} -> {}\n",
-                            paint(&show(field_value(old, f)), REMOVED, color),
-                            paint(&show(field_value(new, f)), ADDED, color)
+                            "    {f}: {} -> {}{}\n",
+                            paint(&show(was), REMOVED, color),
+                            paint(&show(now), ADDED, color),
+                            moved.unwrap_or_default()
                         ));
                     }
                 }

@@ -379,11 +379,20 @@ impl PlaybookFormat for ManagedBlock {
         Some(LAYOUT_KEY)
     }
 
-    /// The prompt form's IDs and counters; the block is text lines.
-    fn curation(&self) -> Curation {
+    /// The IDs and counters of the block's style (the prompt form's for a
+    /// new block, or one in the content style); the block is text lines.
+    fn curation(&self, pb: &Playbook) -> Curation {
+        let style = pb
+            .layout_of(LAYOUT_KEY)
+            .and_then(|l| l.get("style"))
+            .and_then(Value::as_str)
+            .and_then(Style::from_name);
+        let format = style
+            .and_then(Style::format)
+            .unwrap_or(&ace_markdown::FORMAT);
         Curation {
             line_based: true,
-            ..ace_markdown::FORMAT.curation()
+            ..format.curation(pb)
         }
     }
 

@@ -225,7 +225,7 @@ pub fn unlisted_losses(format: Format) -> Vec<LossEntry> {
 /// provenance and timestamps, each held as is or in another form. The
 /// mismatches, as `field: declared, written`.
 pub fn curation_mismatches(format: Format) -> Vec<String> {
-    let c = format.imp().curation();
+    let c = format.imp().curation(&Playbook::default());
     let mut held = entry_fields(format, &["status", "provenance", "created_at"]);
     // A status kept without its reason (kayba's `active`) is a status the
     // curator can set: the row's `No` there is the reason's.

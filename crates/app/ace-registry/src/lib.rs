@@ -13,8 +13,8 @@ mod registry;
 pub use ace_exec::Out;
 pub use ace_format::{
     AppliedDelta, CheckCtx, Companion, Confidence, Curation, DeltaDialect, DeltaReadCtx,
-    DeltaWriteCtx, DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Read,
-    ReadCtx, Sniff, TopKeys, WriteCtx, WriteOption, WrittenDelta,
+    DeltaWriteCtx, DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Prompt,
+    Read, ReadCtx, Sniff, TopKeys, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
 pub use registry::{DeltaError, Detected, Format, Registry};
@@ -242,6 +242,26 @@ pub fn write_with(format: Format, pb: &Playbook, ctx: &WriteCtx) -> Written {
         losses: report.losses,
         id_changes: report.id_changes,
     }
+}
+
+/// The text an agent is shown of `pb`, read as `format`, where that is
+/// not the file ([`PlaybookFormat::prompt`]), and what prints it: the
+/// active entries, written by the format the prompt names.
+pub fn prompt_text(format: Format, pb: &Playbook) -> Option<(String, &'static str)> {
+    let prompt = format.imp().prompt()?;
+    let writer = Registry::builtin().by_name(prompt.format)?;
+    let mut shown = pb.clone();
+    shown.layout = Default::default();
+    shown.entries.retain(|e| {
+        e.status
+            .as_ref()
+            .is_none_or(|s| *s == ace_model::Status::Active)
+    });
+    let mut ctx = WriteCtx::default();
+    if let Some((name, value)) = prompt.option {
+        ctx = ctx.with_option(name, value);
+    }
+    Some((write_with(writer, &shown, &ctx).text, prompt.describe))
 }
 
 /// The vAgenda document `sequence` a playbook was read with, if any.

@@ -58,8 +58,8 @@ impl PlaybookFormat for AgentsMd {
         Some(ace_agents::LAYOUT_KEY)
     }
 
-    fn curation(&self) -> Curation {
-        ace_agents::FORMAT.curation()
+    fn curation(&self, pb: &Playbook) -> Curation {
+        ace_agents::FORMAT.curation(pb)
     }
 
     fn companion(&self) -> Option<&'static dyn Companion> {

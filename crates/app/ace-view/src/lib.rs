@@ -38,6 +38,9 @@ pub struct View {
     pub format: Format,
     pub playbook: Playbook,
     pub tokens: TokenCount,
+    /// The tokens of what an agent is shown, where that is not the file
+    /// (a skillbook's `as_prompt()`), and what prints it.
+    pub prompt: Option<(usize, &'static str)>,
     /// Each entry's own tokens (its title and content), by index.
     pub entry_tokens: Vec<usize>,
     /// Every finding of ace-validate, in source order.
@@ -86,13 +89,15 @@ pub fn view(
         Some(&playbook),
         opts.encoding,
     );
+    let prompt = ace_registry::prompt_text(format, &playbook)
+        .map(|(text, by)| (opts.encoding.count(&text), by));
     let entry_tokens = playbook
         .entries
         .iter()
         .map(|e| ace_check::budget::entry_tokens(e, opts.encoding))
         .collect();
     let pruned = prune_plan(format, text, companion, &playbook, &opts.prune);
-    let c = format.imp().curation();
+    let c = format.imp().curation(&playbook);
     let apart = c.kept_apart.map(|f| f(&playbook)).unwrap_or_default();
     let (_, clusters) = ace_apply::dedup::plan(
         &playbook,
@@ -119,6 +124,7 @@ pub fn view(
         format,
         playbook,
         tokens,
+        prompt,
         entry_tokens,
         findings,
         lines,
@@ -366,10 +372,19 @@ impl View {
             },
         );
         item("Sections", n(sections));
-        item(
-            &format!("Tokens ({})", esc(self.tokens.encoding.name())),
-            n(self.tokens.tokens),
-        );
+        let encoding = esc(self.tokens.encoding.name());
+        match self.prompt {
+            Some((tokens, by)) => item(
+                &format!("Tokens the agent reads ({encoding})"),
+                format!(
+                    "{} <small>({}; the file: {})</small>",
+                    n(tokens),
+                    esc(by),
+                    n(self.tokens.tokens)
+                ),
+            ),
+            None => item(&format!("Tokens ({encoding})"), n(self.tokens.tokens)),
+        }
         item(
             "Findings",
             format!(

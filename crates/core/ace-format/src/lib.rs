@@ -279,6 +279,17 @@ pub struct WriteOption {
     pub help: &'static str,
 }
 
+/// The text an agent is shown of a playbook ([`PlaybookFormat::prompt`]):
+/// its active entries written by the format named `format` with the
+/// write option `option` set, as a registry resolves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prompt {
+    pub format: &'static str,
+    pub option: Option<(&'static str, &'static str)>,
+    /// What prints it, for people ("kayba's `Skillbook.as_prompt()`").
+    pub describe: &'static str,
+}
+
 /// What a writer is asked for: the values of the options writers offer
 /// (each writer reads its own, and ignores the others), the time for
 /// timestamps a target requires and the playbook lacks, and the table of
@@ -452,22 +463,33 @@ pub trait PlaybookFormat: Sync {
         &[]
     }
 
-    /// What the curator needs to know of this format's files: how new
-    /// entries are numbered, which bookkeeping fields they keep, whether
-    /// the file is line-based, where applied deltas are recorded.
     /// The owner of the layout this format's reader keeps and its writer
     /// uses (`Playbook::layout`), if it keeps one.
     fn layout_owner(&self) -> Option<&'static str> {
         None
     }
 
-    fn curation(&self) -> Curation {
+    /// What the curator needs to know of this format's files: how new
+    /// entries are numbered, which bookkeeping fields they keep, whether
+    /// the file is line-based, where applied deltas are recorded. `pb` is
+    /// the playbook as read: a file whose rules depend on how it is
+    /// written (a managed block's style) tells them from its layout; a
+    /// caller with no file passes an empty playbook, which gives a new
+    /// file's rules.
+    fn curation(&self, _pb: &Playbook) -> Curation {
         Curation::default()
     }
 
     /// The file kept beside this format's file, if it has one: the
     /// curator's playbook.yaml beside AGENTS.md.
     fn companion(&self) -> Option<&'static dyn Companion> {
+        None
+    }
+
+    /// What an agent is shown of this format's files when it is not the
+    /// file itself: kayba's agents read a skillbook as `as_prompt()`
+    /// prints it, not as its JSON.
+    fn prompt(&self) -> Option<Prompt> {
         None
     }
 

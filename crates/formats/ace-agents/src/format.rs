@@ -56,7 +56,7 @@ impl PlaybookFormat for AgentsMd {
     /// prefixes, and the curator spec's deprecation rule is the curator's own.
     /// ace_beads' eight-hex-digit IDs; provenance in the comment after a
     /// bullet; a line-based file.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             ids: IdScheme::Hex,
             provenance: true,

@@ -19,7 +19,7 @@ impl PlaybookFormat for Canonical {
     }
 
     /// Holds every field; applied deltas in `extra.applied_deltas`.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             status: true,
             provenance: true,

@@ -78,7 +78,7 @@ impl PlaybookFormat for KaybaMarkdown {
 
     /// kayba's IDs, `{section}-NNNNN` from one counter; a line-based file
     /// with no bookkeeping fields.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             ids: IdScheme::Counter,
             line_based: true,

@@ -487,12 +487,30 @@ pub fn read(text: &str) -> ReadOutput {
             s.id = format!("{prefix}-{n:05}");
         }
     }
+    // A skill with an issue and no insight reads as its issue; kept by
+    // ID, so that an insight it gains later is written beside that issue,
+    // as kayba keeps both, and an issue updated alone stays without one.
+    // An ID given twice names neither skill.
+    let mut times: HashMap<&str, usize> = HashMap::new();
+    for s in &skills {
+        *times.entry(s.id.as_str()).or_default() += 1;
+    }
+    let no_insight: Map<String, Value> = skills
+        .iter()
+        .filter(|s| matches!(shape, Shape::Export | Shape::Prompt) && s.insight.is_none())
+        .filter(|s| times[s.id.as_str()] == 1)
+        .filter_map(|s| {
+            let issue = s.issue.as_deref()?;
+            Some((s.id.clone(), Value::String(trim_end_blank(issue))))
+        })
+        .collect();
     pb.entries = skills.into_iter().map(|s| s.entry(shape)).collect();
     let newlines = text.len() - text.trim_end_matches('\n').len();
-    pb.set_layout(
-        LAYOUT_KEY,
-        json!({"shape": shape.name(), "newlines": newlines}),
-    );
+    let mut layout = json!({"shape": shape.name(), "newlines": newlines});
+    if !no_insight.is_empty() {
+        layout["no_insight"] = Value::Object(no_insight);
+    }
+    pb.set_layout(LAYOUT_KEY, layout);
     ReadOutput {
         playbook: pb,
         diagnostics,
@@ -514,7 +532,10 @@ pub fn write_into(pb: &Playbook, shape: Option<Shape>, out: &mut Out<'_>) -> Wri
         .and_then(|l| l.get("newlines"))
         .and_then(Value::as_u64)
         .map(|n| n as usize);
-    let (text, order) = render(pb, shape, newlines);
+    let no_insight = layout
+        .and_then(|l| l.get("no_insight"))
+        .and_then(Value::as_object);
+    let (text, order) = render(pb, shape, newlines, no_insight);
     let back = read(&text).playbook;
     let report = losses(pb, &back, &order, shape);
     out.push_str(&text);
@@ -522,8 +543,14 @@ pub fn write_into(pb: &Playbook, shape: Option<Shape>, out: &mut Out<'_>) -> Wri
 }
 
 /// The text of `pb` in `shape`, and the entries' indices in the order
-/// written.
-fn render(pb: &Playbook, shape: Shape, newlines: Option<usize>) -> (String, Vec<usize>) {
+/// written. `no_insight`: the skills read with an issue and no insight,
+/// with that issue.
+fn render(
+    pb: &Playbook,
+    shape: Shape,
+    newlines: Option<usize>,
+    no_insight: Option<&Map<String, Value>>,
+) -> (String, Vec<usize>) {
     // Entries under their sections, the sections in the order the
     // entries first name them; entries without a section first, before
     // any heading, where a reader finds no section.
@@ -551,7 +578,11 @@ fn render(pb: &Playbook, shape: Shape, newlines: Option<usize>) -> (String, Vec<
         }
         for &i in &by_section[&s] {
             order.push(i);
-            skill_lines(&pb.entries[i], shape, &mut lines);
+            let e = &pb.entries[i];
+            let read_issue = no_insight
+                .and_then(|m| m.get(&e.id))
+                .and_then(Value::as_str);
+            skill_lines(e, shape, read_issue, &mut lines);
         }
         if shape == Shape::List {
             lines.push(String::new());
@@ -573,12 +604,87 @@ fn render(pb: &Playbook, shape: Shape, newlines: Option<usize>) -> (String, Vec<
     (text, order)
 }
 
-fn issue_insight(e: &Entry, shape: Shape) -> (String, Option<String>) {
-    let content = value(&e.content, shape, false);
-    match e.extra.get("issue").and_then(Value::as_str) {
-        Some(issue) => (value(issue, shape, false), Some(content)),
-        None => (content, None),
+/// The skills a playbook was read with an issue and no insight, with
+/// that issue ([`read`]).
+fn memo(pb: &Playbook) -> Option<&Map<String, Value>> {
+    pb.layout_of(LAYOUT_KEY)
+        .and_then(|l| l.get("no_insight"))
+        .and_then(Value::as_object)
+}
+
+/// `e` as a v2 shape writes it: the content its insight, beside the
+/// issue, or its issue alone ([`issue_insight`]), and its occurrences
+/// counted ([`occurrences`]), so that what was written is compared with
+/// what it meant, not with how it was kept.
+fn as_written<'e>(
+    e: &'e Entry,
+    shape: Shape,
+    memo: Option<&Map<String, Value>>,
+) -> std::borrow::Cow<'e, Entry> {
+    if !matches!(shape, Shape::Export | Shape::Prompt) {
+        return std::borrow::Cow::Borrowed(e);
     }
+    let read_issue = memo.and_then(|m| m.get(&e.id)).and_then(Value::as_str);
+    let count = (shape == Shape::Export && !e.extra.contains_key("occurrence_count"))
+        .then(|| occurrences(e))
+        .flatten();
+    if read_issue.is_none() && count.is_none() {
+        return std::borrow::Cow::Borrowed(e);
+    }
+    let mut v = e.clone();
+    if let Some(n) = count {
+        v.extra.insert("occurrence_count", json!(n));
+    }
+    if read_issue.is_some() {
+        let (issue, insight) = parts(e, read_issue);
+        match insight {
+            Some(insight) => {
+                v.content = insight.to_owned();
+                v.extra.insert("issue", Value::String(issue.to_owned()));
+            }
+            None => {
+                v.content = issue.to_owned();
+                v.extra.remove("issue");
+            }
+        }
+    }
+    std::borrow::Cow::Owned(v)
+}
+
+/// How many times a skill was seen, as the export counts it: the count
+/// an export gave, else the skillbook's list of occurrences, if any.
+fn occurrences(e: &Entry) -> Option<i64> {
+    e.extra
+        .get("occurrence_count")
+        .and_then(Value::as_i64)
+        .or_else(|| {
+            let n = e.extra.get("occurrences")?.as_array()?.len();
+            (n > 0).then_some(n as i64)
+        })
+}
+
+/// A v2 skill's issue and insight, as [`issue_insight`] writes them.
+fn parts<'e>(e: &'e Entry, read_issue: Option<&'e str>) -> (&'e str, Option<&'e str>) {
+    let own = e.extra.get("issue").and_then(Value::as_str);
+    match (own, read_issue) {
+        (_, Some(read)) if read == e.content => (own.unwrap_or(read), None),
+        (Some(issue), _) => (issue, Some(e.content.as_str())),
+        (None, Some(read)) => (read, Some(e.content.as_str())),
+        (None, None) => (e.content.as_str(), None),
+    }
+}
+
+/// A v2 skill's issue and insight. The content is the insight beside an
+/// issue of its own, and alone is the issue. `read_issue` is the issue of
+/// a skill read without an insight: while the content is still that
+/// issue the skill has none, and a content that changed since is the
+/// insight it gained.
+fn issue_insight(e: &Entry, shape: Shape, read_issue: Option<&str>) -> (String, Option<String>) {
+    let (issue, insight) = parts(e, read_issue);
+    (
+        value(issue, shape, false),
+        insight.map(|i| value(i, shape, false)),
+    )
 }
 
 fn evidence_text(e: &Entry) -> Option<String> {
@@ -592,7 +698,7 @@ fn evidence_text(e: &Entry) -> Option<String> {
     )
 }
 
-fn skill_lines(e: &Entry, shape: Shape, lines: &mut Vec<String>) {
+fn skill_lines(e: &Entry, shape: Shape, read_issue: Option<&str>, lines: &mut Vec<String>) {
     let justification = e
         .extra
         .get("justification")
@@ -633,7 +739,7 @@ fn skill_lines(e: &Entry, shape: Shape, lines: &mut Vec<String>) {
             lines.extend([counts(), String::new()]);
         }
         Shape::Export => {
-            let (issue, insight) = issue_insight(e, shape);
+            let (issue, insight) = issue_insight(e, shape, read_issue);
             lines.extend([
                 format!("### `{id}`"),
                 String::new(),
@@ -645,13 +751,13 @@ fn skill_lines(e: &Entry, shape: Shape, lines: &mut Vec<String>) {
             if let Some(i) = insight.filter(|i| !i.is_empty()) {
                 lines.extend([format!("**Insight:** {i}"), String::new()]);
             }
-            if let Some(n) = e.extra.get("occurrence_count").and_then(Value::as_i64) {
+            if let Some(n) = occurrences(e) {
                 lines.extend([format!("**Occurrences:** {n}"), String::new()]);
             }
             lines.extend([counts(), String::new()]);
         }
         Shape::Prompt => {
-            let (issue, insight) = issue_insight(e, shape);
+            let (issue, insight) = issue_insight(e, shape, read_issue);
             lines.extend([
                 format!("- [{id}]"),
                 format!("  Keywords: {tags}"),
@@ -770,8 +876,8 @@ fn losses(pb: &Playbook, back: &Playbook, order: &[usize], shape: Shape) -> Writ
             });
         }
         let (ea, eb) = (
-            object(serde_json::to_value(e).unwrap_or_default()),
-            object(serde_json::to_value(f).unwrap_or_default()),
+            object(serde_json::to_value(as_written(e, shape, memo(pb))).unwrap_or_default()),
+            object(serde_json::to_value(as_written(f, shape, memo(back))).unwrap_or_default()),
         );
         let field = |k: &str, a: Option<&Value>, b: Option<&Value>, losses: &mut Vec<LossEntry>| {
             if a == b {

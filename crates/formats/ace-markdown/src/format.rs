@@ -76,7 +76,7 @@ impl PlaybookFormat for Markdown {
 
     /// The playbook format's `prefix-NNNNN` IDs; a line-based file with no
     /// bookkeeping fields.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             line_based: true,
             ..Curation::default()

@@ -115,7 +115,7 @@ impl PlaybookFormat for SkillJson {
     /// no sections; the bullet schema checks the ID shape instead.
     /// The skill's dated IDs; applied deltas listed in the playbook's
     /// `metadata`.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             ids: IdScheme::Dated,
             status: true,

@@ -1119,7 +1119,7 @@ mod tests {
                 seen += 1;
             }
         }
-        assert_eq!(seen, 13);
+        assert_eq!(seen, 14);
     }
 
     #[test]

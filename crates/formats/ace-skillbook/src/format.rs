@@ -2,8 +2,8 @@
 
 use ace_exec::Out;
 use ace_format::{
-    Confidence, Curation, IdScheme, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax,
-    WriteCtx, WriteOption,
+    Confidence, Curation, IdScheme, LintProfile, PlaybookFormat, Prompt, Read, ReadCtx, Sniff,
+    Syntax, WriteCtx, WriteOption,
 };
 use ace_model::{Diagnostic, Playbook, WriteReport};
 
@@ -83,9 +83,19 @@ impl PlaybookFormat for Skillbook {
         Some(crate::LAYOUT_KEY)
     }
 
+    /// kayba's agents are shown `Skillbook.as_prompt()`: the active
+    /// skills as kayba's markdown prints them in its `prompt` shape.
+    fn prompt(&self) -> Option<Prompt> {
+        Some(Prompt {
+            format: "kayba-md",
+            option: Some(("kayba-md-shape", "prompt")),
+            describe: "kayba's Skillbook.as_prompt()",
+        })
+    }
+
     /// IDs are `{section}-{n:05d}` or anything else the caller chose, with
     /// no prefix rule.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             timestamps: true,
             // `active` (v2) and `status` (0.7 to 0.10): a deprecation

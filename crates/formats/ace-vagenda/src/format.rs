@@ -238,7 +238,7 @@ impl PlaybookFormat for Vagenda {
     /// vAgenda ids are free-form (`entry-task-first`) and kinds are not
     /// sections: the ACE schema and invariants check what it defines.
     /// AppliedDelta deltas in the document's change log or event log.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             status: true,
             provenance: true,

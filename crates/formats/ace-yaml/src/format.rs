@@ -67,7 +67,7 @@ impl PlaybookFormat for PlaybookYaml {
 
     /// The curator's section ids and bullet hashes follow no playbook-format
     /// shape, and the deprecation rule is the curator's.
-    fn curation(&self) -> Curation {
+    fn curation(&self, _: &Playbook) -> Curation {
         Curation {
             status: true,
             provenance: true,

@@ -69,7 +69,7 @@ pub struct Merged {
 /// ([`ace_registry::Curation::line_based`]). In JSON, YAML and TRON they would
 /// break the file.
 pub fn takes_markers(format: Format) -> bool {
-    format.imp().curation().line_based
+    format.imp().curation(&Playbook::default()).line_based
 }
 
 /// Merges THEIRS into OURS, both from BASE, all three of `format`.

@@ -111,7 +111,7 @@ impl Default for Fresh {
 impl Fresh {
     /// The rules of `format`'s playbook `pb`, on the date of `now` (RFC 3339).
     pub fn of(format: ace_registry::Format, pb: &Playbook, now: &str) -> Fresh {
-        let c = format.imp().curation();
+        let c = format.imp().curation(pb);
         Fresh {
             ids: c.ids,
             counter: c.counter.map_or(0, |f| f(pb)),
