@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ace_apply::{Options, Traits};
-use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::delta::{Change, Delta, Op, Reason, Target};
 use ace_model::{Entry, Severity, Span};
 use ace_registry::{Format, WriteCtx};
 use ace_tests::fixture;
@@ -137,7 +137,7 @@ fn deltas(format: Format, text: &str, edits: &[Edit]) -> Vec<Delta> {
                     }
                 }
             };
-            let mut d = Delta::new(Dialect::VAgenda, Span::default());
+            let mut d = Delta::new(Span::default());
             d.ops.push(Op {
                 change,
                 span: Span::default(),
@@ -210,7 +210,7 @@ proptest! {
     #[test]
     fn a_delta_applied_twice_changes_nothing_the_second_time(base in 0usize..6, edits in edits()) {
         let (format, text) = bases().swap_remove(base);
-        let mut d = Delta::new(Dialect::VAgenda, Span::default());
+        let mut d = Delta::new(Span::default());
         d.id = Some("delta-0001".into());
         for one in deltas(format, &text, &edits) {
             d.ops.extend(one.ops);
@@ -241,7 +241,7 @@ fn an_empty_delta_is_a_byte_identical_no_op() {
         let before = ace_registry::read(format, &text).unwrap().playbook;
         let mut pb = before.clone();
         let t = Traits::of(format, &pb, Arc::default());
-        let mut d = Delta::new(Dialect::VAgenda, Span::default());
+        let mut d = Delta::new(Span::default());
         d.id = Some("empty".into());
         let outcome = ace_apply::apply(&mut pb, vec![(0, d.clone())], &t, &Options::default());
         assert_eq!(pb, before, "{format}");

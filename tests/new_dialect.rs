@@ -5,7 +5,7 @@
 //! a difference written in it and applied back, and the apply pipeline
 //! (`tests/support/dialects.rs`). None of those checks names a dialect.
 
-use ace_model::delta::{Change, Delta, Dialect, Op, Target};
+use ace_model::delta::{Change, Delta, Op, Target};
 use ace_model::{rules, Diagnostic, Entry, Span};
 use ace_registry::{
     Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, Registry, Sniff, WrittenDelta,
@@ -74,7 +74,7 @@ impl DeltaDialect for TestOps {
         let Some(ops) = value.get(KEY).and_then(Value::as_array) else {
             return Ok(None);
         };
-        let mut delta = Delta::new(Dialect::VAgenda, Span::new(0, text.len()));
+        let mut delta = Delta::new(Span::new(0, text.len()));
         for v in ops {
             match change(v) {
                 Some(change) => delta.ops.push(Op {

@@ -315,10 +315,7 @@ fn emit_delta(
         })
         .or_else(|| registry.dialect("acepatch"))
         .ok_or_else(|| usage("no dialect to write the delta in"))?;
-    let empty = ace_model::delta::Delta::new(
-        ace_model::delta::Dialect::VAgenda,
-        ace_model::Span::default(),
-    );
+    let empty = ace_model::delta::Delta::new(ace_model::Span::default());
     let delta = curated.delta.as_ref().unwrap_or(&empty);
     let note = match (curated.dedup, curated.prune) {
         (true, true) => "ace-apply --dedup --prune",

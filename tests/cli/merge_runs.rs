@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use ace_apply::{Change, Op, Target};
-use ace_model::delta::{Delta, Dialect};
+use ace_model::delta::Delta;
 use ace_model::{Entry, Span};
 use ace_registry::Format;
 
@@ -19,7 +19,7 @@ fn format(name: &str) -> Format {
 /// A run: BASE (`text`, of `f`) with `changes` applied by the engine.
 fn run(f: Format, text: &str, changes: Vec<Change>) -> String {
     let playbook = ace_registry::read(f, text).unwrap().playbook;
-    let mut d = Delta::new(Dialect::VAgenda, Span::default());
+    let mut d = Delta::new(Span::default());
     d.ops = changes
         .into_iter()
         .map(|change| Op {

@@ -18,7 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ace_model::delta::{Change, Delta, Dialect, Op};
+use ace_model::delta::{Change, Delta, Op};
 use ace_model::{Entry, Playbook, Span, Status};
 
 /// What `--dedup` is asked to do.
@@ -148,7 +148,7 @@ pub fn plan(pb: &Playbook, opts: &DedupOptions, holds: &Holds<'_>) -> (Option<De
     if clusters.is_empty() {
         return (None, Vec::new());
     }
-    let mut d = Delta::new(Dialect::VAgenda, Span::default());
+    let mut d = Delta::new(Span::default());
     let mut merged = Vec::new();
     let op = |change| Op {
         change,

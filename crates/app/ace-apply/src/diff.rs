@@ -11,7 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ace_model::delta::{copy_field, Change, Delta, Dialect, Op, Target, FIELDS};
+use ace_model::delta::{copy_field, Change, Delta, Op, Target, FIELDS};
 use ace_model::{normalize, Entry, Playbook, Span, Status};
 
 /// What became of one entry.
@@ -77,7 +77,7 @@ impl Diff {
     /// then the other fields (`updated_at` last, so that the new
     /// playbook's time is the one kept, not the time of applying).
     pub fn to_delta(&self) -> Delta {
-        let mut d = Delta::new(Dialect::VAgenda, Span::default());
+        let mut d = Delta::new(Span::default());
         let mut push = |change| {
             d.ops.push(Op {
                 change,

@@ -8,7 +8,7 @@
 // measurable share of applying to a large playbook.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use ace_model::delta::{copy_field, Change, Delta, Dialect, Reason, Refusal, Target};
+use ace_model::delta::{copy_field, Change, Delta, Reason, Refusal, Rules, Target};
 use ace_model::ids::natural_cmp;
 use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
 
@@ -246,18 +246,18 @@ impl<'p> State<'p> {
 
     /// The section key `name` means: a section whose key or title it is,
     /// or whose title reads as the same key (`STRATEGIES & INSIGHTS` for
-    /// `strategies_and_insights`). A new section otherwise; the paper's
-    /// code files an unknown section under OTHERS instead.
-    fn section(&mut self, name: &str, dialect: Dialect) -> String {
+    /// `strategies_and_insights`). A new section otherwise, unless the
+    /// delta's rules file an unknown section under another.
+    fn section(&mut self, name: &str, rules: &Rules) -> String {
         if let Some(key) = self.known_section(name) {
             return key;
         }
-        if dialect == Dialect::Paper {
+        if let Some(under) = rules.unknown_section_under {
             if let Some(s) = self
                 .pb
                 .sections
                 .iter()
-                .find(|s| normalize::section_key(s.display_title()) == "others")
+                .find(|s| normalize::section_key(s.display_title()) == under)
             {
                 return s.key.clone();
             }
@@ -269,12 +269,11 @@ impl<'p> State<'p> {
             s.title = Some(row.title.to_owned());
             s.prefix = Some(row.prefix.to_owned());
         }
-        if dialect == Dialect::Paper {
+        if rules.capital_titles {
             s.title = Some(name.replace('_', " ").to_uppercase());
         }
-        if dialect == Dialect::AceBeads {
-            // The curator spec: a section the curator adds weighs 0.5.
-            s.weight = serde_json::Number::from_f64(0.5);
+        if let Some(w) = rules.new_section_weight {
+            s.weight = serde_json::Number::from_f64(w);
         }
         self.pb.sections.push(s);
         name.to_owned()
@@ -458,7 +457,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
             );
         }
     }
-    let script = st.opts.compat == Compat::SkillScript && d.dialect == Dialect::Skill;
+    let script = st.opts.compat == Compat::SkillScript && d.rules.script;
     // What the ops before this one in the delta add and remove.
     let mut new_ids: HashSet<&str> = HashSet::new();
     let mut new_keys: HashSet<String> = HashSet::new();
@@ -493,7 +492,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
                         format!("it adds `{}`, an ID the playbook already has", e.id),
                     );
                 }
-                if d.dialect == Dialect::AceBeads {
+                if d.rules.unique_text {
                     let section = e.section.clone().unwrap_or_default();
                     let key = normalize::dedup_key(
                         &st.known_section(&section).unwrap_or(section),
@@ -538,9 +537,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
             }
             other => {
                 for t in other.targets() {
-                    // kayba's apply_update passes over an ID its skillbook
-                    // lacks.
-                    let skip = d.dialect == Dialect::Kayba
+                    let skip = d.rules.skip_unknown_ids
                         || script
                             && matches!(other, Change::Count { .. } | Change::Deprecate { .. });
                     let gone = match t {
@@ -631,7 +628,7 @@ fn take_ordered(d: &mut Delta, compat: Compat) -> Vec<ace_model::delta::Op> {
 /// Whether `d`'s operations apply kind by kind, as the skill's
 /// `merge_deltas.py` applies them, rather than in the order written.
 fn in_rank_order(d: &Delta, compat: Compat) -> bool {
-    compat == Compat::SkillScript && d.dialect == Dialect::Skill
+    compat == Compat::SkillScript && d.rules.script
 }
 
 fn rank(c: &Change) -> u8 {
@@ -655,7 +652,7 @@ fn union_sorted(a: Option<&Vec<String>>, b: &[String]) -> Vec<String> {
 /// Applies `d`'s operations, taking them out of it: a new entry is moved
 /// into the playbook, not copied.
 fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
-    let script = st.opts.compat == Compat::SkillScript && d.dialect == Dialect::Skill;
+    let script = st.opts.compat == Compat::SkillScript && d.rules.script;
     let now = st.opts.now.clone();
     let mut count = 0;
     let mut touched: Vec<Slot> = Vec::new();
@@ -672,7 +669,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 let mut e = std::mem::take(e);
                 e.origin = ace_model::Origin::default();
                 if let Some(s) = e.section.clone() {
-                    e.section = Some(st.section(&s, d.dialect));
+                    e.section = Some(st.section(&s, &d.rules));
                 }
                 if e.id.is_empty() || st.by_id.contains_key(&e.id) {
                     let alloc = st.alloc.get_or_insert_with(|| {
@@ -689,7 +686,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 if !st.traits.status && e.status == Some(ace_model::Status::Active) {
                     e.status = None;
                 }
-                if matches!(d.dialect, Dialect::Skill | Dialect::Kayba) {
+                if d.rules.stamp_new {
                     if st.traits.created_at {
                         e.created_at = Some(now.clone());
                     }
@@ -704,7 +701,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                         let p = e.provenance.get_or_insert_with(Box::default);
                         p.delta_id.get_or_insert_with(|| id.clone());
                     }
-                } else if d.dialect == Dialect::AceBeads {
+                } else if d.rules.provenance_where_kept {
                     e.provenance = None;
                 }
                 let anchor = st.anchor(&e);
@@ -914,18 +911,16 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
             }
         }
     }
-    // The curator spec: the curator deprecates a bullet once harmful > helpful.
-    if d.dialect == Dialect::AceBeads {
+    if let Some(rule) = d.rules.deprecate {
         for s in touched {
             let e = st.entry(s);
-            if !st.gone(s) && e.harmful.unwrap_or(0) > e.helpful.unwrap_or(0) {
+            if !st.gone(s) && rule.met(e.helpful.unwrap_or(0), e.harmful.unwrap_or(0)) {
                 st.deprecate(s, Status::Deprecated, None);
             }
         }
     }
-    // The skill spec's last step: the playbook's metadata says when it was
-    // curated. The counts the skill keeps there are its writer's.
-    if d.dialect == Dialect::Skill {
+    // The counts a playbook's metadata keeps are its writer's.
+    if d.rules.stamp_curated {
         if let Some(serde_json::Value::Object(meta)) = st.pb.extra.get_mut("metadata") {
             if meta.contains_key("last_curated") {
                 meta.insert(

@@ -27,7 +27,7 @@ use ace_model::delta::Delta;
 use ace_model::mapping::SectionMap;
 use ace_registry::{DeltaDialect, DeltaError, IdScheme, Ledger, Registry};
 
-pub use ace_model::delta::{Change, Dialect, Op, Reason, Refusal, Target};
+pub use ace_model::delta::{Change, Op, Reason, Refusal, Rules, Target};
 pub use engine::{apply, Outcome, Verdict};
 pub use pipeline::{
     apply_to, run, run_curated, unified, Applied, Curate, CurateArgs, Curated, DeltaFile,

@@ -398,10 +398,7 @@ pub fn run_curated<'a>(
     drop(current);
     let applied = apply_to(subject_of(playbook), &batch, &opts.apply);
     // The curation's changes as one delta, for --emit-delta.
-    let mut whole = Delta::new(
-        ace_model::delta::Dialect::VAgenda,
-        ace_model::Span::default(),
-    );
+    let mut whole = Delta::new(ace_model::Span::default());
     for (source, d) in batch {
         if source == CURATION {
             whole.ops.extend(d.ops);

@@ -18,7 +18,7 @@
 //! and the count decides.
 
 use ace_check::budget::{self, Budget, Usage};
-use ace_model::delta::{Change, Delta, Dialect, Op};
+use ace_model::delta::{Change, Delta, Op};
 use ace_model::{Entry, Playbook, Span};
 use ace_registry::Format;
 
@@ -340,7 +340,7 @@ fn finish(
 /// The delta that prunes `chosen`: a removal each, or a deprecation with
 /// its reason under `--deprecate` in a format with a status.
 fn delta(pb: &Playbook, chosen: &[(usize, Why)], deprecate: bool, status: bool) -> Delta {
-    let mut d = Delta::new(Dialect::VAgenda, Span::default());
+    let mut d = Delta::new(Span::default());
     d.ops.reserve(chosen.len());
     // Each entry is chosen once: a chosen entry leaves the lists.
     for (i, why) in chosen {

@@ -231,7 +231,13 @@ impl Registry {
         let mut first_error = None;
         for d in order {
             match d.read(text, ctx) {
-                Ok(Some(deltas)) => return Ok((d, deltas)),
+                Ok(Some(mut deltas)) => {
+                    let rules = d.rules();
+                    for delta in &mut deltas {
+                        delta.rules = rules;
+                    }
+                    return Ok((d, deltas));
+                }
                 Ok(None) => {}
                 Err(e) => {
                     first_error.get_or_insert(e);

@@ -6,7 +6,7 @@
 //! `ace-apply --delta-format`, `ace-diff --output-format` and detection
 //! iterate that list.
 
-use ace_model::delta::Delta;
+use ace_model::delta::{Delta, Rules};
 use ace_model::mapping::SectionMap;
 use ace_model::{Diagnostic, Playbook};
 
@@ -66,6 +66,13 @@ pub trait DeltaDialect: Sync {
     /// dialect's, the error when it does not parse. A delta that its
     /// dialect's rules refuse is read, with the refusal in it.
     fn read(&self, text: &str, ctx: &DeltaReadCtx<'_>) -> Result<Option<Vec<Delta>>, Diagnostic>;
+
+    /// How the engine applies this dialect's deltas beyond their changes:
+    /// what its producer's spec adds. Every delta the registry reads with
+    /// this dialect carries them.
+    fn rules(&self) -> Rules {
+        Rules::PLAIN
+    }
 
     /// Whether ace-tools writes this dialect ([`DeltaDialect::write`]).
     fn writes(&self) -> bool {

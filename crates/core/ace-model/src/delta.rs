@@ -208,26 +208,81 @@ pub struct Refusal {
     pub span: Span,
 }
 
-/// Whose rules a delta is applied by: the spec of the dialect it was read
-/// from (a delta read by a dialect registered elsewhere takes the rules
-/// that dialect chooses). The engine applies each by its spec's rules:
-/// the curator's deduplication and deprecation, the skill's order of
-/// operations, the paper's filing under OTHERS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    /// ace_beads' AceDelta (the curator spec).
-    AceBeads,
-    /// vAgenda's AcePatch (the vAgenda ACE extension).
-    VAgenda,
-    /// The skill's delta (the skill spec).
-    #[default]
-    Skill,
-    /// The paper's curator operations.
-    Paper,
-    /// kayba's update batches (`UpdateBatch`), applied as its
-    /// `apply_update` does: an operation on an ID the skillbook lacks is
-    /// skipped, not refused.
-    Kayba,
+/// How the engine applies a dialect's deltas beyond their canonical
+/// changes: what the producer's spec adds (the curator's deduplication
+/// and deprecation, the skill's stamps, the paper's filing under OTHERS).
+/// A dialect declares its own (`DeltaDialect::rules`), and every delta
+/// it reads carries them; a delta the tools make themselves (a
+/// difference, a prune, a merge) has the plain ones, [`Rules::PLAIN`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rules {
+    /// An operation on an ID the playbook lacks is passed over, not
+    /// refused.
+    pub skip_unknown_ids: bool,
+    /// A new entry whose section and normalized text the playbook, or the
+    /// delta, already has is refused.
+    pub unique_text: bool,
+    /// After the delta, each entry it touched is deprecated once its
+    /// counters meet this rule.
+    pub deprecate: Option<Deprecation>,
+    /// The weight a section the delta adds is given.
+    pub new_section_weight: Option<f64>,
+    /// A section the playbook lacks is filed under the one whose title
+    /// reads as this key, where the playbook has it.
+    pub unknown_section_under: Option<&'static str>,
+    /// A section the delta adds is titled in capitals, its key's `_` as
+    /// spaces.
+    pub capital_titles: bool,
+    /// New entries are given the time of applying as `created_at` and
+    /// `updated_at`, where the playbook's format keeps them.
+    pub stamp_new: bool,
+    /// The provenance a new entry comes with is kept only where the
+    /// playbook's format keeps provenance.
+    pub provenance_where_kept: bool,
+    /// With `--compat skill-script`, the delta applies as the skill's
+    /// `merge_deltas.py` does: kind by kind, merges appending, IDs it
+    /// lacks passed over.
+    pub script: bool,
+    /// The playbook's `metadata.last_curated`, where it has one, is set
+    /// to the time of applying.
+    pub stamp_curated: bool,
+}
+
+impl Rules {
+    /// The canonical changes and nothing more.
+    pub const PLAIN: Rules = Rules {
+        skip_unknown_ids: false,
+        unique_text: false,
+        deprecate: None,
+        new_section_weight: None,
+        unknown_section_under: None,
+        capital_titles: false,
+        stamp_new: false,
+        provenance_where_kept: false,
+        script: false,
+        stamp_curated: false,
+    };
+}
+
+/// When an entry a delta touched is deprecated: once `harmful >= factor
+/// * helpful + offset`, and it was found harmful at least once (the
+/// curator spec's "harmful > helpful" is factor 1, offset 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deprecation {
+    pub factor: i64,
+    pub offset: i64,
+}
+
+impl Deprecation {
+    /// Whether counters `helpful` and `harmful` meet the rule.
+    pub fn met(self, helpful: i64, harmful: i64) -> bool {
+        harmful > 0
+            && harmful
+                >= self
+                    .factor
+                    .saturating_mul(helpful)
+                    .saturating_add(self.offset)
+    }
 }
 
 /// One delta: the unit that is accepted or refused as a whole.
@@ -236,7 +291,8 @@ pub struct Delta {
     /// The delta's own ID, when its dialect has one: what a playbook
     /// records to apply it exactly once.
     pub id: Option<String>,
-    pub dialect: Dialect,
+    /// How it is applied: its dialect's rules.
+    pub rules: Rules,
     /// Where the delta is in its file.
     pub span: Span,
     /// vAgenda's `baseDocumentSequence`.
@@ -256,10 +312,12 @@ pub struct Delta {
 }
 
 impl Delta {
-    pub fn new(dialect: Dialect, span: Span) -> Self {
+    /// A delta with the plain rules, which the registry replaces with
+    /// its dialect's when it reads one.
+    pub fn new(span: Span) -> Self {
         Delta {
             id: None,
-            dialect,
+            rules: Rules::PLAIN,
             span,
             base_sequence: None,
             base_event: None,

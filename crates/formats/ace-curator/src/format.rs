@@ -5,7 +5,7 @@ use ace_format::{
     CheckCtx, Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, DocumentCheck, Sniff,
     WrittenDelta,
 };
-use ace_model::delta::Delta;
+use ace_model::delta::{Delta, Deprecation, Rules};
 use ace_model::Diagnostic;
 
 pub struct CuratorJson;
@@ -44,6 +44,23 @@ pub struct AceDeltas;
 pub static ACEDELTA: AceDeltas = AceDeltas;
 
 impl DeltaDialect for AceDeltas {
+    /// The curator spec: a bullet whose section and text the playbook
+    /// has is refused; a bullet is deprecated once harmful > helpful; a
+    /// section the curator adds weighs 0.5; a bullet keeps its source
+    /// only where the playbook keeps provenance.
+    fn rules(&self) -> Rules {
+        Rules {
+            unique_text: true,
+            deprecate: Some(Deprecation {
+                factor: 1,
+                offset: 1,
+            }),
+            new_section_weight: Some(0.5),
+            provenance_where_kept: true,
+            ..Rules::PLAIN
+        }
+    }
+
     fn name(&self) -> &'static str {
         "acedelta"
     }

@@ -5,7 +5,7 @@
 //! with the curator's own reason codes.
 
 use ace_jsonspan::Node;
-use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::delta::{Change, Delta, Op, Reason, Target};
 use ace_model::{normalize, Diagnostic, Entry, Provenance, Severity, Span};
 use serde_json::Value;
 
@@ -130,7 +130,7 @@ fn read_lines(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Diagnost
 /// counters grow by the delta's, its text and provenance are the delta's),
 /// or `deprecate` it.
 fn ace_delta(n: &Node) -> Delta {
-    let mut d = Delta::new(Dialect::AceBeads, n.span);
+    let mut d = Delta::new(n.span);
     d.id = text_of(n.get("id"));
     let meta = n.get("metadata");
     let m = |k: &str| meta.and_then(|m| m.get(k));
@@ -211,7 +211,7 @@ fn ace_delta(n: &Node) -> Delta {
 /// content|text, bullet_id}`; a `null` delta proposes nothing. The curator's
 /// gate applies to the insight's confidence and evidence.
 fn insight(n: &Node, opts: &Options) -> Delta {
-    let mut d = Delta::new(Dialect::AceBeads, n.span);
+    let mut d = Delta::new(n.span);
     d.id = text_of(n.get("id"));
     d.created_at = text_of(n.get("timestamp"));
     let Some(delta) = n.get("delta").filter(|x| x.members().is_some()) else {

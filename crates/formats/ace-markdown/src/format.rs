@@ -6,7 +6,7 @@ use ace_format::{
     Confidence, Curation, DeltaDialect, DeltaReadCtx, LintProfile, PlaybookFormat, Read, ReadCtx,
     Sniff, Syntax, WriteCtx,
 };
-use ace_model::delta::Delta;
+use ace_model::delta::{Delta, Rules};
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
@@ -129,6 +129,16 @@ pub struct CuratorOps;
 pub static CURATOR_OPS: CuratorOps = CuratorOps;
 
 impl DeltaDialect for CuratorOps {
+    /// The paper's code: a section the playbook lacks is filed under
+    /// OTHERS, where it has one; a new section is titled in capitals.
+    fn rules(&self) -> Rules {
+        Rules {
+            unknown_section_under: Some("others"),
+            capital_titles: true,
+            ..Rules::PLAIN
+        }
+    }
+
     fn name(&self) -> &'static str {
         "curator-ops"
     }

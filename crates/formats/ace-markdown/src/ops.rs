@@ -5,7 +5,7 @@
 //! The paper's code implements `ADD` only; each operation is one delta.
 
 use ace_jsonspan::Node;
-use ace_model::delta::{Change, Delta, Dialect, Op, Reason};
+use ace_model::delta::{Change, Delta, Op, Reason};
 use ace_model::{Diagnostic, Entry};
 
 fn is_operation(n: &Node) -> bool {
@@ -28,7 +28,7 @@ pub fn read_operations(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
 }
 
 fn operation(n: &Node) -> Delta {
-    let mut d = Delta::new(Dialect::Paper, n.span);
+    let mut d = Delta::new(n.span);
     let text = |k: &str| n.get(k).and_then(Node::as_str).map(str::to_owned);
     d.created_at = text("timestamp");
     let kind = text("operation_type").unwrap_or_default();

@@ -6,7 +6,7 @@ use ace_format::{
     DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Read, ReadCtx, Sniff,
     Syntax, WriteCtx, WriteOption, WrittenDelta,
 };
-use ace_model::delta::Delta;
+use ace_model::delta::{Delta, Rules};
 use ace_model::WriteReport;
 use ace_model::{Diagnostic, Playbook};
 
@@ -164,6 +164,18 @@ pub struct SkillDeltas;
 pub static SKILL_DELTA: SkillDeltas = SkillDeltas;
 
 impl DeltaDialect for SkillDeltas {
+    /// The skill spec: new bullets are stamped, the playbook's
+    /// `metadata.last_curated` is set, and `--compat skill-script`
+    /// applies a delta as `merge_deltas.py` does.
+    fn rules(&self) -> Rules {
+        Rules {
+            stamp_new: true,
+            script: true,
+            stamp_curated: true,
+            ..Rules::PLAIN
+        }
+    }
+
     fn name(&self) -> &'static str {
         "skill-delta"
     }

@@ -5,7 +5,7 @@
 //! refuses it.
 
 use ace_jsonspan::Node;
-use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::delta::{Change, Delta, Op, Reason, Target};
 use ace_model::{Diagnostic, Severity, Span};
 
 use crate::delta::{kind_of, DocumentKind};
@@ -52,7 +52,7 @@ pub fn read_delta(text: &str) -> Result<Option<Delta>, Diagnostic> {
             .or_else(|| root.get("normalized_delta"))
             .unwrap_or(root),
     };
-    let mut delta = Delta::new(Dialect::Skill, root.span);
+    let mut delta = Delta::new(root.span);
     delta.id = node
         .get("delta_id")
         .and_then(Node::as_str)

@@ -23,7 +23,7 @@
 use std::collections::HashSet;
 
 use ace_jsonspan::{Kind, Node};
-use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::delta::{Change, Delta, Op, Reason, Target};
 use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
 use serde_json::{json, Map, Value};
 
@@ -354,7 +354,7 @@ fn batch<'n>(
     generation: Generation,
     ops: impl Iterator<Item = std::borrow::Cow<'n, Node>>,
 ) -> Delta {
-    let mut delta = Delta::new(Dialect::Kayba, span);
+    let mut delta = Delta::new(span);
     for op in ops {
         let mut r = Reader {
             delta,

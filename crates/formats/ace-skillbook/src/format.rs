@@ -149,6 +149,16 @@ pub struct KaybaBatches;
 pub static KAYBA_BATCH: KaybaBatches = KaybaBatches;
 
 impl ace_format::DeltaDialect for KaybaBatches {
+    /// kayba's `apply_update`: an operation on an ID the skillbook lacks
+    /// is passed over; new skills are stamped.
+    fn rules(&self) -> ace_model::delta::Rules {
+        ace_model::delta::Rules {
+            skip_unknown_ids: true,
+            stamp_new: true,
+            ..ace_model::delta::Rules::PLAIN
+        }
+    }
+
     fn name(&self) -> &'static str {
         "kayba-batch"
     }

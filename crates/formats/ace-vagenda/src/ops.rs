@@ -4,7 +4,7 @@
 //! [`crate::check_patch`] report in it.
 
 use ace_jsonspan::Node;
-use ace_model::delta::{Change, Delta, Dialect, Op, Reason, Target};
+use ace_model::delta::{Change, Delta, Op, Reason, Target};
 use ace_model::{Diagnostic, Severity};
 use serde_json::Value;
 
@@ -80,7 +80,7 @@ pub fn read_patch(text: &str, syntax: Syntax) -> Result<Option<Delta>, Diagnosti
     }
     let doc = reader::parse(text, syntax)?;
     let root = &doc.root;
-    let mut delta = Delta::new(Dialect::VAgenda, root.span);
+    let mut delta = Delta::new(root.span);
     delta.base_sequence = root
         .get("baseDocumentSequence")
         .and_then(|n| n.to_value().as_i64());
@@ -157,7 +157,7 @@ pub fn read_events(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
 }
 
 fn event(n: &Node) -> Delta {
-    let mut d = Delta::new(Dialect::VAgenda, n.span);
+    let mut d = Delta::new(n.span);
     let text = |k: &str| n.get(k).and_then(Node::as_str).map(str::to_owned);
     d.id = text("eventId");
     d.created_at = text("createdAt");

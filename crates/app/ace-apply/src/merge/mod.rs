@@ -444,10 +444,7 @@ pub fn theirs_way(conflicts: &[Conflict], merged: &Playbook, theirs: &Playbook) 
             .find(|e| e.id == name || (e.id.is_empty() && e.content == name))
             .cloned()
     };
-    let mut d = Delta::new(
-        ace_model::delta::Dialect::VAgenda,
-        ace_model::Span::default(),
-    );
+    let mut d = Delta::new(ace_model::Span::default());
     let mut done: Vec<&str> = Vec::new();
     for c in conflicts {
         if done.contains(&c.entry.as_str()) {
