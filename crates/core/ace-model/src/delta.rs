@@ -264,9 +264,10 @@ impl Rules {
     };
 }
 
-/// When an entry a delta touched is deprecated: once `harmful >= factor
-/// * helpful + offset`, and it was found harmful at least once (the
-/// curator spec's "harmful > helpful" is factor 1, offset 1).
+/// When an entry a delta touched is deprecated: once harmful is at least
+/// `factor` times helpful plus `offset`, and it was found harmful at
+/// least once (the curator spec's "harmful > helpful" is factor 1, offset
+/// 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Deprecation {
     pub factor: i64,
