@@ -185,7 +185,7 @@ proptest! {
         };
         let a = run(&ds);
         let b = run(&shuffled);
-        if format.imp().curation(&ace_model::Playbook::default()).ids.ordered() {
+        if format.imp().curation(&ace_model::Playbook::default()).ids.ordered {
             prop_assert_eq!(&a, &b, "{}", format);
             // One batch in either order gives the same bytes too.
             prop_assert_eq!(&step(format, &text, &shuffled).0, &a, "{} batch", format);

@@ -5,7 +5,8 @@
 //! a difference written in it and applied back, and the apply pipeline
 //! (`tests/support/dialects.rs`). None of those checks names a dialect.
 
-use ace_model::delta::{Change, Delta, Op, Target};
+use ace_model::delta::{Change, Delta, Deprecation, Op, Rules, Target};
+use ace_model::mint::{IdScheme, Stem};
 use ace_model::{rules, Diagnostic, Entry, Span};
 use ace_registry::{
     Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, Registry, Sniff, WrittenDelta,
@@ -91,6 +92,24 @@ impl DeltaDialect for TestOps {
         Ok(Some(vec![delta]))
     }
 
+    /// Rules no built-in dialect has: the entries it adds without an ID
+    /// are numbered `tst-NNNN`, and a touched entry is deprecated once
+    /// harmful is at least twice helpful.
+    fn rules(&self) -> Rules {
+        Rules {
+            ids: Some(IdScheme {
+                stem: Stem::Text("tst"),
+                width: 4,
+                ..IdScheme::PREFIXED
+            }),
+            deprecate: Some(Deprecation {
+                factor: 2,
+                offset: 0,
+            }),
+            ..Rules::PLAIN
+        }
+    }
+
     fn writes(&self) -> bool {
         true
     }
@@ -170,4 +189,55 @@ fn the_diff_then_apply_check_covers_it() {
 #[test]
 fn the_apply_pipeline_covers_it() {
     dialects::the_pipeline_applies_every_dialect(&registry());
+}
+
+/// Its rules are its own, and the engine applies them: an entry added
+/// without an ID is numbered in its scheme, whatever the playbook's, and
+/// an entry found harmful twice as often as helpful is deprecated (a
+/// format with statuses keeps it so; the markdown playbook removes it).
+#[test]
+fn the_engine_applies_its_own_rules() {
+    let r = registry();
+    let delta = json!({KEY: [
+        {"op": "add", "entry": {"id": "", "section": "strategies", "content": "Name things for what they do."}},
+        {"op": "count", "id": "str-00001", "harmful": 2},
+        {"op": "count", "id": "str-00002", "harmful": 1}
+    ]})
+    .to_string();
+    let text = "## STRATEGIES\n[str-00001] helpful=1 harmful=0 :: Check the input first.\n[str-00002] helpful=1 harmful=0 :: Keep functions small.\n";
+    let format = r.by_name("markdown").unwrap();
+    let playbook = ace_registry::read(format, text).unwrap().playbook;
+    let opts = ace_apply::RunOptions {
+        registry: &r,
+        dialect: None,
+        read: Default::default(),
+        apply: ace_apply::Options {
+            now: "2026-01-02T00:00:00Z".into(),
+            ..ace_apply::Options::default()
+        },
+    };
+    let applied = ace_apply::run(
+        ace_apply::Subject {
+            format,
+            text,
+            companion: None,
+            playbook,
+        },
+        &[ace_apply::DeltaSource {
+            name: "delta",
+            file_name: None,
+            text: &delta,
+        }],
+        &opts,
+    );
+    assert_eq!(applied.refused(), 0, "{}", applied.report_json());
+    let ids: Vec<&str> = applied
+        .playbook
+        .entries
+        .iter()
+        .map(|e| e.id.as_str())
+        .collect();
+    // str-00001 (helpful 1, harmful 2) is deprecated, and the markdown
+    // playbook has no status: it is removed. str-00002 (1, 1) stays.
+    assert_eq!(ids, ["str-00002", "tst-0001"]);
 }

@@ -12,7 +12,7 @@ use ace_model::delta::{copy_field, Change, Delta, Reason, Refusal, Rules, Target
 use ace_model::ids::natural_cmp;
 use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
 
-use crate::ids::Allocator;
+use ace_model::mint::Allocator;
 use ace_registry::AppliedDelta;
 
 use crate::{Compat, Options, Traits};
@@ -153,7 +153,8 @@ struct State<'p> {
     /// Whether an old entry was removed: [`OfSection::least_from`] counts
     /// them all.
     removed_old: bool,
-    alloc: Option<Allocator>,
+    /// The allocator of new IDs, with the scheme a delta named for it.
+    alloc: Option<(Option<ace_model::mint::IdScheme>, Allocator)>,
     applied_ids: Option<HashSet<String>>,
     sequence: Option<i64>,
     minted: Vec<(String, String)>,
@@ -244,6 +245,30 @@ impl<'p> State<'p> {
         self.applied_ids.as_ref().expect("built above")
     }
 
+    /// A new ID for `e`: in `scheme` where a delta's rules name one, else
+    /// in the playbook's own, dated by `day`; `seed` gives a hash. No
+    /// entry has it, nor any given so far.
+    fn mint(
+        &mut self,
+        e: &Entry,
+        scheme: Option<ace_model::mint::IdScheme>,
+        day: &str,
+        seed: Option<&str>,
+    ) -> String {
+        if self.alloc.as_ref().map(|a| a.0) != Some(scheme) {
+            let mut a = match scheme {
+                Some(s) => Allocator::with(self.pb, s, self.traits.counter),
+                None => Allocator::new(self.pb, self.traits.ids, self.traits.counter),
+            };
+            for (_, added) in &self.added {
+                a.take(&added.id);
+            }
+            self.alloc = Some((scheme, a));
+        }
+        let (_, alloc) = self.alloc.as_mut().expect("made above");
+        alloc.mint(self.pb, e, &self.traits.sections, day, seed)
+    }
+
     /// The section key `name` means: a section whose key or title it is,
     /// or whose title reads as the same key (`STRATEGIES & INSIGHTS` for
     /// `strategies_and_insights`). A new section otherwise, unless the
@@ -317,7 +342,7 @@ impl<'p> State<'p> {
         let live = |i: &&usize| !self.gone_old[**i];
         if let Some(section) = m.get(&e.section) {
             let list = &section.list;
-            if !self.traits.ids.ordered() {
+            if !self.traits.ids.ordered {
                 if let Some(&last) = list.iter().rev().find(live) {
                     return last + 1;
                 }
@@ -672,13 +697,10 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                     e.section = Some(st.section(&s, &d.rules));
                 }
                 if e.id.is_empty() || st.by_id.contains_key(&e.id) {
-                    let alloc = st.alloc.get_or_insert_with(|| {
-                        Allocator::new(st.pb, st.traits.ids, st.traits.counter)
-                    });
                     let today = now.get(..10).unwrap_or("1970-01-01");
-                    e.id = alloc.mint(st.pb, &e, &st.traits.sections, today, d.id.as_deref());
+                    e.id = st.mint(&e, d.rules.ids, today, d.id.as_deref());
                     st.minted.push((label.to_owned(), e.id.clone()));
-                } else if let Some(a) = st.alloc.as_mut() {
+                } else if let Some((_, a)) = st.alloc.as_mut() {
                     a.take(&e.id);
                 }
                 // In a file without statuses every entry is active: a
@@ -1045,7 +1067,7 @@ pub fn apply(
         saved,
         ..
     } = st;
-    let removed = rebuild(pb, added, &gone_old, &gone_new, traits.ids.ordered());
+    let removed = rebuild(pb, added, &gone_old, &gone_new, traits.ids.ordered);
     originals.extend(removed.into_iter().filter(|(i, _)| !saved.contains(i)));
     originals.sort_by_key(|(i, _)| *i);
     out.before = ace_model::Before {

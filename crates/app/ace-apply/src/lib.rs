@@ -14,7 +14,6 @@
 pub mod dedup;
 pub mod diff;
 mod engine;
-mod ids;
 pub mod into;
 pub mod merge;
 pub mod pipeline;

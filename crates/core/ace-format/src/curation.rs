@@ -6,36 +6,7 @@ use std::collections::HashMap;
 
 use ace_model::Playbook;
 
-/// How a format numbers the entries a delta adds without an ID, when the
-/// playbook has no IDs of its own whose scheme they follow (a playbook
-/// that has some is numbered the way most of them are).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum IdScheme {
-    /// `prefix-NNNNN`, the prefix from the entry's section: the markdown
-    /// playbook format's IDs, and kayba's `section-NNNNN`.
-    #[default]
-    Prefixed,
-    /// `bullet-YYYY-MM-DD-NNN`, dated by the day it was added: the skill's.
-    Dated,
-    /// Eight hex digits: the ace_beads curator's.
-    Hex,
-    /// kayba's: `{first word of the section, lower-cased}-NNNNN` from one
-    /// counter for the whole file, kept in the file ([`Curation::counter`]).
-    Counter,
-}
-
-impl IdScheme {
-    /// Whether the IDs tell the order entries were added in: numbered and
-    /// dated IDs do, so a new entry is placed among those at its section's
-    /// end by ID, and appends from two branches land in one order whichever
-    /// merges first. Hash IDs carry no order: a new entry goes at the end of
-    /// its section, as the curator spec appends; so do kayba's, whose
-    /// `sections` index lists a section's skills in the order they came
-    /// (a skill may be given an ID of any shape).
-    pub fn ordered(self) -> bool {
-        !matches!(self, IdScheme::Hex | IdScheme::Counter)
-    }
-}
+pub use ace_model::mint::IdScheme;
 
 /// The pairs of entry IDs a playbook keeps apart on purpose.
 pub type KeptApart = fn(&ace_model::Playbook) -> Vec<(String, String)>;
@@ -60,7 +31,7 @@ pub struct Curation {
     /// entry provenance.
     pub ledger: Option<&'static dyn Ledger>,
     /// The number the file's own counter gave last (kayba's `next_id`),
-    /// for [`IdScheme::Counter`]: the next new entry takes the one after.
+    /// for a shared [`IdScheme`]: the next new entry takes the one after.
     pub counter: Option<fn(&ace_model::Playbook) -> u64>,
     /// Pairs of entry IDs the file records as kept apart on purpose
     /// (kayba's `similarity_decisions` of `KEEP`): de-duplication never

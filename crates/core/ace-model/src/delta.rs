@@ -246,6 +246,9 @@ pub struct Rules {
     /// The playbook's `metadata.last_curated`, where it has one, is set
     /// to the time of applying.
     pub stamp_curated: bool,
+    /// The scheme the entries it adds without an ID are numbered in,
+    /// whatever the playbook's; `None`: the playbook's own.
+    pub ids: Option<crate::mint::IdScheme>,
 }
 
 impl Rules {
@@ -261,6 +264,7 @@ impl Rules {
         provenance_where_kept: false,
         script: false,
         stamp_curated: false,
+        ids: None,
     };
 }
 

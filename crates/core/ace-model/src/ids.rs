@@ -122,16 +122,6 @@ pub struct IdChange {
     pub new: String,
 }
 
-/// The prefix kayba's `_generate_id` gives a skill of `section`: its
-/// first word, lower-cased (`skill` for none); its IDs are
-/// `{prefix}-{n:05}` from one counter.
-pub fn kayba_prefix(section: Option<&str>) -> String {
-    section
-        .and_then(|s| s.split_whitespace().next())
-        .unwrap_or("skill")
-        .to_lowercase()
-}
-
 /// The prefix a new ID gets for `e`: its section's prefix, the prefix of
 /// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
 /// first three letters, or the table's prefix for the entry's kind; `oth`

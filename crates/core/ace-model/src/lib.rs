@@ -15,6 +15,7 @@ pub mod ids;
 pub mod keys;
 pub mod loss;
 pub mod mapping;
+pub mod mint;
 mod model;
 pub mod normalize;
 pub mod rules;

@@ -58,7 +58,7 @@ impl PlaybookFormat for AgentsMd {
     /// bullet; a line-based file.
     fn curation(&self, _: &Playbook) -> Curation {
         Curation {
-            ids: IdScheme::Hex,
+            ids: IdScheme::HEX,
             provenance: true,
             line_based: true,
             dialect: Some("acedelta"),

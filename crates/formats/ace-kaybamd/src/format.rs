@@ -80,7 +80,7 @@ impl PlaybookFormat for KaybaMarkdown {
     /// with no bookkeeping fields.
     fn curation(&self, _: &Playbook) -> Curation {
         Curation {
-            ids: IdScheme::Counter,
+            ids: IdScheme::SECTION_COUNTER,
             line_based: true,
             ..Curation::default()
         }

@@ -483,7 +483,7 @@ pub fn read(text: &str) -> ReadOutput {
     for s in &mut skills {
         if shape == Shape::List {
             n += 1;
-            let prefix = ace_model::ids::kayba_prefix(s.section.as_deref());
+            let prefix = ace_model::mint::section_word(s.section.as_deref());
             s.id = format!("{prefix}-{n:05}");
         }
     }

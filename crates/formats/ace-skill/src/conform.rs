@@ -4,9 +4,11 @@
 //! date-times, statuses from its enum, and no keys it does not list. Each
 //! change is reported; a skill file read with its layout never comes here.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use ace_model::ids::{self, IdChange};
+use ace_model::mapping::SectionMap;
+use ace_model::mint::{Allocator, IdScheme};
 use ace_model::time::{self, Shape};
 use ace_model::{rules, Entry, Evidence, LossEntry, Losses, Playbook, Status};
 use serde_json::Value;
@@ -145,63 +147,17 @@ fn entry_date(e: &Entry) -> Option<&str> {
 }
 
 /// New IDs `bullet-DATE-NNN`: the entry's date, and for each date the
-/// numbers after the highest one the playbook already has.
+/// numbers after the highest one the playbook already has; past 999 on
+/// one date, the next date with a number free (the schema's three
+/// digits).
 fn new_ids(pb: &Playbook, fallback: &str) -> (Playbook, Vec<IdChange>) {
-    let mut highest: HashMap<String, u64> = HashMap::new();
-    for e in pb.entries.iter().filter(|e| is_bullet_id(&e.id)) {
-        let n: u64 = e.id[18..].parse().unwrap_or(0);
-        let h = highest.entry(e.id[7..17].to_owned()).or_default();
-        *h = (*h).max(n);
-    }
-    // For each date an entry starts from, the date its last ID was taken
-    // on: every day before that is full for good (numbers only grow), so
-    // the next search starts there. Searching from the start each time
-    // walked a day more per 999 entries of one date: a million entries took
-    // a minute.
-    let mut resume: HashMap<String, String> = HashMap::new();
+    let mut alloc = Allocator::with(pb, IdScheme::DATED, 0);
+    let sections = SectionMap::default();
     let minted = ids::reallocate_by(pb, is_bullet_id, |e| {
-        // The schema's IDs have three digits: past 999 on one date, the
-        // next date with a number free is taken.
-        let start = entry_date(e).unwrap_or(fallback);
-        let mut date = resume
-            .get(start)
-            .cloned()
-            .unwrap_or_else(|| start.to_owned());
-        loop {
-            let n = highest.entry(date.clone()).or_default();
-            if *n < 999 {
-                *n += 1;
-                let id = format!("bullet-{date}-{:03}", *n);
-                resume.insert(start.to_owned(), date);
-                return id;
-            }
-            match next_day(&date) {
-                Some(d) => date = d,
-                None => return format!("bullet-{date}-{:03}", 999),
-            }
-        }
+        let day = entry_date(e).unwrap_or(fallback);
+        alloc.mint(pb, e, &sections, day, None)
     });
     minted.unwrap_or_else(|| (pb.clone(), Vec::new()))
-}
-
-/// The day after `YYYY-MM-DD` (proleptic Gregorian); `None` past 9999.
-fn next_day(date: &str) -> Option<String> {
-    let y: u32 = date.get(0..4)?.parse().ok()?;
-    let m: u32 = date.get(5..7)?.parse().ok()?;
-    let d: u32 = date.get(8..10)?.parse().ok()?;
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    let (y, m, d) = match (d < days, m < 12) {
-        (true, _) => (y, m, d + 1),
-        (false, true) => (y, m + 1, 1),
-        (false, false) => (y + 1, 1, 1),
-    };
-    (y <= 9999).then(|| format!("{y:04}-{m:02}-{d:02}"))
 }
 
 fn entry(e: &mut Entry, table: &HashSet<String>, losses: &mut Vec<LossEntry>) {
@@ -569,9 +525,6 @@ mod tests {
 
     #[test]
     fn past_999_ids_a_day_the_next_free_day_is_taken() {
-        assert_eq!(next_day("2024-02-28").as_deref(), Some("2024-02-29"));
-        assert_eq!(next_day("2025-02-28").as_deref(), Some("2025-03-01"));
-        assert_eq!(next_day("2025-12-31").as_deref(), Some("2026-01-01"));
         let mut pb = Playbook::default();
         for i in 0..1001 {
             let mut e = Entry::new(format!("e{i}"), "Check the input first.");

@@ -117,7 +117,7 @@ impl PlaybookFormat for SkillJson {
     /// `metadata`.
     fn curation(&self, _: &Playbook) -> Curation {
         Curation {
-            ids: IdScheme::Dated,
+            ids: IdScheme::DATED,
             status: true,
             timestamps: true,
             ledger: Some(&LEDGER),

@@ -728,7 +728,7 @@ pub fn write_batch(
     // kayba would number as it is numbered here is left to kayba, and its
     // `next_id` ends past them as it did here.
     let number = |e: &Entry| -> Option<u64> {
-        let prefix = ace_model::ids::kayba_prefix(e.section.as_deref());
+        let prefix = ace_model::mint::section_word(e.section.as_deref());
         let n = e.id.strip_prefix(prefix.as_str())?.strip_prefix('-')?;
         n.bytes()
             .all(|b| b.is_ascii_digit())
@@ -782,7 +782,7 @@ pub fn write_batch(
                 }
                 // The ID kayba's counter gives next is left to it, so that
                 // its `next_id` moves on as it did here.
-                let prefix = ace_model::ids::kayba_prefix(e.section.as_deref());
+                let prefix = ace_model::mint::section_word(e.section.as_deref());
                 if e.id == format!("{prefix}-{:05}", counter + 1) {
                     counter += 1;
                 } else if !e.id.is_empty() {

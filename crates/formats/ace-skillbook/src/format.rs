@@ -101,7 +101,7 @@ impl PlaybookFormat for Skillbook {
             // `active` (v2) and `status` (0.7 to 0.10): a deprecation
             // keeps the skill, as kayba's soft removal does.
             status: true,
-            ids: IdScheme::Counter,
+            ids: IdScheme::SECTION_COUNTER,
             counter: Some(next_id),
             kept_apart: Some(kept_apart),
             dialect: Some("kayba-batch"),

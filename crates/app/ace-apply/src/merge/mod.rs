@@ -99,7 +99,7 @@ pub struct Fresh {
 impl Default for Fresh {
     fn default() -> Self {
         Fresh {
-            ids: ace_registry::IdScheme::Prefixed,
+            ids: ace_registry::IdScheme::PREFIXED,
             counter: 0,
             sections: Default::default(),
             today: "1970-01-01".into(),
@@ -191,7 +191,7 @@ pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh)
             _ => None,
         })
         .collect();
-    let mut alloc: Option<crate::ids::Allocator> = None;
+    let mut alloc: Option<ace_model::mint::Allocator> = None;
     let mut renumbered: Vec<Renumbered> = Vec::new();
     let mut joined: Vec<Joined> = Vec::new();
     let mut counts: Vec<Change> = Vec::new();
@@ -228,7 +228,7 @@ pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh)
                 let mut e = e.clone();
                 if !e.id.is_empty() && ours_by_id.contains_key(e.id.as_str()) {
                     let alloc = alloc.get_or_insert_with(|| {
-                        let mut a = crate::ids::Allocator::new(ours, fresh.ids, fresh.counter);
+                        let mut a = ace_model::mint::Allocator::new(ours, fresh.ids, fresh.counter);
                         for id in &theirs_new_ids {
                             a.take(id);
                         }
