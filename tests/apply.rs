@@ -1,9 +1,7 @@
 //! The apply engine against the specs' own merge algorithms, written here
 //! from their text, and against the corpus deltas.
 
-use std::sync::Arc;
-
-use ace_apply::{Compat, Options, Traits};
+use ace_apply::{Compat, Options};
 use ace_model::Playbook;
 use ace_registry::{Format, WriteCtx};
 use ace_tests::{corpus_dir, corpus_files, fixture};
@@ -40,7 +38,7 @@ fn apply(
         now: NOW.into(),
         ..Options::default()
     };
-    let t = Traits::of(format, &pb, Arc::default());
+    let t = format.imp().curation(&pb);
     let outcome = ace_apply::apply(&mut pb, all.clone(), &t, &opts);
     let ctx = WriteCtx::default().with_now(Some(NOW.into()));
     let text = ace_tests::applied_text(format, playbook, &outcome, &pb, &ctx);
@@ -512,7 +510,7 @@ fn an_acedelta_batch_into_the_real_ace_beads_pair() {
         now: NOW.into(),
         ..Options::default()
     };
-    let t = Traits::of(format, &pb, Arc::default());
+    let t = format.imp().curation(&pb);
     let outcome = ace_apply::apply(&mut pb, all.clone(), &t, &opts);
     let verdicts: Vec<&str> = outcome
         .verdicts

@@ -4,9 +4,8 @@
 //! an error-level finding.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use ace_apply::{Options, Traits};
+use ace_apply::Options;
 use ace_model::delta::{Change, Delta, Op, Reason, Target};
 use ace_model::{Entry, Severity, Span};
 use ace_registry::{Format, WriteCtx};
@@ -50,7 +49,7 @@ fn bases() -> Vec<(Format, String)> {
 fn step(format: Format, text: &str, deltas: &[Delta]) -> (String, ace_apply::Outcome) {
     let before = ace_registry::read(format, text).expect("reads").playbook;
     let mut pb = before.clone();
-    let t = Traits::of(format, &pb, Arc::default());
+    let t = format.imp().curation(&pb);
     let opts = Options {
         now: NOW.into(),
         ..Options::default()
@@ -240,7 +239,7 @@ fn an_empty_delta_is_a_byte_identical_no_op() {
     for (format, text) in bases() {
         let before = ace_registry::read(format, &text).unwrap().playbook;
         let mut pb = before.clone();
-        let t = Traits::of(format, &pb, Arc::default());
+        let t = format.imp().curation(&pb);
         let mut d = Delta::new(Span::default());
         d.id = Some("empty".into());
         let outcome = ace_apply::apply(&mut pb, vec![(0, d.clone())], &t, &Options::default());

@@ -1,10 +1,8 @@
 //! ace-diff's library: the delta of a difference, applied by the engine to
 //! the old playbook, gives the new playbook's entries.
 
-use std::sync::Arc;
-
 use ace_apply::diff::diff;
-use ace_apply::{Options, Traits};
+use ace_apply::Options;
 use ace_model::{Entry, Playbook, Status};
 use ace_registry::Format;
 use proptest::prelude::*;
@@ -124,7 +122,7 @@ fn edited(base: &Playbook, edits: &[(usize, Edit)], added: &[Entry]) -> Playbook
 fn engine(pb: &Playbook, d: ace_model::delta::Delta) -> Playbook {
     let mut pb = pb.clone();
     let format = Format::from_name("json").unwrap();
-    let t = Traits::of(format, &pb, Arc::default());
+    let t = format.imp().curation(&pb);
     let opts = Options {
         now: NOW.into(),
         ..Options::default()

@@ -5,10 +5,9 @@
 //! and on the successive versions of real playbooks in the corpus.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use ace_apply::diff::diff;
-use ace_apply::{Options, Traits};
+use ace_apply::Options;
 use ace_model::{normalize, Entry, Playbook, Status};
 use ace_registry::{DeltaDialect, Format};
 use ace_tests::corpus_dir;
@@ -61,7 +60,7 @@ fn round_trip(
         ..Options::default()
     };
     let mut pb = old.clone();
-    let t = Traits::of(format, &pb, Arc::default());
+    let t = format.imp().curation(&pb);
     let batch: Vec<(usize, ace_model::delta::Delta)> = deltas.into_iter().enumerate().collect();
     let outcome = ace_apply::apply(&mut pb, batch.clone(), &t, &opts);
     let refused: Vec<String> = outcome
@@ -270,7 +269,7 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
         new.entries.push(added);
         if new.entries.len() > 3 {
             let last_old = new.entries.len() - 2;
-            match Traits::of(format, &new, Arc::default()).status {
+            match format.imp().curation(&new).status {
                 true => new.entries[last_old].status = Some(Status::Deprecated),
                 false => {
                     new.entries.remove(last_old);

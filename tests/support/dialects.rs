@@ -4,9 +4,7 @@
 //! given, so that a dialect registered by a test alone
 //! (`tests/new_dialect.rs`) is covered as the built-in ones are.
 
-use std::sync::Arc;
-
-use ace_apply::{DeltaSource, Options, RunOptions, Subject, Traits};
+use ace_apply::{DeltaSource, Options, RunOptions, Subject};
 use ace_model::{Entry, Playbook, Status};
 use ace_registry::{DeltaDialect, Format, Registry, Sniff};
 
@@ -148,7 +146,7 @@ pub fn a_diff_applied_gives_the_new_entries(registry: &Registry) -> Vec<(&'stati
                 ace_apply::read_deltas(registry, &text, None, Some(dialect), &Default::default())
                     .unwrap_or_else(|e| panic!("{} reads back: {e:?}\n{text}", dialect.name()));
             let mut pb = pair.old.clone();
-            let traits = Traits::of(pair.format, &pb, Arc::default());
+            let traits = pair.format.imp().curation(&pb);
             let opts = Options {
                 now: NOW.into(),
                 ..Options::default()

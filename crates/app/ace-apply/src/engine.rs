@@ -15,7 +15,9 @@ use ace_model::{normalize, Entry, Playbook, Provenance, Section, Span, Status};
 use ace_model::mint::Allocator;
 use ace_registry::AppliedDelta;
 
-use crate::{Compat, Options, Traits};
+use crate::{Compat, Options};
+use ace_model::mapping::BUILT_IN;
+use ace_registry::Curation;
 
 /// What became of one delta.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,7 +140,10 @@ impl OfSection {
 
 struct State<'p> {
     pb: &'p mut Playbook,
-    traits: &'p Traits,
+    /// What the playbook's format keeps and how it numbers entries.
+    curation: &'p Curation,
+    /// The number the file's own counter gave last.
+    counter: u64,
     opts: &'p Options,
     /// The old entries with an ID the deltas name, and every new entry.
     by_id: HashMap<String, Slot>,
@@ -228,7 +233,7 @@ impl<'p> State<'p> {
         if self.applied_ids.is_none() {
             // A format with no provenance records no delta there: nothing
             // to scan.
-            let mut ids: HashSet<String> = if !self.traits.provenance {
+            let mut ids: HashSet<String> = if !self.curation.provenance {
                 HashSet::new()
             } else {
                 self.pb
@@ -237,7 +242,7 @@ impl<'p> State<'p> {
                     .filter_map(|e| e.provenance.as_ref()?.delta_id.clone())
                     .collect()
             };
-            if let Some(ledger) = self.traits.ledger {
+            if let Some(ledger) = self.curation.ledger {
                 ids.extend(ledger.applied(self.pb));
             }
             self.applied_ids = Some(ids);
@@ -257,8 +262,8 @@ impl<'p> State<'p> {
     ) -> String {
         if self.alloc.as_ref().map(|a| a.0) != Some(scheme) {
             let mut a = match scheme {
-                Some(s) => Allocator::with(self.pb, s, self.traits.counter),
-                None => Allocator::new(self.pb, self.traits.ids, self.traits.counter),
+                Some(s) => Allocator::with(self.pb, s, self.counter),
+                None => Allocator::new(self.pb, self.curation.ids, self.counter),
             };
             for (_, added) in &self.added {
                 a.take(&added.id);
@@ -266,7 +271,7 @@ impl<'p> State<'p> {
             self.alloc = Some((scheme, a));
         }
         let (_, alloc) = self.alloc.as_mut().expect("made above");
-        alloc.mint(self.pb, e, &self.traits.sections, day, seed)
+        alloc.mint(self.pb, e, &BUILT_IN, day, seed)
     }
 
     /// The section key `name` means: a section whose key or title it is,
@@ -290,7 +295,7 @@ impl<'p> State<'p> {
         let mut s = Section::new(name);
         // A section the kinds map to (an AcePatch entry's, derived from
         // its kind) gets the title and prefix a reader of the kinds gives.
-        if let Some(row) = self.traits.sections.rows().find(|r| r.key == name) {
+        if let Some(row) = BUILT_IN.rows().find(|r| r.key == name) {
             s.title = Some(row.title.to_owned());
             s.prefix = Some(row.prefix.to_owned());
         }
@@ -342,7 +347,7 @@ impl<'p> State<'p> {
         let live = |i: &&usize| !self.gone_old[**i];
         if let Some(section) = m.get(&e.section) {
             let list = &section.list;
-            if !self.traits.ids.ordered {
+            if !self.curation.ids.ordered {
                 if let Some(&last) = list.iter().rev().find(live) {
                     return last + 1;
                 }
@@ -382,14 +387,14 @@ impl<'p> State<'p> {
     }
 
     fn touch(&mut self, s: Slot) {
-        if self.traits.updated_at {
+        if self.curation.timestamps {
             let now = self.opts.now.clone();
             self.entry_mut(s).updated_at = Some(now);
         }
     }
 
     fn deprecate(&mut self, s: Slot, status: Status, reason: Option<String>) {
-        if self.traits.status {
+        if self.curation.status {
             let e = self.entry_mut(s);
             e.status = Some(status);
             if reason.is_some() {
@@ -705,20 +710,20 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 }
                 // In a file without statuses every entry is active: a
                 // new one's `active` is said by having none.
-                if !st.traits.status && e.status == Some(ace_model::Status::Active) {
+                if !st.curation.status && e.status == Some(ace_model::Status::Active) {
                     e.status = None;
                 }
                 if d.rules.stamp_new {
-                    if st.traits.created_at {
+                    if st.curation.timestamps {
                         e.created_at = Some(now.clone());
                     }
-                    if st.traits.updated_at {
+                    if st.curation.timestamps {
                         e.updated_at = Some(now.clone());
                     }
                 }
                 // An event-log playbook records the event itself.
                 let logged_as_event = d.raw.is_some() && st.heads.is_some();
-                if st.traits.provenance && !logged_as_event {
+                if st.curation.provenance && !logged_as_event {
                     if let Some(id) = &d.id {
                         let p = e.provenance.get_or_insert_with(Box::default);
                         p.delta_id.get_or_insert_with(|| id.clone());
@@ -745,7 +750,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                     count -= 1;
                     continue;
                 };
-                let holds_provenance = st.traits.provenance;
+                let holds_provenance = st.curation.provenance;
                 let e = st.entry_mut(s);
                 for f in fields.iter() {
                     if f == "id" {
@@ -906,7 +911,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                         ));
                         let o = st.entry_mut(ms);
                         o.tags = Some(union_sorted(o.tags.as_ref(), &["merged".into()]));
-                    } else if st.traits.status {
+                    } else if st.curation.status {
                         // The skill spec archives the merged bullet and leaves
                         // its `last_updated` as it was.
                         let o = st.entry_mut(ms);
@@ -987,9 +992,13 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
 pub fn apply(
     pb: &mut Playbook,
     deltas: Vec<(usize, Delta)>,
-    traits: &Traits,
+    curation: &Curation,
     opts: &Options,
 ) -> Outcome {
+    // The document state the playbook was read with.
+    let sequence_before = curation.ledger.and_then(|l| l.sequence(pb));
+    let heads = curation.ledger.and_then(|l| l.event_heads(pb));
+    let counter = curation.counter.map_or(0, |f| f(pb));
     let n = pb.entries.len();
     let shell = ace_model::Before::shell_of(pb);
     // Only the IDs the deltas name are looked up: a map of those, filled
@@ -1018,7 +1027,8 @@ pub fn apply(
     }
     let mut st = State {
         pb,
-        traits,
+        curation,
+        counter,
         opts,
         by_id,
         by_key: None,
@@ -1029,12 +1039,12 @@ pub fn apply(
         removed_old: false,
         alloc: None,
         applied_ids: None,
-        sequence: traits.sequence,
+        sequence: sequence_before,
         minted: Vec::new(),
         logged: Vec::new(),
         originals: Vec::new(),
         saved: HashSet::new(),
-        heads: traits.event_heads.clone(),
+        heads,
         raw_events: Vec::new(),
     };
     let mut out = Outcome::default();
@@ -1067,15 +1077,15 @@ pub fn apply(
         saved,
         ..
     } = st;
-    let removed = rebuild(pb, added, &gone_old, &gone_new, traits.ids.ordered);
+    let removed = rebuild(pb, added, &gone_old, &gone_new, curation.ids.ordered);
     originals.extend(removed.into_iter().filter(|(i, _)| !saved.contains(i)));
     originals.sort_by_key(|(i, _)| *i);
     out.before = ace_model::Before {
         shell,
         originals: originals.into_iter().map(|(_, e)| e).collect(),
     };
-    if let Some(ledger) = traits.ledger {
-        if let (Some(seq), Some(before)) = (sequence, traits.sequence) {
+    if let Some(ledger) = curation.ledger {
+        if let (Some(seq), Some(before)) = (sequence, sequence_before) {
             if seq != before {
                 ledger.set_sequence(pb, seq);
             }

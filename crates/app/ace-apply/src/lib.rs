@@ -4,7 +4,8 @@
 //! applied whole or not at all. What the engine needs of the playbook's
 //! format (its ID scheme, whether it holds a status, provenance,
 //! timestamps, where it records applied deltas) comes from the format
-//! ([`ace_registry::Curation`]) as [`Traits`].
+//! ([`ace_registry::Curation`]); what it does beyond a delta's changes,
+//! from the delta's dialect ([`Rules`]).
 //!
 //! [`pipeline`] is the one path from a playbook's text and delta files to
 //! the text to write, which ace-apply, ace-merge and the Python module
@@ -20,11 +21,8 @@ pub mod pipeline;
 pub mod prune;
 pub mod render;
 
-use std::sync::Arc;
-
 use ace_model::delta::Delta;
-use ace_model::mapping::SectionMap;
-use ace_registry::{DeltaDialect, DeltaError, IdScheme, Ledger, Registry};
+use ace_registry::{DeltaDialect, DeltaError, Registry};
 
 pub use ace_model::delta::{Change, Op, Reason, Refusal, Rules, Target};
 pub use engine::{apply, Outcome, Verdict};
@@ -89,74 +87,6 @@ pub fn read_deltas(
         min_evidence: opts.min_evidence,
     };
     registry.read_deltas(text, forced, &ctx)
-}
-
-/// What the engine needs to know of the playbook's format, and of the
-/// playbook's document.
-#[derive(Clone, Default)]
-pub struct Traits {
-    /// Entries have a status: deprecation and archiving set it. Without
-    /// one, a deprecated or merged-away entry is removed.
-    pub status: bool,
-    /// Entries keep provenance, where `ace-apply` records the ID of the
-    /// delta that added or amended them.
-    pub provenance: bool,
-    pub created_at: bool,
-    pub updated_at: bool,
-    /// How new entries are numbered in a playbook with no IDs to follow.
-    pub ids: IdScheme,
-    /// The document's `sequence` (vAgenda), checked against a patch's
-    /// `baseDocumentSequence`.
-    pub sequence: Option<i64>,
-    pub sections: Arc<SectionMap>,
-    /// Where the playbook records the IDs of the deltas applied to it,
-    /// besides entry provenance.
-    pub ledger: Option<&'static dyn Ledger>,
-    /// The last event of each target, when the playbook was read from the
-    /// Playbooks extension's event log: what `prevEventId` is checked
-    /// against.
-    pub event_heads: Option<std::collections::HashMap<String, String>>,
-    /// The number the playbook's own counter gave last, for
-    /// [`IdScheme::Counter`].
-    pub counter: u64,
-}
-
-impl std::fmt::Debug for Traits {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Traits")
-            .field("status", &self.status)
-            .field("provenance", &self.provenance)
-            .field("timestamps", &(self.created_at, self.updated_at))
-            .field("ids", &self.ids)
-            .field("sequence", &self.sequence)
-            .field("ledger", &self.ledger.is_some())
-            .finish()
-    }
-}
-
-impl Traits {
-    /// What `format` tells the curator of its files
-    /// ([`ace_registry::PlaybookFormat::curation`]), and the document state `pb`
-    /// was read with.
-    pub fn of(
-        format: ace_registry::Format,
-        pb: &ace_model::Playbook,
-        sections: Arc<SectionMap>,
-    ) -> Traits {
-        let c = format.imp().curation(pb);
-        Traits {
-            status: c.status,
-            provenance: c.provenance,
-            created_at: c.timestamps,
-            updated_at: c.timestamps,
-            ids: c.ids,
-            sequence: c.ledger.and_then(|l| l.sequence(pb)),
-            sections,
-            ledger: c.ledger,
-            event_heads: c.ledger.and_then(|l| l.event_heads(pb)),
-            counter: c.counter.map_or(0, |f| f(pb)),
-        }
-    }
 }
 
 /// Which semantics a skill delta is applied with.

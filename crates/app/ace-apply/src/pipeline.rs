@@ -8,16 +8,14 @@
 //! reporting.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use ace_model::delta::Delta;
 use ace_model::edit::Edits;
-use ace_model::mapping::SectionMap;
 use ace_model::{LineIndex, LossEntry, Playbook};
 use ace_registry::convert::{Destination, Stop};
 use ace_registry::{DeltaDialect, DeltaError, Format, Registry, WriteCtx};
 
-use crate::{Options, Outcome, ReadOptions, Traits};
+use crate::{Options, Outcome, ReadOptions};
 
 /// A delta file as given: its name for messages, its file name (which
 /// tells an AcePatch in TRON), its text.
@@ -479,12 +477,9 @@ pub fn apply_to<'a, 'b>(
         companion,
         mut playbook,
     } = subject;
-    let sections = Arc::new(SectionMap::default());
-    let traits = Traits::of(format, &playbook, sections.clone());
-    let outcome = crate::apply(&mut playbook, batch.into().into_owned(), &traits, opts);
-    let wctx = WriteCtx::default()
-        .with_now(Some(opts.now.clone()))
-        .with_sections(sections);
+    let curation = format.imp().curation(&playbook);
+    let outcome = crate::apply(&mut playbook, batch.into().into_owned(), &curation, opts);
+    let wctx = WriteCtx::default().with_now(Some(opts.now.clone()));
     let (output, splice_losses) = if !outcome.changed() {
         // Nothing applied: the file is left as it is, byte for byte,
         // rather than rewritten by a writer that may not keep every byte.

@@ -16,7 +16,7 @@ use ace_registry::Format;
 
 use super::{plan_diffs, Conflict, Fresh, Joined, Renumbered};
 use crate::diff::{diff, EntryDiff};
-use crate::{apply, apply_to, Options, Subject, Traits};
+use crate::{apply, apply_to, Options, Subject};
 
 /// Two runs' changes of one field that cannot both be made.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,7 +57,7 @@ pub fn merge_runs(
         now: now.to_owned(),
         ..Options::default()
     };
-    let traits = Traits::of(format, base, Default::default());
+    let curation = format.imp().curation(base);
     let mut current = base.clone();
     let mut batch: Vec<(usize, Delta)> = Vec::with_capacity(runs.len());
     // Which run made each change first: (entry, field), and (entry,
@@ -103,7 +103,7 @@ pub fn merge_runs(
         out.renumbered
             .extend(p.renumbered.iter().cloned().map(|r| (i, r)));
         out.joined.extend(p.joined.iter().cloned().map(|j| (i, j)));
-        let applied = apply(&mut current, vec![(i, p.delta.clone())], &traits, &opts);
+        let applied = apply(&mut current, vec![(i, p.delta.clone())], &curation, &opts);
         out.refused.extend(
             applied
                 .rejected()
