@@ -219,7 +219,7 @@ fn a_skill_delta_applies_as_seed_003_merge_algorithm_says() {
     let playbook = fixture("apply/skill-playbook.json");
     let delta = fixture("apply/skill-delta.json");
     let expected = seed_merge(bullets(&playbook), &serde_json::from_str(&delta).unwrap());
-    let (text, outcome) = apply("skill-json", &playbook, &[&delta], Compat::Seed);
+    let (text, outcome) = apply("skill-json", &playbook, &[&delta], Compat::Spec);
     assert_eq!(outcome.rejected().count(), 0, "{outcome:?}");
     assert_eq!(summary(&bullets(&text)), summary(&expected));
     // The timestamps the seed sets are set too.
@@ -236,7 +236,7 @@ fn compat_skill_script_applies_as_merge_deltas_py_does() {
     let playbook = fixture("apply/skill-playbook.json");
     let delta = fixture("apply/skill-delta.json");
     let expected = script_merge(bullets(&playbook), &serde_json::from_str(&delta).unwrap());
-    let (text, outcome) = apply("skill-json", &playbook, &[&delta], Compat::SkillScript);
+    let (text, outcome) = apply("skill-json", &playbook, &[&delta], Compat::Script);
     assert_eq!(outcome.rejected().count(), 0, "{outcome:?}");
     assert_eq!(summary(&bullets(&text)), summary(&expected));
     // The two semantics do differ on this delta.
@@ -248,7 +248,7 @@ fn compat_skill_script_applies_as_merge_deltas_py_does() {
 fn an_acedelta_batch_gets_the_curators_verdicts() {
     let agents = fixture("apply/AGENTS.md");
     let batch = fixture("apply/acedelta-batch.json");
-    let (text, outcome) = apply("agents-md", &agents, &[&batch], Compat::Seed);
+    let (text, outcome) = apply("agents-md", &agents, &[&batch], Compat::Spec);
     let report = outcome.report_json();
     assert_eq!(
         report["accepted"],
@@ -284,7 +284,7 @@ fn an_acedelta_batch_gets_the_curators_verdicts() {
         );
     }
     // Applied again, the delta is refused: the playbook records it.
-    let (again, second) = apply("agents-md", &text, &[&batch], Compat::Seed);
+    let (again, second) = apply("agents-md", &text, &[&batch], Compat::Spec);
     assert_eq!(again, text);
     assert_eq!(second.accepted().count(), 0);
     assert_eq!(
@@ -308,7 +308,7 @@ fn an_empty_patch_changes_nothing() {
         ("agents-md", "apply/AGENTS.md"),
     ] {
         let text = fixture(file);
-        let (out, outcome) = apply(format, &text, &[r#"{"operations": []}"#], Compat::Seed);
+        let (out, outcome) = apply(format, &text, &[r#"{"operations": []}"#], Compat::Spec);
         assert_eq!(outcome.accepted().next().unwrap().applied, 0);
         assert_eq!(out, text, "{format}");
     }
@@ -330,7 +330,7 @@ fn a_patch_on_a_stale_sequence_is_a_conflict_unless_it_commutes() {
 "#;
     let bump = r#"{"baseDocumentSequence": 2, "operations": [{"op": "incrementCounter", "entryId": "e1", "delta": {"helpfulCount": 2}}]}"#;
     let edit = r#"{"baseDocumentSequence": 2, "operations": [{"op": "updateEntry", "entryId": "e1", "entry": {"id": "e1", "kind": "strategy", "text": "Write the failing test first."}}]}"#;
-    let (text, outcome) = apply("vagenda-json", doc, &[bump, edit], Compat::Seed);
+    let (text, outcome) = apply("vagenda-json", doc, &[bump, edit], Compat::Spec);
     let r = outcome.report_json();
     assert_eq!(r["accepted"], json!(["#1"]));
     assert_eq!(r["rejected"][0]["reason"], "conflict");
@@ -374,7 +374,7 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
             "acepatch" => ("vagenda-json", &vagenda),
             _ => ("markdown", &paper),
         };
-        let (_, outcome) = apply(format, playbook, &[&text], Compat::Seed);
+        let (_, outcome) = apply(format, playbook, &[&text], Compat::Spec);
         let verdicts: Vec<String> = outcome
             .verdicts
             .iter()
@@ -431,7 +431,7 @@ fn every_corpus_delta_applies_or_is_refused_with_its_reason() {
         let before = ace_registry::read(Format::from_name("markdown").unwrap(), playbook)
             .unwrap()
             .playbook;
-        let (after_text, _) = apply("markdown", playbook, &[&ops], Compat::Seed);
+        let (after_text, _) = apply("markdown", playbook, &[&ops], Compat::Spec);
         let after = ace_registry::read(Format::from_name("markdown").unwrap(), &after_text)
             .unwrap()
             .playbook;
@@ -589,7 +589,7 @@ fn the_playbooks_extension_events_apply_in_order() {
     .collect();
     let refs: Vec<&str> = events.iter().map(String::as_str).collect();
     let base = fixture("apply/vagenda-playbook.json");
-    let (text, outcome) = apply("vagenda-json", &base, &refs, Compat::Seed);
+    let (text, outcome) = apply("vagenda-json", &base, &refs, Compat::Spec);
     assert!(
         outcome.rejected().next().is_none(),
         "{:?}",
@@ -611,7 +611,7 @@ fn the_playbooks_extension_events_apply_in_order() {
     let dup = e("entry-test-first-duplicate");
     assert_eq!(dup.status, Some(ace_model::Status::Deprecated));
     assert_eq!(dup.duplicate_of.as_deref(), Some("entry-test-first"));
-    let (again, second) = apply("vagenda-json", &text, &refs, Compat::Seed);
+    let (again, second) = apply("vagenda-json", &text, &refs, Compat::Spec);
     assert_eq!(again, text);
     assert!(second
         .verdicts
@@ -630,14 +630,14 @@ fn an_event_must_follow_its_target_s_last_event() {
     ]}}"#;
     let event = r#"{"eventId": "b1", "targetId": "t", "operation": "update", "prevEventId": "a2", "delta": {"helpfulCount": 1}, "createdAt": "2025-12-03T00:00:00Z"}"#;
     let stale = event.replace("\"a2\"", "\"a1\"").replace("b1", "b0");
-    let (_, outcome) = apply("vagenda-json", log, &[&stale], Compat::Seed);
+    let (_, outcome) = apply("vagenda-json", log, &[&stale], Compat::Spec);
     assert_eq!(
         outcome.verdicts[0].refusal.as_ref().map(|r| r.reason),
         Some(ace_model::delta::Reason::Conflict)
     );
     let append = r#"{"eventId": "c1", "targetId": "u", "operation": "append", "kind": "warning", "narrative": {"Overview": "Never force-push main."}, "createdAt": "2025-12-03T00:00:00Z", "reason": "incident 12"}"#;
     let refine = r#"{"eventId": "c2", "targetId": "u", "operation": "update", "prevEventId": "c1", "narrative": {"Overview": "Never force-push a shared branch."}, "createdAt": "2025-12-04T00:00:00Z"}"#;
-    let (text, outcome) = apply("vagenda-json", log, &[event, append, refine], Compat::Seed);
+    let (text, outcome) = apply("vagenda-json", log, &[event, append, refine], Compat::Spec);
     assert!(
         outcome.rejected().next().is_none(),
         "{:?}",
@@ -656,13 +656,13 @@ fn an_event_must_follow_its_target_s_last_event() {
     }
     // The log holds the event now: applied again, it is refused as such;
     // one of another ID made against the same head is a conflict.
-    let (_, again) = apply("vagenda-json", &text, &[event], Compat::Seed);
+    let (_, again) = apply("vagenda-json", &text, &[event], Compat::Spec);
     assert_eq!(
         again.verdicts[0].refusal.as_ref().map(|r| r.reason),
         Some(ace_model::delta::Reason::AlreadyApplied)
     );
     let rival = event.replace("b1", "b2");
-    let (_, rival) = apply("vagenda-json", &text, &[&rival], Compat::Seed);
+    let (_, rival) = apply("vagenda-json", &text, &[&rival], Compat::Spec);
     assert_eq!(
         rival.verdicts[0].refusal.as_ref().map(|r| r.reason),
         Some(ace_model::delta::Reason::Conflict)
@@ -675,7 +675,7 @@ fn an_event_must_follow_its_target_s_last_event() {
 fn vagenda_entries_keep_the_file_s_key_order() {
     let base = fixture("apply/vagenda-playbook.json");
     let patch = r#"{"operations": [{"op": "incrementCounter", "entryId": "entry-1", "delta": {"helpfulCount": 1}}, {"op": "appendEntry", "entry": {"id": "entry-3", "kind": "rule", "text": "Pin the toolchain.", "tags": ["ci"], "helpfulCount": 0, "harmfulCount": 0}}]}"#;
-    let (text, outcome) = apply("vagenda-json", &base, &[patch], Compat::Seed);
+    let (text, outcome) = apply("vagenda-json", &base, &[patch], Compat::Spec);
     assert!(outcome.rejected().next().is_none());
     let doc: Value = serde_json::from_str(&text).unwrap();
     let keys = |i: usize| -> Vec<String> {
@@ -737,7 +737,7 @@ fn vagenda_files_keep_their_print_style() {
             "indent {indent:?}"
         );
         let patch = r#"{"operations": [{"op": "incrementCounter", "entryId": "entry-2", "delta": {"helpfulCount": 1}}]}"#;
-        let (out, _) = apply("vagenda-json", &text, &[patch], Compat::Seed);
+        let (out, _) = apply("vagenda-json", &text, &[patch], Compat::Spec);
         let old: Vec<&str> = text.lines().collect();
         let new: Vec<&str> = out.lines().collect();
         let changed: Vec<&&str> = new.iter().filter(|l| !old.contains(l)).collect();
@@ -795,7 +795,7 @@ fn a_hand_laid_out_vagenda_file_changes_only_where_the_deltas_do() {
     let patch = r#"{"baseDocumentSequence": 3, "operations": [
         {"op": "incrementCounter", "entryId": "entry-a", "delta": {"helpfulCount": 2}},
         {"op": "appendEntry", "entry": {"id": "entry-d", "kind": "rule", "text": "Pin the toolchain."}}]}"#;
-    let (out, outcome) = apply("vagenda-json", src, &[patch], Compat::Seed);
+    let (out, outcome) = apply("vagenda-json", src, &[patch], Compat::Spec);
     assert!(outcome.rejected().next().is_none());
     let expected = r#"{
   "vAgendaInfo": {"version": "0.2"},
@@ -842,7 +842,7 @@ fn a_hand_laid_out_vagenda_file_changes_only_where_the_deltas_do() {
         "vagenda-json",
         &src.replace('\n', "\r\n"),
         &[patch],
-        Compat::Seed,
+        Compat::Spec,
     );
     assert_eq!(crlf, expected.replace('\n', "\r\n"));
 }

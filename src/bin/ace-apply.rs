@@ -130,8 +130,8 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
         read: ace_apply::ReadOptions::of(&loaded, args.min_confidence, args.min_evidence),
         apply: ace_apply::Options {
             compat: match args.compat {
-                CompatArg::Spec => Compat::Seed,
-                CompatArg::SkillScript => Compat::SkillScript,
+                CompatArg::Spec => Compat::Spec,
+                CompatArg::Script => Compat::Script,
             },
             append_only: args.append_only,
             now: now.clone(),

@@ -30,7 +30,8 @@ pub enum CompatArg {
     Spec,
     /// The skill's scripts/merge_deltas.py: new bullets, edits, merges
     /// (content appended, `merged` tag), deprecations (tag and note), counters.
-    SkillScript,
+    #[value(name = "skill-script")]
+    Script,
 }
 
 /// The registry's delta dialects as the possible values, each with its

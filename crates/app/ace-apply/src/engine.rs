@@ -487,7 +487,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
             );
         }
     }
-    let script = st.opts.compat == Compat::SkillScript && d.rules.script;
+    let script = st.opts.compat == Compat::Script && d.rules.script;
     // What the ops before this one in the delta add and remove.
     let mut new_ids: HashSet<&str> = HashSet::new();
     let mut new_keys: HashSet<String> = HashSet::new();
@@ -658,7 +658,7 @@ fn take_ordered(d: &mut Delta, compat: Compat) -> Vec<ace_model::delta::Op> {
 /// Whether `d`'s operations apply kind by kind, as the skill's
 /// `merge_deltas.py` applies them, rather than in the order written.
 fn in_rank_order(d: &Delta, compat: Compat) -> bool {
-    compat == Compat::SkillScript && d.rules.script
+    compat == Compat::Script && d.rules.script
 }
 
 fn rank(c: &Change) -> u8 {
@@ -682,7 +682,7 @@ fn union_sorted(a: Option<&Vec<String>>, b: &[String]) -> Vec<String> {
 /// Applies `d`'s operations, taking them out of it: a new entry is moved
 /// into the playbook, not copied.
 fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
-    let script = st.opts.compat == Compat::SkillScript && d.rules.script;
+    let script = st.opts.compat == Compat::Script && d.rules.script;
     let now = st.opts.now.clone();
     let mut count = 0;
     let mut touched: Vec<Slot> = Vec::new();

@@ -89,16 +89,18 @@ pub fn read_deltas(
     registry.read_deltas(text, forced, &ctx)
 }
 
-/// Which semantics a skill delta is applied with.
+/// Which semantics a delta is applied with, where its dialect's producer
+/// ships a script that departs from its spec ([`Rules::script`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compat {
-    /// The skill spec's text: counters, new bullets, edits, merges
-    /// (archive), deprecations (status).
+    /// The spec's text (the skill's: counters, new bullets, edits, merges
+    /// archiving, deprecations setting a status).
     #[default]
-    Seed,
-    /// `scripts/merge_deltas.py`: new bullets, edits, merges (content
-    /// appended, `merged` tag), deprecations (tag and note), counters.
-    SkillScript,
+    Spec,
+    /// The producer's script (the skill's `scripts/merge_deltas.py`: new
+    /// bullets, edits, merges appending content with a `merged` tag,
+    /// deprecations as a tag and note, counters).
+    Script,
 }
 
 /// How deltas are applied.

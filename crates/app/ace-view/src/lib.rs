@@ -149,7 +149,7 @@ fn prune_plan(
         dialect: None,
         read: Default::default(),
         apply: ace_apply::Options {
-            compat: ace_apply::Compat::Seed,
+            compat: ace_apply::Compat::Spec,
             append_only: false,
             now: "1970-01-01T00:00:00Z".to_owned(),
         },

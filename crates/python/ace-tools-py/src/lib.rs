@@ -544,8 +544,8 @@ fn apply_texts(
         })?),
     };
     let compat = match args.compat.as_deref() {
-        None | Some("spec") => ace_apply::Compat::Seed,
-        Some("skill-script") => ace_apply::Compat::SkillScript,
+        None | Some("spec") => ace_apply::Compat::Spec,
+        Some("skill-script") => ace_apply::Compat::Script,
         Some(other) => {
             return Err(Stop::plain(format!(
                 "compat={other:?}: expected \"spec\" or \"skill-script\""
