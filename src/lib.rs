@@ -14,10 +14,42 @@ use ace_registry::{Format, Registry};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
 
-/// Exit codes, as ruff and markdownlint-cli2 use them.
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FINDINGS: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
+/// How every tool exits: the same status for the same outcome, as ruff
+/// and markdownlint-cli2 use them (README's table, [`EXIT_STATUS_HELP`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// The work was done: converted, applied, merged, written, or checked
+    /// with no error-level finding.
+    Ok = 0,
+    /// Findings: an input that does not read as a playbook, an
+    /// error-level finding, a delta refused, a merge conflict, a loss under
+    /// `--strict`, a change `--check` would make, a difference `ace-diff`
+    /// shows.
+    Findings = 1,
+    /// Nothing was done: a usage error, a file that cannot be read or
+    /// written, or a refusal before anything is written.
+    Refused = 2,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// The exit statuses, as every tool's `--help` ends with them and the
+/// README's table gives them.
+#[macro_export]
+macro_rules! exit_status_help {
+    () => {
+        "Exit status:
+  0  the work was done, with no error-level finding
+  1  findings: an input that does not read as a playbook, an error-level finding, a refused delta, a merge conflict, a loss under --strict, a change --check would make, a difference ace-diff shows
+  2  nothing was done: a usage error, a file that cannot be read or written, or a refusal before anything is written"
+    };
+}
+
+pub const EXIT_STATUS_HELP: &str = exit_status_help!();
 
 /// `cmd` with a flag for each option some writer of `registry` offers
 /// (`--NAME VALUE`, its help naming the formats that offer it), so that a
@@ -160,7 +192,8 @@ pub fn prepare_process() {
 /// walks and gives back every page the process holds, which after a
 /// large playbook took longer than writing it (35 ms of a 100,000-skill
 /// conversion), while the kernel takes them back at once.
-pub fn exit(code: i32) -> ! {
+pub fn exit(status: ExitStatus) -> ! {
+    let code = status.code();
     use std::io::Write;
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
@@ -219,6 +252,14 @@ pub use ace_fs::write_stdout;
 
 pub use ace_model::time::{now, rfc3339, source_date_epoch};
 
+/// The status a tool stops with when reading or converting stopped.
+pub fn stop_status(stop: &ace_registry::convert::Stop) -> ExitStatus {
+    match stop {
+        ace_registry::convert::Stop::Usage(_) => ExitStatus::Refused,
+        _ => ExitStatus::Findings,
+    }
+}
+
 /// The playbook `source` holds, read as `format` for comparing or merging
 /// (`ace-diff`, `ace-merge`); a file that cannot be read has its findings
 /// printed and gives the exit status to stop with.
@@ -226,7 +267,7 @@ pub fn read_playbook(
     prog: &str,
     source: &Source,
     format: Format,
-) -> Result<ace_model::Playbook, i32> {
+) -> Result<ace_model::Playbook, ExitStatus> {
     match ace_registry::convert::read_playbook(source, format) {
         Ok(pb) => Ok(pb),
         Err(ace_registry::convert::Stop::Findings {
@@ -236,11 +277,11 @@ pub fn read_playbook(
             let f = companion.as_ref().unwrap_or(source);
             print_diagnostics(&f.name, &f.text, &diagnostics);
             error(prog, format!("{}: the playbook has errors", source.name));
-            Err(EXIT_USAGE)
+            Err(ExitStatus::Findings)
         }
         Err(stop) => {
-            error(prog, stop);
-            Err(EXIT_USAGE)
+            error(prog, &stop);
+            Err(stop_status(&stop))
         }
     }
 }

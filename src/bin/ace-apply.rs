@@ -9,7 +9,7 @@ use ace_config::Loaded;
 use ace_fs::Source;
 use ace_model::{LossEntry, Severity};
 use ace_registry::convert::{self, Destination, Stop};
-use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, print_diagnostics, ExitStatus};
 use clap::Parser;
 
 use ace_tools::cli::apply::*;
@@ -20,7 +20,7 @@ fn main() {
     ace_tools::exit(run(&args))
 }
 
-fn run(args: &Args) -> i32 {
+fn run(args: &Args) -> ExitStatus {
     match apply(args) {
         Ok(code) => code,
         Err(stop) => stopped(*stop),
@@ -73,7 +73,7 @@ fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), S
     Ok(())
 }
 
-fn apply(args: &Args) -> Result<i32, Stopped> {
+fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
     let loaded =
         ace_check::run::configuration(args.config.as_deref(), args.isolated).map_err(usage)?;
     // Held from before the read until after the write, so that concurrent
@@ -168,7 +168,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
                 unreadable.len()
             ),
         );
-        return Ok(EXIT_USAGE);
+        return Ok(ExitStatus::Findings);
     }
     let refused = applied.refused();
     if !args.quiet || args.report == Report::Json {
@@ -187,9 +187,13 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
             PROG,
             format!("--strict: {refused} delta(s) refused; nothing written"),
         );
-        return Ok(EXIT_FINDINGS);
+        return Ok(ExitStatus::Findings);
     }
-    let findings_code = if refused > 0 { EXIT_FINDINGS } else { EXIT_OK };
+    let findings_code = if refused > 0 {
+        ExitStatus::Findings
+    } else {
+        ExitStatus::Ok
+    };
     if let (Some(path), Some(old)) = (&args.emit_delta, &old_playbook) {
         emit_delta(args, path, &applied.curated, old, format, &now)?;
         return Ok(findings_code);
@@ -238,7 +242,7 @@ fn apply(args: &Args) -> Result<i32, Stopped> {
                     format!("{}: applying the deltas would change it", source.name),
                 );
             }
-            return Ok(EXIT_FINDINGS);
+            return Ok(ExitStatus::Findings);
         }
         return Ok(findings_code);
     }
@@ -355,11 +359,11 @@ fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
     }
 }
 
-fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
+fn stopped((stop, file): (Stop, Option<Source>)) -> ExitStatus {
     match stop {
         Stop::Usage(message) => {
             error(PROG, message);
-            EXIT_USAGE
+            ExitStatus::Refused
         }
         Stop::Findings {
             companion,
@@ -369,14 +373,14 @@ fn stopped((stop, file): (Stop, Option<Source>)) -> i32 {
                 print_diagnostics(&f.name, &f.text, &diagnostics);
             }
             error(PROG, "the playbook has errors; nothing applied");
-            EXIT_USAGE
+            ExitStatus::Findings
         }
         Stop::Lossy { lost, target } => {
             error(
                 PROG,
                 format!("{lost} piece(s) of information would be lost writing {target}"),
             );
-            EXIT_FINDINGS
+            ExitStatus::Findings
         }
     }
 }

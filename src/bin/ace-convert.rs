@@ -7,7 +7,7 @@ use ace_fs::Source;
 use ace_model::LossEntry;
 use ace_model::Severity;
 use ace_registry::convert::{self, Destination, Stop};
-use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, print_diagnostics, ExitStatus};
 
 use clap::{CommandFactory, FromArgMatches};
 
@@ -22,18 +22,18 @@ fn main() {
     ace_tools::exit(run(args))
 }
 
-fn list_formats() -> i32 {
+fn list_formats() -> ExitStatus {
     let table = ace_registry::capabilities::format_table(ace_registry::Registry::builtin());
     let _ = std::io::stdout().lock().write_all(table.as_bytes());
-    EXIT_OK
+    ExitStatus::Ok
 }
 
-fn run(args: Args) -> i32 {
+fn run(args: Args) -> ExitStatus {
     if args.list_formats {
         return list_formats();
     }
     match convert(&args) {
-        Ok(()) => EXIT_OK,
+        Ok(()) => ExitStatus::Ok,
         Err(stop) => stopped(*stop),
     }
 }
@@ -313,11 +313,11 @@ fn write_ctx(
 }
 
 /// Says why the conversion stopped; the exit status.
-fn stopped((stop, file, note): (Stop, Option<Source>, Option<String>)) -> i32 {
+fn stopped((stop, file, note): (Stop, Option<Source>, Option<String>)) -> ExitStatus {
     match stop {
         Stop::Usage(message) => {
             error(PROG, message);
-            EXIT_USAGE
+            ExitStatus::Refused
         }
         Stop::Findings {
             companion,
@@ -329,11 +329,11 @@ fn stopped((stop, file, note): (Stop, Option<Source>, Option<String>)) -> i32 {
             if let Some(note) = note {
                 error(PROG, note.trim_end());
             }
-            EXIT_FINDINGS
+            ExitStatus::Findings
         }
         Stop::Lossy { lost, target } => {
             error(PROG, format!("--strict: {lost} piece(s) of information would be lost converting to {target}; nothing written"));
-            EXIT_FINDINGS
+            ExitStatus::Findings
         }
     }
 }

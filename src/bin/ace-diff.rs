@@ -10,7 +10,7 @@ use ace_apply::render;
 use ace_fs::Source;
 use ace_model::Playbook;
 use ace_registry::Format;
-use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, ExitStatus};
 use clap::Parser;
 
 use ace_tools::cli::diff::*;
@@ -22,10 +22,10 @@ fn main() {
 }
 
 /// A playbook read for comparing, or why it could not be.
-fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), i32> {
+fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), ExitStatus> {
     let source = load_input(name, &args.stdin_filename).map_err(|e| {
         error(PROG, e);
-        EXIT_USAGE
+        ExitStatus::Refused
     })?;
     let registry = ace_registry::Registry::builtin();
     let format = args
@@ -35,7 +35,7 @@ fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), i32> {
     Ok((source, format, pb))
 }
 
-fn run(args: &Args) -> i32 {
+fn run(args: &Args) -> ExitStatus {
     if let Some(file) = &args.textconv {
         return match read(file, args) {
             Ok((_, _, pb)) => print(&render::textconv(&pb)),
@@ -52,7 +52,7 @@ fn run(args: &Args) -> i32 {
                 PROG,
                 "expected OLD NEW (or git's seven external-diff arguments)",
             );
-            return EXIT_USAGE;
+            return ExitStatus::Refused;
         }
     };
     let (old_src, old_fmt, old_pb) = match read(old, args) {
@@ -80,7 +80,7 @@ fn run(args: &Args) -> i32 {
                 Ok(n) => n,
                 Err(e) => {
                     error(PROG, e);
-                    return EXIT_USAGE;
+                    return ExitStatus::Refused;
                 }
             };
             let note = format!("ace-diff {} {}", names.0, names.1);
@@ -97,28 +97,28 @@ fn run(args: &Args) -> i32 {
         OutputFormat::Text => {
             let color = args.color.enabled();
             if d.is_empty() {
-                EXIT_OK
+                ExitStatus::Ok
             } else {
                 print(&render::as_text(&d, names, &new_pb, &old_pb, color))
             }
         }
     };
-    if code != EXIT_OK || external.is_some() {
+    if code != ExitStatus::Ok || external.is_some() {
         return code;
     }
     if d.is_empty() {
-        EXIT_OK
+        ExitStatus::Ok
     } else {
-        EXIT_FINDINGS
+        ExitStatus::Findings
     }
 }
 
-fn print(text: &str) -> i32 {
+fn print(text: &str) -> ExitStatus {
     match ace_tools::write_stdout([text]) {
-        Ok(()) => EXIT_OK,
+        Ok(()) => ExitStatus::Ok,
         Err(e) => {
             error(PROG, format!("<stdout>: {e}"));
-            EXIT_USAGE
+            ExitStatus::Refused
         }
     }
 }

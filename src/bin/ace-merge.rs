@@ -12,7 +12,7 @@ use ace_apply::merge::{merge_file, merge_lines, Caller, FileOptions, Markers};
 use ace_fs::Source;
 use ace_model::Playbook;
 use ace_registry::Format;
-use ace_tools::{error, load_input, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, ExitStatus};
 use clap::Parser;
 
 use ace_tools::cli::merge::*;
@@ -38,18 +38,18 @@ fn format_of(args: &Args, src: &Source) -> Format {
     })
 }
 
-fn run(args: &Args) -> i32 {
+fn run(args: &Args) -> ExitStatus {
     merge(args).unwrap_or_else(|code| code)
 }
 
-fn load(p: &str) -> Result<Source, i32> {
+fn load(p: &str) -> Result<Source, ExitStatus> {
     load_input(p, "-").map_err(|e| {
         error(PROG, e);
-        EXIT_USAGE
+        ExitStatus::Refused
     })
 }
 
-fn merge(args: &Args) -> Result<i32, i32> {
+fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
     if let Some(base) = &args.base {
         return merge_runs(args, base);
     }
@@ -61,14 +61,14 @@ fn merge(args: &Args) -> Result<i32, i32> {
                 args.files.len()
             ),
         );
-        return Err(EXIT_USAGE);
+        return Err(ExitStatus::Refused);
     };
     let (base_src, ours_src, theirs_src) = (load(base)?, load(ours)?, load(theirs)?);
     let name = args.path.clone().unwrap_or_else(|| ours_src.name.clone());
     let format = format_of(args, &ours_src);
     let now = ace_tools::now(args.now.as_deref()).map_err(|e| {
         error(PROG, e);
-        EXIT_USAGE
+        ExitStatus::Refused
     })?;
     let markers = Markers {
         size: args.marker_size,
@@ -80,7 +80,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
     let write = |text: &str| {
         ace_fs::write_atomic(&dest, text.as_bytes(), Some(&permit)).map_err(|e| {
             error(PROG, format!("{}: {e}", dest.display()));
-            EXIT_USAGE
+            ExitStatus::Refused
         })
     };
     let read_all = || -> Result<_, (String, String)> {
@@ -94,7 +94,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
         if let Some(found) = ace_apply::merge::other_format(format, &base_src.text, &side.text) {
             let unfit = ace_apply::merge::Unfit::OtherFormat { found };
             error(PROG, unfit.message(&side.name, format, Caller::Cli));
-            return Err(EXIT_USAGE);
+            return Err(ExitStatus::Refused);
         }
     }
     let (base, ours, theirs) = match read_all() {
@@ -114,7 +114,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
             write(&text)?;
             if !clean {
                 eprintln!("{name}: conflict: lines changed on both sides; marked");
-                return Ok(EXIT_FINDINGS);
+                return Ok(ExitStatus::Findings);
             }
             return Ok(readable(&name, &text, format));
         }
@@ -124,7 +124,7 @@ fn merge(args: &Args) -> Result<i32, i32> {
             if let Some(had) = ace_apply::merge::emptied(&base, pb) {
                 let unfit = ace_apply::merge::Unfit::Emptied { had };
                 error(PROG, unfit.message(&src.name, format, Caller::Cli));
-                return Err(EXIT_USAGE);
+                return Err(ExitStatus::Refused);
             }
         }
     }
@@ -152,14 +152,14 @@ fn merge(args: &Args) -> Result<i32, i32> {
     }
     write_json(args.conflicts.as_deref(), &report)?;
     if !report.is_empty() {
-        return Ok(EXIT_FINDINGS);
+        return Ok(ExitStatus::Findings);
     }
     Ok(readable(&name, &merged.text, format))
 }
 
 /// Says on stderr which new entries took other IDs, and writes them to
 /// `--id-map`.
-fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), i32> {
+fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), ExitStatus> {
     for m in ids {
         let (run, old, new) = (&m["run"], &m["old"], &m["new"]);
         let (run, old, new) = (
@@ -178,18 +178,18 @@ fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), 
 
 /// Writes `list` as a JSON array to `path` (`--conflicts`, `--id-map`),
 /// if one was given.
-fn write_json(path: Option<&Path>, list: &[serde_json::Value]) -> Result<(), i32> {
+fn write_json(path: Option<&Path>, list: &[serde_json::Value]) -> Result<(), ExitStatus> {
     let Some(f) = path else { return Ok(()) };
     let body = serde_json::to_string_pretty(list).unwrap_or_default() + "\n";
     ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
         error(PROG, format!("{}: {e}", f.display()));
-        EXIT_USAGE
+        ExitStatus::Refused
     })
 }
 
 /// `ace-merge --base BASE RUN...`: the runs merged into one, written to
 /// `-o` (standard output by default).
-fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
+fn merge_runs(args: &Args, base_path: &str) -> Result<ExitStatus, ExitStatus> {
     let base_src = load(base_path)?;
     let run_srcs: Vec<Source> = args
         .files
@@ -202,7 +202,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
             PROG,
             ace_apply::merge::Unfit::Unreadable(why).message(&base_src.name, format, Caller::Cli),
         );
-        EXIT_USAGE
+        ExitStatus::Findings
     })?;
     let runs: Vec<Playbook> = run_srcs
         .iter()
@@ -210,13 +210,16 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
             ace_apply::merge::read_side(s, format, (&base_src.text, &base), args.allow_empty)
                 .map_err(|unfit| {
                     error(PROG, unfit.message(&s.name, format, Caller::Cli));
-                    EXIT_USAGE
+                    match unfit {
+                        ace_apply::merge::Unfit::Unreadable(_) => ExitStatus::Findings,
+                        _ => ExitStatus::Refused,
+                    }
                 })
         })
         .collect::<Result<_, _>>()?;
     let now = ace_model::time::now_of(args.now.as_deref(), &runs).map_err(|e| {
         error(PROG, e);
-        EXIT_USAGE
+        ExitStatus::Refused
     })?;
     let refs: Vec<&Playbook> = runs.iter().collect();
     let merged = ace_apply::merge::merge_runs(format, &base_src.text, &base, &refs, &now);
@@ -229,7 +232,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
             let permit = ace_fs::Held::default().forcing(args.force);
             ace_fs::write_atomic(p, merged.text.as_bytes(), Some(&permit)).map_err(|e| {
                 error(PROG, format!("{}: {e}", p.display()));
-                EXIT_USAGE
+                ExitStatus::Refused
             })?;
             p.display().to_string()
         }
@@ -241,7 +244,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
                 .and_then(|()| out.flush())
                 .is_err()
             {
-                return Err(EXIT_USAGE);
+                return Err(ExitStatus::Refused);
             }
             "-".to_owned()
         }
@@ -263,29 +266,29 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<i32, i32> {
     }
     write_json(args.conflicts.as_deref(), &report)?;
     Ok(if report.is_empty() && merged.refused.is_empty() {
-        EXIT_OK
+        ExitStatus::Ok
     } else {
-        EXIT_FINDINGS
+        ExitStatus::Findings
     })
 }
 
 /// A merge that leaves no conflict marked is clean only if its result
 /// reads as a playbook: git commits a clean result as it is, and a
 /// broken side (a truncated JSON) must not pass through as a clean merge.
-fn readable(name: &str, text: &str, format: Format) -> i32 {
+fn readable(name: &str, text: &str, format: Format) -> ExitStatus {
     let source = Source {
         name: name.to_owned(),
         path: None,
         text: text.to_owned().into(),
     };
     match read(&source, format) {
-        Ok(_) => EXIT_OK,
+        Ok(_) => ExitStatus::Ok,
         Err(why) => {
             eprintln!(
                 "{name}: conflict: the merged file does not read as a {} playbook ({why}); resolve it by hand",
                 format.name()
             );
-            EXIT_FINDINGS
+            ExitStatus::Findings
         }
     }
 }

@@ -7,7 +7,7 @@ use ace_check::run::{self as steps, Overrides};
 use ace_check::Companion;
 use ace_model::Severity;
 use ace_report::{FileReport, OutputFormat};
-use ace_tools::{error, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, ExitStatus};
 use clap::Parser;
 
 use ace_tools::cli::validate::*;
@@ -17,19 +17,19 @@ fn main() {
     ace_tools::exit(run(Args::parse()))
 }
 
-fn run(args: Args) -> i32 {
+fn run(args: Args) -> ExitStatus {
     if args.paths.is_empty() {
         error(
             PROG,
             "no input files; pass playbooks, directories or globs, or `-` for standard input",
         );
-        return EXIT_USAGE;
+        return ExitStatus::Refused;
     }
     let loaded = match steps::configuration(args.config.as_deref(), args.isolated) {
         Ok(l) => l,
         Err(e) => {
             error(PROG, e);
-            return EXIT_USAGE;
+            return ExitStatus::Refused;
         }
     };
     let overrides = Overrides {
@@ -52,7 +52,7 @@ fn run(args: Args) -> i32 {
         Ok(s) => s,
         Err(e) => {
             error(PROG, e);
-            return EXIT_USAGE;
+            return ExitStatus::Refused;
         }
     };
     let inputs = match steps::inputs(
@@ -65,7 +65,7 @@ fn run(args: Args) -> i32 {
         Ok(i) => i,
         Err(e) => {
             error(PROG, e);
-            return EXIT_USAGE;
+            return ExitStatus::Refused;
         }
     };
     if args.show_files {
@@ -110,20 +110,20 @@ fn run(args: Args) -> i32 {
                 false => "is excluded by ace.toml",
             };
             eprintln!("{PROG}: every file given {why}; nothing to check");
-            return EXIT_OK;
+            return ExitStatus::Ok;
         }
-        return EXIT_USAGE;
+        return ExitStatus::Refused;
     }
     let has_errors = results
         .iter()
         .flat_map(|(_, d)| d)
         .any(|d| d.severity == Severity::Error);
     let status = if failed_io {
-        EXIT_USAGE
+        ExitStatus::Refused
     } else if has_errors && !args.exit_zero {
-        EXIT_FINDINGS
+        ExitStatus::Findings
     } else {
-        EXIT_OK
+        ExitStatus::Ok
     };
     let mut out = std::io::stdout().lock();
     // Under a pre-commit hook (PRE_COMMIT=1), the error that stops the
@@ -150,7 +150,7 @@ fn run(args: Args) -> i32 {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => status,
         Err(e) => {
             error(PROG, format!("<stdout>: {e}"));
-            EXIT_USAGE
+            ExitStatus::Refused
         }
     }
 }
@@ -158,16 +158,16 @@ fn run(args: Args) -> i32 {
 /// `--tokens`: each file's tokens and its sections', in text or as one
 /// JSON array, the files read but not checked; exit 2 if one could not be
 /// read.
-fn print_tokens(args: &Args, inputs: &[steps::Input], enc: ace_tokens::Encoding) -> i32 {
+fn print_tokens(args: &Args, inputs: &[steps::Input], enc: ace_tokens::Encoding) -> ExitStatus {
     let counted = ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, enc);
-    let mut status = EXIT_OK;
+    let mut status = ExitStatus::Ok;
     let mut counts = Vec::new();
     for c in counted {
         match c {
             Ok(c) => counts.push(c),
             Err(e) => {
                 error(PROG, e);
-                status = EXIT_USAGE;
+                status = ExitStatus::Refused;
             }
         }
     }
@@ -188,14 +188,14 @@ fn print_tokens(args: &Args, inputs: &[steps::Input], enc: ace_tokens::Encoding)
     match printed.and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             error(PROG, format!("<stdout>: {e}"));
-            EXIT_USAGE
+            ExitStatus::Refused
         }
         _ => status,
     }
 }
 
 /// `--show-files`: the inputs, one per line.
-fn show_files(inputs: &[steps::Input], stdin_name: &str) -> i32 {
+fn show_files(inputs: &[steps::Input], stdin_name: &str) -> ExitStatus {
     let mut out = std::io::stdout().lock();
     let mut listed = Ok(());
     for input in inputs {
@@ -210,8 +210,8 @@ fn show_files(inputs: &[steps::Input], stdin_name: &str) -> i32 {
     match listed.and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             error(PROG, format!("<stdout>: {e}"));
-            EXIT_USAGE
+            ExitStatus::Refused
         }
-        _ => EXIT_OK,
+        _ => ExitStatus::Ok,
     }
 }

@@ -5,7 +5,7 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use ace_tools::{error, load_input, print_diagnostics, EXIT_FINDINGS, EXIT_OK, EXIT_USAGE};
+use ace_tools::{error, load_input, print_diagnostics, ExitStatus};
 use clap::Parser;
 
 use ace_tools::cli::view::*;
@@ -16,10 +16,10 @@ fn main() {
     ace_tools::exit(run(&args))
 }
 
-fn run(args: &Args) -> i32 {
+fn run(args: &Args) -> ExitStatus {
     let usage = |e: String| {
         error(PROG, e);
-        EXIT_USAGE
+        ExitStatus::Refused
     };
     let loaded = match ace_check::run::configuration(args.config.as_deref(), args.isolated) {
         Ok(l) => l,
@@ -43,13 +43,13 @@ fn run(args: &Args) -> i32 {
             }) => {
                 let f = companion.as_ref().unwrap_or(&source);
                 print_diagnostics(&f.name, &f.text, &diagnostics);
-                return EXIT_FINDINGS;
+                return ExitStatus::Findings;
             }
             // A file that holds something else (a delta, an entry
             // fragment) does not read as a playbook either.
             Err(stop) => {
                 error(PROG, stop.to_string());
-                return EXIT_FINDINGS;
+                return ExitStatus::Findings;
             }
         };
     let settings = match ace_check::run::settings(&loaded, &Default::default()) {
@@ -98,7 +98,7 @@ fn run(args: &Args) -> i32 {
         _ => ace_fs::write_stdout([page.as_str()]).map_err(|e| e.to_string()),
     };
     match written {
-        Ok(()) => EXIT_OK,
+        Ok(()) => ExitStatus::Ok,
         Err(e) => usage(e),
     }
 }

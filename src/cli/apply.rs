@@ -66,7 +66,7 @@ pub fn written_dialect_parser() -> impl TypedValueParser<Value = &'static dyn De
 /// delta is reported with the curator's reason code. The playbook keeps
 /// its format and layout: only what the deltas change is rewritten.
 #[derive(Parser, Debug)]
-#[command(name = PROG, version = crate::VERSION)]
+#[command(name = PROG, version = crate::VERSION, after_help = crate::EXIT_STATUS_HELP)]
 pub struct Args {
     /// The playbook, in any format ace-convert reads (`-` for standard input).
     pub playbook: String,

@@ -82,6 +82,7 @@ impl Args {
 #[command(
     name = PROG,
     version = crate::VERSION,
+    after_help = crate::EXIT_STATUS_HELP,
     override_usage = "ace-convert [OPTIONS] <INPUT>\n       ace-convert --list-formats"
 )]
 pub struct Args {

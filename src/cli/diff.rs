@@ -45,7 +45,10 @@ pub fn output_format_parser() -> impl TypedValueParser<Value = OutputFormat> {
     name = PROG,
     version = crate::VERSION,
     about = "What changed between two playbooks, entry by entry",
-    after_help = "As git's external diff (GIT_EXTERNAL_DIFF=ace-diff), it takes git's seven arguments and always exits 0."
+    after_help = concat!(
+        "As git's external diff (GIT_EXTERNAL_DIFF=ace-diff), it takes git's seven arguments and always exits 0.\n\n",
+        crate::exit_status_help!()
+    )
 )]
 pub struct Args {
     /// OLD NEW, or git's seven external-diff arguments.

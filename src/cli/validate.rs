@@ -30,7 +30,7 @@ pub enum Output {
 /// Exit status: 0 when no error-level finding, 1 when there is one, 2 on a
 /// usage or I/O error (including a directory or glob that matches no file).
 #[derive(Parser, Debug)]
-#[command(name = PROG, version = crate::VERSION)]
+#[command(name = PROG, version = crate::VERSION, after_help = crate::EXIT_STATUS_HELP)]
 pub struct Args {
     /// Files, directories (walked for ACE files) or globs to check; `-`
     /// reads standard input.

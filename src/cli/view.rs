@@ -13,7 +13,7 @@ pub const PROG: &str = "ace-view";
 /// The page has its CSS and SVG inline and refers to nothing outside
 /// itself; it reads with scripts off.
 #[derive(Parser, Debug)]
-#[command(name = PROG, version = crate::VERSION)]
+#[command(name = PROG, version = crate::VERSION, after_help = crate::EXIT_STATUS_HELP)]
 pub struct Args {
     /// The playbook, or `-` for standard input.
     #[arg(value_name = "PLAYBOOK")]

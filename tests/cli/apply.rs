@@ -173,8 +173,8 @@ fn ace_toml_sets_the_write_scope_and_the_curator_gate() {
     assert!(report(&["--min-confidence", "0.9"]).contains("low-confidence"));
 }
 
-/// A file that is no delta, or a broken one, is an input error: exit 2,
-/// and nothing is written, even where other deltas would apply.
+/// A file that is no delta, or a broken one, is an input that does not
+/// read: exit 1, as in every tool, and nothing is written, even where other deltas would apply.
 #[test]
 fn a_file_that_is_no_delta_stops_the_apply() {
     let dir = tempfile::tempdir().unwrap();
@@ -189,7 +189,7 @@ fn a_file_that_is_no_delta_stops_the_apply() {
         .arg("-o")
         .arg(&out)
         .assert()
-        .code(2)
+        .code(1)
         .stderr(predicate::str::contains("no delta dialect recognises it"));
     apply()
         .arg(&pb)
@@ -198,7 +198,7 @@ fn a_file_that_is_no_delta_stops_the_apply() {
         .arg("-o")
         .arg(&out)
         .assert()
-        .code(2)
+        .code(1)
         .stderr(predicate::str::contains(
             "broken.json:1:1: invalid JSON: unterminated object",
         ))
@@ -209,7 +209,7 @@ fn a_file_that_is_no_delta_stops_the_apply() {
         .arg(&broken)
         .arg("--in-place")
         .assert()
-        .code(2);
+        .code(1);
     assert_eq!(
         std::fs::read_to_string(&pb).unwrap(),
         fixture("skill-playbook.json")

@@ -18,6 +18,7 @@ mod concurrent;
 mod dates;
 mod diff;
 mod edges;
+mod exit;
 mod hostile;
 mod kayba;
 mod losses;

@@ -1,0 +1,85 @@
+//! One exit model: the same status for the same outcome in every tool,
+//! each `--help` ending with the table, and the README giving it.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+const TOOLS: [&str; 6] = [
+    "ace-convert",
+    "ace-validate",
+    "ace-apply",
+    "ace-diff",
+    "ace-merge",
+    "ace-view",
+];
+
+/// `tool` run on `input`, with what else it needs (a delta, a second
+/// playbook, an output) from `dir`: its exit status.
+fn status(tool: &str, input: &Path, dir: &Path) -> Option<i32> {
+    let ok = dir.join("ok.md");
+    let delta = dir.join("delta.json");
+    let mut c = Command::cargo_bin(tool).unwrap();
+    match tool {
+        "ace-convert" => c.arg(input).args(["--to", "json"]),
+        "ace-validate" => c.arg(input),
+        "ace-apply" => c.arg(input).arg(&delta),
+        "ace-diff" => c.arg(input).arg(&ok),
+        "ace-merge" => c.arg("--base").arg(input).arg(&ok),
+        _ => c.arg(input).arg("-o").arg(dir.join("page.html")),
+    };
+    c.output().unwrap().status.code()
+}
+
+#[test]
+fn an_unreadable_input_exits_1_and_a_missing_one_2_in_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("ok.md"),
+        "## S\n[s-00001] helpful=1 harmful=0 :: A rule.\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("delta.json"), r#"{"operations": []}"#).unwrap();
+    let broken = d.join("skillbook.json");
+    std::fs::write(&broken, r#"{"skills": {"a-00001": {"content": "cut"#).unwrap();
+    for tool in TOOLS {
+        assert_eq!(status(tool, &broken, d), Some(1), "{tool}: a cut-off file");
+        assert_eq!(
+            status(tool, &d.join("missing.md"), d),
+            Some(2),
+            "{tool}: a missing file"
+        );
+    }
+    // A delta file that does not read is an unreadable input too.
+    let o = Command::cargo_bin("ace-apply")
+        .unwrap()
+        .arg(d.join("ok.md"))
+        .arg(&broken)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn every_help_ends_with_the_exit_statuses_and_the_readme_gives_them() {
+    for tool in TOOLS {
+        let o = Command::cargo_bin(tool)
+            .unwrap()
+            .arg("--help")
+            .output()
+            .unwrap();
+        let help = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            help.trim_end().ends_with(ace_tools::EXIT_STATUS_HELP),
+            "{tool}: {help}"
+        );
+    }
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for line in ace_tools::EXIT_STATUS_HELP.lines().skip(1) {
+        let (code, meaning) = line.trim().split_once("  ").unwrap();
+        let row = format!("| {code} | {meaning} |");
+        assert!(readme.contains(&row), "README.md lacks {row}");
+    }
+}
