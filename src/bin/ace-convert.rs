@@ -189,108 +189,74 @@ fn read_as(
     Ok((to, read))
 }
 
-/// `--into FILE`: the playbook rendered into FILE's managed block, FILE
-/// locked from reading to the rename; every byte outside the block kept.
-/// Unsound markers stop it before anything is written.
+/// `--into FILE`: the playbook rendered into FILE's managed block
+/// (`ace_apply::into`), what the block leaves out said before it is
+/// written.
 fn into_block(
     args: &Args,
     pb: &ace_model::Playbook,
     into: &std::path::Path,
     sections: std::sync::Arc<ace_model::mapping::SectionMap>,
 ) -> Result<(), Box<(Stop, Option<Source>)>> {
-    let usage = |e: String| Box::new((Stop::Usage(e), None));
+    use ace_apply::into::IntoError;
     let name = into.display().to_string();
-    // The block is an agent's own write, as ace-apply's are: ace.toml's
-    // `[apply] write-scope` bounds it the same way.
-    let loaded = ace_check::run::configuration(None, false).map_err(usage)?;
-    if let Some(scope) =
-        ace_config::WriteScope::of(&[], &loaded).map_err(|e| usage(e.to_string()))?
-    {
-        scope.check(into).map_err(usage)?;
-    }
-    let held = ace_fs::Held::lock(&[into], args.lock_timeout)
-        .map_err(|e| usage(e.to_string()))?
-        .forcing(args.force);
-    let host = match std::fs::read(into) {
-        Ok(bytes) => {
-            String::from_utf8(bytes).map_err(|e| usage(format!("{name}: not UTF-8 text ({e})")))?
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(usage(format!("{name}: {e}"))),
-    };
-    let block = match ace_block::place(&host) {
-        Ok(b) => b,
-        Err(e) => {
-            // Exit 2, as for a file that cannot be read: which lines are
-            // the user's is unknown until the markers are fixed.
-            print_diagnostics(&name, &host, &[ace_registry::block::marker_diagnostic(&e)]);
-            return Err(usage(format!(
-                "{name}: nothing written: fix the managed block's markers first"
-            )));
-        }
-    };
-    // The style asked for, else the block's own, else the prompt form.
-    let style = args
-        .style()
-        .map_err(usage)?
-        .or_else(|| {
-            let b = block.as_ref()?;
-            let inner = &host[b.inner.clone()];
-            (!inner.trim().is_empty()).then(|| ace_registry::block::Style::of(inner))
-        })
-        .unwrap_or(ace_registry::block::Style::Prompt);
-    let budget = args
-        .max_tokens
-        .map(|n| ace_apply::into::budget(n, args.tokenizer));
+    let usage = |e: String| Box::new((Stop::Usage(e), None));
     let now = match &args.now {
         Some(n) => ace_tools::now(Some(n)).map(Some),
         None => ace_tools::source_date_epoch(),
     }
     .map_err(usage)?;
-    let ctx = write_ctx(args, now, sections);
-    let r = ace_apply::into::render(pb, style, &ctx, &host, budget.as_ref());
-    let lost = r.report.losses.iter().filter(|l| l.loses()).count();
-    report_block_losses(args, &r.report.losses, &name);
-    if args.strict && lost > 0 {
-        return Err(Box::new((
+    let req = ace_apply::into::IntoFile {
+        file: into,
+        style: args.style().map_err(usage)?,
+        budget: args
+            .max_tokens
+            .map(|n| ace_apply::into::budget(n, args.tokenizer)),
+        lock_timeout: args.lock_timeout,
+        force: args.force,
+    };
+    let stopped = |e: IntoError| match e {
+        IntoError::Io(m) => usage(m),
+        IntoError::Markers { host, finding } => {
+            // Which lines are the user's is unknown until the markers are
+            // fixed: nothing is written.
+            print_diagnostics(&name, &host, &[*finding]);
+            usage(format!(
+                "{name}: nothing written: fix the managed block's markers first"
+            ))
+        }
+        IntoError::Lossy { lost, style } => Box::new((
             Stop::Lossy {
                 lost,
                 target: format!("a managed block ({} style)", style.name()),
             },
             None,
-        )));
-    }
-    let mut err = std::io::stderr().lock();
+        )),
+        IntoError::OverBudget(why) => usage(format!("{name}: {why}; nothing written")),
+    };
+    let planned =
+        ace_apply::into::plan(pb, &req, &write_ctx(args, now, sections)).map_err(stopped)?;
+    let r = &planned.rendered;
+    report_block_losses(args, &r.report.losses, &name);
     if !args.quiet {
+        let mut err = std::io::stderr().lock();
         for p in &r.left_out {
             let _ = writeln!(err, "{PROG}: {name}: left out `{}` ({})", p.id, p.why);
         }
+        if let (Some((max, enc)), Some(tokens), None) = (r.limit, r.tokens, r.over_budget()) {
+            let _ = writeln!(
+                err,
+                "{PROG}: {name}: {} entries, {tokens} tokens ({}, budget {max}); {} left out",
+                r.entries,
+                enc.name(),
+                r.left_out.len()
+            );
+        }
     }
-    if let Some(why) = r.over_budget() {
-        return Err(usage(format!("{name}: {why}; nothing written")));
-    }
-    if let (Some((max, enc)), Some(tokens), false) = (r.limit, r.tokens, args.quiet) {
-        let _ = writeln!(
-            err,
-            "{PROG}: {name}: {} entries, {tokens} tokens ({}, budget {max}); {} left out",
-            r.entries,
-            enc.name(),
-            r.left_out.len()
-        );
-    }
-    let text = ace_block::splice(&host, block.as_ref(), &r.content);
-    if text == host && into.exists() {
-        return Ok(());
-    }
-    // A new rule file in a folder not made yet (.cursor/rules/).
-    if let Some(dir) = into
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty() && !d.exists())
-    {
-        std::fs::create_dir_all(dir).map_err(|e| usage(format!("{}: {e}", dir.display())))?;
-    }
-    ace_fs::write_atomic(into, text.as_bytes(), Some(&held))
-        .map_err(|e| usage(format!("{name}: {e}")))
+    planned
+        .write(into, args.strict)
+        .map(|_| ())
+        .map_err(stopped)
 }
 
 /// The writers' options, as the flags set them.

@@ -8,7 +8,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::path::{Path, PathBuf};
 
-use ace_apply::merge::{merge_file, merge_lines, Caller, FileOptions, Markers};
+use ace_apply::merge::{Caller, FileOptions, Markers, ThreeWay};
 use ace_fs::Source;
 use ace_model::Playbook;
 use ace_registry::Format;
@@ -83,78 +83,69 @@ fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
             ExitStatus::Refused
         })
     };
-    let read_all = || -> Result<_, (String, String)> {
-        let read = |s: &Source| read(s, format).map_err(|e| (s.name.clone(), e));
-        Ok((read(&base_src)?, read(&ours_src)?, read(&theirs_src)?))
-    };
-    // A side of another format, or one that kept nothing of BASE, is
-    // refused before anything is written: OURS stays as it was, and git
-    // takes the non-zero exit for a conflict.
-    for side in [&ours_src, &theirs_src] {
-        if let Some(found) = ace_apply::merge::other_format(format, &base_src.text, &side.text) {
-            let unfit = ace_apply::merge::Unfit::OtherFormat { found };
-            error(PROG, unfit.message(&side.name, format, Caller::Cli));
-            return Err(ExitStatus::Refused);
-        }
-    }
-    let (base, ours, theirs) = match read_all() {
-        Ok(all) => all,
-        Err((file, why)) => {
-            // Never worse than git without the driver: the lines merged as
-            // git merges them.
+    let three = ace_apply::merge::merge_three(
+        format,
+        &base_src,
+        &ours_src,
+        &theirs_src,
+        &FileOptions { now, markers },
+        args.allow_empty,
+    );
+    // A refused side leaves OURS as it was, and git takes the non-zero
+    // exit for a conflict.
+    let three = three.map_err(|(side, unfit)| {
+        error(PROG, unfit.message(&side, format, Caller::Cli));
+        ExitStatus::Refused
+    })?;
+    write(three.text())?;
+    let mut report = Vec::new();
+    match &three {
+        ThreeWay::ByLines {
+            file, why, clean, ..
+        } => {
             eprintln!(
                 "{name}: {PROG}: {file} is not a readable {} playbook ({why}); merged line by line",
                 format.name()
             );
-            let (text, clean) =
-                match merge_lines(&base_src.text, &ours_src.text, &theirs_src.text, &markers) {
-                    Ok(t) => (t, true),
-                    Err(t) => (t, false),
-                };
-            write(&text)?;
             if !clean {
                 eprintln!("{name}: conflict: lines changed on both sides; marked");
-                return Ok(ExitStatus::Findings);
-            }
-            return Ok(readable(&name, &text, format));
-        }
-    };
-    if !args.allow_empty {
-        for (src, pb) in [(&ours_src, &ours), (&theirs_src, &theirs)] {
-            if let Some(had) = ace_apply::merge::emptied(&base, pb) {
-                let unfit = ace_apply::merge::Unfit::Emptied { had };
-                error(PROG, unfit.message(&src.name, format, Caller::Cli));
-                return Err(ExitStatus::Refused);
             }
         }
+        ThreeWay::Merged { merged, .. } => {
+            for r in &merged.refused {
+                eprintln!("{name}: {PROG}: THEIRS' change not applied: {r}");
+            }
+            let theirs = || args.theirs_label.clone();
+            let ids = ace_apply::merge::id_map_json(
+                merged.renumbered.iter().map(|r| (theirs(), r)),
+                merged.joined.iter().map(|j| (theirs(), j)),
+            );
+            report_ids(args, &name, &ids)?;
+            for r in &merged.conflicts {
+                eprintln!("{name}:{}: conflict: {}", r.line, r.message);
+                report.push(r.to_json(&name));
+            }
+            write_json(args.conflicts.as_deref(), &report)?;
+        }
     }
-    let merged = merge_file(
-        format,
-        side(&base_src, &base),
-        side(&ours_src, &ours),
-        side(&theirs_src, &theirs),
-        &FileOptions { now, markers },
-    );
-    for r in &merged.refused {
-        eprintln!("{name}: {PROG}: THEIRS' change not applied: {r}");
+    if let ThreeWay::Merged {
+        unreadable: Some(why),
+        ..
     }
-    write(&merged.text)?;
-    let theirs = || args.theirs_label.clone();
-    let ids = ace_apply::merge::id_map_json(
-        merged.renumbered.iter().map(|r| (theirs(), r)),
-        merged.joined.iter().map(|j| (theirs(), j)),
-    );
-    report_ids(args, &name, &ids)?;
-    let mut report = Vec::new();
-    for r in &merged.conflicts {
-        eprintln!("{name}:{}: conflict: {}", r.line, r.message);
-        report.push(r.to_json(&name));
+    | ThreeWay::ByLines {
+        unreadable: Some(why),
+        ..
+    } = &three
+    {
+        eprintln!(
+            "{name}: conflict: the merged file does not read as a {} playbook ({why}); resolve it by hand",
+            format.name()
+        );
     }
-    write_json(args.conflicts.as_deref(), &report)?;
-    if !report.is_empty() {
-        return Ok(ExitStatus::Findings);
-    }
-    Ok(readable(&name, &merged.text, format))
+    Ok(match three.clean() {
+        true => ExitStatus::Ok,
+        false => ExitStatus::Findings,
+    })
 }
 
 /// Says on stderr which new entries took other IDs, and writes them to
@@ -270,32 +261,4 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<ExitStatus, ExitStatus> {
     } else {
         ExitStatus::Findings
     })
-}
-
-/// A merge that leaves no conflict marked is clean only if its result
-/// reads as a playbook: git commits a clean result as it is, and a
-/// broken side (a truncated JSON) must not pass through as a clean merge.
-fn readable(name: &str, text: &str, format: Format) -> ExitStatus {
-    let source = Source {
-        name: name.to_owned(),
-        path: None,
-        text: text.to_owned().into(),
-    };
-    match read(&source, format) {
-        Ok(_) => ExitStatus::Ok,
-        Err(why) => {
-            eprintln!(
-                "{name}: conflict: the merged file does not read as a {} playbook ({why}); resolve it by hand",
-                format.name()
-            );
-            ExitStatus::Findings
-        }
-    }
-}
-
-fn side<'a>(src: &'a Source, playbook: &'a Playbook) -> ace_apply::merge::Side<'a> {
-    ace_apply::merge::Side {
-        text: &src.text,
-        playbook,
-    }
 }

@@ -68,7 +68,7 @@ pub fn render(
 ) -> Rendered {
     let text_of = |pb: &Playbook| {
         let (content, report) = block::render(pb, style, ctx);
-        (ace_block::as_written(host, &content), report)
+        (block::as_written(host, &content), report)
     };
     // An entry deprecated, archived or switched off is no advice to
     // follow: the block holds the active entries.
@@ -102,5 +102,134 @@ pub fn render(
         content,
         report,
         left_out,
+    }
+}
+
+/// What `ace-convert --into FILE` asks for.
+pub struct IntoFile<'a> {
+    pub file: &'a std::path::Path,
+    /// The style asked for; else the block's own, else the prompt form.
+    pub style: Option<Style>,
+    pub budget: Option<Budget>,
+    /// How long to wait for another process's update of the file.
+    pub lock_timeout: std::time::Duration,
+    /// Replace a read-only file or one with other hard links.
+    pub force: bool,
+}
+
+/// Why a block was not written.
+#[derive(Debug)]
+pub enum IntoError {
+    /// The file cannot be read, locked or written, or is outside the write
+    /// scope: said in one line.
+    Io(String),
+    /// The file's markers do not make one block: the finding, at its
+    /// line in `host`.
+    Markers {
+        host: String,
+        finding: Box<ace_model::Diagnostic>,
+    },
+    /// `strict` and the style cannot hold everything.
+    Lossy { lost: usize, style: Style },
+    /// Over the budget with every entry left out.
+    OverBudget(String),
+}
+
+/// A block rendered for a file, the file locked, ready to write
+/// ([`Planned::write`]).
+pub struct Planned {
+    held: ace_fs::Held,
+    host: String,
+    block: Option<block::Block>,
+    pub style: Style,
+    pub rendered: Rendered,
+}
+
+/// `pb` rendered into the managed block of `req.file`, the file locked
+/// from its read until [`Planned::write`] renames the new text over it,
+/// so that concurrent updates each see the one before. The block is an
+/// agent's own write, as ace-apply's are: ace.toml's `[apply]
+/// write-scope` bounds it the same way. Unsound markers stop it before
+/// anything is written.
+pub fn plan(pb: &Playbook, req: &IntoFile<'_>, ctx: &WriteCtx) -> Result<Planned, IntoError> {
+    let name = req.file.display().to_string();
+    let loaded = ace_check::run::configuration(None, false).map_err(IntoError::Io)?;
+    if let Some(scope) =
+        ace_config::WriteScope::of(&[], &loaded).map_err(|e| IntoError::Io(e.to_string()))?
+    {
+        scope.check(req.file).map_err(IntoError::Io)?;
+    }
+    let held = ace_fs::Held::lock(&[req.file], req.lock_timeout)
+        .map_err(|e| IntoError::Io(e.to_string()))?
+        .forcing(req.force);
+    let host = match std::fs::read(req.file) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map_err(|e| IntoError::Io(format!("{name}: not UTF-8 text ({e})")))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(IntoError::Io(format!("{name}: {e}"))),
+    };
+    let block = match block::place(&host) {
+        Ok(b) => b,
+        Err(e) => {
+            return Err(IntoError::Markers {
+                finding: Box::new(block::marker_diagnostic(&e)),
+                host,
+            })
+        }
+    };
+    let style = req
+        .style
+        .or_else(|| {
+            let b = block.as_ref()?;
+            let inner = &host[b.inner.clone()];
+            (!inner.trim().is_empty()).then(|| Style::of(inner))
+        })
+        .unwrap_or(Style::Prompt);
+    let rendered = render(pb, style, ctx, &host, req.budget.as_ref());
+    Ok(Planned {
+        held,
+        host,
+        block,
+        style,
+        rendered,
+    })
+}
+
+impl Planned {
+    /// Writes the block into `file` unless `strict` and something is lost,
+    /// or the block is over its budget; whether the file changed.
+    pub fn write(self, file: &std::path::Path, strict: bool) -> Result<bool, IntoError> {
+        let lost = self
+            .rendered
+            .report
+            .losses
+            .iter()
+            .filter(|l| l.loses())
+            .count();
+        if strict && lost > 0 {
+            return Err(IntoError::Lossy {
+                lost,
+                style: self.style,
+            });
+        }
+        if let Some(why) = self.rendered.over_budget() {
+            return Err(IntoError::OverBudget(why));
+        }
+        let text = block::splice(&self.host, self.block.as_ref(), &self.rendered.content);
+        if text == self.host && file.exists() {
+            return Ok(false);
+        }
+        let io = |e: &dyn std::fmt::Display, what: &std::path::Path| {
+            IntoError::Io(format!("{}: {e}", what.display()))
+        };
+        // A new rule file in a folder not made yet (.cursor/rules/).
+        if let Some(dir) = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty() && !d.exists())
+        {
+            std::fs::create_dir_all(dir).map_err(|e| io(&e, dir))?;
+        }
+        ace_fs::write_atomic(file, text.as_bytes(), Some(&self.held)).map_err(|e| io(&e, file))?;
+        Ok(true)
     }
 }

@@ -9,6 +9,7 @@
 //! ace-diff and ace-apply work on CLAUDE.md itself; a rewrite keeps every
 //! byte outside the block and the block's style.
 
+pub use ace_block::{as_written, place, splice, Block};
 use ace_exec::Out;
 use ace_format::{
     Confidence, Curation, LintProfile, PlaybookFormat, Read, ReadCtx, Sniff, Syntax, WriteCtx,

@@ -430,3 +430,127 @@ mod tests {
         assert_eq!(strip(text, &m), "x\n[a] 1\n[a] 2\ny\n");
     }
 }
+
+/// How a three-way merge of one file by [`merge_three`] came out.
+#[derive(Debug, Clone)]
+pub enum ThreeWay {
+    /// The playbooks merged ([`merge_file`]); `unreadable` says why the
+    /// result does not read as a playbook when no conflict is marked.
+    Merged {
+        merged: Merged,
+        unreadable: Option<String>,
+    },
+    /// A side (`file`) did not read as a playbook of the format (`why`):
+    /// the texts merged line by line, as git merges them, `clean` when no
+    /// line changed on both sides; `unreadable` as above.
+    ByLines {
+        file: String,
+        why: String,
+        text: String,
+        clean: bool,
+        unreadable: Option<String>,
+    },
+}
+
+impl ThreeWay {
+    /// The text to write over OURS.
+    pub fn text(&self) -> &str {
+        match self {
+            ThreeWay::Merged { merged, .. } => &merged.text,
+            ThreeWay::ByLines { text, .. } => text,
+        }
+    }
+
+    /// Whether git may take the result as a clean merge: no conflict, and
+    /// it reads as a playbook (a broken side, a truncated JSON, never
+    /// passes through as a clean merge).
+    pub fn clean(&self) -> bool {
+        match self {
+            ThreeWay::Merged { merged, unreadable } => {
+                merged.conflicts.is_empty() && unreadable.is_none()
+            }
+            ThreeWay::ByLines {
+                clean, unreadable, ..
+            } => *clean && unreadable.is_none(),
+        }
+    }
+}
+
+/// One file merged three ways, as git's merge driver does: a side of
+/// another format, or one that kept none of BASE's entries (unless
+/// `allow_empty`), is refused before anything is written, naming the side;
+/// a side that does not read as a playbook is merged line by line, never
+/// worse than git without the driver; else the playbooks are merged.
+pub fn merge_three(
+    format: Format,
+    base: &ace_fs::Source,
+    ours: &ace_fs::Source,
+    theirs: &ace_fs::Source,
+    opts: &FileOptions,
+    allow_empty: bool,
+) -> Result<ThreeWay, (String, super::Unfit)> {
+    for side in [ours, theirs] {
+        if let Some(found) = super::other_format(format, &base.text, &side.text) {
+            return Err((side.name.clone(), super::Unfit::OtherFormat { found }));
+        }
+    }
+    let read = |s: &ace_fs::Source| {
+        ace_registry::convert::read_playbook(s, format).map_err(|e| (s.name.clone(), e.to_string()))
+    };
+    let unreadable = |text: &str| {
+        let source = ace_fs::Source {
+            name: String::new(),
+            path: None,
+            text: text.to_owned().into(),
+        };
+        ace_registry::convert::read_playbook(&source, format)
+            .err()
+            .map(|e| e.to_string())
+    };
+    let all = (|| Ok((read(base)?, read(ours)?, read(theirs)?)))();
+    let (b, o, t) = match all {
+        Ok(all) => all,
+        Err((file, why)) => {
+            let (text, clean) =
+                match merge_lines(&base.text, &ours.text, &theirs.text, &opts.markers) {
+                    Ok(t) => (t, true),
+                    Err(t) => (t, false),
+                };
+            let unreadable = clean.then(|| unreadable(&text)).flatten();
+            return Ok(ThreeWay::ByLines {
+                file,
+                why,
+                text,
+                clean,
+                unreadable,
+            });
+        }
+    };
+    if !allow_empty {
+        for (src, pb) in [(ours, &o), (theirs, &t)] {
+            if let Some(had) = super::emptied(&b, pb) {
+                return Err((src.name.clone(), super::Unfit::Emptied { had }));
+            }
+        }
+    }
+    let merged = merge_file(
+        format,
+        side(base, &b),
+        side(ours, &o),
+        side(theirs, &t),
+        opts,
+    );
+    let unreadable = merged
+        .conflicts
+        .is_empty()
+        .then(|| unreadable(&merged.text))
+        .flatten();
+    Ok(ThreeWay::Merged { merged, unreadable })
+}
+
+fn side<'a>(s: &'a ace_fs::Source, playbook: &'a Playbook) -> Side<'a> {
+    Side {
+        text: &s.text,
+        playbook,
+    }
+}

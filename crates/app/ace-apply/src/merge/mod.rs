@@ -18,7 +18,10 @@ use crate::diff::{diff, field_value as value, Diff, EntryDiff};
 mod file;
 mod guard;
 mod runs;
-pub use file::{merge_file, merge_lines, takes_markers, FileOptions, Merged, Reported, Side};
+pub use file::{
+    merge_file, merge_lines, merge_three, takes_markers, FileOptions, Merged, Reported, Side,
+    ThreeWay,
+};
 pub use guard::{emptied, other_format, read_side, Caller, Unfit};
 pub use runs::{merge_runs, MergedRuns, RunConflict};
 
