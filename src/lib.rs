@@ -1,5 +1,7 @@
-//! What the binaries share: argument types and input loading. Everything
-//! else lives in the library crates.
+//! What the six binaries share: their arguments (`cli`), input loading
+//! and locking, the exit model ([`ExitStatus`]), how findings and errors
+//! are printed, and the pre-commit hooks they are run by. What they do
+//! lives in the library crates.
 
 pub mod cli;
 

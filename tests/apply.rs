@@ -215,7 +215,7 @@ fn summary(bullets: &[Value]) -> Vec<Value> {
 }
 
 #[test]
-fn a_skill_delta_applies_as_seed_003_merge_algorithm_says() {
+fn a_skill_delta_applies_as_the_skill_specs_merge_algorithm_says() {
     let playbook = fixture("apply/skill-playbook.json");
     let delta = fixture("apply/skill-delta.json");
     let expected = seed_merge(bullets(&playbook), &serde_json::from_str(&delta).unwrap());

@@ -153,13 +153,23 @@ fn texts_name_specs_not_internal_labels() {
     assert!(found.is_empty(), "{found:#?}");
 }
 
-/// The labels (`seed` and a number from 000, alone or in the plural), in
-/// any case; made here so that this file does not hold them.
+/// The labels (`seed` and a number from 000, alone or in the plural,
+/// with a space, `_` or `-` between, or none), in any case, and the word capitalised as
+/// a name in code; made here so that this file does not hold them.
 fn mentions_a_seed_label() -> impl Fn(&str) -> bool {
-    let labels = [format!("seed {}", "00"), format!("seeds {}", "00")];
+    let word = "seed";
+    let labels: Vec<String> = ["", "s"]
+        .iter()
+        .flat_map(|s| ["", " ", "_", "-"].map(|sep| format!("{word}{s}{sep}00")))
+        .collect();
+    let name = format!("S{}", &word[1..]);
+    let is_word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     move |text: &str| {
         let lower = text.to_ascii_lowercase();
-        labels.iter().any(|l| lower.contains(l.as_str()))
+        let as_name = text.match_indices(name.as_str()).any(|(i, n)| {
+            !is_word(text[..i].chars().next_back()) && !is_word(text[i + n.len()..].chars().next())
+        });
+        labels.iter().any(|l| lower.contains(l.as_str())) || as_name
     }
 }
 

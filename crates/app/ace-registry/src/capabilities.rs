@@ -262,7 +262,7 @@ mod tests {
     }
 
     #[test]
-    fn the_markdown_playbook_holds_what_seed_000_defines() {
+    fn the_markdown_playbook_holds_what_its_format_spec_defines() {
         let caps = capabilities(Format::MARKDOWN);
         let get = |label: &str| caps.iter().find(|(l, _)| *l == label).unwrap().1;
         assert_eq!(get("helpful / harmful"), Holds::Yes);

@@ -466,7 +466,7 @@ mod tests {
     }
 
     #[test]
-    fn curator_profile_reports_deprecation_but_not_seed_000_shapes() {
+    fn curator_profile_reports_deprecation_but_not_the_markdown_specs_shapes() {
         let curator = Options {
             id_shape: false,
             prefixes: false,
