@@ -4,8 +4,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::io::Write;
 use std::path::Path;
 
-use ace_apply::{Compat, DeltaSource, Output, RunOptions, Subject};
-use ace_config::Loaded;
+use ace_apply::{Compat, DeltaSource, Output, Subject};
 use ace_fs::Source;
 use ace_model::{LossEntry, Severity};
 use ace_registry::convert::{self, Destination, Stop};
@@ -50,14 +49,8 @@ fn load_delta_files(args: &Args) -> Result<Vec<(Source, Option<String>)>, Stoppe
         .collect()
 }
 
-fn now(args: &Args) -> Result<String, Stopped> {
-    ace_tools::now(args.now.as_deref()).map_err(usage)
-}
-
-fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), Stopped> {
-    let Some(scope) =
-        ace_config::WriteScope::of(&args.write_scope, loaded).map_err(|e| usage(e.to_string()))?
-    else {
+fn check_scope(scope: Option<&ace_config::WriteScope>, dest: &Destination) -> Result<(), Stopped> {
+    let Some(scope) = scope else {
         return Ok(());
     };
     let paths: Vec<&Path> = match dest {
@@ -73,9 +66,46 @@ fn check_scope(args: &Args, loaded: &Loaded, dest: &Destination) -> Result<(), S
     Ok(())
 }
 
+/// The apply the flags ask for.
+fn request(args: &Args) -> ace_apply::Request {
+    ace_apply::Request {
+        caller: ace_apply::merge::Caller::Cli,
+        config: match (&args.config, args.isolated) {
+            (_, true) => ace_apply::Config::Nothing,
+            (Some(p), false) => ace_apply::Config::File(p.clone()),
+            (None, false) => ace_apply::Config::Find,
+        },
+        now: args.now.clone(),
+        min_confidence: args.min_confidence,
+        min_evidence: args.min_evidence,
+        delta_format: args.delta_format,
+        compat: match args.compat {
+            CompatArg::Spec => Compat::Spec,
+            CompatArg::Script => Compat::Script,
+        },
+        append_only: args.append_only,
+        write_scope: args.write_scope.clone(),
+        curate: ace_apply::CurateArgs {
+            dedup: args.dedup,
+            prune: args.prune,
+            similarity: args.similarity,
+            across_sections: args.across_sections,
+            deprecate: args.deprecate,
+            max_tokens: args.max_tokens,
+            max_entries: args.max_entries,
+            tokenizer: args.tokenizer,
+            threshold: args.threshold,
+        },
+    }
+}
+
 fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
-    let loaded =
-        ace_check::run::configuration(args.config.as_deref(), args.isolated).map_err(usage)?;
+    let ready = request(args).ready().map_err(usage)?;
+    if args.emit_delta.is_some() && ready.curate.is_empty() {
+        return Err(usage(
+            "--emit-delta writes what --prune or --dedup would do",
+        ));
+    }
     // Held from before the read until after the write, so that concurrent
     // updates of one playbook each see the one before.
     let mut held = match args.in_place {
@@ -114,7 +144,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         Ok(i) => i,
         Err(stop) => return Err(Box::new((stop, Some(source)))),
     };
-    let now = now(args)?;
+    let now = ready.run.apply.now.clone();
     let loaded_deltas = load_delta_files(args)?;
     let deltas: Vec<DeltaSource> = loaded_deltas
         .iter()
@@ -124,20 +154,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
             text: &s.text,
         })
         .collect();
-    let opts = RunOptions {
-        registry,
-        dialect: args.delta_format,
-        read: ace_apply::ReadOptions::of(&loaded, args.min_confidence, args.min_evidence),
-        apply: ace_apply::Options {
-            compat: match args.compat {
-                CompatArg::Spec => Compat::Spec,
-                CompatArg::Script => Compat::Script,
-            },
-            append_only: args.append_only,
-            now: now.clone(),
-        },
-    };
-    let curate = curate(args, &loaded)?;
+    let (opts, curate) = (&ready.run, &ready.curate);
     let subject = Subject {
         format,
         text: &source.text,
@@ -148,7 +165,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
     // needs them: the playbook is left to the operating system.
     let old_playbook = args.emit_delta.as_ref().map(|_| subject.playbook.clone());
     let applied =
-        std::mem::ManuallyDrop::new(ace_apply::run_curated(subject, &deltas, &opts, &curate));
+        std::mem::ManuallyDrop::new(ace_apply::run_curated(subject, &deltas, opts, curate));
     // A file that is no delta of any dialect is an input error, as an
     // unreadable playbook is: the user named the wrong file, or it is
     // broken, and writing the playbook as if applied would hide that.
@@ -210,18 +227,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         let changed = *texts.main != *source.text
             || matches!((old_companion, &texts.companion), (Some(old), Some(new)) if old != new);
         if args.output_format == OutputFormat::Curator {
-            let mut obj = serde_json::Map::new();
-            obj.insert(
-                "patchAgentsMd".into(),
-                ace_apply::unified(&source.name, &source.text, &texts.main).into(),
-            );
-            obj.insert(
-                "playbookYaml".into(),
-                texts.companion.unwrap_or_default().into(),
-            );
-            let r = applied.outcome.report_json();
-            obj.insert("accepted".into(), r["accepted"].clone());
-            obj.insert("rejected".into(), r["rejected"].clone());
+            let obj = applied.curator_output(&source.name, &texts);
             print_stdout(&format!(
                 "{}\n",
                 serde_json::to_string_pretty(&obj).unwrap_or_default()
@@ -254,7 +260,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         input.companion.as_ref(),
     )
     .map_err(|s| Box::new((s, None)))?;
-    check_scope(args, &loaded, &dest)?;
+    check_scope(ready.scope.as_ref(), &dest)?;
     let mut on_losses = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
     // A new output holds no lock, and may replace what `--force` allows.
     let output = ace_fs::Held::default().forcing(args.force);
@@ -267,32 +273,6 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         )
         .map_err(|s| Box::new((s, None)))?;
     Ok(findings_code)
-}
-
-/// What `--dedup` and `--prune` are asked to do: the flags over
-/// ace.toml's thresholds and `[budget]`.
-fn curate(args: &Args, loaded: &Loaded) -> Result<ace_apply::Curate, Stopped> {
-    let asked = ace_apply::CurateArgs {
-        dedup: args.dedup,
-        prune: args.prune,
-        similarity: args.similarity,
-        across_sections: args.across_sections,
-        deprecate: args.deprecate,
-        max_tokens: args.max_tokens,
-        max_entries: args.max_entries,
-        tokenizer: args.tokenizer,
-        threshold: args.threshold,
-    };
-    let curate = ace_apply::Curate::of(&asked, &loaded.config).map_err(|e| match &loaded.path {
-        Some(p) if e.starts_with("[budget]") => usage(format!("{}: {e}", p.display())),
-        _ => usage(e),
-    })?;
-    if args.emit_delta.is_some() && curate.is_empty() {
-        return Err(usage(
-            "--emit-delta writes what --prune or --dedup would do",
-        ));
-    }
-    Ok(curate)
 }
 
 /// `--emit-delta`: what `--dedup` and `--prune` would change, as one delta
@@ -310,14 +290,7 @@ fn emit_delta(
     let registry = ace_registry::Registry::builtin();
     let dialect = args
         .emit_format
-        .or_else(|| {
-            format
-                .imp()
-                .curation(old)
-                .dialect
-                .and_then(|d| registry.dialect(d))
-        })
-        .or_else(|| registry.dialect("acepatch"))
+        .or_else(|| registry.dialect_for(format, old))
         .ok_or_else(|| usage("no dialect to write the delta in"))?;
     let empty = ace_model::delta::Delta::new(ace_model::Span::default());
     let delta = curated.delta.as_ref().unwrap_or(&empty);

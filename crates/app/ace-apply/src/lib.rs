@@ -20,6 +20,7 @@ pub mod merge;
 pub mod pipeline;
 pub mod prune;
 pub mod render;
+mod request;
 
 use ace_model::delta::Delta;
 use ace_registry::{DeltaDialect, DeltaError, Registry};
@@ -30,6 +31,7 @@ pub use pipeline::{
     apply_to, run, run_curated, unified, Applied, Curate, CurateArgs, Curated, DeltaFile,
     DeltaSource, Output, RunOptions, Subject, Texts,
 };
+pub use request::{Config, Ready, Request};
 
 /// What reading a delta file needs besides its text.
 #[derive(Debug, Clone, Copy)]

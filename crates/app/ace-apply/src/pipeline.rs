@@ -557,6 +557,20 @@ impl<'a> Applied<'a> {
         }
     }
 
+    /// The AGENTS.md curator's output object for these texts:
+    /// `{patchAgentsMd, playbookYaml, accepted, rejected}`, the patch a
+    /// unified diff of the playbook's file (named `name`) and the YAML the
+    /// new companion.
+    pub fn curator_output(&self, name: &str, texts: &Texts) -> serde_json::Value {
+        let r = self.outcome.report_json();
+        serde_json::json!({
+            "patchAgentsMd": crate::unified(name, self.text, &texts.main),
+            "playbookYaml": texts.companion.clone().unwrap_or_default(),
+            "accepted": r["accepted"],
+            "rejected": r["rejected"],
+        })
+    }
+
     /// The ace_beads curator's report, `{accepted: [id], rejected: [{id,
     /// reason, message}]}`, with each unreadable file rejected as
     /// `invalid`; with `--dedup` or `--prune`, also what they did

@@ -13,7 +13,7 @@ use ace_format::{
     Confidence, DeltaDialect, DeltaReadCtx, DocumentCheck, PlaybookFormat, Sniff, Syntax,
 };
 use ace_model::delta::Delta;
-use ace_model::Diagnostic;
+use ace_model::{Diagnostic, Playbook};
 
 /// A playbook format: a handle on its [`PlaybookFormat`] implementation,
 /// compared by name.
@@ -192,6 +192,19 @@ impl Registry {
     /// The dialect of this name.
     pub fn dialect(&self, name: &str) -> Option<&'static dyn DeltaDialect> {
         self.dialects.iter().copied().find(|d| d.name() == name)
+    }
+
+    /// The dialect a change to `format`'s playbook `pb` is written in when
+    /// none is asked for: the format's own (`Curation::dialect`), else
+    /// vAgenda's AcePatch, whose operations name entries by ID alone and
+    /// so apply to a playbook of any format.
+    pub fn dialect_for(&self, format: Format, pb: &Playbook) -> Option<&'static dyn DeltaDialect> {
+        format
+            .imp()
+            .curation(pb)
+            .dialect
+            .and_then(|d| self.dialect(d))
+            .or_else(|| self.dialect("acepatch"))
     }
 
     /// The dialects ace-tools writes, in registry order.

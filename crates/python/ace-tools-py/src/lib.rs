@@ -439,7 +439,7 @@ fn count_tokens(
 /// companion text when `companion` (an AGENTS.md's playbook.yaml) was
 /// given, and the report `{accepted, rejected}` as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, deltas, format=None, now=None, filename=None, companion=None,
+#[pyo3(signature = (text, deltas, *, format=None, now=None, filename=None, companion=None,
     config=None, min_confidence=None, min_evidence=None, delta_format=None, compat=None,
     append_only=false, prune=false, write_scope=None, strict=false, dedup=false,
     similarity=None, across_sections=false, deprecate=false, max_tokens=None, max_entries=None,
@@ -510,30 +510,9 @@ fn apply_texts(
     args: ApplyArgs,
 ) -> Result<(String, Option<String>, String), Stop> {
     let registry = Registry::builtin();
-    let loaded = match &args.config {
-        Some(path) => ace_check::run::configuration(Some(path), false).map_err(Stop::plain)?,
-        None => ace_config::Loaded::default(),
-    };
     let source = source(text, args.filename.clone());
     let format = format_of(&source, args.format.as_deref())?;
-    if let Some(scope) =
-        ace_config::WriteScope::of(args.write_scope.as_deref().unwrap_or(&[]), &loaded)
-            .map_err(|e| Stop::plain(e.to_string()))?
-    {
-        let Some(path) = source.path.as_deref() else {
-            return Err(Stop::plain(
-                "a write scope is checked against `filename`, the path the text is written to; pass it",
-            ));
-        };
-        scope.check(path).map_err(Stop::plain)?;
-        if let (Some(c), Some(_)) = (format.companion(), &args.companion) {
-            let dir = path.parent().unwrap_or(std::path::Path::new(""));
-            scope
-                .check(&dir.join(c.file_names()[0]))
-                .map_err(Stop::plain)?;
-        }
-    }
-    let dialect = match args.delta_format.as_deref() {
+    let delta_format = match args.delta_format.as_deref() {
         None => None,
         Some(name) => Some(registry.dialect(name).ok_or_else(|| {
             let names: Vec<&str> = registry.dialects().iter().map(|d| d.name()).collect();
@@ -552,16 +531,36 @@ fn apply_texts(
             )))
         }
     };
-    if let Some(n) = args
-        .now
-        .as_deref()
-        .filter(|n| ace_model::time::shape(n) != ace_model::time::Shape::DateTime)
-    {
-        return Err(Stop::plain(format!(
-            "now={n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
-        )));
+    let request = ace_apply::Request {
+        caller: ace_apply::merge::Caller::Python,
+        config: match &args.config {
+            Some(path) => ace_apply::Config::File(path.clone()),
+            None => ace_apply::Config::Nothing,
+        },
+        now: args.now.clone(),
+        min_confidence: args.min_confidence,
+        min_evidence: args.min_evidence,
+        delta_format,
+        compat,
+        append_only: args.append_only,
+        write_scope: args.write_scope.clone().unwrap_or_default(),
+        curate: args.curate.clone(),
+    };
+    let ready = request.ready().map_err(Stop::plain)?;
+    if let Some(scope) = &ready.scope {
+        let Some(path) = source.path.as_deref() else {
+            return Err(Stop::plain(
+                "a write scope is checked against `filename`, the path the text is written to; pass it",
+            ));
+        };
+        scope.check(path).map_err(Stop::plain)?;
+        if let (Some(c), Some(_)) = (format.companion(), &args.companion) {
+            let dir = path.parent().unwrap_or(std::path::Path::new(""));
+            scope
+                .check(&dir.join(c.file_names()[0]))
+                .map_err(Stop::plain)?;
+        }
     }
-    let now = ace_model::time::now(args.now.as_deref()).map_err(Stop::plain)?;
     let companion = args.companion.map(|t| {
         let name = format
             .companion()
@@ -586,29 +585,13 @@ fn apply_texts(
             text,
         })
         .collect();
-    let opts = ace_apply::RunOptions {
-        registry,
-        dialect,
-        read: ace_apply::ReadOptions::of(&loaded, args.min_confidence, args.min_evidence),
-        apply: ace_apply::Options {
-            compat,
-            append_only: args.append_only,
-            now,
-        },
-    };
-    if let Some(s) = args.curate.similarity.filter(|s| !(0.0..=1.0).contains(s)) {
-        return Err(Stop::plain(format!(
-            "similarity={s}: expected a number from 0 to 1"
-        )));
-    }
-    let curate = ace_apply::Curate::of(&args.curate, &loaded.config).map_err(Stop::plain)?;
     let subject = ace_apply::Subject {
         format,
         text: &source.text,
         companion: input.companion.as_ref().map(|c| &*c.text),
         playbook: input.parsed.playbook,
     };
-    let applied = ace_apply::run_curated(subject, &sources, &opts, &curate);
+    let applied = ace_apply::run_curated(subject, &sources, &ready.run, &ready.curate);
     let report = applied.report_json();
     if args.strict && applied.refused() > 0 {
         let reasons: Vec<String> = report["rejected"]

@@ -22,8 +22,9 @@ pub enum Unfit {
 
 /// Who is told what to do about a refused side: the command line's flags
 /// or the Python module's arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Caller {
+    #[default]
     Cli,
     Python,
 }
