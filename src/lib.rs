@@ -4,6 +4,7 @@
 //! lives in the library crates.
 
 pub mod cli;
+pub mod run;
 
 /// The version `--version` prints: the package's, and the commit and date
 /// of the checkout it was built from (build.rs).

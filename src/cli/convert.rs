@@ -168,3 +168,16 @@ pub struct Args {
     #[arg(skip)]
     pub options: Vec<(&'static str, String)>,
 }
+
+impl Args {
+    /// The command line's arguments, with a flag for each option a
+    /// writer offers ([`crate::with_writer_flags`]).
+    pub fn parse_with_writer_flags() -> Args {
+        use clap::{CommandFactory, FromArgMatches};
+        let registry = ace_registry::Registry::builtin();
+        let matches = crate::with_writer_flags(Args::command(), registry).get_matches();
+        let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        args.options = crate::writer_options_given(&matches, registry);
+        args
+    }
+}

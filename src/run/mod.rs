@@ -1,0 +1,9 @@
+//! Each tool's command-line flow: `src/bin` parses the arguments and
+//! calls its `run`.
+
+pub mod apply;
+pub mod convert;
+pub mod diff;
+pub mod merge;
+pub mod validate;
+pub mod view;
