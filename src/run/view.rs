@@ -15,8 +15,14 @@ pub fn run(args: &Args) -> ExitStatus {
         error(PROG, e);
         ExitStatus::Refused
     };
-    let loaded = match ace_check::run::configuration(args.config.as_deref(), args.isolated) {
-        Ok(l) => l,
+    let opts = match ace_view::Options::of(
+        args.config.as_deref(),
+        args.isolated,
+        args.max_tokens,
+        args.max_entries,
+        args.tokenizer,
+    ) {
+        Ok(o) => o,
         Err(e) => return usage(e),
     };
     let source = match load_input(&args.input, &args.stdin_filename) {
@@ -46,31 +52,6 @@ pub fn run(args: &Args) -> ExitStatus {
                 return ExitStatus::Findings;
             }
         };
-    let settings = match ace_check::run::settings(&loaded, &Default::default()) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    let asked = ace_apply::CurateArgs {
-        dedup: true,
-        prune: true,
-        max_tokens: args.max_tokens,
-        max_entries: args.max_entries,
-        tokenizer: args.tokenizer,
-        ..Default::default()
-    };
-    let curate = match ace_apply::Curate::of(&asked, &loaded.config) {
-        Ok(c) => c,
-        Err(e) => return usage(e),
-    };
-    let (Some(prune), Some(dedup)) = (curate.prune, curate.dedup) else {
-        return usage("no pruning or de-duplication options".into());
-    };
-    let opts = ace_view::Options {
-        encoding: prune.budget.encoding,
-        lint: settings.lint.clone(),
-        prune,
-        dedup,
-    };
     let mut view = ace_view::view(&source, format, input, &opts);
     if args.history {
         let Some(path) = source.path.as_deref() else {

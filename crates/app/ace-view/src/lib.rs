@@ -67,6 +67,41 @@ pub struct Options {
     pub dedup: ace_apply::dedup::DedupOptions,
 }
 
+impl Options {
+    /// The page's options for the configuration `config` names, else the
+    /// ace.toml ace-validate finds (none when `isolated`), with a budget
+    /// of `max_tokens` and `max_entries` in `tokenizer` over its
+    /// `[budget]`.
+    pub fn of(
+        config: Option<&std::path::Path>,
+        isolated: bool,
+        max_tokens: Option<usize>,
+        max_entries: Option<usize>,
+        tokenizer: Option<ace_tokens::Encoding>,
+    ) -> Result<Options, String> {
+        let loaded = ace_check::run::configuration(config, isolated)?;
+        let settings = ace_check::run::settings(&loaded, &Default::default())?;
+        let asked = ace_apply::CurateArgs {
+            dedup: true,
+            prune: true,
+            max_tokens,
+            max_entries,
+            tokenizer,
+            ..Default::default()
+        };
+        let curate = ace_apply::Curate::of(&asked, &loaded.config)?;
+        let (Some(prune), Some(dedup)) = (curate.prune, curate.dedup) else {
+            return Err("no pruning or de-duplication options".into());
+        };
+        Ok(Options {
+            encoding: prune.budget.encoding,
+            lint: settings.lint.clone(),
+            prune,
+            dedup,
+        })
+    }
+}
+
 /// What the page shows of `source`, read as `format` into `input`
 /// (`ace_registry::convert::read_input`, its companion with it).
 pub fn view(

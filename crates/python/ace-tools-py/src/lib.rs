@@ -373,26 +373,8 @@ fn view(
         let enc = encoding.as_deref().map(encoding_of).transpose()?;
         let source = source(text, filename);
         let format = format_of(&source, format.as_deref())?;
-        let loaded = ace_check::run::configuration(config.as_deref(), config.is_none())
+        let opts = ace_view::Options::of(config.as_deref(), config.is_none(), None, None, enc)
             .map_err(Stop::plain)?;
-        let settings =
-            ace_check::run::settings(&loaded, &Default::default()).map_err(Stop::plain)?;
-        let asked = ace_apply::CurateArgs {
-            dedup: true,
-            prune: true,
-            tokenizer: enc,
-            ..Default::default()
-        };
-        let curate = ace_apply::Curate::of(&asked, &loaded.config).map_err(Stop::plain)?;
-        let (Some(prune), Some(dedup)) = (curate.prune, curate.dedup) else {
-            return Err(Stop::plain("no pruning options"));
-        };
-        let opts = ace_view::Options {
-            encoding: prune.budget.encoding,
-            lint: settings.lint.clone(),
-            prune,
-            dedup,
-        };
         let ctx = ace_registry::ReadCtx::default();
         let input = ace_registry::convert::read_input_with(&source, format, None, &ctx)
             .map_err(|stop| stopped(&source, format, stop))?;
