@@ -149,23 +149,9 @@ impl Fields<'_, '_> {
     }
 }
 
-/// `s` as a JSON string, escaped as serde_json escapes it: `"` and `\`,
-/// and the control characters below U+0020 (`\b \t \n \f \r` short, the
-/// rest as `\u00XX` in lower case).
+/// `s` as a JSON string, escaped as serde_json escapes it.
 pub(crate) fn string(out: &mut Out<'_>, s: &str) {
-    out.push_str("\"");
-    let b = s.as_bytes();
-    let mut from = 0;
-    while let Some(i) = ace_exec::scan::json_escape(&b[from..]) {
-        let at = from + i;
-        let c = b[at];
-        // Escapes are ASCII: the text around them splits at characters.
-        out.push_str(&s[from..at]);
-        out.push_str(ace_exec::scan::json_escaped(c, &mut [0; 6]));
-        from = at + 1;
-    }
-    out.push_str(&s[from..]);
-    out.push_str("\"");
+    ace_pyjson::escape(s, false, out);
 }
 
 #[cfg(test)]

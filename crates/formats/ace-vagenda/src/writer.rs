@@ -896,13 +896,11 @@ impl<'w> Blocks<'w> for Printer<'_, 'w> {
 }
 
 impl Printer<'_, '_> {
-    /// A JSON string in the file's style.
+    /// A JSON string in the file's style: in an ASCII-only file, as
+    /// Python's `ensure_ascii` writes it (DEL and beyond as `\u` escapes),
+    /// so that a file Python wrote is written back as it was.
     fn string(&mut self, s: &str) {
-        if self.style.ascii_only && !s.is_ascii() {
-            push_ascii_json_str(self.out, s);
-        } else {
-            push_json_str(self.out, s);
-        }
+        ace_pyjson::escape(s, self.style.ascii_only, self.out);
     }
 
     fn scalar(&mut self, v: &Value) {
@@ -1146,42 +1144,13 @@ fn tron_members<'f>(fields: &'f entry::Fields<'_>) -> Vec<(&'f str, ace_tron::It
 fn scalar_into(v: &Value, out: &mut Out<'_>) {
     use std::fmt::Write;
     match v {
-        Value::String(s) => push_json_str(out, s),
+        Value::String(s) => ace_pyjson::escape(s, false, out),
         Value::Number(n) => {
             let _ = write!(out, "{n}");
         }
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
         _ => out.push_str("null"),
-    }
-}
-
-/// [`push_json_str`] with every character beyond ASCII as a `\u` escape
-/// (UTF-16 pairs above the first plane), as Python's `json.dump` writes.
-fn push_ascii_json_str(out: &mut Out<'_>, s: &str) {
-    use std::fmt::Write;
-    let mut quoted = Out::new();
-    push_json_str(&mut quoted, s);
-    for c in quoted.into_string().chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            for unit in c.encode_utf16(&mut [0; 2]) {
-                let _ = write!(out, "\\u{unit:04x}");
-            }
-        }
-    }
-}
-
-/// A quoted JSON string; serde_json escapes only quotes, backslashes and
-/// control characters, so text without them is copied as it is.
-fn push_json_str(out: &mut Out<'_>, s: &str) {
-    if !ace_exec::scan::all_bytes(s.as_bytes(), |b| (b >= 0x20) & (b != b'"') & (b != b'\\')) {
-        out.push_str(&Value::String(s.to_owned()).to_string());
-    } else {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
     }
 }
 

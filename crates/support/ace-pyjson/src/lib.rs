@@ -88,8 +88,13 @@ fn push_u_escape<O: Text>(out: &mut O, unit: u16) {
     out.push_str(std::str::from_utf8(&b).unwrap_or("\\ufffd"));
 }
 
-/// A JSON string as Python's encoder writes it.
+/// A JSON string as Python's encoder writes it. Without `ascii`, that is
+/// also serde_json's: `"` and `\\`, `\\b \\t \\n \\f \\r`, the other control
+/// characters as `\\u00xx`, everything else as it is.
 pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
+    if !ascii {
+        return escape_controls(s, out);
+    }
     let max = if ascii { 0x7e } else { 0xff };
     let plain = |b: u8| (b >= 0x20) & (b != b'"') & (b != b'\\') & (b <= max);
     if ace_exec::scan::all_bytes(s.as_bytes(), plain) {
@@ -133,6 +138,22 @@ pub fn escape<O: Text>(s: &str, ascii: bool, out: &mut O) {
         }
     }
     out.push_str(&s[run..]);
+    out.push('"');
+}
+
+/// [`escape`] without `ascii`: the escapes found 16 bytes at a time.
+fn escape_controls<O: Text>(s: &str, out: &mut O) {
+    out.push('"');
+    let b = s.as_bytes();
+    let mut from = 0;
+    while let Some(i) = ace_exec::scan::json_escape(&b[from..]) {
+        let at = from + i;
+        // Escapes are ASCII: the text around them splits at characters.
+        out.push_str(&s[from..at]);
+        out.push_str(ace_exec::scan::json_escaped(b[at], &mut [0; 6]));
+        from = at + 1;
+    }
+    out.push_str(&s[from..]);
     out.push('"');
 }
 
