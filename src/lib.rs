@@ -255,6 +255,37 @@ pub use ace_fs::write_stdout;
 
 pub use ace_model::time::{now, rfc3339, source_date_epoch};
 
+/// Says on stderr why a run stopped, and gives the status it exits with:
+/// a usage or I/O error in one line; the findings that stop reading, at
+/// their lines in `file` (or the companion at fault), then `after`; a
+/// loss under `--strict` as `lossy(lost, target)` says it.
+pub fn print_stop(
+    prog: &str,
+    stop: ace_registry::convert::Stop,
+    file: Option<&Source>,
+    after: Option<&str>,
+    lossy: impl FnOnce(usize, &str) -> String,
+) -> ExitStatus {
+    use ace_registry::convert::Stop;
+    let status = stop_status(&stop);
+    match stop {
+        Stop::Usage(message) => error(prog, message),
+        Stop::Findings {
+            companion,
+            diagnostics,
+        } => {
+            if let Some(f) = companion.as_ref().or(file) {
+                print_diagnostics(&f.name, &f.text, &diagnostics);
+            }
+            if let Some(line) = after {
+                error(prog, line.trim_end());
+            }
+        }
+        Stop::Lossy { lost, target } => error(prog, lossy(lost, &target)),
+    }
+    status
+}
+
 /// The status a tool stops with when reading or converting stopped.
 pub fn stop_status(stop: &ace_registry::convert::Stop) -> ExitStatus {
     match stop {

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crate::{error, load_input, print_diagnostics, ExitStatus};
+use crate::{error, load_input, ExitStatus};
 use ace_apply::{Compat, DeltaSource, Output, Subject};
 use ace_fs::Source;
 use ace_model::{LossEntry, Severity};
@@ -327,27 +327,11 @@ fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
 }
 
 fn stopped((stop, file): (Stop, Option<Source>)) -> ExitStatus {
-    match stop {
-        Stop::Usage(message) => {
-            error(PROG, message);
-            ExitStatus::Refused
-        }
-        Stop::Findings {
-            companion,
-            diagnostics,
-        } => {
-            if let Some(f) = companion.as_ref().or(file.as_ref()) {
-                print_diagnostics(&f.name, &f.text, &diagnostics);
-            }
-            error(PROG, "the playbook has errors; nothing applied");
-            ExitStatus::Findings
-        }
-        Stop::Lossy { lost, target } => {
-            error(
-                PROG,
-                format!("{lost} piece(s) of information would be lost writing {target}"),
-            );
-            ExitStatus::Findings
-        }
-    }
+    crate::print_stop(
+        PROG,
+        stop,
+        file.as_ref(),
+        Some("the playbook has errors; nothing applied"),
+        |lost, target| format!("{lost} piece(s) of information would be lost writing {target}"),
+    )
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::{error, load_input, print_diagnostics, ExitStatus};
+use crate::{load_input, print_diagnostics, ExitStatus};
 use ace_fs::Source;
 use ace_model::LossEntry;
 use ace_model::Severity;
@@ -270,28 +270,15 @@ fn write_ctx(
 
 /// Says why the conversion stopped; the exit status.
 fn stopped((stop, file, note): (Stop, Option<Source>, Option<String>)) -> ExitStatus {
-    match stop {
-        Stop::Usage(message) => {
-            error(PROG, message);
-            ExitStatus::Refused
-        }
-        Stop::Findings {
-            companion,
-            diagnostics,
-        } => {
-            if let Some(f) = companion.as_ref().or(file.as_ref()) {
-                print_diagnostics(&f.name, &f.text, &diagnostics);
-            }
-            if let Some(note) = note {
-                error(PROG, note.trim_end());
-            }
-            ExitStatus::Findings
-        }
-        Stop::Lossy { lost, target } => {
-            error(PROG, format!("--strict: {lost} piece(s) of information would be lost converting to {target}; nothing written"));
-            ExitStatus::Findings
-        }
-    }
+    crate::print_stop(
+        PROG,
+        stop,
+        file.as_ref(),
+        note.as_deref(),
+        |lost, target| {
+            format!("--strict: {lost} piece(s) of information would be lost converting to {target}; nothing written")
+        },
+    )
 }
 
 /// Lets go of the playbook at the end of the run without freeing it:
