@@ -44,7 +44,7 @@ pub struct ReadOptions {
 
 impl Default for ReadOptions {
     fn default() -> Self {
-        let c = ace_curator::Options::default();
+        let c = ace_registry::CuratorGate::default();
         ReadOptions {
             min_confidence: c.confidence,
             min_evidence: c.evidence_length,

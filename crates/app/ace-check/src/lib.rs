@@ -123,7 +123,7 @@ pub struct Settings {
     /// The format of every input, instead of detecting it per file.
     pub from: Option<Format>,
     pub lint: ace_lint::Options,
-    pub curator: ace_curator::Options,
+    pub curator: ace_registry::CuratorGate,
     pub companion: Companion,
     pub target: Option<Target>,
     pub baseline: Option<Baseline>,

@@ -67,7 +67,7 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
     lint.self_report_confidence = t
         .self_report_confidence
         .unwrap_or(lint.self_report_confidence);
-    let mut curator = ace_curator::Options::default();
+    let mut curator = ace_registry::CuratorGate::default();
     curator.confidence = t.confidence.unwrap_or(curator.confidence);
     curator.evidence_length = t.evidence_length.unwrap_or(curator.evidence_length);
     let at = |e: String| match &loaded.path {

@@ -10,6 +10,10 @@ pub mod convert;
 mod pair;
 mod registry;
 
+/// The ace_beads curator's gate on an AceDelta (the lowest confidence and
+/// the shortest evidence it accepts), which ace.toml's thresholds and the
+/// tools' flags set.
+pub use ace_curator::Options as CuratorGate;
 pub use ace_exec::Out;
 pub use ace_format::{
     AppliedDelta, CheckCtx, Companion, Confidence, Curation, DeltaDialect, DeltaReadCtx,
@@ -262,6 +266,13 @@ pub fn prompt_text(format: Format, pb: &Playbook) -> Option<(String, &'static st
         ctx = ctx.with_option(name, value);
     }
     Some((write_with(writer, &shown, &ctx).text, prompt.describe))
+}
+
+/// `pb` as one line of the canonical JSON (`serde_json::to_string` of the
+/// `ace-canonical` document): what the Python module hands to
+/// `json.loads`.
+pub fn canonical_json(pb: &Playbook) -> String {
+    ace_json::to_compact_string(pb)
 }
 
 /// The vAgenda document `sequence` a playbook was read with, if any.

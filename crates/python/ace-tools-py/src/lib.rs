@@ -225,7 +225,7 @@ fn read_json(
         let source = source(text, filename);
         let from = format_of(&source, format)?;
         let pb = read_playbook(&source, from, false)?;
-        let json = ace_json::to_compact_string(&pb);
+        let json = ace_registry::canonical_json(&pb);
         drop_aside(pb);
         Ok(json)
     })
