@@ -41,10 +41,7 @@ fn canonical_model_schema_is_fresh() {
 
 #[test]
 fn mapping_doc_is_fresh() {
-    assert_fresh(
-        "docs/formats/mapping.md",
-        &ace_model::mapping::markdown_doc(),
-    );
+    assert_fresh("docs/formats/mapping.md", &ace_registry::mapping_doc());
 }
 
 #[test]

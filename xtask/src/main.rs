@@ -66,10 +66,7 @@ fn generated() -> [(&'static str, String); 6] {
             ace_tools::precommit_hooks(true),
         ),
         ("docs/rules.md", ace_model::rules::markdown_doc()),
-        (
-            "docs/formats/mapping.md",
-            ace_model::mapping::markdown_doc(),
-        ),
+        ("docs/formats/mapping.md", ace_registry::mapping_doc()),
         ("schemas/ace-canonical.schema.json", ace_json::json_schema()),
         ("schemas/ace-toml.schema.json", ace_config::json_schema()),
     ]

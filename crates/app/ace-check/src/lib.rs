@@ -334,7 +334,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     }
     let read = match format.read(&source.text, &ReadCtx::default()) {
         Ok(r) => r,
-        Err(d) if !claimed && d.code == rules::VAGENDA_DIALECT.code => {
+        Err(d) if !claimed && rules::not_an_artifact(d.code) => {
             outcome.errors.push(format!(
                 "{}: not an ACE artifact: {}",
                 source.name, d.message
@@ -357,7 +357,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
             .parsed
             .diagnostics
             .iter()
-            .find(|d| d.code == rules::VAGENDA_DIALECT.code)
+            .find(|d| rules::not_an_artifact(d.code))
         {
             Some(d) => outcome.errors.push(format!(
                 "{}: not an ACE artifact: {}",

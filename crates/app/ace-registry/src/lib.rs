@@ -7,6 +7,7 @@
 pub mod block;
 pub mod capabilities;
 pub mod convert;
+mod mapping_doc;
 mod pair;
 mod registry;
 
@@ -21,6 +22,7 @@ pub use ace_format::{
     Read, ReadCtx, Sniff, TopKeys, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
+pub use mapping_doc::markdown_doc as mapping_doc;
 pub use registry::{DeltaError, Detected, Format, Registry};
 
 use std::borrow::Cow;

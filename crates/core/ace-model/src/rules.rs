@@ -354,6 +354,17 @@ pub fn by_code(code: &str) -> Option<&'static Rule> {
     ALL.iter().find(|r| r.code.eq_ignore_ascii_case(code))
 }
 
+/// The findings that say a file is no ACE artifact at all (a JSON file a
+/// reader claimed by its name or keys that holds something else):
+/// ace-validate reports such a file as not its to check, not as a broken
+/// playbook.
+pub const NOT_AN_ARTIFACT: &[&Rule] = &[&VAGENDA_DIALECT];
+
+/// Whether `code` is one of [`NOT_AN_ARTIFACT`].
+pub fn not_an_artifact(code: &str) -> bool {
+    NOT_AN_ARTIFACT.iter().any(|r| r.code == code)
+}
+
 /// `docs/rules.md`, generated from [`ALL`] so that the two cannot drift.
 pub fn markdown_doc() -> String {
     use std::fmt::Write as _;
