@@ -30,7 +30,6 @@ fn case(label: String, tool: &'static str, args: Vec<String>, writes: bool) -> C
         tool,
         args,
         writes,
-        clock: true,
     }
 }
 

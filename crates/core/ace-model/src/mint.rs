@@ -84,13 +84,18 @@ impl IdScheme {
     pub fn parse(self, id: &str) -> Option<(String, u64)> {
         match self.stem {
             Stem::Hash => is_hex8(id).then(|| (String::new(), 0)),
+            // A dated ID is not a prefix and a number: its number counts
+            // for its day alone.
+            Stem::SectionPrefix | Stem::SectionWord if IdScheme::DATED.parse(id).is_some() => None,
             Stem::SectionPrefix | Stem::SectionWord => {
                 let p = ids::parse_prefixed(id)?;
                 Some((p.prefix.to_owned(), p.number))
             }
             Stem::Text(t) => {
+                // Any number of digits: a file's IDs may have outgrown the
+                // width new ones are written in.
                 let (stem, n) = id.rsplit_once('-')?;
-                if n.len() != self.width || !n.bytes().all(|b| b.is_ascii_digit()) {
+                if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
                     return None;
                 }
                 let ok = match t.split_once("{date}") {
@@ -333,6 +338,9 @@ fn numbered_like(pb: &Playbook, own: IdScheme) -> IdScheme {
         IdScheme::PREFIXED.width
     };
     for e in &pb.entries {
+        if IdScheme::DATED.parse(&e.id).is_some() {
+            continue;
+        }
         if let Some(p) = ids::parse_prefixed(&e.id) {
             repeats |= !seen.insert(p.number);
             prefixes.insert(p.prefix);
@@ -417,6 +425,24 @@ mod tests {
         assert_eq!(
             a.mint(&kayba, &e, &SectionMap::default(), "2026-01-02", None),
             "context-00041"
+        );
+    }
+
+    #[test]
+    fn a_dated_id_counts_for_its_day_not_as_a_prefixed_number() {
+        let mixed = pb(&[
+            "app-login-001",
+            "app-search-002",
+            "bullet-2025-10-27-001727",
+        ]);
+        let e = Entry {
+            section: Some("integration".into()),
+            ..Entry::default()
+        };
+        let mut a = Allocator::new(&mixed, IdScheme::DATED, 0);
+        assert_eq!(
+            a.mint(&mixed, &e, &SectionMap::default(), "2026-01-02", None),
+            "int-003"
         );
     }
 
