@@ -28,12 +28,12 @@ pub fn run(args: Args) -> ExitStatus {
     }
 }
 
-/// The conversion, step by step (`ace_registry::convert`); what it prints on
-/// the way is the readers' errors and the loss report.
 /// Why the conversion stopped, the input when its text shows why, and a
 /// note to print after the findings.
 type Stopped = Box<(Stop, Option<Source>, Option<String>)>;
 
+/// The conversion, step by step (`ace_registry::convert`); what it prints on
+/// the way is the readers' errors and the loss report.
 fn convert(args: &Args) -> Result<(), Stopped> {
     let at = |stop| Box::new((stop, None, None));
     let sections = convert::section_map(args.section_map.as_deref()).map_err(at)?;
@@ -289,8 +289,6 @@ fn release(pb: ace_model::Playbook) {
     std::mem::forget(pb);
 }
 
-/// Prints the losses, unless `--quiet` (under `--strict` they are printed
-/// all the same: they are why nothing is written).
 /// What a block could not hold. The block is what the agent reads, drawn
 /// from a playbook that keeps every field: the fields it has no place for
 /// are one line naming them, not a warning each, unless `--strict` or
@@ -315,6 +313,8 @@ fn report_block_losses(args: &Args, losses: &[LossEntry], name: &str) {
     }
 }
 
+/// Prints the losses, unless `--quiet` (under `--strict` they are printed
+/// all the same: they are why nothing is written).
 fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
     if !args.quiet || args.strict {
         let mut err = std::io::stderr().lock();
