@@ -713,13 +713,9 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 if !st.curation.status && e.status == Some(ace_model::Status::Active) {
                     e.status = None;
                 }
-                if d.rules.stamp_new {
-                    if st.curation.timestamps {
-                        e.created_at = Some(now.clone());
-                    }
-                    if st.curation.timestamps {
-                        e.updated_at = Some(now.clone());
-                    }
+                if d.rules.stamp_new && st.curation.timestamps {
+                    e.created_at = Some(now.clone());
+                    e.updated_at = Some(now.clone());
                 }
                 // An event-log playbook records the event itself.
                 let logged_as_event = d.raw.is_some() && st.heads.is_some();

@@ -532,10 +532,7 @@ pub fn write_into(pb: &Playbook, shape: Option<Shape>, out: &mut Out<'_>) -> Wri
         .and_then(|l| l.get("newlines"))
         .and_then(Value::as_u64)
         .map(|n| n as usize);
-    let no_insight = layout
-        .and_then(|l| l.get("no_insight"))
-        .and_then(Value::as_object);
-    let (text, order) = render(pb, shape, newlines, no_insight);
+    let (text, order) = render(pb, shape, newlines, memo(pb));
     let back = read(&text).playbook;
     let report = losses(pb, &back, &order, shape);
     out.push_str(&text);
