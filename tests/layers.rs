@@ -173,3 +173,153 @@ fn the_layers_are_the_documented_ones_in_order() {
         ["core", "support", "formats", "rules", "app", "python", "tools", "tests"]
     );
 }
+
+/// The modules of the crate whose sources are under `src`, each with the
+/// modules of the same crate its code names (`crate::m`, `crate::m::n`,
+/// `super::m`), its tests and comments left out. The crate root is no
+/// module here: it holds what its modules share.
+fn module_uses(src: &Path) -> HashMap<String, Vec<String>> {
+    let mut files = Vec::new();
+    let mut dirs = vec![src.to_owned()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    let name_of = |p: &Path| {
+        let rel = p.strip_prefix(src).expect("below src").with_extension("");
+        let name = rel.to_string_lossy().replace('\\', "/");
+        let name = name
+            .strip_suffix("/mod")
+            .unwrap_or(&name)
+            .replace('/', "::");
+        if matches!(name.as_str(), "lib" | "main") || name.starts_with("bin::") {
+            String::new()
+        } else {
+            name
+        }
+    };
+    let names: Vec<String> = files.iter().map(|p| name_of(p)).collect();
+    let known = |n: &str| !n.is_empty() && names.iter().any(|m| m == n);
+    let mut uses = HashMap::new();
+    for (path, name) in files.iter().zip(&names) {
+        if name.is_empty() {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let code = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or_default();
+        let code: String = code
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let parent = name.rsplit_once("::").map_or("", |(p, _)| p);
+        let mut named = Vec::new();
+        for (prefix, base) in [("crate::", String::new()), ("super::", parent.to_owned())] {
+            for (at, _) in code.match_indices(prefix) {
+                let path: Vec<&str> = code[at + prefix.len()..]
+                    .split("::")
+                    .map(|s| {
+                        s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .next()
+                            .unwrap_or_default()
+                    })
+                    .take(2)
+                    .collect();
+                let join = |parts: &[&str]| match base.as_str() {
+                    "" => parts.join("::"),
+                    b => format!("{b}::{}", parts.join("::")),
+                };
+                let target = [join(&path), join(&path[..1])]
+                    .into_iter()
+                    .find(|t| known(t));
+                if let Some(t) = target.filter(|t| t != name) {
+                    if !named.contains(&t) {
+                        named.push(t);
+                    }
+                }
+            }
+        }
+        uses.insert(name.clone(), named);
+    }
+    uses
+}
+
+/// A module that reaches itself through the modules it uses, if any: the
+/// circle, from it and back.
+fn circle(uses: &HashMap<String, Vec<String>>) -> Option<Vec<String>> {
+    let mut names: Vec<&String> = uses.keys().collect();
+    names.sort();
+    for start in names {
+        // Depth-first from `start`, looking for a way back to it.
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = std::collections::HashSet::new();
+        while let Some((at, path)) = stack.pop() {
+            for next in uses.get(&at).into_iter().flatten() {
+                if next == start {
+                    let mut circle = path.clone();
+                    circle.push(start.clone());
+                    return Some(circle);
+                }
+                if seen.insert(next.clone()) {
+                    let mut p = path.clone();
+                    p.push(next.clone());
+                    stack.push((next.clone(), p));
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_two_modules_of_a_crate_use_each_other_in_a_circle() {
+    let mut srcs = vec![root().join("src")];
+    for layer in std::fs::read_dir(root().join("crates")).expect("crates/") {
+        for krate in std::fs::read_dir(layer.expect("a layer").path()).expect("a layer folder") {
+            let src = krate.expect("a crate").path().join("src");
+            if src.is_dir() {
+                srcs.push(src);
+            }
+        }
+    }
+    let mut circles = Vec::new();
+    for src in &srcs {
+        if let Some(c) = circle(&module_uses(src)) {
+            circles.push(format!("{}: {}", src.display(), c.join(" -> ")));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "modules in a circle:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn a_circle_of_modules_is_found() {
+    let uses: HashMap<String, Vec<String>> = [
+        ("read", vec!["stream"]),
+        ("stream", vec!["direct"]),
+        ("direct", vec!["read"]),
+        ("write", vec!["read"]),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.into_iter().map(str::to_owned).collect()))
+    .collect();
+    let c = circle(&uses).expect("read -> stream -> direct -> read");
+    assert_eq!(c.first(), c.last());
+    assert_eq!(c.len(), 4);
+    let mut no_circle = uses.clone();
+    no_circle.insert("direct".into(), Vec::new());
+    assert_eq!(circle(&no_circle), None);
+}

@@ -155,11 +155,8 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         companion: input.companion.as_ref().map(|c| &*c.text),
         playbook: input.parsed.playbook,
     };
-    // Freeing a million entries at exit takes longer than the process
-    // needs them: the playbook is left to the operating system.
     let old_playbook = args.emit_delta.as_ref().map(|_| subject.playbook.clone());
-    let applied =
-        std::mem::ManuallyDrop::new(ace_apply::run_curated(subject, &deltas, opts, curate));
+    let applied = ace_apply::run_curated(subject, &deltas, opts, curate);
     // A file that is no delta of any dialect is an input error, as an
     // unreadable playbook is: the user named the wrong file, or it is
     // broken, and writing the playbook as if applied would hide that.

@@ -109,7 +109,7 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         Some(n) => crate::now(Some(n)).map(Some),
         None => crate::source_date_epoch(),
     }
-    .map_err(|e| at(Stop::Usage(e)))?;
+    .map_err(|e| at(e.into()))?;
     let ctx = write_ctx(args, now, sections);
     let dest = convert::destination(
         to,
@@ -131,11 +131,10 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         Some(held.as_ref().unwrap_or(&output)),
         &mut report,
     );
-    release(parsed.playbook);
     let written = written.map_err(at)?;
     match (&args.id_map, dest) {
         (Some(path), Destination::File(_) | Destination::Stdout) => {
-            convert::write_id_map(path, &written.id_changes).map_err(|e| at(Stop::Usage(e)))
+            convert::write_id_map(path, &written.id_changes).map_err(|e| at(e.into()))
         }
         _ => Ok(()),
     }
@@ -195,7 +194,7 @@ fn into_block(
         Some(n) => crate::now(Some(n)).map(Some),
         None => crate::source_date_epoch(),
     }
-    .map_err(usage)?;
+    .map_err(|e| usage(e.to_string()))?;
     let req = ace_apply::into::IntoFile {
         file: into,
         style: args.style().map_err(usage)?,
@@ -206,7 +205,7 @@ fn into_block(
         force: args.force,
     };
     let stopped = |e: IntoError| match e {
-        IntoError::Io(m) => usage(m),
+        IntoError::Io(e) => usage(e.to_string()),
         IntoError::Markers { host, finding } => {
             // Which lines are the user's is unknown until the markers are
             // fixed: nothing is written.
@@ -279,14 +278,6 @@ fn stopped((stop, file, note): (Stop, Option<Source>, Option<String>)) -> ExitSt
             format!("--strict: {lost} piece(s) of information would be lost converting to {target}; nothing written")
         },
     )
-}
-
-/// Lets go of the playbook at the end of the run without freeing it:
-/// freeing a million entries one by one takes a fifth of a second or
-/// more, and the process ends next, the system taking the memory back at
-/// once.
-fn release(pb: ace_model::Playbook) {
-    std::mem::forget(pb);
 }
 
 /// What a block could not hold. The block is what the agent reads, drawn

@@ -154,7 +154,7 @@ pub fn run(args: Args) -> ExitStatus {
 /// JSON array, the files read but not checked; exit 2 if one could not be
 /// read.
 fn print_tokens(args: &Args, inputs: &[steps::Input], enc: ace_tokens::Encoding) -> ExitStatus {
-    let counted = ace_check::tokens::count_all(inputs, &args.stdin_filename, args.from, enc);
+    let counted = ace_check::run::count_all(inputs, &args.stdin_filename, args.from, enc);
     let mut status = ExitStatus::Ok;
     let mut counts = Vec::new();
     for c in counted {

@@ -23,7 +23,7 @@ pub fn run(args: &Args) -> ExitStatus {
         args.tokenizer,
     ) {
         Ok(o) => o,
-        Err(e) => return usage(e),
+        Err(e) => return usage(e.to_string()),
     };
     let source = match load_input(&args.input, &args.stdin_filename) {
         Ok(s) => s,

@@ -2,7 +2,8 @@
 //! same file, per format.
 //!
 //! For each of the five variants and the canonical JSON, a generated
-//! playbook of `ACE_BENCH_APPLY_ENTRIES` entries (1,000,000 by default) is
+//! playbook of `ACE_BENCH_APPLY_ENTRIES` entries (10,000 by default: a large playbook
+//! an agent keeps) is
 //! written, then timed as processes:
 //! - the baseline, `ace-convert FILE --to FORMAT -o OUT`: the same file read
 //!   and written whole, which is what applying would cost with no changes;
@@ -17,7 +18,7 @@ use std::time::Duration;
 
 use ace_registry::Format;
 
-const FORMATS: [Format; 6] = [
+pub(crate) const FORMATS: [Format; 6] = [
     Format::MARKDOWN,
     Format::JSON,
     Format::AGENTS_MD,
@@ -32,7 +33,7 @@ const APPENDS: usize = 1_000;
 /// The patch: counters of entries spread over the playbook, and new
 /// entries of kind `strategy`, which the vAgenda reader files under the
 /// strategies section.
-fn patch(pb: &ace_model::Playbook) -> String {
+pub(crate) fn patch(pb: &ace_model::Playbook) -> String {
     let step = (pb.entries.len() / COUNTS).max(1);
     let mut ops: Vec<serde_json::Value> = pb
         .entries
@@ -80,7 +81,7 @@ pub(crate) fn median(
     Ok(v[v.len() / 2])
 }
 
-/// `ACE_BENCH_APPLY_ENTRIES`, else a million: the size of the playbooks
+/// `ACE_BENCH_APPLY_ENTRIES`, else 10,000: the size of the playbooks
 /// `bench apply` and `bench prune` make.
 pub(crate) fn entries() -> Result<usize, String> {
     std::env::var("ACE_BENCH_APPLY_ENTRIES")
@@ -90,7 +91,7 @@ pub(crate) fn entries() -> Result<usize, String> {
                 .map_err(|_| format!("ACE_BENCH_APPLY_ENTRIES={v}: not a number"))
         })
         .transpose()
-        .map(|n| n.unwrap_or(1_000_000))
+        .map(|n| n.unwrap_or(10_000))
 }
 
 pub fn apply_bench(bin: &Path) -> Result<(), String> {

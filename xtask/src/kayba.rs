@@ -1,7 +1,7 @@
 //! `cargo xtask bench kayba`: ace-tools against kayba's own skillbook code
 //! (0.13.0, unpacked by tests/kayba/install.sh into `ACE_KAYBA`), whole
 //! processes side by side on a skillbook of `ACE_BENCH_KAYBA_SKILLS`
-//! skills (100,000 by default) that kayba's API made: reading it, a no-op
+//! skills (10,000 by default) that kayba's API made: reading it, a no-op
 //! rewrite, and applying one update batch. Each run is timed three times;
 //! the median wall time and the peak resident memory (`wait4`) are shown,
 //! with ace-tools' speed-up and memory against kayba's.
@@ -50,7 +50,7 @@ pub fn kayba_bench(bin: &Path) -> Result<(), String> {
     let skills: usize = std::env::var("ACE_BENCH_KAYBA_SKILLS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+        .unwrap_or(10_000);
     let oracle = crate::root().join("tests/kayba/oracle.py");
     let dir = crate::scratch("kayba")?.0;
     let book = dir.join("skillbook.json");

@@ -12,6 +12,7 @@ mod merge;
 mod prune;
 mod scale;
 mod shell;
+mod speed;
 mod tokens;
 
 // The binaries' allocator, so that in-process read and write figures are
@@ -39,11 +40,12 @@ fn main() -> ExitCode {
         Some("fuzz-seed") => fuzz_seed(),
         Some("gen") => gen(&args[1..]),
         Some("compare") => compare::compare(&args[1..]),
+        Some("speed") => speed::speed(&args[1..]),
         Some("completions") => shell::completions(&args[1..]),
         Some("man") => shell::man(&args[1..]),
         Some("__measure") => scale::measure(&args[1..]),
         _ => Err(
-            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply|prune|merge|tokens|kayba|hostile]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR | cargo xtask completions [--out DIR] | cargo xtask man [--out DIR]"
+            "usage: cargo xtask docs [--check] | cargo xtask bench [markdown|skill|tron|batch|process|scale|apply|prune|merge|tokens|kayba|hostile]... | cargo xtask fuzz-seed | cargo xtask gen --entries N --format F [-o PATH] | cargo xtask compare OLD_BIN_DIR NEW_BIN_DIR | cargo xtask speed OLD_BIN_DIR NEW_BIN_DIR [--entries N,N] [--runs N] | cargo xtask completions [--out DIR] | cargo xtask man [--out DIR]"
                 .to_owned(),
         ),
     };
@@ -478,7 +480,8 @@ fn bench(only: &[String]) -> Result<(), String> {
         process_bench()?;
     }
     if wants("scale") {
-        // ACE_BENCH_MAX_ENTRIES bounds the sizes (1,000,000 by default).
+        // ACE_BENCH_MAX_ENTRIES bounds the sizes (100,000 by default: the
+        // largest is a scale test, not a race).
         let max = std::env::var("ACE_BENCH_MAX_ENTRIES")
             .ok()
             .map(|v| {
@@ -486,7 +489,7 @@ fn bench(only: &[String]) -> Result<(), String> {
                     .map_err(|_| format!("ACE_BENCH_MAX_ENTRIES={v}: not a number"))
             })
             .transpose()?
-            .unwrap_or(1_000_000);
+            .unwrap_or(100_000);
         scale::scale_bench(max)?;
     }
     if wants("apply") {

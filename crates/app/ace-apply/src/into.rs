@@ -121,8 +121,8 @@ pub struct IntoFile<'a> {
 #[derive(Debug)]
 pub enum IntoError {
     /// The file cannot be read, locked or written, or is outside the write
-    /// scope: said in one line.
-    Io(String),
+    /// scope.
+    Io(ace_model::Error),
     /// The file's markers do not make one block: the finding, at its
     /// line in `host`.
     Markers {
@@ -152,21 +152,22 @@ pub struct Planned {
 /// write-scope` bounds it the same way. Unsound markers stop it before
 /// anything is written.
 pub fn plan(pb: &Playbook, req: &IntoFile<'_>, ctx: &WriteCtx) -> Result<Planned, IntoError> {
-    let name = req.file.display().to_string();
     let loaded = ace_check::run::configuration(None, false).map_err(IntoError::Io)?;
-    if let Some(scope) =
-        ace_config::WriteScope::of(&[], &loaded).map_err(|e| IntoError::Io(e.to_string()))?
-    {
+    if let Some(scope) = ace_config::WriteScope::of(&[], &loaded).map_err(IntoError::Io)? {
         scope.check(req.file).map_err(IntoError::Io)?;
     }
     let held = ace_fs::Held::lock(&[req.file], req.lock_timeout)
-        .map_err(|e| IntoError::Io(e.to_string()))?
+        .map_err(|e| IntoError::Io(e.into()))?
         .forcing(req.force);
     let host = match std::fs::read(req.file) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map_err(|e| IntoError::Io(format!("{name}: not UTF-8 text ({e})")))?,
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+            IntoError::Io(ace_model::Error::io(
+                req.file,
+                format!("not UTF-8 text ({e})"),
+            ))
+        })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(IntoError::Io(format!("{name}: {e}"))),
+        Err(e) => return Err(IntoError::Io(ace_model::Error::io(req.file, e))),
     };
     let block = match block::place(&host) {
         Ok(b) => b,
@@ -220,7 +221,7 @@ impl Planned {
             return Ok(false);
         }
         let io = |e: &dyn std::fmt::Display, what: &std::path::Path| {
-            IntoError::Io(format!("{}: {e}", what.display()))
+            IntoError::Io(ace_model::Error::io(what, e))
         };
         // A new rule file in a folder not made yet (.cursor/rules/).
         if let Some(dir) = file

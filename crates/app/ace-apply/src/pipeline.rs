@@ -139,10 +139,12 @@ impl Curate {
 
     /// What `asked` asks, with `config`'s thresholds and `[budget]` under
     /// it: ace-apply's flags and the Python module's arguments alike.
-    pub fn of(asked: &CurateArgs, config: &ace_config::Config) -> Result<Curate, String> {
+    pub fn of(asked: &CurateArgs, config: &ace_config::Config) -> Result<Curate, ace_model::Error> {
         let t = &config.thresholds;
         if asked.deprecate && !asked.dedup && !asked.prune {
-            return Err("--deprecate goes with --prune or --dedup".into());
+            return Err(ace_model::Error::Usage(
+                "--deprecate goes with --prune or --dedup".into(),
+            ));
         }
         let dedup = asked.dedup.then(|| {
             let d = crate::dedup::DedupOptions::default();

@@ -57,7 +57,7 @@ pub struct Ready {
 impl Request {
     /// The options the pipeline takes, or why the request cannot be run,
     /// in one line naming the caller's flag or argument.
-    pub fn ready(&self) -> Result<Ready, String> {
+    pub fn ready(&self) -> Result<Ready, ace_model::Error> {
         let python = self.caller == Caller::Python;
         let loaded = match &self.config {
             Config::Find => ace_check::run::configuration(None, false)?,
@@ -65,7 +65,7 @@ impl Request {
             Config::Nothing => ace_config::Loaded::default(),
         };
         let now = ace_model::time::now(self.now.as_deref()).map_err(|e| match python {
-            true => e.replacen("--now ", "now=", 1),
+            true => e.named("now"),
             false => e,
         })?;
         if let Some(s) = self.curate.similarity.filter(|s| !(0.0..=1.0).contains(s)) {
@@ -74,14 +74,20 @@ impl Request {
             } else {
                 "--similarity "
             };
-            return Err(format!("{name}{s}: expected a number from 0 to 1"));
+            return Err(ace_model::Error::Usage(format!(
+                "{name}{s}: expected a number from 0 to 1"
+            )));
         }
-        let curate = Curate::of(&self.curate, &loaded.config).map_err(|e| match &loaded.path {
-            Some(p) if e.starts_with("[budget]") => format!("{}: {e}", p.display()),
-            _ => e,
-        })?;
-        let scope =
-            ace_config::WriteScope::of(&self.write_scope, &loaded).map_err(|e| e.to_string())?;
+        let curate =
+            Curate::of(&self.curate, &loaded.config).map_err(|e| match (&e, &loaded.path) {
+                (ace_model::Error::Content { place, .. }, Some(p))
+                    if place.starts_with("[budget]") =>
+                {
+                    e.under(&format!("{}: ", p.display()))
+                }
+                _ => e,
+            })?;
+        let scope = ace_config::WriteScope::of(&self.write_scope, &loaded)?;
         let run = RunOptions {
             registry: Registry::builtin(),
             dialect: self.delta_format,

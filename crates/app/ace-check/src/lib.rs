@@ -15,7 +15,6 @@ use ace_registry::{CheckCtx, Format, ReadCtx};
 pub mod budget;
 pub mod run;
 mod suppress;
-pub mod tokens;
 
 pub use suppress::Suppressions;
 
@@ -91,7 +90,7 @@ impl Baseline {
     /// A path that exists is a file; anything else must be a git revision
     /// that git knows, checked once here so that a typo is a usage error
     /// rather than "no history" for every file.
-    pub fn parse(arg: &str) -> Result<Baseline, String> {
+    pub fn parse(arg: &str) -> Result<Baseline, ace_model::Error> {
         let p = Path::new(arg);
         if p.is_file() {
             return Ok(Baseline::File(p.to_owned()));
@@ -102,7 +101,11 @@ impl Baseline {
             .args(["rev-parse", "--verify", "--quiet", "--end-of-options"])
             .arg(format!("{arg}^{{commit}}"))
             .output()
-            .map_err(|e| format!("--baseline {arg}: not a file, and git could not be run: {e}"))?;
+            .map_err(|e| {
+                ace_model::Error::Usage(format!(
+                    "--baseline {arg}: not a file, and git could not be run: {e}"
+                ))
+            })?;
         let id = String::from_utf8_lossy(&out.stdout).trim().to_owned();
         if out.status.success() && id.bytes().all(|b| b.is_ascii_hexdigit()) && !id.is_empty() {
             Ok(Baseline::Rev {
@@ -110,9 +113,9 @@ impl Baseline {
                 id,
             })
         } else {
-            Err(format!(
+            Err(ace_model::Error::Usage(format!(
                 "--baseline {arg}: neither a file nor a git revision of the repository here"
-            ))
+            )))
         }
     }
 }
@@ -145,14 +148,14 @@ pub struct Filter {
 impl Filter {
     /// Looks a list of codes up in the rule registry; unknown codes are an
     /// error naming them, so a typo never silently selects nothing.
-    pub fn codes<S: AsRef<str>>(list: &[S]) -> Result<Vec<&'static str>, String> {
+    pub fn codes<S: AsRef<str>>(list: &[S]) -> Result<Vec<&'static str>, ace_model::Error> {
         list.iter()
             .map(|c| c.as_ref().trim())
             .filter(|c| !c.is_empty())
             .map(|c| {
                 rules::by_code(c)
                     .map(|r| r.code)
-                    .ok_or_else(|| format!("unknown rule code `{c}`"))
+                    .ok_or_else(|| ace_model::Error::Usage(format!("unknown rule code `{c}`")))
             })
             .collect()
     }
@@ -187,7 +190,7 @@ impl Filter {
 pub struct Outcome {
     pub reports: Vec<(Source, Vec<Diagnostic>)>,
     /// Inputs that could not be read at all (`path: message`): exit 2.
-    pub errors: Vec<String>,
+    pub errors: Vec<ace_model::Error>,
 }
 
 /// The playbook.yaml read with the AGENTS.md at `path`, if any. The
@@ -203,8 +206,8 @@ pub fn companion_of(format: Format, path: Option<&Path>, companion: &Companion) 
 }
 
 /// Reads the playbook named by `--playbook`, in whatever format it is.
-pub fn load_target(path: &Path) -> Result<Target, String> {
-    let source = ace_fs::load(path).map_err(|e| e.to_string())?;
+pub fn load_target(path: &Path) -> Result<Target, ace_model::Error> {
+    let source = ace_fs::load(path)?;
     let format = ace_registry::detect(source.path.as_deref(), &source.text);
     let playbook = read_playbook(format, &source, "--playbook")?;
     Ok(Target {
@@ -213,25 +216,29 @@ pub fn load_target(path: &Path) -> Result<Target, String> {
     })
 }
 
-fn read_playbook(format: Format, source: &Source, what: &str) -> Result<Playbook, String> {
+fn read_playbook(
+    format: Format,
+    source: &Source,
+    what: &str,
+) -> Result<Playbook, ace_model::Error> {
     match ace_registry::read(format, &source.text) {
         Ok(parsed) => Ok(parsed.playbook),
         Err(d) => {
             let pos = ace_model::LineIndex::new(&source.text).line_col(&source.text, d.span.start);
-            Err(format!(
-                "{what} {}:{}:{}: {}",
-                source.name, pos.line, pos.col, d.message
-            ))
+            Err(ace_model::Error::Content {
+                place: format!("{what} {}:{}:{}", source.name, pos.line, pos.col),
+                message: d.message,
+            })
         }
     }
 }
 
 /// The text of `source` in the baseline; `None` when the file is new there.
-fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>, String> {
+fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>, ace_model::Error> {
     match baseline {
         Baseline::File(p) => ace_fs::load(p)
             .map(Some)
-            .map_err(|e| format!("--baseline {e}")),
+            .map_err(|e| ace_model::Error::from(e).under("--baseline ")),
         Baseline::Rev { name: rev, id } => {
             let path = source
                 .path
@@ -249,7 +256,7 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
                 .args(["cat-file", "--end-of-options", "blob"])
                 .arg(format!("{id}:./{file}"))
                 .output()
-                .map_err(|e| format!("--baseline {rev}: git could not be run: {e}"))?;
+                .map_err(|e| ace_model::Error::io(Path::new(&format!("--baseline {rev}")), e))?;
             if !out.status.success() {
                 let err = String::from_utf8_lossy(&out.stderr);
                 // A file added since the revision has no history to keep.
@@ -259,17 +266,19 @@ fn baseline_text(baseline: &Baseline, source: &Source) -> Result<Option<Source>,
                 {
                     return Ok(None);
                 }
-                return Err(format!(
-                    "--baseline {rev}: {}: {}",
-                    source.name,
-                    err.trim().lines().next().unwrap_or("git show failed")
-                ));
+                return Err(ace_model::Error::Io {
+                    path: format!("--baseline {rev}: {}", source.name),
+                    message: err
+                        .trim()
+                        .lines()
+                        .next()
+                        .unwrap_or("git show failed")
+                        .to_owned(),
+                });
             }
-            let text = String::from_utf8(out.stdout).map_err(|_| {
-                format!(
-                    "--baseline {rev}: {}: not UTF-8 in that revision",
-                    source.name
-                )
+            let text = String::from_utf8(out.stdout).map_err(|_| ace_model::Error::Content {
+                place: format!("--baseline {rev}: {}", source.name),
+                message: "not UTF-8 in that revision".into(),
             })?;
             Ok(Some(Source {
                 name: format!("{rev}:{}", source.name),
@@ -307,10 +316,10 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         }
     };
     let not_ace = |source: &Source, outcome: &mut Outcome| {
-        outcome.errors.push(format!(
-            "{}: not an ACE artifact (pass --from FORMAT to check it as one)",
-            source.name
-        ));
+        outcome.errors.push(ace_model::Error::Content {
+            place: source.name.clone(),
+            message: "not an ACE artifact (pass --from FORMAT to check it as one)".into(),
+        });
     };
     let target = settings.target.as_ref();
     let suppressions = format.imp().lint_profile().suppression_comments;
@@ -335,10 +344,10 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     let read = match format.read(&source.text, &ReadCtx::default()) {
         Ok(r) => r,
         Err(d) if !claimed && rules::not_an_artifact(d.code) => {
-            outcome.errors.push(format!(
-                "{}: not an ACE artifact: {}",
-                source.name, d.message
-            ));
+            outcome.errors.push(ace_model::Error::Content {
+                place: source.name.clone(),
+                message: format!("not an ACE artifact: {}", d.message),
+            });
             return outcome;
         }
         Err(_) if !claimed => {
@@ -359,10 +368,10 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
             .iter()
             .find(|d| rules::not_an_artifact(d.code))
         {
-            Some(d) => outcome.errors.push(format!(
-                "{}: not an ACE artifact: {}",
-                source.name, d.message
-            )),
+            Some(d) => outcome.errors.push(ace_model::Error::Content {
+                place: source.name.clone(),
+                message: format!("not an ACE artifact: {}", d.message),
+            }),
             None => not_ace(&source, &mut outcome),
         }
         return outcome;
@@ -392,7 +401,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
                     .unwrap_or_else(|d| vec![d]);
                 companion_result = Some((yaml, diags));
             }
-            Err(e) => outcome.errors.push(e.to_string()),
+            Err(e) => outcome.errors.push(e.into()),
         }
     }
     let mut history = Vec::new();

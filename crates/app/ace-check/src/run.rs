@@ -34,7 +34,7 @@ pub struct Overrides {
 
 /// The configuration in force: none with `isolated`, else `config`, else
 /// the nearest `ace.toml` in the working directory or above.
-pub fn configuration(config: Option<&Path>, isolated: bool) -> Result<Loaded, String> {
+pub fn configuration(config: Option<&Path>, isolated: bool) -> Result<Loaded, ace_model::Error> {
     if isolated {
         return Ok(Loaded::default());
     }
@@ -45,7 +45,7 @@ pub fn configuration(config: Option<&Path>, isolated: bool) -> Result<Loaded, St
             .and_then(|d| ace_config::find(&d)),
     };
     match path {
-        Some(p) => ace_config::load(&p).map_err(|e| e.to_string()),
+        Some(p) => ace_config::load(&p),
         None => Ok(Loaded {
             root: PathBuf::from("."),
             ..Loaded::default()
@@ -56,7 +56,7 @@ pub fn configuration(config: Option<&Path>, isolated: bool) -> Result<Loaded, St
 /// The settings of a run: ace.toml's thresholds and rule selection with
 /// the command line's over them. An unknown rule code, an unreadable
 /// `--playbook` or an unknown `--baseline` revision is the error.
-pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
+pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, ace_model::Error> {
     let c = &loaded.config;
     let t = &c.thresholds;
     let mut lint = ace_lint::Options::default();
@@ -70,8 +70,11 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, String> {
     let mut curator = ace_registry::CuratorGate::default();
     curator.confidence = t.confidence.unwrap_or(curator.confidence);
     curator.evidence_length = t.evidence_length.unwrap_or(curator.evidence_length);
-    let at = |e: String| match &loaded.path {
-        Some(p) => format!("{}: {e}", p.display()),
+    let at = |e: ace_model::Error| match &loaded.path {
+        Some(p) => ace_model::Error::Content {
+            place: p.display().to_string(),
+            message: e.to_string(),
+        },
         None => e,
     };
     let select = match &over.select {
@@ -130,10 +133,10 @@ pub fn inputs(
     force_exclude: bool,
     only_ace: bool,
     settings: &Settings,
-) -> Result<Vec<Input>, String> {
-    let selector = Selector::new(loaded).map_err(|e| e.to_string())?;
+) -> Result<Vec<Input>, ace_model::Error> {
+    let selector = Selector::new(loaded)?;
     let mut inputs = ace_config::select(paths, &selector, force_exclude, &ace_registry::recognise)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ace_model::Error::Usage(e.to_string()))?;
     if only_ace && settings.from.is_none() {
         inputs.retain(|i| match i {
             Input::File(p) => !p.is_file() || ace_registry::recognise(p),
@@ -157,18 +160,17 @@ pub fn inputs(
 /// What checking one input gave: its reports, and the I/O or usage errors
 /// to print (held back so that they come out in argument order).
 pub struct Checked {
-    pub errors: Vec<String>,
+    pub errors: Vec<ace_model::Error>,
     pub reports: Vec<(Source, Vec<Diagnostic>)>,
 }
 
 /// The text of `input`; standard input named `stdin_filename` when one
 /// was given.
-pub(crate) fn load(input: &Input, stdin_filename: &str) -> Result<Source, String> {
+pub(crate) fn load(input: &Input, stdin_filename: &str) -> Result<Source, ace_model::Error> {
     let mut source = match input {
         Input::Stdin => ace_fs::load_stdin(stdin_filename),
         Input::File(p) => ace_fs::load(p),
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     if *input == Input::Stdin && stdin_filename != "<stdin>" {
         // The name stands in for the path: format detection and
         // `--baseline REV` use it.
@@ -189,7 +191,7 @@ fn check_one(input: &Input, stdin_filename: &str, settings: &Settings) -> Checke
     };
     let outcome = crate::check(source, settings);
     Checked {
-        errors: outcome.errors.iter().map(ToString::to_string).collect(),
+        errors: outcome.errors,
         reports: outcome.reports,
     }
 }
@@ -205,4 +207,42 @@ pub fn check_all(inputs: &[Input], stdin_filename: &str, settings: &Settings) ->
         |c| checked.push(c),
     );
     checked
+}
+
+/// Each input's name and its count, or why it could not be read: the
+/// files as they are, read as their format (for the sections) but not
+/// checked.
+pub fn count_all(
+    inputs: &[Input],
+    stdin_filename: &str,
+    from: Option<ace_registry::Format>,
+    enc: ace_tokens::Encoding,
+) -> Vec<Result<(String, crate::budget::TokenCount), ace_model::Error>> {
+    let registry = ace_registry::Registry::builtin();
+    // The encoder is made (0.4 s and more) while the files are read.
+    std::thread::scope(|scope| {
+        scope.spawn(|| enc.count(""));
+        counts_of(inputs, stdin_filename, from, enc, registry)
+    })
+}
+
+fn counts_of(
+    inputs: &[Input],
+    stdin_filename: &str,
+    from: Option<ace_registry::Format>,
+    enc: ace_tokens::Encoding,
+    registry: &ace_registry::Registry,
+) -> Vec<Result<(String, crate::budget::TokenCount), ace_model::Error>> {
+    inputs
+        .iter()
+        .map(|input| {
+            let source = load(input, stdin_filename)?;
+            let format =
+                from.unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
+            let pb = ace_registry::convert::read_playbook(&source, format).ok();
+            let c =
+                crate::budget::count(format.imp().playbook_text(&source.text), pb.as_ref(), enc);
+            Ok((source.name, c))
+        })
+        .collect()
 }

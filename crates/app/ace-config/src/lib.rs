@@ -148,18 +148,6 @@ pub fn json_schema() -> String {
     text
 }
 
-/// A configuration file that could not be used.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
 /// A configuration and the folder its patterns are relative to.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
@@ -178,11 +166,14 @@ pub fn find(start: &Path) -> Option<PathBuf> {
 
 /// Parses `text` as `ace.toml`; errors name `name:line:col` and say what was
 /// expected.
-pub fn parse(text: &str, name: &str) -> Result<Config, ConfigError> {
+pub fn parse(text: &str, name: &str) -> Result<Config, ace_model::Error> {
     toml::from_str(text).map_err(|e| {
         let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
         let message = e.message().trim_end().replace('\n', "; ");
-        ConfigError(format!("{name}:{line}:{col}: {message}"))
+        ace_model::Error::Content {
+            place: format!("{name}:{line}:{col}"),
+            message,
+        }
     })
 }
 
@@ -194,9 +185,9 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// Reads the configuration at `path`.
-pub fn load(path: &Path) -> Result<Loaded, ConfigError> {
+pub fn load(path: &Path) -> Result<Loaded, ace_model::Error> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError(format!("{name}: {e}")))?;
+    let text = std::fs::read_to_string(path).map_err(|e| ace_model::Error::io(path, e))?;
     let config = parse(&text, &name)?;
     let root = path
         .parent()
@@ -224,7 +215,7 @@ impl WriteScope {
     /// directory), else ace.toml's `[apply] write-scope` (relative to its
     /// folder, which the current directory must be inside); `None` when
     /// neither sets one.
-    pub fn of(cli: &[String], loaded: &Loaded) -> Result<Option<WriteScope>, ConfigError> {
+    pub fn of(cli: &[String], loaded: &Loaded) -> Result<Option<WriteScope>, ace_model::Error> {
         if !cli.is_empty() {
             return WriteScope::new(cli, PathBuf::new()).map(Some);
         }
@@ -234,13 +225,13 @@ impl WriteScope {
         }
         let cwd = std::env::current_dir()
             .and_then(|d| d.canonicalize())
-            .map_err(|e| ConfigError(format!("the current directory: {e}")))?;
+            .map_err(|e| ace_model::Error::io(Path::new("the current directory"), e))?;
         let root = loaded
             .root
             .canonicalize()
-            .map_err(|e| ConfigError(format!("{}: {e}", loaded.root.display())))?;
+            .map_err(|e| ace_model::Error::io(&loaded.root, e))?;
         let below = cwd.strip_prefix(&root).map_err(|_| {
-            ConfigError(format!(
+            ace_model::Error::Refused(format!(
                 "the write scope of {} is relative to {}, which the current directory is not inside",
                 loaded.path.as_deref().unwrap_or(Path::new(FILE_NAME)).display(),
                 root.display()
@@ -249,18 +240,24 @@ impl WriteScope {
         WriteScope::new(globs, below.to_owned()).map(Some)
     }
 
-    fn new(globs: &[String], base: PathBuf) -> Result<WriteScope, ConfigError> {
+    fn new(globs: &[String], base: PathBuf) -> Result<WriteScope, ace_model::Error> {
         let mut b = GlobSetBuilder::new();
         for g in globs {
             let glob = globset::GlobBuilder::new(g)
                 .literal_separator(true)
                 .build()
-                .map_err(|e| ConfigError(format!("write scope {g:?}: {e}")))?;
+                .map_err(|e| ace_model::Error::Content {
+                    place: format!("write scope {g:?}"),
+                    message: e.to_string(),
+                })?;
             b.add(glob);
         }
         Ok(WriteScope {
             globs: globs.to_vec(),
-            set: b.build().map_err(|e| ConfigError(e.to_string()))?,
+            set: b.build().map_err(|e| ace_model::Error::Content {
+                place: "write scope".into(),
+                message: e.to_string(),
+            })?,
             base,
         })
     }
@@ -269,13 +266,13 @@ impl WriteScope {
     /// the globs: relative, never climbing out of their folder with `..`,
     /// and the file a write would replace, symbolic links followed, inside
     /// them too (a link in the scope to a file outside it is outside).
-    pub fn check(&self, path: &Path) -> Result<(), String> {
+    pub fn check(&self, path: &Path) -> Result<(), ace_model::Error> {
         let refuse = |why: String| {
-            Err(format!(
+            Err(ace_model::Error::Refused(format!(
                 "refusing to write {}: {why} ({})",
                 path.display(),
                 self.globs.join(" ")
-            ))
+            )))
         };
         if path.is_absolute() {
             return refuse(format!("{} is absolute", path.display()));
@@ -298,8 +295,9 @@ impl WriteScope {
         if !self.set.is_match(&clean) {
             return refuse(format!("{} is outside the write scope", path.display()));
         }
-        let real = resolved(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let root = root_of(&self.base).map_err(|e| format!("the current directory: {e}"))?;
+        let real = resolved(path).map_err(|e| ace_model::Error::io(path, e))?;
+        let root = root_of(&self.base)
+            .map_err(|e| ace_model::Error::io(Path::new("the current directory"), e))?;
         match real.strip_prefix(&root) {
             Ok(rel) if self.set.is_match(rel) => Ok(()),
             _ => refuse(format!(
@@ -359,7 +357,7 @@ pub struct Selector {
     exclude: GlobSet,
 }
 
-fn glob_set(patterns: &[String], what: &str) -> Result<GlobSet, ConfigError> {
+fn glob_set(patterns: &[String], what: &str) -> Result<GlobSet, ace_model::Error> {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
         let p = p.trim_end_matches('/');
@@ -369,16 +367,20 @@ fn glob_set(patterns: &[String], what: &str) -> Result<GlobSet, ConfigError> {
         } else {
             format!("**/{p}")
         };
-        let glob = Glob::new(&full)
-            .map_err(|e| ConfigError(format!("{what} pattern `{p}`: {}", e.kind())))?;
+        let glob = Glob::new(&full).map_err(|e| ace_model::Error::Content {
+            place: format!("{what} pattern `{p}`"),
+            message: e.kind().to_string(),
+        })?;
         b.add(glob);
     }
-    b.build()
-        .map_err(|e| ConfigError(format!("{what} patterns: {e}")))
+    b.build().map_err(|e| ace_model::Error::Content {
+        place: format!("{what} patterns"),
+        message: e.to_string(),
+    })
 }
 
 impl Selector {
-    pub fn new(loaded: &Loaded) -> Result<Selector, ConfigError> {
+    pub fn new(loaded: &Loaded) -> Result<Selector, ace_model::Error> {
         let c = &loaded.config;
         Ok(Selector {
             root: absolute(&loaded.root),
@@ -599,10 +601,10 @@ mod tests {
             "ace.toml",
         )
         .unwrap_err();
-        assert!(e.0.starts_with("ace.toml:2:"), "{e}");
+        assert!(e.to_string().starts_with("ace.toml:2:"), "{e}");
         let e = parse("colour = 1\n", "ace.toml").unwrap_err();
-        assert!(e.0.starts_with("ace.toml:1:1:"), "{e}");
-        assert!(e.0.contains("unknown field `colour`"), "{e}");
+        assert!(e.to_string().starts_with("ace.toml:1:1:"), "{e}");
+        assert!(e.to_string().contains("unknown field `colour`"), "{e}");
     }
 
     #[test]

@@ -6,7 +6,9 @@
 mod atomic;
 mod load;
 mod lock;
+mod target;
 
-pub use atomic::{destination, write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
+pub use atomic::{write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use lock::{Held, LockError, Stamp};
+pub use target::destination;

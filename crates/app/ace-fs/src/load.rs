@@ -48,6 +48,30 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+impl From<LoadError> for ace_model::Error {
+    fn from(e: LoadError) -> Self {
+        let text = e.to_string();
+        match e {
+            LoadError::NotFound(path)
+            | LoadError::IsDirectory(path)
+            | LoadError::Binary(path)
+            | LoadError::Io(path, _) => ace_model::Error::Io {
+                message: text[path.len() + 2..].to_owned(),
+                path,
+            },
+            LoadError::InvalidUtf8 {
+                name,
+                line,
+                col,
+                byte,
+            } => ace_model::Error::Content {
+                place: format!("{name}:{line}:{col}"),
+                message: format!("invalid UTF-8 (byte 0x{byte:02x}); expected UTF-8 text"),
+            },
+        }
+    }
+}
+
 /// A loaded input: its display name, path (none for stdin) and text.
 #[derive(Debug, Clone)]
 pub struct Source {

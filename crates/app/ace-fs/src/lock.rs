@@ -18,7 +18,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::atomic::destination;
+use crate::target::destination;
 
 /// What tells one version of a file from another without reading it: a
 /// rename gives a new inode, an in-place write a new size or time.
@@ -99,6 +99,18 @@ impl std::fmt::Display for LockError {
 
 impl std::error::Error for LockError {}
 
+impl From<LockError> for ace_model::Error {
+    fn from(e: LockError) -> Self {
+        let (LockError::TimedOut { path, .. } | LockError::Io(path, _)) = &e;
+        let path = path.display().to_string();
+        let text = e.to_string();
+        ace_model::Error::Io {
+            message: text[path.len() + 2..].to_owned(),
+            path,
+        }
+    }
+}
+
 /// Files locked for one update, in the order given; released when
 /// dropped (or when the process ends, however it ends). It also carries
 /// what the update may replace: with [`Held::forcing`], a read-only file
@@ -147,7 +159,7 @@ impl Held {
         if self.files.iter().any(|(p, _, _)| *p == at) {
             return Ok(());
         }
-        crate::atomic::regular_or_missing(&at).map_err(|e| LockError::Io(path.to_owned(), e))?;
+        crate::target::regular_or_missing(&at).map_err(|e| LockError::Io(path.to_owned(), e))?;
         loop {
             let file = match open_for_lock(&at) {
                 Ok(f) => f,

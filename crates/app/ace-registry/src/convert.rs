@@ -31,6 +31,12 @@ pub enum Stop {
     Lossy { lost: usize, target: String },
 }
 
+impl From<ace_model::Error> for Stop {
+    fn from(e: ace_model::Error) -> Self {
+        Stop::Usage(e.to_string())
+    }
+}
+
 /// In one line: the message, or the first finding as `CODE: message`.
 impl std::fmt::Display for Stop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -80,20 +86,23 @@ pub fn writer_options(registry: &Registry) -> Vec<(WriteOption, Vec<&'static str
 
 /// Writes the IDs that changed, and what they became, to `path` as a JSON
 /// array of `{"old", "new"}` (empty when none changed).
-pub fn write_id_map(path: &Path, changes: &[ace_model::ids::IdChange]) -> Result<(), String> {
-    let mut text = serde_json::to_string_pretty(changes).map_err(|e| e.to_string())?;
+pub fn write_id_map(
+    path: &Path,
+    changes: &[ace_model::ids::IdChange],
+) -> Result<(), ace_model::Error> {
+    let mut text =
+        serde_json::to_string_pretty(changes).map_err(|e| ace_model::Error::io(path, e))?;
     text.push('\n');
-    ace_fs::write_atomic(path, text.as_bytes(), None)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    ace_fs::write_atomic(path, text.as_bytes(), None).map_err(|e| ace_model::Error::io(path, e))
 }
 
 pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
     let Some(path) = path else {
         return Ok(Arc::default());
     };
-    std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| SectionMap::from_json(&text))
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Stop::Usage(format!("{}:{e}", path.display())))?;
+    SectionMap::from_json(&text)
         .map(Arc::new)
         .map_err(|e| Stop::Usage(format!("{}:{e}", path.display())))
 }

@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 
 use ace_apply::dedup::Merged;
 use ace_apply::prune::Pruned;
-use ace_check::tokens::TokenCount;
+use ace_check::budget::TokenCount;
 use ace_model::{Diagnostic, Entry, Playbook, Severity};
 use ace_registry::Format;
 
@@ -78,7 +78,7 @@ impl Options {
         max_tokens: Option<usize>,
         max_entries: Option<usize>,
         tokenizer: Option<ace_tokens::Encoding>,
-    ) -> Result<Options, String> {
+    ) -> Result<Options, ace_model::Error> {
         let loaded = ace_check::run::configuration(config, isolated)?;
         let settings = ace_check::run::settings(&loaded, &Default::default())?;
         let asked = ace_apply::CurateArgs {
@@ -91,7 +91,9 @@ impl Options {
         };
         let curate = ace_apply::Curate::of(&asked, &loaded.config)?;
         let (Some(prune), Some(dedup)) = (curate.prune, curate.dedup) else {
-            return Err("no pruning or de-duplication options".into());
+            return Err(ace_model::Error::Usage(
+                "no pruning or de-duplication options".into(),
+            ));
         };
         Ok(Options {
             encoding: prune.budget.encoding,
@@ -119,7 +121,7 @@ pub fn view(
         .iter()
         .map(|d| index.line_col(text, d.span.start).line)
         .collect();
-    let tokens = ace_check::tokens::count(
+    let tokens = ace_check::budget::count(
         format.imp().playbook_text(text),
         Some(&playbook),
         opts.encoding,

@@ -4,8 +4,9 @@
 //! A writer that prints each entry on its own (given what it settled about
 //! the whole playbook first) can print runs of entries on other threads and
 //! append their text in order: the output is byte for byte what one thread
-//! prints, whatever the number of threads. Work is handed out a window at a
-//! time, so at most a window's results are held at once.
+//! prints, whatever the number of threads. Most of this is rayon's; what
+//! rayon has no form for is [`Ordered`], which reads items while a parser
+//! on the calling thread is still finding them.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -30,13 +31,8 @@ pub fn worth_it(n: usize) -> bool {
     n >= MIN_ITEMS && rayon::current_num_threads() > 1
 }
 
-/// `f` of consecutive runs of `0..n`, handed to `take` in order on the
-/// calling thread. Runs are computed by one thread fewer than the pool
-/// has and by the calling thread, which takes each result as soon as it
-/// is next (appending text, which may mean writing to a file) and computes
-/// a run itself only when it would otherwise wait: a writer's thread that
-/// is slower to write than the others print leaves them the printing. At
-/// most a few runs per thread are computed ahead of the one taken.
+/// `f` of consecutive runs of `0..n`, on the thread pool when there are
+/// enough, handed to `take` in order on the calling thread.
 pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, take: impl FnMut(T)) {
     if !worth_it(n) {
         if n > 0 {
@@ -45,96 +41,23 @@ pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, take: i
         }
         return;
     }
-    spread(n, RUN, f, take);
+    let runs: Vec<T> = (0..n.div_ceil(RUN))
+        .into_par_iter()
+        .map(|r| f(r * RUN..((r + 1) * RUN).min(n)))
+        .collect();
+    runs.into_iter().for_each(take);
 }
 
 /// `f` of each of `0..n`, handed to `take` in order on the calling thread,
 /// for items each worth a thread on its own (the files of an ace-validate
-/// run): [`map_runs`] with runs of one item and no minimum.
+/// run).
 pub fn map_each<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync, take: impl FnMut(T)) {
     if n < 2 || rayon::current_num_threads() < 2 {
         (0..n).map(f).for_each(take);
         return;
     }
-    spread(n, 1, |r: Range<usize>| f(r.start), take);
-}
-
-/// [`map_runs`]' queue over runs of `run_len` items of `0..n`.
-fn spread<T: Send>(
-    n: usize,
-    run_len: usize,
-    f: impl Fn(Range<usize>) -> T + Sync,
-    mut take: impl FnMut(T),
-) {
-    let runs = n.div_ceil(run_len);
-    let threads = rayon::current_num_threads();
-    let window = threads * 4;
-    let work = RangeWork { f, n, run_len };
-    std::thread::scope(|scope| {
-        let queue = Arc::new(RunQueue::new());
-        let closer = Closer(Arc::clone(&queue));
-        let workers: Vec<_> = (1..threads)
-            .map(|_| {
-                let (queue, work) = (Arc::clone(&queue), &work);
-                scope.spawn(move || work_on(&queue, work))
-            })
-            .collect();
-        let (mut next, mut taken) = (0, 0);
-        while taken < runs {
-            let mut state = queue.lock();
-            let ready = state.take_ready();
-            if !ready.is_empty() {
-                drop(state);
-                taken += ready.len();
-                ready.into_iter().for_each(&mut take);
-                continue;
-            }
-            if state.panicked {
-                break;
-            }
-            if next < runs && next - taken < window {
-                state.waiting.push_back((next, vec![next]));
-                state.results.push_back(None);
-                drop(state);
-                next += 1;
-                queue.work.notify_one();
-                continue;
-            }
-            match state.waiting.pop_front() {
-                Some((number, run)) => {
-                    drop(state);
-                    queue.put(number, work.work(run));
-                }
-                None => drop(
-                    queue
-                        .done
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner),
-                ),
-            }
-        }
-        drop(closer);
-        for w in workers {
-            // A panic while working is a bug; it is passed on as one.
-            w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        }
-    });
-}
-
-/// Run `r` of `0..n` as a [`RunWork`]: each of its runs holds one number.
-struct RangeWork<F> {
-    f: F,
-    n: usize,
-    run_len: usize,
-}
-
-impl<T: Send, F: Fn(Range<usize>) -> T + Sync> RunWork for RangeWork<F> {
-    type Item = usize;
-    type Out = T;
-    fn work(&self, run: Vec<usize>) -> T {
-        let r = run.first().copied().unwrap_or(0);
-        (self.f)(r * self.run_len..((r + 1) * self.run_len).min(self.n))
-    }
+    let all: Vec<T> = (0..n).into_par_iter().with_max_len(1).map(&f).collect();
+    all.into_iter().for_each(take);
 }
 
 /// `f` of each index of `0..n`, in order, written straight into the
@@ -151,22 +74,6 @@ pub fn map_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec
         out.extend((0..n).map(f));
     }
     out
-}
-
-/// How many items to make room for, once `seen` items taking `spanned`
-/// bytes have been read from a text of `total` bytes: the same density
-/// over the whole text, and a quarter more. A reader that grew its
-/// vector of a million entries by doubling copied it again and again on
-/// its one consuming thread, faulting in fresh pages each time; room made
-/// once and not used is address space only, never touched.
-pub fn room_for_rest(seen: usize, spanned: usize, total: usize) -> usize {
-    if seen == 0 || spanned == 0 {
-        return seen;
-    }
-    let per_item = spanned.div_ceil(seen);
-    (total / per_item)
-        .saturating_add(total / per_item / 4)
-        .max(seen)
 }
 
 /// `items` sorted, not stably, on the thread pool when there are enough.
@@ -218,66 +125,18 @@ pub fn unzip_into<A: Send, B: Send>(
     }
 }
 
-/// Where the items of one part of [`extend_in_order`] go: straight into
-/// their places in the vector.
-pub struct Put<'a, T> {
-    slots: &'a mut [std::mem::MaybeUninit<T>],
-    filled: usize,
-}
-
-impl<T> Put<'_, T> {
-    /// The part's next item. More than the part said it gives is a bug
-    /// of the caller's, and panics.
-    pub fn put(&mut self, item: T) {
-        let Some(slot) = self.slots.get_mut(self.filled) else {
-            panic!("a part gave more items than it said it gives");
-        };
-        slot.write(item);
-        self.filled += 1;
-    }
-}
-
-/// Appends to `out`, in order, the items of each part of `parts`: part
-/// `(p, n)` gives exactly `n` items, which `f(p, put)` hands to `put`, on
-/// whichever core takes the part. What `f` returns for each part comes
-/// back in order.
-///
-/// Each item is written once, into its place: a reader's runs of entries
-/// go into the playbook's one list in parallel, where appending them in
-/// turn copied every entry into fresh memory on one thread.
-pub fn extend_in_order<P: Send, T: Send, R: Send>(
-    out: &mut Vec<T>,
-    parts: Vec<(P, usize)>,
-    f: impl Fn(P, &mut Put<'_, T>) -> R + Sync + Send,
+/// `f` of each of `parts`, in order, one task each when their `total`
+/// size (in items) is worth spreading.
+pub fn map_parts<P: Send, R: Send>(
+    parts: Vec<P>,
+    total: usize,
+    f: impl Fn(P) -> R + Sync + Send,
 ) -> Vec<R> {
-    let total: usize = parts.iter().map(|(_, n)| n).sum();
-    out.reserve(total);
-    let start = out.len();
-    let mut spare = &mut out.spare_capacity_mut()[..total];
-    let mut work = Vec::with_capacity(parts.len());
-    for (p, n) in parts {
-        let (slots, rest) = spare.split_at_mut(n);
-        spare = rest;
-        work.push((p, Put { slots, filled: 0 }));
-    }
-    let run = |(p, mut put): (P, Put<'_, T>)| {
-        let r = f(p, &mut put);
-        (r, put.filled == put.slots.len())
-    };
-    let done: Vec<(R, bool)> = if worth_it(total) && work.len() > 1 {
-        work.into_par_iter().map(run).collect()
+    if worth_it(total) && parts.len() > 1 {
+        parts.into_par_iter().map(f).collect()
     } else {
-        work.into_iter().map(run).collect()
-    };
-    // Items written before a part fell short are leaked, never read.
-    assert!(
-        done.iter().all(|(_, whole)| *whole),
-        "a part gave fewer items than it said it gives"
-    );
-    // SAFETY: the parts' slots are `start..start + total`, one after the
-    // other without a gap, and each part wrote every slot of its own.
-    unsafe { out.set_len(start + total) };
-    done.into_iter().map(|(r, _)| r).collect()
+        parts.into_iter().map(f).collect()
+    }
 }
 
 /// Prints items `0..n` into `out`, `print(range, out)` printing a run of
@@ -641,57 +500,16 @@ mod tests {
         format!("item {i} {}\n", "é".repeat(i % 5))
     }
 
-    /// Parts of uneven sizes (some empty), their items in order after
-    /// what the vector held, and each part's result in order; the same
-    /// on one thread.
+    /// Parts of uneven sizes give their results in order, on the pool
+    /// and on one thread alike.
     #[test]
-    fn parts_extend_in_order_on_every_core() {
-        let sizes: Vec<usize> = (0..300).map(|i| (i * 37) % 101).collect();
-        let expect: Vec<String> = std::iter::once("held".to_owned())
-            .chain(
-                sizes
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(p, &n)| (0..n).map(move |k| format!("{p}.{k}"))),
-            )
-            .collect();
-        for one in [false, true] {
-            let go = || {
-                let mut out = vec!["held".to_owned()];
-                let parts: Vec<(usize, usize)> = sizes.iter().copied().enumerate().collect();
-                let sums = extend_in_order(&mut out, parts, |p, put| {
-                    for k in 0..sizes[p] {
-                        put.put(format!("{p}.{k}"));
-                    }
-                    p * 2
-                });
-                (out, sums)
-            };
-            let (out, sums) = if one { on_one_thread(go) } else { go() };
-            assert_eq!(out, expect);
-            assert_eq!(sums, (0..300).map(|p| p * 2).collect::<Vec<_>>());
-        }
-    }
-
-    #[test]
-    fn a_part_short_of_its_count_panics_and_leaves_the_vector() {
-        let mut out: Vec<String> = vec!["held".into()];
-        let parts: Vec<(usize, usize)> = (0..20).map(|p| (p, 1000)).collect();
-        let short = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            extend_in_order(&mut out, parts, |p, put| {
-                let n = if p == 7 { 999 } else { 1000 };
-                (0..n).for_each(|k| put.put(format!("{k}")));
-            })
-        }));
-        assert!(short.is_err());
-        assert_eq!(out, ["held"]);
-        let long = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            extend_in_order(&mut out, vec![((), 2)], |(), put| {
-                (0..3).for_each(|k| put.put(format!("{k}")));
-            })
-        }));
-        assert!(long.is_err());
-        assert_eq!(out, ["held"]);
+    fn parts_are_mapped_in_order_on_every_core() {
+        let parts: Vec<usize> = (0..300).map(|i| (i * 37) % 101).collect();
+        let expect: Vec<Vec<usize>> = parts.iter().map(|&n| (0..n).collect()).collect();
+        let total = MIN_ITEMS * 2;
+        let go = || map_parts(parts.clone(), total, |n| (0..n).collect::<Vec<_>>());
+        assert_eq!(go(), expect);
+        assert_eq!(on_one_thread(go), expect);
     }
 
     #[test]
@@ -945,17 +763,6 @@ mod tests {
             expected.sort();
             assert_eq!(sorted, expected, "{n}");
         }
-    }
-
-    #[test]
-    fn room_is_made_for_the_rest_at_the_density_seen_and_a_quarter_more() {
-        // 10 items in 1,000 bytes of a 100,000-byte text: 1,000 items, and 250.
-        assert_eq!(room_for_rest(10, 1_000, 100_000), 1_250);
-        // Never less than what was seen, whatever the spans say.
-        assert_eq!(room_for_rest(10, 1_000, 10), 10);
-        assert_eq!(room_for_rest(10, 0, 100), 10);
-        assert_eq!(room_for_rest(0, 0, 100), 0);
-        assert_eq!(room_for_rest(3, usize::MAX, usize::MAX), 3);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use ace_model::{Diagnostic, Playbook, ReadOutput, Severity};
 
 mod curation;
 mod dialect;
-mod top;
+pub mod top;
 
 pub use curation::{AppliedDelta, Curation, IdScheme, Ledger};
 pub use dialect::{DeltaDialect, DeltaReadCtx, DeltaWriteCtx, WrittenDelta};

@@ -1,4 +1,5 @@
-//! The top-level keys of a JSON object, for detection ([`Scan`]).
+//! The top level of a JSON text, read a key at a time ([`Scan`]), and a
+//! whole text reduced to its top level ([`top_level`]).
 //!
 //! What a JSON file is follows from the keys of its root object (a vAgenda
 //! document has `vAgendaInfo` there, a skill playbook `bullets`), not from
@@ -7,31 +8,33 @@
 //! value, only skips it, and it tolerates a cut-off text, since a directory
 //! walk looks at the head of a file only.
 
+use serde::de::IgnoredAny;
+use serde_json::{Map, Value};
+
 /// A key of the root object, and the first byte of its value (`[`, `{`,
 /// `"`, or the first byte of a number or literal).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TopKey {
+pub struct TopKey {
     pub name: String,
     pub opens: u8,
 }
 
 /// The root object's keys, scanned a key at a time, so that a question
 /// the first keys answer does not read a file of a million entries to its
-/// end. (`ace_jsonspan::top_level` reads the keys of a whole, valid text;
-/// detection also sees the cut-off heads a directory walk reads.) A text
-/// that stops being JSON ends the scan with the keys found so far.
+/// end. A text that stops being JSON ends the scan with the keys found so
+/// far: detection also sees the cut-off heads a directory walk reads.
 #[derive(Debug, Clone)]
-pub(crate) struct Scan {
-    pub(crate) root: Option<u8>,
-    pub(crate) keys: Vec<TopKey>,
+pub struct Scan {
+    pub root: Option<u8>,
+    pub keys: Vec<TopKey>,
     at: usize,
     depth: usize,
     want_key: bool,
-    pub(crate) done: bool,
+    pub done: bool,
 }
 
 impl Scan {
-    pub(crate) fn new(text: &str) -> Scan {
+    pub fn new(text: &str) -> Scan {
         let b = text.as_bytes();
         let mut at = skip_ws(b, 0);
         if b[at..].starts_with("\u{feff}".as_bytes()) {
@@ -49,7 +52,7 @@ impl Scan {
     }
 
     /// The finished scan of a root object with these keys.
-    pub(crate) fn known(keys: &[(String, u8)]) -> Scan {
+    pub fn known(keys: &[(String, u8)]) -> Scan {
         Scan {
             root: Some(b'{'),
             keys: keys
@@ -66,8 +69,9 @@ impl Scan {
         }
     }
 
-    /// The next top-level key, added to `keys`; `None` at the end.
-    pub(crate) fn next_key(&mut self, text: &str) -> Option<&TopKey> {
+    /// The next top-level key, added to `keys`; `None` at the end. The
+    /// scan then stands at the first byte of that key's value.
+    pub fn next_key(&mut self, text: &str) -> Option<&TopKey> {
         let b = text.as_bytes();
         let mut i = self.at;
         while !self.done && i < b.len() {
@@ -127,6 +131,38 @@ impl Scan {
     }
 }
 
+/// A JSON text reduced to its top level: an object root keeps its keys,
+/// with the values of the keys `whole` picks parsed and every other value
+/// `null`; an array root is an empty array and any other root `null`.
+/// `None` if the text is not JSON (a leading byte-order mark is skipped).
+///
+/// Telling what kind of document a file is needs only its top-level keys,
+/// and serde_json's validating skip is several times faster than building
+/// the values: ace-convert and ace-validate ask this of every JSON file
+/// before reading it.
+pub fn top_level(text: &str, whole: fn(&str) -> bool) -> Option<Value> {
+    serde_json::from_str::<IgnoredAny>(text.strip_prefix('\u{feff}').unwrap_or(text)).ok()?;
+    let mut scan = Scan::new(text);
+    match scan.root {
+        Some(b'{') => {}
+        Some(b'[') => return Some(Value::Array(Vec::new())),
+        _ => return Some(Value::Null),
+    }
+    let mut m = Map::new();
+    while let Some(key) = scan.next_key(text) {
+        let name = key.name.clone();
+        let v = match whole(&name) {
+            true => serde_json::Deserializer::from_str(&text[scan.at..])
+                .into_iter::<Value>()
+                .next()?
+                .ok()?,
+            false => Value::Null,
+        };
+        m.insert(name, v);
+    }
+    Some(Value::Object(m))
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b
         .get(i)
@@ -165,6 +201,7 @@ fn key_text(quoted: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_scan_stops_at_the_key_asked_for() {
@@ -219,5 +256,23 @@ mod tests {
         assert_eq!(Scan::new("  ").root, None);
         assert!(keys(r#"{"a" 1}"#).is_empty());
         assert!(keys(r#"{"a": "#).is_empty());
+    }
+
+    #[test]
+    fn keeps_the_keys_and_only_the_values_asked_for() {
+        let text = "\u{feff}{\"a\": [1, {\"x\": 2}], \"bInfo\": {\"v\": \"1\"}, \"c\": \"s\"}";
+        assert_eq!(
+            top_level(text, |k| k.ends_with("Info")),
+            Some(json!({"a": null, "bInfo": {"v": "1"}, "c": null}))
+        );
+        assert_eq!(top_level("[1, 2]", |_| true), Some(json!([])));
+        assert_eq!(top_level("3", |_| true), Some(Value::Null));
+    }
+
+    #[test]
+    fn text_that_is_not_json_gives_none() {
+        for bad in ["{\"a\": [1,}", "{\"a\": 1} x", "", "{\"a\" 1}"] {
+            assert_eq!(top_level(bad, |_| false), None, "{bad}");
+        }
     }
 }

@@ -10,6 +10,7 @@ pub mod controls;
 pub mod delta;
 pub mod diag;
 pub mod edit;
+mod error;
 mod extra;
 pub mod ids;
 pub mod keys;
@@ -23,6 +24,7 @@ mod severity;
 pub mod time;
 
 pub use diag::{Diagnostic, LineCol, LineIndex, Related, Severity, Span};
+pub use error::Error;
 pub use extra::Extra;
 pub use loss::{LossEntry, Losses, WriteReport};
 pub use model::*;

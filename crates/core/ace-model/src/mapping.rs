@@ -166,23 +166,28 @@ impl SectionMap {
     /// Reads a `--section-map` file (a JSON array of `{kind, title, prefix,
     /// key?}`), whose rows are tried before the built-in ones. `Err` says what
     /// is wrong and where (`line:col`).
-    pub fn from_json(text: &str) -> Result<SectionMap, String> {
-        let parsed: Vec<UserRow> = serde_json::from_str(text).map_err(|e| {
-            format!(
-                "{}:{}: {}; expected a JSON array of {{\"kind\", \"title\", \"prefix\", \"key\"?}}",
-                e.line(),
-                e.column(),
-                e
-            )
-        })?;
+    pub fn from_json(text: &str) -> Result<SectionMap, crate::Error> {
+        let parsed: Vec<UserRow> =
+            serde_json::from_str(text).map_err(|e| crate::Error::Content {
+                place: format!("{}:{}", e.line(), e.column()),
+                message: format!(
+                    "{e}; expected a JSON array of {{\"kind\", \"title\", \"prefix\", \"key\"?}}"
+                ),
+            })?;
+        let row = |i: usize, message: String| crate::Error::Content {
+            place: format!("row {}", i + 1),
+            message,
+        };
         let mut rows = Vec::with_capacity(parsed.len());
         for (i, r) in parsed.into_iter().enumerate() {
             if !KINDS.contains(&r.kind.as_str()) {
-                return Err(format!(
-                    "row {}: kind `{}` is not a vAgenda kind; expected one of {}",
-                    i + 1,
-                    r.kind,
-                    KINDS.join(", ")
+                return Err(row(
+                    i,
+                    format!(
+                        "kind `{}` is not a vAgenda kind; expected one of {}",
+                        r.kind,
+                        KINDS.join(", ")
+                    ),
                 ));
             }
             let prefix_ok = r
@@ -194,19 +199,21 @@ impl SectionMap {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_');
             if !prefix_ok {
-                return Err(format!(
-                    "row {}: prefix `{}` must be letters, digits and `_`, starting with a letter",
-                    i + 1,
-                    r.prefix
+                return Err(row(
+                    i,
+                    format!(
+                        "prefix `{}` must be letters, digits and `_`, starting with a letter",
+                        r.prefix
+                    ),
                 ));
             }
             let key = r
                 .key
                 .unwrap_or_else(|| crate::normalize::section_key(&r.title));
             if key.is_empty() {
-                return Err(format!(
-                    "row {}: the title gives an empty section key; give `key`",
-                    i + 1
+                return Err(row(
+                    i,
+                    "the title gives an empty section key; give `key`".into(),
                 ));
             }
             // Rows hold `&'static str`s like the built-in table's; a map is read
@@ -327,13 +334,17 @@ mod tests {
     fn a_user_table_is_checked_and_says_where() {
         let e =
             SectionMap::from_json("[{\"kind\": \"opinion\", \"title\": \"X\", \"prefix\": \"x\"}]")
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(e.contains("not a vAgenda kind"), "{e}");
-        let e = SectionMap::from_json("[{\"kind\": \"note\",\n \"title\": 3}]").unwrap_err();
+        let e = SectionMap::from_json("[{\"kind\": \"note\",\n \"title\": 3}]")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("2:"), "{e}");
         let e =
             SectionMap::from_json("[{\"kind\": \"note\", \"title\": \"X\", \"prefix\": \"-x\"}]")
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(e.contains("prefix"), "{e}");
     }
 

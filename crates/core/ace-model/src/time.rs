@@ -1,5 +1,7 @@
 //! Timestamps as targets require them.
 
+use crate::Error;
+
 /// What an RFC 3339 date-time check finds in a string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
@@ -112,11 +114,13 @@ pub fn earliest(pb: &crate::Playbook) -> Option<&str> {
 
 /// The time to stamp on what a run changes: `--now` (an RFC 3339 time),
 /// else `SOURCE_DATE_EPOCH`, else the clock.
-pub fn now(given: Option<&str>) -> Result<String, String> {
+pub fn now(given: Option<&str>) -> Result<String, Error> {
     if let Some(n) = given {
         if shape(n) != Shape::DateTime {
-            return Err(format!(
-                "--now {n:?}: expected an RFC 3339 time such as 2026-01-31T12:00:00Z"
+            return Err(Error::value(
+                "--now",
+                n,
+                "an RFC 3339 time such as 2026-01-31T12:00:00Z",
             ));
         }
         return Ok(n.to_owned());
@@ -133,7 +137,7 @@ pub fn now(given: Option<&str>) -> Result<String, String> {
 pub fn now_of<'a>(
     given: Option<&str>,
     from: impl IntoIterator<Item = &'a crate::Playbook>,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     if given.is_some() || source_date_epoch()?.is_some() {
         return now(given);
     }
@@ -156,16 +160,14 @@ pub fn clock() -> String {
 /// UTC time, for timestamps a conversion must invent. Unset: `None`, and
 /// writers fall back to the input's own latest timestamp, so the output
 /// depends on nothing but the input.
-pub fn source_date_epoch() -> Result<Option<String>, String> {
+pub fn source_date_epoch() -> Result<Option<String>, Error> {
     match std::env::var("SOURCE_DATE_EPOCH") {
         Err(_) => Ok(None),
         Ok(v) => v
             .trim()
             .parse::<i64>()
             .map(|secs| Some(rfc3339(secs)))
-            .map_err(|_| {
-                format!("SOURCE_DATE_EPOCH={v:?}: expected whole seconds since 1970-01-01")
-            }),
+            .map_err(|_| Error::value("SOURCE_DATE_EPOCH", &v, "whole seconds since 1970-01-01")),
     }
 }
 

@@ -91,10 +91,10 @@ pub fn sniff(text: &str) -> Option<DocumentKind> {
 /// Whether the ace_beads curator may write `path`: relative, inside
 /// `knowledge/` or `prompts/`, never climbing out with `..`. A `file://`
 /// prefix is allowed. `Err` says why not.
-pub fn check_write_path(path: &str) -> Result<(), String> {
+pub fn check_write_path(path: &str) -> Result<(), ace_model::Error> {
     let p = path.strip_prefix("file://").unwrap_or(path);
     if p.is_empty() {
-        return Err("the path is empty".into());
+        return Err(ace_model::Error::Refused("the path is empty".into()));
     }
     let as_path = Path::new(p);
     if as_path.is_absolute()
@@ -102,7 +102,7 @@ pub fn check_write_path(path: &str) -> Result<(), String> {
         || p.starts_with('\\')
         || p.get(1..2) == Some(":")
     {
-        return Err(format!("`{path}` is absolute"));
+        return Err(ace_model::Error::Refused(format!("`{path}` is absolute")));
     }
     let mut depth: Vec<String> = Vec::new();
     for c in as_path.components() {
@@ -110,21 +110,25 @@ pub fn check_write_path(path: &str) -> Result<(), String> {
             Component::CurDir => {}
             Component::ParentDir => {
                 if depth.pop().is_none() {
-                    return Err(format!("`{path}` climbs out of the project with `..`"));
+                    return Err(ace_model::Error::Refused(format!(
+                        "`{path}` climbs out of the project with `..`"
+                    )));
                 }
                 if depth.is_empty() {
-                    return Err(format!("`{path}` leaves its top folder with `..`"));
+                    return Err(ace_model::Error::Refused(format!(
+                        "`{path}` leaves its top folder with `..`"
+                    )));
                 }
             }
             Component::Normal(s) => depth.push(s.to_string_lossy().into_owned()),
-            _ => return Err(format!("`{path}` is absolute")),
+            _ => return Err(ace_model::Error::Refused(format!("`{path}` is absolute"))),
         }
     }
     match depth.first().map(String::as_str) {
         Some("knowledge" | "prompts") if depth.len() > 1 => Ok(()),
-        _ => Err(format!(
+        _ => Err(ace_model::Error::Refused(format!(
             "`{path}` is outside `knowledge/**` and `prompts/**`"
-        )),
+        ))),
     }
 }
 

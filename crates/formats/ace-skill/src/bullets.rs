@@ -268,18 +268,13 @@ impl<'t> Bullets<'t> {
 
     /// Takes a run of bullets read on their own: what depends on the
     /// bullets before, in order.
-    fn take_run(&mut self, run: RunRead, spanned: usize) {
+    fn take_run(&mut self, run: RunRead) {
         if self.odd {
             return;
         }
         if run.unparsed {
             self.mark_odd();
             return;
-        }
-        if self.entries.is_empty() {
-            let room = ace_exec::par::room_for_rest(run.reads.len(), spanned, self.text.len());
-            self.entries.reserve(room);
-            self.id_hashes.reserve(room);
         }
         for read in run.reads {
             if self.bullet(read).is_none() {
@@ -504,7 +499,7 @@ impl<'t> Bullets<'t> {
         for (index, node) in items.iter().enumerate() {
             reader.read(&mut run, index, node);
         }
-        self.take_run(run, 0);
+        self.take_run(run);
         self
     }
 
@@ -807,8 +802,8 @@ impl ReadBullets<'_> {
 }
 
 impl TakeItems<RunRead> for Bullets<'_> {
-    fn take(&mut self, run: RunRead, spanned: usize) {
-        self.take_run(run, spanned);
+    fn take(&mut self, run: RunRead) {
+        self.take_run(run);
     }
 }
 

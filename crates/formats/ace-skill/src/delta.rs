@@ -63,7 +63,7 @@ fn kind_by_keys(has: impl Fn(&str) -> bool) -> DocumentKind {
 pub fn sniff(text: &str) -> Option<DocumentKind> {
     // The kind shows in the root's keys alone, so their values are skipped
     // unparsed: ace-convert sniffs every skill file before reading it.
-    match ace_jsonspan::top_level(text, |_| false) {
+    match ace_format::top::top_level(text, |_| false) {
         Some(serde_json::Value::Object(keys)) => Some(kind_by_keys(|k| keys.contains_key(k))),
         Some(_) => Some(DocumentKind::Playbook),
         // serde_json stops at 128 levels, our parser at 512.

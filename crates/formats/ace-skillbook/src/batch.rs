@@ -713,7 +713,7 @@ pub fn write_batch(
             matches!(&op.change, Change::Deprecate { target, .. } | Change::Remove { target } if target == t)
         })
     };
-    let mut counter = crate::format::next_id(old);
+    let mut counter = next_id(old);
     let mut ops: Vec<Value> = Vec::new();
     let mut lost: Vec<String> = Vec::new();
     let v2 = generation == Generation::V2;
@@ -1077,6 +1077,14 @@ pub fn write_batch(
         ));
     }
     (json!({"reasoning": note, "operations": ops}), lost)
+}
+
+/// The file's `next_id`: the number kayba's `_generate_id` gave last.
+pub(crate) fn next_id(pb: &ace_model::Playbook) -> u64 {
+    pb.layout_of(crate::LAYOUT_KEY)
+        .and_then(|l| l.get("next_id"))
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! finding to report). Building each skill's tree and copying its strings
 //! out again was most of a large skillbook's read.
 //!
-//! [`read_skill`] gives what [`crate::read::read_skill`] gives of the
+//! [`read_skill`] gives what [`crate::skill::read_skill`] gives of the
 //! parsed skill, or `None` when the skill is anything else: a key kayba
 //! does not write, a value of another type, an escape, a finding of any
 //! kind, or text the parser would reject. The caller then parses it and
@@ -15,7 +15,7 @@ use ace_jsonspan::Node;
 use ace_model::{Entry, Evidence, Extra, Span, Status};
 use serde_json::Value;
 
-use crate::read::{finish, first_scalar_list, own_order, SkillRead, INACTIVE};
+use crate::skill::{finish, first_scalar_list, own_order, SkillRead, INACTIVE};
 
 /// How deep a skill's member values stand in the document (the root
 /// object, the era object, the skill), for the parser's nesting limit.
@@ -72,7 +72,7 @@ fn key_index(key: &str) -> Option<u32> {
 }
 
 /// The skill whose value is the text at `span` of `text`, read as
-/// [`crate::read::read_skill`] reads its node (`template`: the key order
+/// [`crate::skill::read_skill`] reads its node (`template`: the key order
 /// to keep its own against); `None` when that takes the node. `key`: the
 /// skill's key as written, when it is known to need no unescaping; an
 /// `id` field equal to it is made the entry's ID here.
@@ -542,7 +542,7 @@ mod tests {
         let span = Span::new(head.len(), head.len() + skill.len());
         let direct = read_skill(&text, span, template, None);
         let node = ace_jsonspan::parse_at_depth(&text, span.start..span.end, 2).map(|node| {
-            let mut read = crate::read::read_skill(&node, template);
+            let mut read = crate::skill::read_skill(&node, template);
             let mut repeated = Vec::new();
             ace_jsonspan::duplicate_keys(&node, &mut repeated);
             if !repeated.is_empty() {

@@ -102,7 +102,7 @@ impl PlaybookFormat for Skillbook {
             // keeps the skill, as kayba's soft removal does.
             status: true,
             ids: IdScheme::SECTION_COUNTER,
-            counter: Some(next_id),
+            counter: Some(crate::batch::next_id),
             kept_apart: Some(kept_apart),
             dialect: Some("kayba-batch"),
             ..Curation::default()
@@ -117,14 +117,6 @@ impl PlaybookFormat for Skillbook {
             ..LintProfile::default()
         }
     }
-}
-
-/// The file's `next_id`: the number kayba's `_generate_id` gave last.
-pub(crate) fn next_id(pb: &Playbook) -> u64 {
-    pb.layout_of(crate::LAYOUT_KEY)
-        .and_then(|l| l.get("next_id"))
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0)
 }
 
 /// The pairs kayba's SkillManager decided to keep apart:

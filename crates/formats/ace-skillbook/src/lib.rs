@@ -20,6 +20,7 @@ mod era;
 mod format;
 mod lint;
 mod read;
+mod skill;
 mod stream;
 mod write;
 

@@ -3,17 +3,14 @@
 use std::collections::{HashMap, HashSet};
 
 use ace_jsonspan::{Kind, Member, Node};
-use ace_model::{
-    rules, Diagnostic, Entry, Evidence, Origin, Playbook, ReadOutput, Section, Severity, Span,
-    Status,
-};
+use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Severity, Span};
 use serde_json::{json, Map, Value};
 
+use crate::skill::{
+    era_of, first_scalar_list, id_number, key_order, read_skill, section_of, shape, SkillRead,
+    Skills,
+};
 use crate::{Era, LAYOUT_KEY};
-
-/// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
-/// `status: "invalid"`, v2 as `active: false`.
-pub(crate) const INACTIVE: &str = "invalid";
 
 /// Reads a skillbook. Only JSON that does not parse is the error; a
 /// structure the framework would not save is reported in the diagnostics.
@@ -338,10 +335,6 @@ fn keep_layout(
     pb.set_layout(LAYOUT_KEY, Value::Object(layout));
 }
 
-fn shape(span: Span, message: impl Into<String>) -> Diagnostic {
-    Diagnostic::new(&rules::SKILLBOOK_SHAPE, span, message)
-}
-
 fn unknown_key(m: &Member, pb: &mut Playbook, diags: &mut Vec<Diagnostic>) {
     diags.push(Diagnostic::new(
         &rules::UNKNOWN_KEY,
@@ -353,242 +346,6 @@ fn unknown_key(m: &Member, pb: &mut Playbook, diags: &mut Vec<Diagnostic>) {
         ),
     ));
     pb.extra.insert(m.key.to_string(), m.value.to_value());
-}
-
-/// The era the file is in: `skills`, or the `bullets` of releases before
-/// 0.7 when there is no `skills`.
-pub(crate) fn era_of(root: &Node) -> &'static str {
-    if root.get("skills").is_none() && root.get("bullets").is_some() {
-        "bullets"
-    } else {
-        "skills"
-    }
-}
-
-/// The key order of a skill: the template is the first skill's that is an
-/// object, and only skills that differ from it keep their own.
-pub(crate) fn key_order(skill: &Node) -> Option<Vec<String>> {
-    skill
-        .members()
-        .map(|fields| fields.iter().map(|f| f.key.to_string()).collect())
-}
-
-/// The skills of the era's object as the stream read them, and the key
-/// order of the first (an object: the stream reads no other way).
-pub(crate) struct Skills {
-    /// In runs, in order.
-    pub(crate) reads: Vec<Vec<SkillRead>>,
-    pub(crate) template: Option<Vec<String>>,
-}
-
-/// A skill's value read on its own: all of it but what needs its key (its
-/// ID), which [`settle`] adds. The streamed read makes these on any
-/// thread, one for each of a large skillbook's skills, so what a skill
-/// kayba saved never has is boxed apart.
-#[derive(Debug, PartialEq)]
-pub(crate) struct SkillRead {
-    /// The entry, its ID still empty unless the reader found its `id`
-    /// field is its key; `None` if the skill is not an object.
-    pub(crate) entry: Option<Entry>,
-    /// Where its text is, which its findings point at (else its key).
-    pub(crate) content_at: Option<Span>,
-    /// Whether it is a v2 skill (it has an `issue` or `insight` key).
-    pub(crate) v2: bool,
-    /// The first list of scalars in it.
-    pub(crate) list: Option<Span>,
-    pub(crate) odd: Option<Box<Odd>>,
-}
-
-/// What a [`SkillRead`] holds of a skill unlike those kayba saves.
-#[derive(Debug, PartialEq, Default)]
-pub(crate) struct Odd {
-    /// The `id` field: its string, if it is one, and where it is (unless
-    /// the entry's ID was made from it).
-    pub(crate) id_field: Option<(Option<String>, Span)>,
-    /// Where an object without `content` opens.
-    pub(crate) no_content: Option<Span>,
-    /// Where a v2 skill without `issue` opens.
-    pub(crate) no_issue: Option<Span>,
-    /// A v2 skill whose `insight` is `null`: its content is its `issue`.
-    pub(crate) no_insight: bool,
-    /// Its key order, where it is not the template's, as the layout
-    /// holds it.
-    pub(crate) order: Option<Value>,
-    pub(crate) diags: Vec<Diagnostic>,
-}
-
-impl SkillRead {
-    pub(crate) fn new(list: Option<Span>) -> Self {
-        SkillRead {
-            entry: None,
-            content_at: None,
-            v2: false,
-            list,
-            odd: None,
-        }
-    }
-
-    /// The odd part, made when something is put in it.
-    pub(crate) fn odd(&mut self) -> &mut Odd {
-        self.odd.get_or_insert_with(Box::default)
-    }
-}
-
-/// Reads skill `node`; `template`: the key order to keep its own against,
-/// if key orders are kept.
-pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead {
-    let mut read = SkillRead::new(first_scalar_list(node).map(|l| l.span));
-    let Some(fields) = node.members() else {
-        read.odd()
-            .diags
-            .push(shape(node.span, "a skill is an object"));
-        return read;
-    };
-    let mut diags = Vec::new();
-    let diags = &mut diags;
-    let mut e = Entry::new(String::new(), "");
-    // A v2 skill's content is its insight, else its issue.
-    read.content_at = ["content", "insight", "issue"].iter().find_map(|k| {
-        fields
-            .iter()
-            .find(|f| f.key == *k && f.value.as_str().is_some())
-            .map(|f| f.value.span)
-    });
-    if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key.as_str())))
-    {
-        read.odd().order = Some(order);
-    }
-    let mut has_content = false;
-    // A v2 skill's two texts, which become its content (docs/formats/skillbook.md).
-    let mut issue: Option<String> = None;
-    let mut insight: Option<String> = None;
-    for f in fields {
-        let v = &f.value;
-        if matches!(v.kind, Kind::Null)
-            && (crate::SKILL_KEYS.contains(&f.key.as_str())
-                || crate::V2_KEYS.contains(&f.key.as_str()))
-        {
-            // Absent in the model; the key order writes the null back.
-            read.v2 |= f.key == "insight";
-            continue;
-        }
-        // A value of the wrong type is reported and kept under its key,
-        // which the writer gives back as it was.
-        let kept = match f.key.as_str() {
-            "id" => {
-                read.odd().id_field = Some((v.as_str().map(str::to_owned), v.span));
-                true
-            }
-            "section" => set(&mut e.section, string(v, "section", diags)),
-            "content" => match string(v, "content", diags) {
-                Some(s) => {
-                    e.content = s;
-                    has_content = true;
-                    true
-                }
-                None => false,
-            },
-            "helpful" | "helpful_count" => set(&mut e.helpful, counter(v, &f.key, diags)),
-            "harmful" | "harmful_count" => set(&mut e.harmful, counter(v, &f.key, diags)),
-            "neutral" | "neutral_count" => set(&mut e.neutral, counter(v, &f.key, diags)),
-            "issue" => {
-                read.v2 = true;
-                set(&mut issue, string(v, "issue", diags))
-            }
-            "insight" => {
-                read.v2 = true;
-                set(&mut insight, string(v, "insight", diags))
-            }
-            "keywords" => {
-                read.v2 = true;
-                set(&mut e.tags, keywords(v, diags))
-            }
-            "active" => match v.kind {
-                Kind::Bool(b) => {
-                    e.status = Some(if b {
-                        Status::Active
-                    } else {
-                        Status::Other(INACTIVE.to_owned())
-                    });
-                    true
-                }
-                _ => {
-                    diags.push(shape(v.span, "`active` is `true` or `false`"));
-                    false
-                }
-            },
-            "created_at" => set(&mut e.created_at, string(v, "created_at", diags)),
-            "updated_at" => set(&mut e.updated_at, string(v, "updated_at", diags)),
-            "status" => set(&mut e.status, string(v, "status", diags).map(Status::from)),
-            "evidence" => set(
-                &mut e.evidence,
-                v.as_str().map(|s| vec![Evidence::Text(s.to_owned())]),
-            ),
-            _ => false,
-        };
-        if !kept {
-            e.extra.insert(f.key.to_string(), v.to_value());
-        }
-    }
-    let opens = Span::new(node.span.start, node.span.start + 1);
-    if read.v2 {
-        crate::lint::check_skill(fields, opens, diags);
-    }
-    if !diags.is_empty() {
-        read.odd().diags.append(diags);
-    }
-    finish(&mut read, e, (issue, insight), has_content, opens);
-    read
-}
-
-/// The key order `keys` of a skill, where it is not `template`'s.
-pub(crate) fn own_order<'k>(
-    template: &[String],
-    keys: impl Iterator<Item = &'k str> + Clone,
-) -> Option<Value> {
-    let same = template.iter().map(String::as_str).eq(keys.clone());
-    (!same).then(|| keys.map(Value::from).collect())
-}
-
-/// Puts entry `e` of a skill into `read`, its content made from a v2
-/// skill's `issue` and `insight` (docs/formats/skillbook.md), and what the
-/// read says of them. `has_content`: whether it had `content`; `opens`:
-/// where the skill opens. Both readers end with it (`read_skill` and the
-/// direct reader).
-pub(crate) fn finish(
-    read: &mut SkillRead,
-    mut e: Entry,
-    texts: (Option<String>, Option<String>),
-    mut has_content: bool,
-    opens: Span,
-) {
-    match texts {
-        (Some(issue), Some(insight)) => {
-            e.content = insight;
-            e.extra.insert("issue", Value::String(issue));
-            has_content = true;
-        }
-        (Some(issue), None) => {
-            e.content = issue;
-            read.odd().no_insight = true;
-            has_content = true;
-        }
-        (None, Some(insight)) => {
-            e.content = insight;
-            has_content = true;
-            if !e.extra.contains_key("issue") {
-                read.odd().no_issue = Some(opens);
-            }
-        }
-        (None, None) if read.v2 && !e.extra.contains_key("issue") => {
-            read.odd().no_issue = Some(opens);
-        }
-        (None, None) => {}
-    }
-    if !has_content && !e.extra.contains_key("content") {
-        read.odd().no_content = Some(opens);
-    }
-    read.entry = Some(e);
 }
 
 /// The skills of one era object: each read given its key (`items`, in
@@ -603,31 +360,28 @@ fn settle(
     kept: &mut Kept,
     diags: &mut Vec<Diagnostic>,
 ) {
-    // Each run goes on whichever core takes it, its entries straight into
-    // their places: on the parser's thread alone, copying 100,000 entries
-    // into the list was a tenth of a large read.
     let mut parts = Vec::with_capacity(runs.len());
     let mut first = 0;
     for reads in runs {
-        let n = (first..items.len())
-            .zip(&reads)
-            .filter(|(_, r)| r.entry.is_some())
-            .count();
         let len = reads.len();
-        parts.push(((first, reads), n));
+        parts.push((first, reads));
         first += len;
     }
-    let settled = ace_exec::par::extend_in_order(&mut pb.entries, parts, |(first, reads), put| {
+    let settled = ace_exec::par::map_parts(parts, first, |(first, reads)| {
         let mut out = Settled::default();
+        let mut entries = Vec::with_capacity(reads.len());
         let items = items.get(first..).unwrap_or_default();
         for (m, read) in items.iter().zip(reads) {
             if let Some(e) = settle_one(m, read, v2, layout, &mut out) {
-                put.put(e);
+                entries.push(e);
             }
         }
-        out
+        (entries, out)
     });
-    for s in settled {
+    pb.entries
+        .reserve(settled.iter().map(|(e, _)| e.len()).sum());
+    for (entries, s) in settled {
+        pb.entries.extend(entries);
         diags.extend(s.diags);
         kept.no_insight.extend(s.no_insight);
         kept.differing.extend(s.differing);
@@ -716,54 +470,6 @@ struct Kept {
     no_insight: Map<String, Value>,
     /// Whether any skill has v2 keys.
     v2_skills: bool,
-}
-
-/// Sets `slot` to a value read; `false` when there is none.
-fn set<T>(slot: &mut Option<T>, v: Option<T>) -> bool {
-    let read = v.is_some();
-    if read {
-        *slot = v;
-    }
-    read
-}
-
-/// A string field; another type is reported (and kept in `extra` by the
-/// caller).
-fn string(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
-    match &v.kind {
-        Kind::String(s) => Some(s.clone()),
-        _ => {
-            diags.push(shape(v.span, format!("`{name}` is a string")));
-            None
-        }
-    }
-}
-
-/// A v2 skill's `keywords`: a list of strings.
-fn keywords(v: &Node, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
-    let words: Option<Vec<String>> = v.as_array().and_then(|items| {
-        items
-            .iter()
-            .map(|i| i.as_str().map(str::to_owned))
-            .collect()
-    });
-    if words.is_none() {
-        diags.push(shape(v.span, "`keywords` is a list of strings"));
-    }
-    words
-}
-
-fn counter(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<i64> {
-    match &v.kind {
-        Kind::Number(n) if !n.contains(['.', 'e', 'E']) => n.parse().ok().or_else(|| {
-            diags.push(shape(v.span, format!("`{name}` is out of range")));
-            None
-        }),
-        _ => {
-            diags.push(shape(v.span, format!("`{name}` is an integer count")));
-            None
-        }
-    }
 }
 
 /// kayba 0.12 and later load a file whose `schema_version`, made a string,
@@ -855,16 +561,6 @@ fn is_listed(listed: &HashSet<(&str, &str)>, e: &Entry, v2: bool) -> bool {
     section_of(e, v2).is_none_or(|section| listed.contains(&(section, e.id.as_str())))
 }
 
-/// The section kayba files a skill under: in v2, a legacy section's
-/// skill is in `context`.
-pub(crate) fn section_of(e: &Entry, v2: bool) -> Option<&str> {
-    let s = e.section.as_deref()?;
-    if v2 && crate::lint::section(s) != Some(s) {
-        return Some(crate::lint::section(s).unwrap_or("context"));
-    }
-    Some(s)
-}
-
 fn check_index(
     index: &Node,
     pb: &Playbook,
@@ -949,14 +645,6 @@ fn check_next_id(n: &Node, pb: &Playbook, diags: &mut Vec<Diagnostic>) -> Option
     })
 }
 
-/// The number of an ID the framework made (`{section}-{n:05d}`).
-pub(crate) fn id_number(id: &str) -> Option<i64> {
-    let (_, digits) = id.rsplit_once('-')?;
-    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| digits.parse().ok())
-        .flatten()
-}
-
 /// The first list of scalars in the root's members, as
 /// [`first_scalar_list`] finds it, taking that of the era objects (whose
 /// values a streamed tree does not hold) from their skills' reads.
@@ -968,24 +656,6 @@ fn first_list(members: &[Member], lists: &[(usize, Option<Span>)]) -> Option<Spa
             Some((_, list)) => *list,
             None => first_scalar_list(&m.value).map(|l| l.span),
         })
-}
-
-/// The first non-empty list of scalars, depth first: how the file writes
-/// such lists (the index's ID lists, most often).
-pub(crate) fn first_scalar_list(node: &Node) -> Option<&Node> {
-    match &node.kind {
-        Kind::Array(items)
-            if !items.is_empty()
-                && items
-                    .iter()
-                    .all(|i| !matches!(i.kind, Kind::Array(_) | Kind::Object(_))) =>
-        {
-            Some(node)
-        }
-        Kind::Array(items) => items.iter().find_map(first_scalar_list),
-        Kind::Object(members) => members.iter().find_map(|m| first_scalar_list(&m.value)),
-        _ => None,
-    }
 }
 
 /// The indentation of the root's first member (2 for the framework's

@@ -18,7 +18,7 @@ use ace_jsonspan::stream::{read_items, Plan, ReadItems, TakeItems};
 use ace_jsonspan::{Document, Node, Taken};
 use ace_model::{Diagnostic, Span};
 
-use crate::read::{era_of, key_order, read_skill, SkillRead, Skills};
+use crate::skill::{era_of, key_order, read_skill, SkillRead, Skills};
 
 /// The document, and the reads of its era object's skills if the stream
 /// took them (the tree then holds their keys with `null` values; without
@@ -32,10 +32,7 @@ pub(crate) fn read(
         taken: None,
         orders,
     };
-    let take = Taker {
-        text_len: text.len(),
-        ..Taker::default()
-    };
+    let take = Taker::default();
     let (doc, streamed) = read_items(text, true, plan, take, |sink| {
         ace_jsonspan::parse_with(text, sink)
     });
@@ -201,7 +198,6 @@ fn key_before(text: &str, value: Span) -> Option<Span> {
 
 #[derive(Default)]
 struct Taker {
-    text_len: usize,
     /// The runs' reads in order, each kept as its run made it: moving
     /// them into one list was a copy of every read on the parser's thread.
     reads: Vec<Vec<SkillRead>>,
@@ -212,11 +208,7 @@ struct Taker {
 }
 
 impl TakeItems<Run> for Taker {
-    fn take(&mut self, run: Run, spanned: usize) {
-        if self.reads.is_empty() {
-            let room = ace_exec::par::room_for_rest(run.reads.len(), spanned, self.text_len);
-            self.reads.reserve(room / run.reads.len().max(1) + 1);
-        }
+    fn take(&mut self, run: Run) {
         self.broken |= run.broken;
         self.count += run.reads.len();
         self.reads.push(run.reads);

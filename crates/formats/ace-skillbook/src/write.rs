@@ -10,7 +10,7 @@ use ace_model::ids::IdChange;
 use ace_model::{rules, Entry, Evidence, LossEntry, Losses, Playbook, Status, WriteReport};
 use serde_json::{Map, Value};
 
-use crate::read::{id_number, INACTIVE};
+use crate::skill::{id_number, INACTIVE};
 use crate::{Era, LAYOUT_KEY};
 
 /// A written skillbook and its report.
@@ -600,7 +600,7 @@ fn index(pb: &Playbook, layout: &Layout) -> Value {
         .iter()
         .filter(|e| !unlisted.contains(e.id.as_str()))
     {
-        let Some(section) = crate::read::section_of(e, layout.era == Era::V2) else {
+        let Some(section) = crate::skill::section_of(e, layout.era == Era::V2) else {
             continue;
         };
         if !listed.contains(&(section, e.id.as_str())) {

@@ -179,17 +179,10 @@ impl ReadItems for ReadEntries {
 /// The entries of the runs read, in order.
 struct TakeEntries {
     sink: EntrySink,
-    /// The document's length, to make room for its entries once.
-    text_len: usize,
 }
 
 impl TakeItems<Vec<ItemRead>> for TakeEntries {
-    fn take(&mut self, reads: Vec<ItemRead>, spanned: usize) {
-        if self.sink.entries.is_empty() {
-            let room = ace_exec::par::room_for_rest(reads.len(), spanned, self.text_len);
-            self.sink.entries.reserve(room);
-            self.sink.derive_from.reserve(room);
-        }
+    fn take(&mut self, reads: Vec<ItemRead>) {
         self.sink.take(reads);
     }
 }
@@ -398,7 +391,7 @@ pub fn kind_of(text: &str, syntax: Syntax) -> Option<DocKind> {
     let top = match syntax {
         // The top-level keys, with the `…Info` objects whole; the values
         // below them are skipped unparsed.
-        Syntax::Json => ace_jsonspan::top_level(text, |k| k.ends_with("Info"))?,
+        Syntax::Json => ace_format::top::top_level(text, |k| k.ends_with("Info"))?,
         // Only the outline is looked at: the items of every array the
         // parser offers (the entries among them) are dropped as they come.
         Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, &mut Outline)
@@ -540,7 +533,6 @@ fn read_split(
     };
     let take = TakeEntries {
         sink: EntrySink::new(),
-        text_len: text.len(),
     };
     let (doc, streamed) = read_items(text, split, plan, take, |sink| match syntax {
         Syntax::Json => ace_jsonspan::parse_with(text, sink),

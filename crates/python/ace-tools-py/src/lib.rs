@@ -194,20 +194,6 @@ fn convert(
     .map_err(|s| s.raise(py))
 }
 
-/// Frees a large playbook on a thread of its own, while Python goes on
-/// to decode what was read from it: a tenth of a large read's time, off
-/// its path. A small one is freed here.
-fn drop_aside(pb: ace_model::Playbook) {
-    if pb.entries.len() >= 10_000 {
-        let spawned = std::thread::Builder::new()
-            .name("ace-tools drop".into())
-            .spawn(move || drop(pb));
-        // With no thread to be had, `spawn` drops the closure, and the
-        // playbook with it, here.
-        drop(spawned);
-    }
-}
-
 /// The canonical JSON of the playbook in `text`: what `--to json` writes,
 /// without its indentation, for `json.loads`. (Building the dict here
 /// instead was slower: serde_json keeps numbers as lexemes in this
@@ -225,9 +211,7 @@ fn read_json(
         let source = source(text, filename);
         let from = format_of(&source, format)?;
         let pb = read_playbook(&source, from, false)?;
-        let json = ace_registry::canonical_json(&pb);
-        drop_aside(pb);
-        Ok(json)
+        Ok(ace_registry::canonical_json(&pb))
     })
     .map_err(|s| s.raise(py))
 }
@@ -406,7 +390,7 @@ fn count_tokens(
         let format = format_of(&source, format.as_deref())?;
         let pb = ace_registry::convert::read_playbook(&source, format).ok();
         let mut v =
-            ace_check::tokens::count(format.imp().playbook_text(&source.text), pb.as_ref(), enc)
+            ace_check::budget::count(format.imp().playbook_text(&source.text), pb.as_ref(), enc)
                 .to_json("");
         if let Some(o) = v.as_object_mut() {
             o.remove("path");

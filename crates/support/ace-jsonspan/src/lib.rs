@@ -16,10 +16,8 @@ use serde_json::{Map, Number, Value};
 mod parser;
 pub mod splice;
 pub mod stream;
-mod top;
 
 pub use smol_str::SmolStr;
-pub use top::top_level;
 
 /// One JSON value and its byte range in the source (BOM included).
 #[derive(Debug, Clone, PartialEq)]
@@ -139,15 +137,6 @@ impl Taken {
             Taken::Node(node) => Some(node),
             Taken::Text(_) => None,
         }
-    }
-}
-
-/// The bytes a run of items (with their indices) spans, from the first
-/// one's start to the last one's end: what a reader makes room by.
-pub fn bytes_spanned(run: &[(usize, Taken)]) -> usize {
-    match (run.first(), run.last()) {
-        (Some((_, first)), Some((_, last))) => last.span().end.saturating_sub(first.span().start),
-        _ => 0,
     }
 }
 
@@ -704,6 +693,34 @@ impl Node {
     }
 
     /// A short name of the JSON type, for messages.
+    /// The innermost object of this tree that holds byte `at`.
+    pub fn object_at(&self, at: usize) -> Option<&Node> {
+        if at < self.span.start || at >= self.span.end {
+            return None;
+        }
+        let inner = match &self.kind {
+            Kind::Object(members) => members.iter().find_map(|m| m.value.object_at(at)),
+            Kind::Array(items) => items.iter().find_map(|i| i.object_at(at)),
+            _ => None,
+        };
+        inner.or_else(|| self.members().map(|_| self))
+    }
+
+    /// The span of the first key named any of `names` among this object's
+    /// members, else in the objects below them to `depth` levels down.
+    pub fn key_within(&self, names: &[String], depth: usize) -> Option<Span> {
+        let members = self.members()?;
+        if let Some(m) = members.iter().find(|m| names.iter().any(|k| *k == m.key)) {
+            return Some(m.key_span);
+        }
+        if depth == 0 {
+            return None;
+        }
+        members
+            .iter()
+            .find_map(|m| m.value.key_within(names, depth - 1))
+    }
+
     pub fn type_name(&self) -> &'static str {
         match &self.kind {
             Kind::Null => "null",

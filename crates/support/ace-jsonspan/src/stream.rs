@@ -15,7 +15,7 @@ use std::sync::Arc;
 use ace_exec::par::{Ordered, RunWork, TakeRuns};
 use ace_model::{Diagnostic, Span};
 
-use crate::{bytes_spanned, Document, ItemParser, ItemSink, Node, Taken};
+use crate::{Document, ItemParser, ItemSink, Node, Taken};
 
 /// Reads runs of items, on whichever thread takes the run.
 pub trait ReadItems: Send + Sync {
@@ -40,9 +40,8 @@ pub trait ReadItems: Send + Sync {
 
 /// Takes the runs' reads in order, on the parser's thread.
 pub trait TakeItems<R> {
-    /// A run's read; `spanned`: the bytes of text its items span (to make
-    /// room for the rest by).
-    fn take(&mut self, run: R, spanned: usize);
+    /// A run's read.
+    fn take(&mut self, run: R);
 }
 
 /// What a stream takes, and the reader of what it takes.
@@ -130,10 +129,9 @@ struct Reader<'e, R> {
 
 impl<R: ReadItems> RunWork for Reader<'_, R> {
     type Item = (usize, Taken);
-    type Out = (R::Run, usize);
+    type Out = R::Run;
 
     fn work(&self, run: Vec<(usize, Taken)>) -> Self::Out {
-        let spanned = bytes_spanned(&run);
         let mut read = self.read.run(run.len());
         let mut parse = self.parser.as_deref().map(|p| p.start(self.text));
         // Each item is dropped once read, here: the thread that parsed it
@@ -151,15 +149,15 @@ impl<R: ReadItems> RunWork for Reader<'_, R> {
                 break;
             }
         }
-        (read, spanned)
+        read
     }
 }
 
 struct Taker<T>(T);
 
-impl<R, T: TakeItems<R>> TakeRuns<(R, usize)> for Taker<T> {
-    fn take(&mut self, (run, spanned): (R, usize)) {
-        self.0.take(run, spanned);
+impl<R, T: TakeItems<R>> TakeRuns<R> for Taker<T> {
+    fn take(&mut self, run: R) {
+        self.0.take(run);
     }
 }
 

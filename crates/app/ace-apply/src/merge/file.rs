@@ -346,35 +346,7 @@ fn field_key(root: &ace_jsonspan::Node, at: usize, field: &str) -> Option<ace_mo
         "updated_at" => names.extend(["last_updated".into(), "updated".into()]),
         _ => {}
     }
-    let entry = innermost_object(root, at)?;
-    find_key(entry, &names, 3)
-}
-
-fn innermost_object(n: &ace_jsonspan::Node, at: usize) -> Option<&ace_jsonspan::Node> {
-    if at < n.span.start || at >= n.span.end {
-        return None;
-    }
-    let inner = match &n.kind {
-        ace_jsonspan::Kind::Object(members) => {
-            members.iter().find_map(|m| innermost_object(&m.value, at))
-        }
-        ace_jsonspan::Kind::Array(items) => items.iter().find_map(|i| innermost_object(i, at)),
-        _ => None,
-    };
-    inner.or_else(|| n.members().map(|_| n))
-}
-
-fn find_key(n: &ace_jsonspan::Node, names: &[String], depth: usize) -> Option<ace_model::Span> {
-    let members = n.members()?;
-    if let Some(m) = members.iter().find(|m| names.iter().any(|k| *k == m.key)) {
-        return Some(m.key_span);
-    }
-    if depth == 0 {
-        return None;
-    }
-    members
-        .iter()
-        .find_map(|m| find_key(&m.value, names, depth - 1))
+    root.object_at(at)?.key_within(&names, 3)
 }
 
 /// The line (from 1) of the value at JSON Pointer `pointer` in `text`.

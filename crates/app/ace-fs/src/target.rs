@@ -1,0 +1,73 @@
+//! Where a write lands: the file a path names once its symbolic links are
+//! followed, and whether that is a file a playbook may be written to.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Links followed before giving up, as the kernel's own limit (`ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// The file `path` names once every symbolic link is followed: the file a
+/// write through the link must replace. It need not exist (a new output,
+/// or a link to a file not yet made).
+pub fn destination(path: &Path) -> io::Result<PathBuf> {
+    let mut at = path.to_owned();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = std::fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: more than {MAX_LINKS} levels of symbolic links",
+        path.display()
+    )))
+}
+
+/// What a file that is not a regular file is, in a user's words.
+fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Refuses a path that names something other than a regular file (a
+/// FIFO, which would hang the read or the lock, a device, a directory): a
+/// playbook is rewritten only where a playbook file is. A missing file is
+/// fine: it is made.
+pub(crate) fn regular_or_missing(path: &Path) -> io::Result<Option<std::fs::Metadata>> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(Some(meta)),
+        Ok(meta) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{}; only a regular file is rewritten, nothing written",
+                kind_of(&meta)
+            ),
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
