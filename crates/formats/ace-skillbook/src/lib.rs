@@ -15,7 +15,7 @@
 //! docs/formats/skillbook.md.
 
 mod batch;
-mod direct;
+mod cursor;
 mod era;
 mod format;
 mod lint;

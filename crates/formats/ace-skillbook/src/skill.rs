@@ -1,8 +1,12 @@
 //! One skill of a skillbook read into an entry, whichever era saved it,
 //! and the names a skill's reading and writing share.
 
+use std::collections::HashSet;
+
 use ace_jsonspan::{Kind, Node};
 use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
+
+use crate::lint::{keyword, section};
 use serde_json::Value;
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
@@ -92,16 +96,160 @@ impl SkillRead {
     }
 }
 
+/// One member of a skill: its key, where the key and the value are, and
+/// the value.
+pub(crate) struct Field<'a> {
+    pub(crate) key: &'a str,
+    pub(crate) key_span: Span,
+    pub(crate) span: Span,
+    pub(crate) value: Val<'a>,
+}
+
+/// A member's value as the reader takes it: read straight from the text
+/// where it has a plain shape ([`crate::cursor`]), else from the parsed
+/// tree.
+pub(crate) enum Val<'a> {
+    Null,
+    Bool(bool),
+    Str(&'a str),
+    /// A string whose escapes were decoded.
+    Text(String),
+    /// An integer, as its lexeme.
+    Int(&'a str),
+    /// A list of strings, each with where it is.
+    Words(Vec<(&'a str, Span)>),
+    Node(&'a Node),
+    Parsed(Node),
+}
+
+impl Val<'_> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::Str(s) => Some(s),
+            Val::Text(s) => Some(s),
+            Val::Node(n) => n.as_str(),
+            Val::Parsed(n) => n.as_str(),
+            _ => None,
+        }
+    }
+
+    fn node(&self) -> Option<&Node> {
+        match self {
+            Val::Node(n) => Some(n),
+            Val::Parsed(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The items of a list, each a string or not, with where each is.
+    pub(crate) fn items(&self) -> Option<Vec<(Option<&str>, Span)>> {
+        match self {
+            Val::Words(words) => Some(words.iter().map(|&(w, at)| (Some(w), at)).collect()),
+            v => Some(
+                v.node()?
+                    .as_array()?
+                    .iter()
+                    .map(|i| (i.as_str(), i.span))
+                    .collect(),
+            ),
+        }
+    }
+
+    pub(crate) fn is_integer(&self) -> bool {
+        matches!(self, Val::Int(_))
+    }
+
+    /// The first list of scalars in the value, and where it is.
+    fn first_list(&self, span: Span) -> Option<Span> {
+        match self {
+            Val::Words(words) if !words.is_empty() => Some(span),
+            v => v.node().and_then(first_scalar_list).map(|n| n.span),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        match self {
+            Val::Null => Value::Null,
+            Val::Bool(b) => Value::Bool(*b),
+            Val::Str(s) => Value::String((*s).to_owned()),
+            Val::Text(s) => Value::String(s.clone()),
+            Val::Int(lexeme) => Value::Number(ace_jsonspan::number(lexeme)),
+            Val::Words(words) => words.iter().map(|(w, _)| Value::from(*w)).collect(),
+            Val::Node(n) => n.to_value(),
+            Val::Parsed(n) => n.to_value(),
+        }
+    }
+}
+
+/// The fields of an object node.
+fn fields_of(members: &[ace_jsonspan::Member]) -> Vec<Field<'_>> {
+    members
+        .iter()
+        .map(|m| Field {
+            key: &m.key,
+            key_span: m.key_span,
+            span: m.value.span,
+            value: match &m.value.kind {
+                Kind::Null => Val::Null,
+                Kind::Bool(b) => Val::Bool(*b),
+                Kind::String(s) => Val::Str(s),
+                Kind::Number(n) if !n.contains(['.', 'e', 'E']) => Val::Int(n),
+                _ => Val::Node(&m.value),
+            },
+        })
+        .collect()
+}
+
 /// Reads skill `node`; `template`: the key order to keep its own against,
 /// if key orders are kept.
 pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead {
-    let mut read = SkillRead::new(first_scalar_list(node).map(|l| l.span));
-    let Some(fields) = node.members() else {
+    let Some(members) = node.members() else {
+        let mut read = SkillRead::new(first_scalar_list(node).map(|l| l.span));
         read.odd()
             .diags
             .push(shape(node.span, "a skill is an object"));
         return read;
     };
+    read_fields(&fields_of(members), node.span, template, None)
+}
+
+/// Reads the skill whose value is the text at `span` of `text`, straight
+/// from the text when its members are plain, else from its parsed tree,
+/// its repeated keys reported; `None` when the text is no JSON value (the
+/// document's parse says where). `key`: the skill's key when it needs no
+/// unescaping, which an `id` field equal to it is taken as here.
+pub(crate) fn read_skill_text(
+    text: &str,
+    span: Span,
+    template: Option<&[String]>,
+    key: Option<&str>,
+) -> Option<SkillRead> {
+    if let Some(fields) = crate::cursor::fields(text, span) {
+        return Some(read_fields(&fields, span, template, key));
+    }
+    let node = ace_jsonspan::parse_at_depth(text, span.start..span.end, MEMBER_DEPTH)?;
+    let mut read = read_skill(&node, template);
+    let mut repeated = Vec::new();
+    ace_jsonspan::duplicate_keys(&node, &mut repeated);
+    if !repeated.is_empty() {
+        read.odd().diags.append(&mut repeated);
+    }
+    Some(read)
+}
+
+/// How deep a skill's member values stand in the document (the root
+/// object, the era object, the skill), for the parser's nesting limit.
+const MEMBER_DEPTH: usize = 3;
+
+/// The reading of a skill's members: the one place what each key means
+/// is decided, whichever way the members were read.
+fn read_fields(
+    fields: &[Field<'_>],
+    at: Span,
+    template: Option<&[String]>,
+    key: Option<&str>,
+) -> SkillRead {
+    let mut read = SkillRead::new(fields.iter().find_map(|f| f.value.first_list(f.span)));
     let mut diags = Vec::new();
     let diags = &mut diags;
     let mut e = Entry::new(String::new(), "");
@@ -110,10 +258,9 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         fields
             .iter()
             .find(|f| f.key == *k && f.value.as_str().is_some())
-            .map(|f| f.value.span)
+            .map(|f| f.span)
     });
-    if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key.as_str())))
-    {
+    if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key))) {
         read.odd().order = Some(order);
     }
     let mut has_content = false;
@@ -122,9 +269,8 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
     let mut insight: Option<String> = None;
     for f in fields {
         let v = &f.value;
-        if matches!(v.kind, Kind::Null)
-            && (crate::SKILL_KEYS.contains(&f.key.as_str())
-                || crate::V2_KEYS.contains(&f.key.as_str()))
+        if matches!(v, Val::Null)
+            && (crate::SKILL_KEYS.contains(&f.key) || crate::V2_KEYS.contains(&f.key))
         {
             // Absent in the model; the key order writes the null back.
             read.v2 |= f.key == "insight";
@@ -132,13 +278,16 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
         }
         // A value of the wrong type is reported and kept under its key,
         // which the writer gives back as it was.
-        let kept = match f.key.as_str() {
+        let kept = match f.key {
             "id" => {
-                read.odd().id_field = Some((v.as_str().map(str::to_owned), v.span));
+                match v.as_str() {
+                    Some(id) if key == Some(id) => e.id = id.to_owned(),
+                    id => read.odd().id_field = Some((id.map(str::to_owned), f.span)),
+                }
                 true
             }
-            "section" => set(&mut e.section, string(v, "section", diags)),
-            "content" => match string(v, "content", diags) {
+            "section" => set(&mut e.section, string(f, "section", diags)),
+            "content" => match string(f, "content", diags) {
                 Some(s) => {
                     e.content = s;
                     has_content = true;
@@ -146,24 +295,24 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
                 }
                 None => false,
             },
-            "helpful" | "helpful_count" => set(&mut e.helpful, counter(v, &f.key, diags)),
-            "harmful" | "harmful_count" => set(&mut e.harmful, counter(v, &f.key, diags)),
-            "neutral" | "neutral_count" => set(&mut e.neutral, counter(v, &f.key, diags)),
+            "helpful" | "helpful_count" => set(&mut e.helpful, counter(f, diags)),
+            "harmful" | "harmful_count" => set(&mut e.harmful, counter(f, diags)),
+            "neutral" | "neutral_count" => set(&mut e.neutral, counter(f, diags)),
             "issue" => {
                 read.v2 = true;
-                set(&mut issue, string(v, "issue", diags))
+                set(&mut issue, string(f, "issue", diags))
             }
             "insight" => {
                 read.v2 = true;
-                set(&mut insight, string(v, "insight", diags))
+                set(&mut insight, string(f, "insight", diags))
             }
             "keywords" => {
                 read.v2 = true;
-                set(&mut e.tags, keywords(v, diags))
+                set(&mut e.tags, keywords(f, diags))
             }
-            "active" => match v.kind {
-                Kind::Bool(b) => {
-                    e.status = Some(if b {
+            "active" => match v {
+                Val::Bool(b) => {
+                    e.status = Some(if *b {
                         Status::Active
                     } else {
                         Status::Other(INACTIVE.to_owned())
@@ -171,13 +320,13 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
                     true
                 }
                 _ => {
-                    diags.push(shape(v.span, "`active` is `true` or `false`"));
+                    diags.push(shape(f.span, "`active` is `true` or `false`"));
                     false
                 }
             },
-            "created_at" => set(&mut e.created_at, string(v, "created_at", diags)),
-            "updated_at" => set(&mut e.updated_at, string(v, "updated_at", diags)),
-            "status" => set(&mut e.status, string(v, "status", diags).map(Status::from)),
+            "created_at" => set(&mut e.created_at, string(f, "created_at", diags)),
+            "updated_at" => set(&mut e.updated_at, string(f, "updated_at", diags)),
+            "status" => set(&mut e.status, string(f, "status", diags).map(Status::from)),
             "evidence" => set(
                 &mut e.evidence,
                 v.as_str().map(|s| vec![Evidence::Text(s.to_owned())]),
@@ -185,12 +334,12 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             _ => false,
         };
         if !kept {
-            e.extra.insert(f.key.to_string(), v.to_value());
+            e.extra.insert(f.key.to_owned(), v.to_value());
         }
     }
-    let opens = Span::new(node.span.start, node.span.start + 1);
+    let opens = Span::new(at.start, at.start + 1);
     if read.v2 {
-        crate::lint::check_skill(fields, opens, diags);
+        check_v2(fields, opens, diags);
     }
     if !diags.is_empty() {
         read.odd().diags.append(diags);
@@ -211,8 +360,7 @@ pub(crate) fn own_order<'k>(
 /// Puts entry `e` of a skill into `read`, its content made from a v2
 /// skill's `issue` and `insight` (docs/formats/skillbook.md), and what the
 /// read says of them. `has_content`: whether it had `content`; `opens`:
-/// where the skill opens. Both readers end with it (`read_skill` and the
-/// direct reader).
+/// where the skill opens.
 pub(crate) fn finish(
     read: &mut SkillRead,
     mut e: Entry,
@@ -260,38 +408,35 @@ fn set<T>(slot: &mut Option<T>, v: Option<T>) -> bool {
 
 /// A string field; another type is reported (and kept in `extra` by the
 /// caller).
-fn string(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
-    match &v.kind {
-        Kind::String(s) => Some(s.clone()),
-        _ => {
-            diags.push(shape(v.span, format!("`{name}` is a string")));
-            None
-        }
+fn string(f: &Field<'_>, name: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let s = f.value.as_str().map(str::to_owned);
+    if s.is_none() {
+        diags.push(shape(f.span, format!("`{name}` is a string")));
     }
+    s
 }
 
 /// A v2 skill's `keywords`: a list of strings.
-fn keywords(v: &Node, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
-    let words: Option<Vec<String>> = v.as_array().and_then(|items| {
-        items
-            .iter()
-            .map(|i| i.as_str().map(str::to_owned))
-            .collect()
-    });
+fn keywords(f: &Field<'_>, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
+    let words: Option<Vec<String>> = f
+        .value
+        .items()
+        .and_then(|items| items.iter().map(|(w, _)| w.map(str::to_owned)).collect());
     if words.is_none() {
-        diags.push(shape(v.span, "`keywords` is a list of strings"));
+        diags.push(shape(f.span, "`keywords` is a list of strings"));
     }
     words
 }
 
-fn counter(v: &Node, name: &str, diags: &mut Vec<Diagnostic>) -> Option<i64> {
-    match &v.kind {
-        Kind::Number(n) if !n.contains(['.', 'e', 'E']) => n.parse().ok().or_else(|| {
-            diags.push(shape(v.span, format!("`{name}` is out of range")));
+fn counter(f: &Field<'_>, diags: &mut Vec<Diagnostic>) -> Option<i64> {
+    let name = f.key;
+    match &f.value {
+        Val::Int(n) => n.parse().ok().or_else(|| {
+            diags.push(shape(f.span, format!("`{name}` is out of range")));
             None
         }),
         _ => {
-            diags.push(shape(v.span, format!("`{name}` is an integer count")));
+            diags.push(shape(f.span, format!("`{name}` is an integer count")));
             None
         }
     }
@@ -330,5 +475,333 @@ pub(crate) fn first_scalar_list(node: &Node) -> Option<&Node> {
         Kind::Array(items) => items.iter().find_map(first_scalar_list),
         Kind::Object(members) => members.iter().find_map(|m| first_scalar_list(&m.value)),
         _ => None,
+    }
+}
+
+fn warn(span: Span, message: String) -> Diagnostic {
+    Diagnostic::new(&rules::SKILLBOOK_V2, span, message)
+}
+
+/// kayba 0.13's findings on v2 skill `fields` (`ace/core/skillbook.py`):
+/// what its loader changes, and what it refuses; `opens`: where the skill
+/// opens.
+fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
+    let get = |k: &str| fields.iter().rev().find(|f| f.key == k);
+    if let Some((v, s)) = get("section").and_then(|v| Some((v, v.value.as_str()?))) {
+        match section(s) {
+            None => diags.push(warn(
+                v.span,
+                format!("kayba 0.13 has two sections, `context` and `harness`: it reads `{}` as `context` and puts `{}` first in the keywords", s.trim(), keyword(s).unwrap_or_default()),
+            )),
+            Some(kayba) if kayba != s => diags.push(warn(
+                v.span,
+                format!("kayba reads this section as `{kayba}`"),
+            )),
+            Some(_) => {}
+        }
+    }
+    if let Some(v) = get("keywords") {
+        let items = v.value.items();
+        let mut seen: HashSet<String> = HashSet::new();
+        for &(w, at) in items.iter().flatten() {
+            let Some(w) = w else { continue };
+            match keyword(w) {
+                None => diags.push(warn(at, "an empty keyword: kayba drops it".into())),
+                Some(k) if seen.contains(&k) => diags.push(warn(
+                    at,
+                    format!("keyword `{k}` is already listed: kayba keeps it once"),
+                )),
+                Some(k) => {
+                    if k != w {
+                        diags.push(warn(at, format!("kayba reads this keyword as `{k}`")));
+                    }
+                    seen.insert(k);
+                }
+            }
+        }
+        if seen.is_empty() && items.is_some() {
+            diags.push(warn(
+                v.span,
+                "no keywords: kayba fills them with the section's name".into(),
+            ));
+        }
+    }
+    match get("issue").and_then(|v| Some((v, v.value.as_str()?))) {
+        Some((v, s)) if s.trim().is_empty() => diags.push(Diagnostic::new(
+            &rules::SKILLBOOK_SHAPE,
+            v.span,
+            "an empty `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)",
+        )),
+        Some((v, s)) if s.trim() != s => {
+            diags.push(warn(v.span, "kayba strips the white space around the issue".into()))
+        }
+        _ => {}
+    }
+    let insight = get("insight").and_then(|v| v.value.as_str()).map(str::trim);
+    if let Some(v) = get("insight").filter(|_| insight.is_some_and(|i| i.is_empty())) {
+        diags.push(warn(
+            v.span,
+            "an empty insight: kayba reads it as none".into(),
+        ));
+    }
+    let is_context = get("section")
+        .and_then(|v| v.value.as_str())
+        .and_then(section)
+        == Some("context");
+    if is_context && insight.is_none_or(str::is_empty) {
+        diags.push(warn(
+            get("insight").map_or(opens, |v| v.span),
+            "a `context` skill without an insight: kayba loads it, but its `update_skill` refuses to change it (`context skills require a non-empty insight`)".into(),
+        ));
+    }
+    if let Some(f) = fields.iter().find(|f| f.key == "embedding") {
+        diags.push(warn(
+            f.key_span,
+            "kayba 0.12 and later keep embeddings in `<stem>.embeddings.npz`, not in the JSON: it drops this on load".into(),
+        ));
+    }
+    if let Some(v) = get("occurrences") {
+        if v.value.items().is_none() {
+            diags.push(warn(
+                v.span,
+                "`occurrences` is a list of insight sources: kayba drops this".into(),
+            ));
+        }
+    }
+    if let Some(v) = get("used_count") {
+        if !v.value.is_integer() {
+            diags.push(Diagnostic::new(
+                &rules::SKILLBOOK_SHAPE,
+                v.span,
+                "`used_count` is an integer count",
+            ));
+        }
+    }
+    for f in fields {
+        if !crate::V2_KEYS.contains(&f.key) && f.key != "embedding" {
+            diags.push(warn(
+                f.key_span,
+                format!(
+                    "`{}` is not a key of a v2 skill: kayba drops it on load",
+                    f.key
+                ),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skills of every shape read the same from their text as from their
+    /// parsed tree: plain ones straight from the text, the others parsed.
+    #[test]
+    fn a_skill_reads_the_same_from_its_text_and_its_tree() {
+        let skills = [
+            r#"{"id": "a-1", "section": "context", "keywords": ["x", "y_z"], "issue": "i", "insight": "n", "occurrences": [], "active": true, "used_count": 0, "helpful_count": 1, "harmful_count": 0, "neutral_count": 0, "created_at": "t", "updated_at": "t"}"#,
+            r#"{"id": "a-1", "section": "Strategies", "content": "line\none \"q\" \u00e9", "helpful": 3, "harmful": -0, "neutral": 0, "created_at": "t", "updated_at": "t", "embedding": null, "status": "active", "sources": [{"a": 1}, [2, "x"]]}"#,
+            r#"{"id": "other", "section": 3, "content": ["not", "text"], "helpful": 1.5, "harmful": 99999999999999999999, "active": "yes", "keywords": "k", "evidence": {"e": 1}}"#,
+            r#"{"issue": " padded ", "insight": null, "keywords": ["Two  Words", "two_words", ""], "used_count": null, "occurrences": 3, "extra_key": {"n": [1]}, "embedding": [0.1]}"#,
+            r#"{"section": "harness", "issue": "", "insight": " ", "keywords": [], "justification": "j\tk"}"#,
+            r#"{"id": null, "content": null, "unknown": null, "evidence": "e", "status": "invalid"}"#,
+            r#"{ "content" : "spaced" ,"helpful":0 }"#,
+            r#"{}"#,
+        ];
+        let template: Vec<String> = crate::V2_KEYS.iter().map(|k| k.to_string()).collect();
+        for text in skills {
+            let span = Span::new(0, text.len());
+            let node = ace_jsonspan::parse(text).unwrap().root;
+            for t in [None, Some(template.as_slice())] {
+                let from_text = read_skill_text(text, span, t, None).unwrap();
+                let from_tree = read_skill(&node, t);
+                assert_eq!(from_text, from_tree, "{text}");
+            }
+            let plain = crate::cursor::fields(text, span).is_some();
+            assert!(plain || text.contains("1.5"), "read from its tree: {text}");
+        }
+        // The text's own key: an `id` equal to it makes the entry's ID.
+        let text = r#"{"id": "k-1", "content": "c"}"#;
+        let read = read_skill_text(text, Span::new(0, text.len()), None, Some("k-1")).unwrap();
+        assert_eq!(read.entry.unwrap().id, "k-1");
+        assert!(read.odd.is_none());
+    }
+
+    /// A repeated key is reported where the text is read, the later value
+    /// used; text that is no JSON gives nothing.
+    #[test]
+    fn repeated_keys_and_broken_text() {
+        let text = r#"{"content": "a", "content": "b"}"#;
+        let read = read_skill_text(text, Span::new(0, text.len()), None, None).unwrap();
+        assert_eq!(read.entry.as_ref().unwrap().content, "b");
+        let codes: Vec<&str> = read.odd.unwrap().diags.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [rules::DUPLICATE_KEY.code]);
+        let broken = r#"{"content": "a",}"#;
+        assert!(read_skill_text(broken, Span::new(0, broken.len()), None, None).is_none());
+    }
+
+    /// The read of skill `skill` standing in a skillbook from its text, and
+    /// from its parsed tree with the repeated keys the parse found; `None`
+    /// for the tree when the skill does not parse.
+    fn both(skill: &str, template: Option<&[String]>) -> (Option<SkillRead>, Option<SkillRead>) {
+        let head = "{\"skills\": {\"k-00001\": ";
+        let text = format!("{head}{skill}}}}}");
+        let span = Span::new(head.len(), head.len() + skill.len());
+        let new = read_skill_text(&text, span, template, None);
+        let old = ace_jsonspan::parse_at_depth(&text, span.start..span.end, 2).map(|node| {
+            let mut read = read_skill(&node, template);
+            let mut repeated = Vec::new();
+            ace_jsonspan::duplicate_keys(&node, &mut repeated);
+            if !repeated.is_empty() {
+                read.odd().diags.append(&mut repeated);
+            }
+            read
+        });
+        (new, old)
+    }
+
+    const PLAIN_V2: &str = r#"{
+      "id": "context-00001",
+      "section": "context",
+      "keywords": ["retry", "api_limits"],
+      "issue": "Calls fail at the rate limit.",
+      "insight": "Back off and retry.",
+      "occurrences": [{"source_id": "t1", "reflection_index": 0, "reason": null}],
+      "active": true,
+      "used_count": 2,
+      "helpful_count": 3,
+      "harmful_count": 0,
+      "neutral_count": 1,
+      "created_at": "2026-01-01T00:00:00+00:00",
+      "updated_at": "2026-01-02T00:00:00+00:00"
+    }"#;
+
+    const PLAIN_V08: &str = r#"{"id": "s-00002", "section": "Strategies", "content": "Check first.",
+      "justification": "j", "evidence": "e", "helpful": 1, "harmful": 0, "neutral": 0,
+      "created_at": "c", "updated_at": "u", "embedding": null, "status": "active",
+      "sources": ["a", "b"]}"#;
+
+    /// A member of a generated skill: a key, and its value as written.
+    fn member() -> impl proptest::strategy::Strategy<Value = (String, String)> {
+        let keys: Vec<String> = crate::SKILL_KEYS
+            .iter()
+            .chain(crate::V2_KEYS.iter())
+            .map(|k| k.to_string())
+            .chain([
+                "other".to_owned(),
+                "ID".to_owned(),
+                "is\\u0073ue".to_owned(),
+            ])
+            .collect();
+        let values = [
+            r#""context""#,
+            r#""harness""#,
+            r#""Context""#,
+            r#"" pad ""#,
+            r#""""#,
+            r#""a \"q\" b""#,
+            r#""plain text""#,
+            "null",
+            "true",
+            "false",
+            "truex",
+            "0",
+            "-0",
+            "01",
+            "1.5",
+            "1e3",
+            "42",
+            "-",
+            "9223372036854775808",
+            "[]",
+            r#"["kw"]"#,
+            r#"["kw", "other_kw"]"#,
+            r#"["Kw", "kw"]"#,
+            r#"["a b"]"#,
+            r#"[""]"#,
+            "[1]",
+            r#"["kw",]"#,
+            r#"[{"a": 1, "a": 2}]"#,
+            r#"[{"source_id": "t", "n": 1e2}]"#,
+            "{}",
+            "[[1], [\"x\"]]",
+            r#""tab	in""#,
+        ];
+        (
+            proptest::sample::select(keys),
+            proptest::sample::select(values.map(str::to_owned).to_vec()),
+        )
+    }
+
+    /// The members of one of kayba's skills, a few of them changed,
+    /// added, left out or repeated: one step or two from what reads
+    /// directly, so that each of the reader's conditions is crossed.
+    fn skill() -> impl proptest::strategy::Strategy<Value = Vec<(String, String)>> {
+        use proptest::prelude::*;
+        let members = |text: &str| -> Vec<(String, String)> {
+            let node = ace_jsonspan::parse(text).expect("a test skill parses");
+            node.root
+                .members()
+                .unwrap_or_default()
+                .iter()
+                .map(|m| {
+                    (
+                        m.key.to_string(),
+                        text[m.value.span.start..m.value.span.end].to_owned(),
+                    )
+                })
+                .collect()
+        };
+        let bases = vec![members(PLAIN_V2), members(PLAIN_V08), Vec::new()];
+        (
+            proptest::sample::select(bases),
+            proptest::collection::vec((0..4u8, any::<proptest::sample::Index>(), member()), 0..3),
+        )
+            .prop_map(|(mut skill, changes)| {
+                for (op, at, (key, value)) in changes {
+                    let i = if skill.is_empty() {
+                        0
+                    } else {
+                        at.index(skill.len())
+                    };
+                    match op {
+                        0 if !skill.is_empty() => skill[i].1 = value,
+                        1 => skill.insert(i, (key, value)),
+                        2 if !skill.is_empty() => {
+                            skill.remove(i);
+                        }
+                        3 if !skill.is_empty() => skill.insert(i, skill[i].clone()),
+                        _ => {}
+                    }
+                }
+                skill
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(20_000))]
+        /// One of kayba's skills a step or two changed reads the same from
+        /// its text as from its parsed tree.
+        #[test]
+        fn a_changed_skill_reads_the_same_from_its_text_and_its_tree(
+            members in skill(),
+            space in proptest::sample::select(vec!["", " ", "\n  ", "\u{a0}", "\t"]),
+            trailing in proptest::bool::ANY,
+            ordered in proptest::bool::ANY,
+        ) {
+            let body: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{space}\"{k}\":{space}{v}"))
+                .collect();
+            let comma = if trailing && !body.is_empty() { "," } else { "" };
+            let skill = format!("{{{}{comma}{space}}}", body.join(","));
+            let template: Vec<String> = crate::V2_KEYS.iter().map(|k| k.to_string()).collect();
+            let (text_read, tree_read) = both(&skill, ordered.then_some(template.as_slice()));
+            let order = |r: &Option<SkillRead>| {
+                r.as_ref().and_then(|r| r.entry.as_ref().map(|e| e.extra.keys().cloned().collect::<Vec<_>>()))
+            };
+            proptest::prop_assert_eq!(order(&text_read), order(&tree_read), "{}", skill);
+            proptest::prop_assert_eq!(text_read, tree_read, "{}", skill);
+        }
     }
 }

@@ -162,7 +162,7 @@ impl ReadItems for ReadSkills {
         // The key is here, in the cache: whether the `id` field is it is
         // settled here, not on the parser's thread.
         let key = key_before(text, span).and_then(|k| text.get(k.start + 1..k.end - 1));
-        match crate::direct::read_skill(text, span, self.orders.then_some(template), key) {
+        match crate::skill::read_skill_text(text, span, self.orders.then_some(template), key) {
             Some(read) => {
                 run.reads.push(read);
                 true
@@ -307,8 +307,8 @@ mod tests {
 
     /// A raw control character in one skill of a streamed skillbook is
     /// the parse error, at it, whether the skill is read on another
-    /// thread or not: the direct reader leaves it to the node reader,
-    /// whose parse refuses it.
+    /// thread or not: its text is no plain member, and the skill's parse
+    /// refuses it.
     #[test]
     fn a_control_character_in_a_streamed_skill_is_the_error_at_it() {
         let skill = |i: usize| {
