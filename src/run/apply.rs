@@ -156,7 +156,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         playbook: input.parsed.playbook,
     };
     let old_playbook = args.emit_delta.as_ref().map(|_| subject.playbook.clone());
-    let applied = ace_apply::run_curated(subject, &deltas, opts, curate);
+    let applied = crate::leave_to_exit(ace_apply::run_curated(subject, &deltas, opts, curate));
     // A file that is no delta of any dialect is an input error, as an
     // unreadable playbook is: the user named the wrong file, or it is
     // broken, and writing the playbook as if applied would hide that.

@@ -78,7 +78,7 @@ fn convert(args: &Args) -> Result<(), Stopped> {
             return Err(Box::new((stop, Some(source), note)));
         }
     };
-    let parsed = input.parsed;
+    let parsed = crate::leave_to_exit(input.parsed);
     // What is left of the errors are schema findings: the file was read
     // and is converted, and the user sees where it fails its schema.
     if !args.quiet {

@@ -33,14 +33,23 @@ pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
     c.pos += 1;
     c.ws()?;
     let mut fields: Vec<Field<'_>> = Vec::with_capacity(16);
+    // The keys met, as bits, and whether any is not one of kayba's.
+    let (mut seen, mut other) = (0u32, false);
     if c.peek()? == b'}' {
         c.pos += 1;
     } else {
         loop {
             let (key, key_span) = c.plain_string()?;
-            if fields.iter().any(|f| f.key == key) {
+            let bit = crate::skill::key_bit(key);
+            let repeated = match bit {
+                0 => other && fields.iter().any(|f| f.key == key),
+                b => seen & b != 0,
+            };
+            if repeated {
                 return None;
             }
+            seen |= bit;
+            other |= bit == 0;
             c.ws()?;
             if c.peek()? != b':' {
                 return None;
@@ -51,6 +60,7 @@ pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
             let value = c.value()?;
             fields.push(Field {
                 key,
+                bit,
                 key_span,
                 span: Span::new(start, c.pos),
                 value,
@@ -125,9 +135,9 @@ impl<'t> Cursor<'t> {
             b'-' | b'0'..=b'9' => Val::Int(self.integer()?),
             b'[' => match self.words() {
                 Some(words) => Val::Words(words),
-                None => Val::Parsed(self.parsed()?),
+                None => Val::Parsed(Box::new(self.parsed()?)),
             },
-            b'{' => Val::Parsed(self.parsed()?),
+            b'{' => Val::Parsed(Box::new(self.parsed()?)),
             _ => return None,
         })
     }

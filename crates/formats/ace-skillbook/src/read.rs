@@ -360,28 +360,48 @@ fn settle(
     kept: &mut Kept,
     diags: &mut Vec<Diagnostic>,
 ) {
+    // Each run's entries are settled on whichever core takes it, straight
+    // into their places in the playbook's list: settling them into a list
+    // of their own and copying that in faulted in the memory of every
+    // entry twice.
+    let mut counts = Vec::with_capacity(runs.len());
+    let mut first = 0;
+    for reads in &runs {
+        let items = items.get(first..).unwrap_or_default();
+        counts.push(
+            items
+                .iter()
+                .zip(reads)
+                .filter(|(_, r)| r.entry.is_some())
+                .count(),
+        );
+        first += reads.len();
+    }
+    let start = pb.entries.len();
+    pb.entries
+        .resize_with(start + counts.iter().sum::<usize>(), Entry::default);
+    let mut slots = &mut pb.entries[start..];
     let mut parts = Vec::with_capacity(runs.len());
     let mut first = 0;
-    for reads in runs {
+    for (reads, n) in runs.into_iter().zip(counts) {
+        let (mine, rest) = std::mem::take(&mut slots).split_at_mut(n);
+        slots = rest;
         let len = reads.len();
-        parts.push((first, reads));
+        parts.push((first, reads, mine));
         first += len;
     }
-    let settled = ace_exec::par::map_parts(parts, first, |(first, reads)| {
+    let settled = ace_exec::par::map_parts(parts, first, |(first, reads, mine)| {
         let mut out = Settled::default();
-        let mut entries = Vec::with_capacity(reads.len());
         let items = items.get(first..).unwrap_or_default();
+        let mut put = mine.iter_mut();
         for (m, read) in items.iter().zip(reads) {
-            if let Some(e) = settle_one(m, read, v2, layout, &mut out) {
-                entries.push(e);
+            if let (Some(e), Some(slot)) = (settle_one(m, read, v2, layout, &mut out), put.next()) {
+                *slot = e;
             }
         }
-        (entries, out)
+        out
     });
-    pb.entries
-        .reserve(settled.iter().map(|(e, _)| e.len()).sum());
-    for (entries, s) in settled {
-        pb.entries.extend(entries);
+    for s in settled {
         diags.extend(s.diags);
         kept.no_insight.extend(s.no_insight);
         kept.differing.extend(s.differing);

@@ -1,6 +1,7 @@
 //! One skill of a skillbook read into an entry, whichever era saved it,
 //! and the names a skill's reading and writing share.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use ace_jsonspan::{Kind, Node};
@@ -100,6 +101,9 @@ impl SkillRead {
 /// the value.
 pub(crate) struct Field<'a> {
     pub(crate) key: &'a str,
+    /// The key's bit among the keys of every era ([`key_bit`]), 0 for
+    /// another key.
+    pub(crate) bit: u32,
     pub(crate) key_span: Span,
     pub(crate) span: Span,
     pub(crate) value: Val<'a>,
@@ -119,7 +123,7 @@ pub(crate) enum Val<'a> {
     /// A list of strings, each with where it is.
     Words(Vec<(&'a str, Span)>),
     Node(&'a Node),
-    Parsed(Node),
+    Parsed(Box<Node>),
 }
 
 impl Val<'_> {
@@ -187,6 +191,7 @@ fn fields_of(members: &[ace_jsonspan::Member]) -> Vec<Field<'_>> {
         .iter()
         .map(|m| Field {
             key: &m.key,
+            bit: key_bit(&m.key),
             key_span: m.key_span,
             span: m.value.span,
             value: match &m.value.kind {
@@ -254,12 +259,14 @@ fn read_fields(
     let diags = &mut diags;
     let mut e = Entry::new(String::new(), "");
     // A v2 skill's content is its insight, else its issue.
-    read.content_at = ["content", "insight", "issue"].iter().find_map(|k| {
-        fields
-            .iter()
-            .find(|f| f.key == *k && f.value.as_str().is_some())
-            .map(|f| f.span)
-    });
+    read.content_at = [key_bit("content"), key_bit("insight"), key_bit("issue")]
+        .into_iter()
+        .find_map(|bit| {
+            fields
+                .iter()
+                .find(|f| f.bit == bit && f.value.as_str().is_some())
+                .map(|f| f.span)
+        });
     if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key))) {
         read.odd().order = Some(order);
     }
@@ -269,9 +276,7 @@ fn read_fields(
     let mut insight: Option<String> = None;
     for f in fields {
         let v = &f.value;
-        if matches!(v, Val::Null)
-            && (crate::SKILL_KEYS.contains(&f.key) || crate::V2_KEYS.contains(&f.key))
-        {
+        if matches!(v, Val::Null) && f.bit != 0 {
             // Absent in the model; the key order writes the null back.
             read.v2 |= f.key == "insight";
             continue;
@@ -482,11 +487,73 @@ fn warn(span: Span, message: String) -> Diagnostic {
     Diagnostic::new(&rules::SKILLBOOK_V2, span, message)
 }
 
+/// A bit for each key of a skill in every era (kayba's
+/// [`crate::SKILL_KEYS`] and [`crate::V2_KEYS`]), 0 for any other: a
+/// `match` the compiler makes into a few comparisons, where a search of
+/// the lists compared a key with each in turn.
+pub(crate) fn key_bit(key: &str) -> u32 {
+    1 << match key {
+        "id" => 0,
+        "section" => 1,
+        "content" => 2,
+        "justification" => 3,
+        "evidence" => 4,
+        "helpful" => 5,
+        "harmful" => 6,
+        "neutral" => 7,
+        "created_at" => 8,
+        "updated_at" => 9,
+        "embedding" => 10,
+        "status" => 11,
+        "sources" => 12,
+        "keywords" => 13,
+        "issue" => 14,
+        "insight" => 15,
+        "occurrences" => 16,
+        "active" => 17,
+        "used_count" => 18,
+        "helpful_count" => 19,
+        "harmful_count" => 20,
+        "neutral_count" => 21,
+        _ => return 0,
+    }
+}
+
+/// The bits of a v2 skill's keys ([`crate::V2_KEYS`]).
+const V2_BITS: u32 = 1 << 0
+    | 1 << 1
+    | 1 << 8
+    | 1 << 9
+    | 1 << 13
+    | 1 << 14
+    | 1 << 15
+    | 1 << 16
+    | 1 << 17
+    | 1 << 18
+    | 1 << 19
+    | 1 << 20
+    | 1 << 21;
+
+/// Whether kayba's keyword normalisation gives `w` back unchanged, told
+/// without making it for the keywords it writes itself.
+fn is_normal_keyword(w: &str) -> bool {
+    !w.is_empty()
+        && w.bytes().all(|b| {
+            b.is_ascii() && !b.is_ascii_uppercase() && !b.is_ascii_whitespace() && b != 0x0b
+        })
+}
+
 /// kayba 0.13's findings on v2 skill `fields` (`ace/core/skillbook.py`):
 /// what its loader changes, and what it refuses; `opens`: where the skill
 /// opens.
 fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
-    let get = |k: &str| fields.iter().rev().find(|f| f.key == k);
+    // The last member of each key, found once: a later one is the one
+    // kayba keeps.
+    let mut last = [usize::MAX; 33];
+    for (i, f) in fields.iter().enumerate().filter(|(_, f)| f.bit != 0) {
+        last[f.bit.trailing_zeros() as usize] = i;
+    }
+    let get = |k: &str| fields.get(last[key_bit(k).trailing_zeros() as usize]);
     if let Some((v, s)) = get("section").and_then(|v| Some((v, v.value.as_str()?))) {
         match section(s) {
             None => diags.push(warn(
@@ -502,10 +569,15 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
     }
     if let Some(v) = get("keywords") {
         let items = v.value.items();
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut seen: HashSet<Cow<'_, str>> = HashSet::new();
         for &(w, at) in items.iter().flatten() {
             let Some(w) = w else { continue };
-            match keyword(w) {
+            // Most keywords are kayba's own already: nothing to make.
+            let normal = match is_normal_keyword(w) {
+                true => Some(Cow::Borrowed(w)),
+                false => keyword(w).map(Cow::Owned),
+            };
+            match normal {
                 None => diags.push(warn(at, "an empty keyword: kayba drops it".into())),
                 Some(k) if seen.contains(&k) => diags.push(warn(
                     at,
@@ -578,7 +650,7 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
         }
     }
     for f in fields {
-        if !crate::V2_KEYS.contains(&f.key) && f.key != "embedding" {
+        if f.bit & V2_BITS == 0 && f.key != "embedding" {
             diags.push(warn(
                 f.key_span,
                 format!(
@@ -625,6 +697,18 @@ mod tests {
         let read = read_skill_text(text, Span::new(0, text.len()), None, Some("k-1")).unwrap();
         assert_eq!(read.entry.unwrap().id, "k-1");
         assert!(read.odd.is_none());
+    }
+
+    #[test]
+    fn each_key_of_every_era_has_its_own_bit() {
+        let mut bits = 0u32;
+        for k in crate::SKILL_KEYS.iter().chain(crate::V2_KEYS.iter()) {
+            bits |= key_bit(k);
+        }
+        assert_eq!(bits.count_ones(), 22);
+        let v2 = crate::V2_KEYS.iter().fold(0, |m, k| m | key_bit(k));
+        assert_eq!(v2, V2_BITS);
+        assert_eq!(key_bit("ID"), 0);
     }
 
     /// A repeated key is reported where the text is read, the later value
