@@ -12,7 +12,7 @@
 
 use ace_model::Span;
 
-use crate::skill::{Field, Val};
+use crate::member::{key_bit, Field, Val};
 
 /// How deep a skill's member values stand in the document (the root
 /// object, the era object, the skill), for the parser's nesting limit.
@@ -40,7 +40,7 @@ pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
     } else {
         loop {
             let (key, key_span) = c.plain_string()?;
-            let bit = crate::skill::key_bit(key);
+            let bit = key_bit(key);
             let repeated = match bit {
                 0 => other && fields.iter().any(|f| f.key == key),
                 b => seen & b != 0,

@@ -19,6 +19,7 @@ mod cursor;
 mod era;
 mod format;
 mod lint;
+mod member;
 mod read;
 mod skill;
 mod stream;

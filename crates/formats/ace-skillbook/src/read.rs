@@ -6,9 +6,9 @@ use ace_jsonspan::{Kind, Member, Node};
 use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Severity, Span};
 use serde_json::{json, Map, Value};
 
+use crate::member::first_scalar_list;
 use crate::skill::{
-    era_of, first_scalar_list, id_number, key_order, read_skill, section_of, shape, SkillRead,
-    Skills,
+    era_of, id_number, key_order, read_skill, section_of, shape, SkillRead, Skills,
 };
 use crate::{Era, LAYOUT_KEY};
 
