@@ -147,11 +147,11 @@ pub fn lock_wait(seconds: &str) -> Result<std::time::Duration, String> {
 /// concurrent updates of one playbook take turns (`ace_fs::Held`). The
 /// companion is locked after it, once the format is known
 /// ([`lock_companion`]). Standard input holds nothing.
-pub fn lock_input(arg: &str, wait: std::time::Duration) -> Result<ace_fs::Held, String> {
+pub fn lock_input(arg: &str, wait: std::time::Duration) -> Result<ace_fs::Held, ace_model::Error> {
     if arg == "-" {
         return Ok(ace_fs::Held::default());
     }
-    ace_fs::Held::lock(&[Path::new(arg)], wait).map_err(|e| e.to_string())
+    ace_fs::Held::lock(&[Path::new(arg)], wait).map_err(Into::into)
 }
 
 /// Adds to `held` the companion an update of `input` as `format` will
@@ -162,7 +162,7 @@ pub fn lock_companion(
     input: Option<&Path>,
     sections: Option<&Path>,
     wait: std::time::Duration,
-) -> Result<(), String> {
+) -> Result<(), ace_model::Error> {
     if format.companion().is_none() {
         return Ok(());
     }
@@ -171,7 +171,7 @@ pub fn lock_companion(
         None => input.and_then(|p| format.companion_beside(p)),
     };
     match path {
-        Some(p) => held.lock_more(&p, wait).map_err(|e| e.to_string()),
+        Some(p) => held.lock_more(&p, wait).map_err(Into::into),
         None => Ok(()),
     }
 }

@@ -23,7 +23,7 @@ pub fn run(args: &Args) -> ExitStatus {
 type Stopped = Box<(Stop, Option<Source>)>;
 
 fn usage(message: impl Into<String>) -> Stopped {
-    Box::new((Stop::Usage(message.into()), None))
+    Box::new((Stop::Usage(ace_model::Error::Usage(message.into())), None))
 }
 
 /// The delta files named on the command line, loaded.

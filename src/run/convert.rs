@@ -43,13 +43,12 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let mut held = match args.in_place {
         true => Some(
             crate::lock_input(input, args.lock_timeout)
-                .map_err(|e| at(Stop::Usage(e)))?
+                .map_err(|e| at(e.into()))?
                 .forcing(args.force),
         ),
         false => None,
     };
-    let mut source =
-        load_input(input, &args.stdin_filename).map_err(|e| at(Stop::Usage(e.to_string())))?;
+    let mut source = load_input(input, &args.stdin_filename).map_err(|e| at(e.into()))?;
     let registry = ace_registry::Registry::builtin();
     let convert::DetectedInput {
         from,
@@ -152,7 +151,7 @@ fn read_as(
     let to = match &args.into {
         Some(_) => ace_registry::Format::new(&ace_registry::block::MANAGED_BLOCK),
         None => {
-            let to = args.to_format().map_err(Stop::Usage)?;
+            let to = args.to_format().map_err(usage_stop)?;
             convert::target_format(from, to, args.output.as_deref(), args.in_place)?
         }
     };
@@ -164,7 +163,7 @@ fn read_as(
             args.sections.as_deref(),
             args.lock_timeout,
         )
-        .map_err(Stop::Usage)?;
+        .map_err(Stop::from)?;
     }
     // Only errors matter (they stop the conversion), so checks that find
     // less are not run; the file's layout is kept only for a rewrite in
@@ -189,7 +188,7 @@ fn into_block(
 ) -> Result<(), Box<(Stop, Option<Source>)>> {
     use ace_apply::into::IntoError;
     let name = into.display().to_string();
-    let usage = |e: String| Box::new((Stop::Usage(e), None));
+    let usage = |e: String| Box::new((usage_stop(e), None));
     let now = match &args.now {
         Some(n) => crate::now(Some(n)).map(Some),
         None => crate::source_date_epoch(),
@@ -314,4 +313,9 @@ fn report_losses(args: &Args, losses: &[LossEntry], target: &str) {
             Report::Json => ace_report::render_losses_json(losses, target, &mut err),
         };
     }
+}
+
+/// A usage error said in one line.
+fn usage_stop(message: String) -> Stop {
+    Stop::Usage(ace_model::Error::Usage(message))
 }

@@ -656,8 +656,7 @@ impl<'a> Applied<'a> {
         held: Option<&ace_fs::Held>,
         on_losses: &mut dyn FnMut(&[LossEntry], &str),
     ) -> Result<(), Stop> {
-        let io =
-            |p: &std::path::Path, e: std::io::Error| Stop::Usage(format!("{}: {e}", p.display()));
+        let io = |p: &std::path::Path, e: std::io::Error| Stop::Usage(ace_model::Error::io(p, e));
         let edits = match &self.output {
             Output::Whole => {
                 ace_registry::convert::write_output(
@@ -678,9 +677,9 @@ impl<'a> Applied<'a> {
         let pieces = || edits.unwrap_or(&none).pieces(self.text);
         let same = edits.is_none();
         match dest {
-            Destination::Stdout => {
-                ace_fs::write_stdout(pieces()).map_err(|e| Stop::Usage(format!("<stdout>: {e}")))?
-            }
+            Destination::Stdout => ace_fs::write_stdout(pieces()).map_err(|e| {
+                Stop::Usage(ace_model::Error::io(std::path::Path::new("<stdout>"), e))
+            })?,
             // In place, the file already is what it would become.
             Destination::File(_) if in_place && same => {}
             Destination::File(p) => {
@@ -698,7 +697,8 @@ impl<'a> Applied<'a> {
                     std::fs::create_dir_all(d).map_err(|e| io(d, e))?;
                 }
                 if let Some(h) = held {
-                    h.unchanged().map_err(|e| Stop::Usage(e.to_string()))?;
+                    h.unchanged()
+                        .map_err(|e| Stop::Usage(ace_model::Error::Refused(e.to_string())))?;
                 }
                 ace_fs::write_atomic_pieces(main, pieces(), held).map_err(|e| io(main, e))?;
                 let text = self.companion.unwrap_or_default();

@@ -18,8 +18,8 @@ use crate::{Format, Parsed, Read, ReadCtx, Registry, WriteCtx, WriteOption};
 /// Why a conversion stops.
 #[derive(Debug)]
 pub enum Stop {
-    /// A usage or I/O error, said in one line: exit 2.
-    Usage(String),
+    /// A usage or I/O error: exit 2.
+    Usage(ace_model::Error),
     /// The input, or its companion, cannot be read: exit 1, with what the
     /// reader found.
     Findings {
@@ -33,15 +33,26 @@ pub enum Stop {
 
 impl From<ace_model::Error> for Stop {
     fn from(e: ace_model::Error) -> Self {
-        Stop::Usage(e.to_string())
+        Stop::Usage(e)
     }
+}
+
+impl From<ace_fs::LoadError> for Stop {
+    fn from(e: ace_fs::LoadError) -> Self {
+        Stop::Usage(e.into())
+    }
+}
+
+/// A usage error said in one line.
+fn usage(message: String) -> Stop {
+    Stop::Usage(ace_model::Error::Usage(message))
 }
 
 /// In one line: the message, or the first finding as `CODE: message`.
 impl std::fmt::Display for Stop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Stop::Usage(m) => f.write_str(m),
+            Stop::Usage(e) => e.fmt(f),
             Stop::Findings { diagnostics, .. } => match diagnostics.first() {
                 Some(d) => write!(f, "{}: {}", d.code, d.message),
                 None => Ok(()),
@@ -100,11 +111,10 @@ pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
     let Some(path) = path else {
         return Ok(Arc::default());
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Stop::Usage(format!("{}:{e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
     SectionMap::from_json(&text)
         .map(Arc::new)
-        .map_err(|e| Stop::Usage(format!("{}:{e}", path.display())))
+        .map_err(|e| Stop::Usage(e.under(&format!("{}:", path.display()))))
 }
 
 /// The format to write: `to`, else the input's own with `in_place`, else
@@ -121,13 +131,13 @@ pub fn target_format(
         (None, Some(out), false) if out != "-" => {
             crate::format_of_name(Path::new(out)).ok_or_else(|| {
                 let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
-                Stop::Usage(format!(
+                usage(format!(
                     "cannot tell the output format from `{out}`; pass --to FORMAT, one of: {}",
                     names.join(", ")
                 ))
             })
         }
-        _ => Err(Stop::Usage(
+        _ => Err(usage(
             "no output format; pass --to FORMAT (for example --to json)".into(),
         )),
     }
@@ -218,13 +228,11 @@ pub fn read_input(
                 .and_then(|p| from.companion_beside(p)),
         };
         match path {
-            Some(path) if from.companion().is_none() => Err(Stop::Usage(format!(
+            Some(path) if from.companion().is_none() => Err(usage(format!(
                 "--sections {}: only an AGENTS.md input reads a playbook.yaml",
                 path.display()
             ))),
-            Some(path) => load(&path)
-                .map(Some)
-                .map_err(|e| Stop::Usage(e.to_string())),
+            Some(path) => load(&path).map(Some).map_err(Stop::from),
             None => Ok(None),
         }
     };
@@ -252,7 +260,7 @@ fn read_with(
         Ok(Read {
             other: Some(other), ..
         }) => {
-            return Err(Stop::Usage(format!(
+            return Err(usage(format!(
                 "{}: this is a {}, not a playbook: ace-validate checks it, and ace-apply applies {} to a playbook (ace-apply PLAYBOOK FILE)",
                 source.name, other.what, other.applying,
             )))
@@ -340,7 +348,7 @@ pub fn destination(
 ) -> Result<Destination, Stop> {
     let refuse_input = |path: &Path| {
         if !in_place && input.path.as_deref().is_some_and(|p| same_file(p, path)) {
-            return Err(Stop::Usage(format!(
+            return Err(usage(format!(
                 "{}: refusing to overwrite the input; use --in-place",
                 path.display()
             )));
@@ -369,7 +377,7 @@ pub fn destination(
     if in_place {
         return match &input.path {
             Some(p) => Ok(Destination::File(p.clone())),
-            None => Err(Stop::Usage(
+            None => Err(usage(
                 "--in-place needs an input file, not standard input".into(),
             )),
         };
@@ -386,7 +394,7 @@ pub fn destination(
 
 /// An I/O error on `path`, as a usage error naming it.
 fn io(path: &Path) -> impl Fn(std::io::Error) -> Stop + '_ {
-    move |e| Stop::Usage(format!("{}: {e}", path.display()))
+    move |e| Stop::Usage(ace_model::Error::io(path, e))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -444,7 +452,7 @@ pub fn write_output(
             if !strict {
                 check(&written.losses)?;
             }
-            sent.map_err(|e| Stop::Usage(format!("<stdout>: {e}")))?;
+            sent.map_err(io(Path::new("<stdout>")))?;
             Ok(written)
         }
         Destination::File(path) => {
@@ -475,7 +483,8 @@ pub fn write_output(
                 check(&written.losses)?;
             }
             if let Some(h) = held {
-                h.unchanged().map_err(|e| Stop::Usage(e.to_string()))?;
+                h.unchanged()
+                    .map_err(|e| Stop::Usage(ace_model::Error::Refused(e.to_string())))?;
             }
             sent.and_then(|_| main_file.commit()).map_err(io(main))?;
             companion_file
