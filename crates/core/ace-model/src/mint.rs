@@ -3,7 +3,9 @@
 //! playbook whose IDs follow one of the common shapes is numbered the way
 //! most of them are.
 
-use std::collections::{HashMap, HashSet};
+// foldhash: an allocator holds every ID of the playbook, and SipHash was
+// a tenth of writing a new skill file of 10,000 bullets.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::{ids, mapping::SectionMap, Entry, Playbook};
 
@@ -219,9 +221,20 @@ impl Allocator {
             let g = highest.entry(String::new()).or_default();
             *g = (*g).max(counter);
         }
+        // A fixed stem mints only IDs its own parse reads: the others
+        // cannot be met again (a file of 10,000 other IDs held them all).
+        let could_meet = |id: &str| match scheme.stem {
+            Stem::Text(_) => scheme.parse(id).is_some(),
+            _ => true,
+        };
         Allocator {
             scheme,
-            taken: pb.entries.iter().map(|e| e.id.clone()).collect(),
+            taken: pb
+                .entries
+                .iter()
+                .filter(|e| could_meet(&e.id))
+                .map(|e| e.id.clone())
+                .collect(),
             highest,
             resume: HashMap::new(),
         }
@@ -275,19 +288,21 @@ impl Allocator {
     fn dated(&mut self, template: &str, day: &str) -> String {
         let width = self.scheme.width;
         let max = self.scheme.max.unwrap_or(u64::MAX);
-        let mut date = self
-            .resume
-            .get(day)
-            .cloned()
-            .unwrap_or_else(|| day.to_owned());
+        let resumed = self.resume.get(day).cloned();
+        let mut date = resumed.clone().unwrap_or_else(|| day.to_owned());
         loop {
             let stem = template.replace("{date}", &date);
-            let n = self.highest.entry(stem.clone()).or_default();
+            if !self.highest.contains_key(&stem) {
+                self.highest.insert(stem.clone(), 0);
+            }
+            let n = self.highest.get_mut(&stem).expect("inserted above");
             while *n < max {
                 *n += 1;
                 let id = format!("{stem}-{:0width$}", *n);
                 if !self.taken.contains(&id) {
-                    self.resume.insert(day.to_owned(), date);
+                    if resumed.as_deref() != Some(date.as_str()) && date != day {
+                        self.resume.insert(day.to_owned(), date);
+                    }
                     return id;
                 }
             }
