@@ -9,6 +9,9 @@ const SECTIONS: [&str; 2] = ["context", "harness"];
 /// The v2 section kayba reads `s` as (stripped, lower-cased), if it is
 /// one; `None` for a legacy section, which kayba files under `context`.
 pub(crate) fn section(s: &str) -> Option<&'static str> {
+    if let Some(exact) = SECTIONS.into_iter().find(|x| *x == s) {
+        return Some(exact);
+    }
     let lower = s.trim().to_lowercase();
     SECTIONS.into_iter().find(|x| *x == lower)
 }

@@ -415,7 +415,19 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
             Some(_) => {}
         }
     }
-    if let Some(v) = get("keywords") {
+    // kayba's own keywords, each normal already and none repeated, have
+    // nothing to say: told without a set or a copy.
+    let plain_words = |v: &Field<'_>| match &v.value {
+        Val::Words(words) => {
+            !words.is_empty()
+                && words.len() <= 32
+                && words.iter().enumerate().all(|(i, (w, _))| {
+                    is_normal_keyword(w) && !words[..i].iter().any(|(x, _)| x == w)
+                })
+        }
+        _ => false,
+    };
+    if let Some(v) = get("keywords").filter(|v| !plain_words(v)) {
         let items = v.value.items();
         let mut seen: HashSet<Cow<'_, str>> = HashSet::new();
         for &(w, at) in items.iter().flatten() {
