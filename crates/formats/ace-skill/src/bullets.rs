@@ -40,7 +40,7 @@ use crate::parts::{
     other_generation, read_bullet, read_wrapper, schema_diagnostics, schema_diagnostics_of,
     wrapper_checks,
 };
-use crate::style::{first_scalar_array, indent_at, indent_of, Compare, Style};
+use crate::style::{indent_at, indent_of, Compare, Style};
 
 const BOM: &str = "\u{feff}";
 
@@ -430,7 +430,7 @@ impl<'t> Bullets<'t> {
         if indent != style.indent {
             return None;
         }
-        let around = first_scalar_array(root).map(|n| n.span);
+        let around = root.first_scalar_list().map(|n| n.span);
         let first = match around {
             Some(s) if s.start < arr.start => Some(s),
             _ => self.first_scalar_array.or(around),
@@ -775,7 +775,7 @@ impl ReadItems for ReadBullets<'_> {
 impl ReadBullets<'_> {
     /// Reads item `index` into `run`.
     fn read(&self, run: &mut RunRead, index: usize, node: &Node) {
-        let scalar_array = first_scalar_array(node).map(|a| a.span);
+        let scalar_array = node.first_scalar_list().map(|a| a.span);
         if let (None, Some(array)) = (run.inline, scalar_array) {
             run.inline = self
                 .text
@@ -842,7 +842,7 @@ impl<'t> Plan<'t> for BulletArray<'t> {
                 .collect();
             template = KeyOrder::new(keys.clone());
             bullets.template = KeyOrder::new(keys);
-            if let Some(a) = first_scalar_array(node) {
+            if let Some(a) = node.first_scalar_list() {
                 if let Some(t) = self.text.get(a.span.start..a.span.end) {
                     let told = 1 + u8::from(!t.contains('\n'));
                     bullets.told.inline.store(told, Ordering::Relaxed);

@@ -43,7 +43,8 @@ impl Style {
         let body = text.strip_prefix('\u{feff}').unwrap_or(text);
         Style {
             indent: indent_of(root, text),
-            inline_scalar_arrays: first_scalar_array(root)
+            inline_scalar_arrays: root
+                .first_scalar_list()
                 .is_some_and(|a| !text[a.span.start..a.span.end].contains('\n')),
             ascii: body.is_ascii(),
             final_newline: text.ends_with('\n'),
@@ -497,22 +498,6 @@ pub(crate) fn indent_at(text: &str, root: usize, first: usize) -> Option<usize> 
         return None;
     }
     Some(first - line_start)
-}
-
-pub(crate) fn first_scalar_array(node: &Node) -> Option<&Node> {
-    match &node.kind {
-        Kind::Array(items)
-            if !items.is_empty()
-                && items
-                    .iter()
-                    .all(|n| !matches!(n.kind, Kind::Array(_) | Kind::Object(_))) =>
-        {
-            Some(node)
-        }
-        Kind::Array(items) => items.iter().find_map(first_scalar_array),
-        Kind::Object(members) => members.iter().find_map(|m| first_scalar_array(&m.value)),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! A member of a skill as the reader takes it, from the text or from the
 //! parsed tree, and the keys of every era as bits.
 
-use ace_jsonspan::{Kind, Node};
+use ace_jsonspan::Node;
 use ace_model::Span;
 use serde_json::Value;
 
@@ -75,7 +75,7 @@ impl Val<'_> {
     pub(crate) fn first_list(&self, span: Span) -> Option<Span> {
         match self {
             Val::Words(words) if !words.is_empty() => Some(span),
-            v => v.node().and_then(first_scalar_list).map(|n| n.span),
+            v => v.node().and_then(Node::first_scalar_list).map(|n| n.span),
         }
     }
 
@@ -139,21 +139,3 @@ pub(crate) const V2_BITS: u32 = 1 << 0
     | 1 << 19
     | 1 << 20
     | 1 << 21;
-
-/// The first non-empty list of scalars, depth first: how the file writes
-/// such lists (the index's ID lists, most often).
-pub(crate) fn first_scalar_list(node: &Node) -> Option<&Node> {
-    match &node.kind {
-        Kind::Array(items)
-            if !items.is_empty()
-                && items
-                    .iter()
-                    .all(|i| !matches!(i.kind, Kind::Array(_) | Kind::Object(_))) =>
-        {
-            Some(node)
-        }
-        Kind::Array(items) => items.iter().find_map(first_scalar_list),
-        Kind::Object(members) => members.iter().find_map(|m| first_scalar_list(&m.value)),
-        _ => None,
-    }
-}

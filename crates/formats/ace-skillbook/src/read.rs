@@ -6,7 +6,6 @@ use ace_jsonspan::{Kind, Member, Node};
 use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Severity, Span};
 use serde_json::{json, Map, Value};
 
-use crate::member::first_scalar_list;
 use crate::skill::{
     era_of, id_number, key_order, read_skill, section_of, shape, SkillRead, Skills,
 };
@@ -666,7 +665,7 @@ fn check_next_id(n: &Node, pb: &Playbook, diags: &mut Vec<Diagnostic>) -> Option
 }
 
 /// The first list of scalars in the root's members, as
-/// [`first_scalar_list`] finds it, taking that of the era objects (whose
+/// [`Node::first_scalar_list`] finds it, taking that of the era objects (whose
 /// values a streamed tree does not hold) from their skills' reads.
 fn first_list(members: &[Member], lists: &[(usize, Option<Span>)]) -> Option<Span> {
     members
@@ -674,7 +673,7 @@ fn first_list(members: &[Member], lists: &[(usize, Option<Span>)]) -> Option<Spa
         .enumerate()
         .find_map(|(at, m)| match lists.iter().find(|(i, _)| *i == at) {
             Some((_, list)) => *list,
-            None => first_scalar_list(&m.value).map(|l| l.span),
+            None => m.value.first_scalar_list().map(|l| l.span),
         })
 }
 

@@ -8,7 +8,7 @@ use ace_jsonspan::{Kind, Node};
 use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
 
 use crate::lint::{keyword, section};
-use crate::member::{first_scalar_list, key_bit, Field, Val, V2_BITS};
+use crate::member::{key_bit, Field, Val, V2_BITS};
 use serde_json::Value;
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
@@ -122,7 +122,7 @@ fn fields_of(members: &[ace_jsonspan::Member]) -> Vec<Field<'_>> {
 /// if key orders are kept.
 pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead {
     let Some(members) = node.members() else {
-        let mut read = SkillRead::new(first_scalar_list(node).map(|l| l.span));
+        let mut read = SkillRead::new(node.first_scalar_list().map(|l| l.span));
         read.odd()
             .diags
             .push(shape(node.span, "a skill is an object"));

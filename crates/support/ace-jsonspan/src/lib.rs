@@ -693,6 +693,25 @@ impl Node {
     }
 
     /// A short name of the JSON type, for messages.
+    /// The first non-empty list of scalars in this tree, depth first: how
+    /// a file writes such lists (on one line or one item a line) is told
+    /// from it.
+    pub fn first_scalar_list(&self) -> Option<&Node> {
+        match &self.kind {
+            Kind::Array(items)
+                if !items.is_empty()
+                    && items
+                        .iter()
+                        .all(|i| !matches!(i.kind, Kind::Array(_) | Kind::Object(_))) =>
+            {
+                Some(self)
+            }
+            Kind::Array(items) => items.iter().find_map(Node::first_scalar_list),
+            Kind::Object(members) => members.iter().find_map(|m| m.value.first_scalar_list()),
+            _ => None,
+        }
+    }
+
     /// The innermost object of this tree that holds byte `at`.
     pub fn object_at(&self, at: usize) -> Option<&Node> {
         if at < self.span.start || at >= self.span.end {
