@@ -678,8 +678,8 @@ mod tests {
     }
 
     /// The members of one of kayba's skills, a few of them changed,
-    /// added, left out or repeated: one step or two from what reads
-    /// directly, so that each of the reader's conditions is crossed.
+    /// added, left out or repeated: one step or two from what is read
+    /// from the text, so that each of the cursor's conditions is crossed.
     fn skill() -> impl proptest::strategy::Strategy<Value = Vec<(String, String)>> {
         use proptest::prelude::*;
         let members = |text: &str| -> Vec<(String, String)> {
