@@ -12,11 +12,7 @@
 
 use ace_model::Span;
 
-use crate::member::{key_bit, Field, Val};
-
-/// How deep a skill's member values stand in the document (the root
-/// object, the era object, the skill), for the parser's nesting limit.
-const MEMBER_DEPTH: usize = 3;
+use crate::member::{key_bit, Field, Val, MEMBER_DEPTH};
 
 /// The members of the object at `span` of `text`, if all are plain.
 pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
@@ -65,17 +61,8 @@ pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
                 span: Span::new(start, c.pos),
                 value,
             });
-            c.ws()?;
-            match c.peek()? {
-                b',' => {
-                    c.pos += 1;
-                    c.ws()?;
-                }
-                b'}' => {
-                    c.pos += 1;
-                    break;
-                }
-                _ => return None,
+            if c.separator(b'}')? {
+                break;
             }
         }
     }
@@ -106,6 +93,24 @@ impl<'t> Cursor<'t> {
             }
         }
         Some(())
+    }
+
+    /// After a member or an item: `,` and more to come (`false`), or
+    /// `close` and the end (`true`).
+    fn separator(&mut self, close: u8) -> Option<bool> {
+        self.ws()?;
+        match self.peek()? {
+            b',' => {
+                self.pos += 1;
+                self.ws()?;
+                Some(false)
+            }
+            b if b == close => {
+                self.pos += 1;
+                Some(true)
+            }
+            _ => None,
+        }
     }
 
     /// After a scalar: the byte that may follow it, which ends it.
@@ -227,17 +232,8 @@ impl<'t> Cursor<'t> {
         } else {
             loop {
                 words.push(self.plain_string()?);
-                self.ws()?;
-                match self.peek()? {
-                    b',' => {
-                        self.pos += 1;
-                        self.ws()?;
-                    }
-                    b']' => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return None,
+                if self.separator(b']')? {
+                    break;
                 }
             }
         }

@@ -5,6 +5,10 @@ use ace_jsonspan::Node;
 use ace_model::Span;
 use serde_json::Value;
 
+/// How deep a skill's member values stand in the document (the root
+/// object, the era object, the skill), for the parser's nesting limit.
+pub(crate) const MEMBER_DEPTH: usize = 3;
+
 /// One member of a skill: its key, where the key and the value are, and
 /// the value.
 pub(crate) struct Field<'a> {

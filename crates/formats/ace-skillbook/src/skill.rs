@@ -8,7 +8,7 @@ use ace_jsonspan::{Kind, Node};
 use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
 
 use crate::lint::{keyword, section};
-use crate::member::{key_bit, Field, Val, V2_BITS};
+use crate::member::{key_bit, Field, Val, MEMBER_DEPTH, V2_BITS};
 use serde_json::Value;
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
@@ -154,10 +154,6 @@ pub(crate) fn read_skill_text(
     }
     Some(read)
 }
-
-/// How deep a skill's member values stand in the document (the root
-/// object, the era object, the skill), for the parser's nesting limit.
-const MEMBER_DEPTH: usize = 3;
 
 /// The reading of a skill's members: the one place what each key means
 /// is decided, whichever way the members were read.
