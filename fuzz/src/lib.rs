@@ -20,50 +20,41 @@ pub fn read_and_lint(format: Format, data: &[u8]) {
     let _ = ace_registry::other_document(format, text);
     let _ = ace_check::validate(format, text, &ace_lint::Options::default());
     if format == Format::VAGENDA_TRON {
-        split_read_is_the_whole_read(text, ace_vagenda::Syntax::Tron);
-    } else if format == Format::VAGENDA_JSON {
-        split_read_is_the_whole_read(text, ace_vagenda::Syntax::Json);
-    } else if format == Format::SKILL_JSON {
-        streamed_read_is_the_whole_read(text, true);
-        streamed_read_is_the_whole_read(text, false);
+        split_parse_is_the_whole_parse(text, |sink| match sink {
+            Some(sink) => ace_tron::parse_with(text, &ace_tron::Options::default(), sink),
+            None => ace_tron::parse(text, &ace_tron::Options::default()),
+        });
+    } else if format == Format::VAGENDA_JSON || format == Format::SKILL_JSON {
+        split_parse_is_the_whole_parse(text, |sink| match sink {
+            Some(sink) => ace_jsonspan::parse_with(text, sink),
+            None => ace_jsonspan::parse(text),
+        });
     }
 }
 
-/// A skill playbook read as it is parsed (bullets handed over as text and
-/// read in runs) gives what reading the whole span tree gives: the same
-/// playbook, the same diagnostics (in another order: the streamed read
-/// settles some at the end), and the same error for a broken file.
-pub fn streamed_read_is_the_whole_read(text: &str, schema: bool) {
-    let min = match schema {
-        true => ace_model::Severity::Info,
-        false => ace_model::Severity::Error,
+/// A document whose playbook containers are parsed apart, on other
+/// threads, gives exactly the tree and diagnostics (or the error) of a
+/// parse in one piece.
+pub fn split_parse_is_the_whole_parse(
+    text: &str,
+    parse: impl Fn(
+        Option<&mut dyn ace_jsonspan::ItemSink>,
+    ) -> Result<ace_jsonspan::Document, ace_model::Diagnostic>,
+) {
+    let split = ace_jsonspan::split::Split {
+        arrays: &[
+            &[],
+            &["bullets"],
+            &["entries"],
+            &["*", "entries"],
+            &["*", "*", "entries"],
+        ],
+        members: &[&["skills"], &["bullets"]],
     };
-    let outcome = |read: Result<ace_model::ReadOutput, ace_model::Diagnostic>| {
-        read.map(|out| {
-            let mut diags = out.diagnostics;
-            diags.sort_by(|a, b| {
-                (a.span.start, a.code, &a.message).cmp(&(b.span.start, b.code, &b.message))
-            });
-            let spans: Vec<_> = out.playbook.entries.iter().map(|e| e.origin.0).collect();
-            format!("{:?}", (out.playbook, diags, spans))
-        })
-    };
-    let streamed = outcome(ace_skill::read_with(text, min));
-    let whole = outcome(ace_skill::read_whole(text, schema));
-    assert_eq!(
-        streamed.map_err(|e| format!("{e:?}")),
-        whole.map_err(|e| format!("{e:?}"))
-    );
-}
-
-/// A vAgenda read whose entries are parsed apart from the document, on
-/// other threads, gives exactly what parsing every entry in place gives:
-/// the same playbook, diagnostics, and the same error for a broken
-/// document.
-pub fn split_read_is_the_whole_read(text: &str, syntax: ace_vagenda::Syntax) {
-    let split = ace_vagenda::read(text, syntax);
-    let whole = ace_vagenda::read_in_one_piece(text, syntax);
-    assert_eq!(format!("{split:?}"), format!("{whole:?}"));
+    let whole = parse(None).map(|doc| format!("{:?} {:?}", doc.root, doc.diagnostics));
+    let split = ace_jsonspan::split::parse_split(text, split, &parse)
+        .map(|doc| format!("{:?} {:?}", doc.root, doc.diagnostics));
+    assert_eq!(split, whole);
 }
 
 /// The first byte picks the source format, the rest is its text. Whatever

@@ -4,14 +4,11 @@
 //! A writer that prints each entry on its own (given what it settled about
 //! the whole playbook first) can print runs of entries on other threads and
 //! append their text in order: the output is byte for byte what one thread
-//! prints, whatever the number of threads. Most of this is rayon's; what
-//! rayon has no form for is [`Ordered`], which reads items while a parser
-//! on the calling thread is still finding them.
+//! prints, whatever the number of threads. The work is rayon's; what is
+//! here is when it is worth spreading, and results taken in order.
 
-use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use rayon::prelude::*;
 
@@ -74,6 +71,26 @@ pub fn map_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec
         out.extend((0..n).map(f));
     }
     out
+}
+
+/// `f` of consecutive runs of `items` (each with the index of its first),
+/// in order, on the thread pool when there are enough; `f` may take what
+/// it keeps out of the items.
+pub fn map_runs_mut<I: Send, T: Send>(
+    items: &mut [I],
+    f: impl Fn(usize, &mut [I]) -> T + Sync + Send,
+) -> Vec<T> {
+    if !worth_it(items.len()) {
+        return vec![f(0, items)];
+    }
+    // Runs enough for every thread to get several: with a few long ones,
+    // one thread works on alone at the end.
+    let run = (items.len() / (4 * rayon::current_num_threads())).clamp(64, RUN);
+    items
+        .par_chunks_mut(run)
+        .enumerate()
+        .map(|(r, items)| f(r * run, items))
+        .collect()
 }
 
 /// `items` sorted, not stably, on the thread pool when there are enough.
@@ -195,300 +212,6 @@ pub fn on_one_thread<R: Send>(f: impl FnOnce() -> R + Send) -> R {
         Ok(pool) => pool.install(f),
         // No thread to be had: the pool of the process is used.
         Err(_) => f(),
-    }
-}
-
-/// Work done on a run of items, on whichever thread takes the run.
-pub trait RunWork: Sync {
-    type Item: Send;
-    type Out: Send;
-    fn work(&self, run: Vec<Self::Item>) -> Self::Out;
-}
-
-/// State that what each run gives is handed to, in order, on the thread
-/// that pushes the items.
-pub trait TakeRuns<O> {
-    fn take(&mut self, out: O);
-}
-
-/// Items in a run of [`Ordered`]: a few milliseconds of reading entries,
-/// so that a thread that ends its last run early waits little.
-pub const ORDERED_RUN: usize = 1024;
-
-/// Runs done but not yet taken (waiting for an earlier one) past which
-/// the calling thread waits instead of working on more.
-const MAX_UNTAKEN: usize = 16;
-
-/// Hands items pushed on the calling thread to a [`RunWork`] a run at a
-/// time, on the pool's threads but one and on the calling thread itself,
-/// and the results to a [`TakeRuns`] in order.
-///
-/// The calling thread (a parser, which spends a fraction of its time
-/// producing the items) works on the oldest waiting run whenever more
-/// wait than the workers are about to take, instead of handing every run
-/// to as many threads as there are cores and sleeping: with more threads
-/// than cores, the scheduler often leaves a core idle while two threads
-/// take turns on the other.
-///
-/// Up to [`MIN_ITEMS`] items everything stays on the calling thread.
-pub struct Ordered<'s, 'e, W: RunWork, T: TakeRuns<W::Out>> {
-    work: Arc<W>,
-    take: T,
-    /// The run being filled.
-    run: Vec<W::Item>,
-    /// Items pushed before the workers start, handed out in runs once
-    /// there are enough to be worth it.
-    held: Vec<W::Item>,
-    scope: &'s std::thread::Scope<'s, 'e>,
-    queue: Option<Arc<RunQueue<W::Item, W::Out>>>,
-    workers: Vec<std::thread::ScopedJoinHandle<'s, ()>>,
-    /// Closes the queue however this ends: unwinding from a panic on the
-    /// calling thread, the scope would otherwise wait for workers waiting
-    /// for runs.
-    _closer: Option<Closer<W::Item, W::Out>>,
-    /// Runs handed out so far.
-    sent: usize,
-}
-
-struct RunQueue<I, O> {
-    state: Mutex<QueueState<I, O>>,
-    /// Signalled when a run waits or the queue closes.
-    work: Condvar,
-    /// Signalled when a worker is done with a run.
-    done: Condvar,
-}
-
-struct QueueState<I, O> {
-    /// Runs waiting, with their number.
-    waiting: VecDeque<(usize, Vec<I>)>,
-    /// The results of runs `first..`, `None` while a run is worked on.
-    results: VecDeque<Option<O>>,
-    first: usize,
-    closed: bool,
-    /// A worker panicked: its result will never come.
-    panicked: bool,
-}
-
-impl<I, O> QueueState<I, O> {
-    /// The results next in order that are done, taken out.
-    fn take_ready(&mut self) -> Vec<O> {
-        let n = self.results.iter().take_while(|r| r.is_some()).count();
-        self.first += n;
-        self.results.drain(..n).flatten().collect()
-    }
-}
-
-struct Closer<I, O>(Arc<RunQueue<I, O>>);
-
-impl<I, O> Drop for Closer<I, O> {
-    fn drop(&mut self) {
-        self.0.close();
-    }
-}
-
-impl<I, O> RunQueue<I, O> {
-    fn new() -> Self {
-        RunQueue {
-            state: Mutex::new(QueueState {
-                waiting: VecDeque::new(),
-                results: VecDeque::new(),
-                first: 0,
-                closed: false,
-                panicked: false,
-            }),
-            work: Condvar::new(),
-            done: Condvar::new(),
-        }
-    }
-
-    /// Workers end once they are done with the runs they have: what still
-    /// waits is dropped.
-    fn close(&self) {
-        let waiting = {
-            let mut state = self.lock();
-            state.closed = true;
-            std::mem::take(&mut state.waiting)
-        };
-        drop(waiting);
-        self.work.notify_all();
-    }
-
-    fn lock(&self) -> MutexGuard<'_, QueueState<I, O>> {
-        // Work runs outside the lock, so a panic cannot leave the state
-        // half changed.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn put(&self, number: usize, out: O) {
-        let mut state = self.lock();
-        // Results before `number` are only taken once there: its slot is
-        // still at or after `first`.
-        let at = number - state.first;
-        state.results[at] = Some(out);
-    }
-}
-
-impl<'s, 'e: 's, W: RunWork + Send + 'e, T: TakeRuns<W::Out>> Ordered<'s, 'e, W, T> {
-    pub fn new(scope: &'s std::thread::Scope<'s, 'e>, work: W, take: T) -> Self {
-        Ordered {
-            work: Arc::new(work),
-            take,
-            run: Vec::new(),
-            held: Vec::new(),
-            scope,
-            queue: None,
-            workers: Vec::new(),
-            _closer: None,
-            sent: 0,
-        }
-    }
-
-    pub fn push(&mut self, item: W::Item) {
-        if self.queue.is_none() {
-            self.held.push(item);
-            if worth_it(self.held.len()) {
-                self.start();
-            }
-            return;
-        }
-        self.run.push(item);
-        if self.run.len() >= ORDERED_RUN {
-            let run = std::mem::replace(&mut self.run, Vec::with_capacity(ORDERED_RUN));
-            self.send(run);
-        }
-    }
-
-    fn start(&mut self) {
-        let queue = Arc::new(RunQueue::new());
-        for _ in 1..rayon::current_num_threads() {
-            let (queue, work) = (Arc::clone(&queue), Arc::clone(&self.work));
-            self.workers
-                .push(self.scope.spawn(move || work_on(&queue, &*work)));
-        }
-        self._closer = Some(Closer(Arc::clone(&queue)));
-        self.queue = Some(queue);
-        let held = std::mem::take(&mut self.held);
-        let mut items = held.into_iter();
-        loop {
-            let run: Vec<W::Item> = items.by_ref().take(ORDERED_RUN).collect();
-            if run.is_empty() {
-                break;
-            }
-            self.send(run);
-        }
-    }
-
-    /// Hands `run` out, then works here on the oldest waiting run while
-    /// more wait than there are workers.
-    fn send(&mut self, run: Vec<W::Item>) {
-        let Some(queue) = self.queue.clone() else {
-            return;
-        };
-        {
-            let mut state = queue.lock();
-            state.waiting.push_back((self.sent, run));
-            state.results.push_back(None);
-        }
-        self.sent += 1;
-        queue.work.notify_one();
-        self.help(&queue, false);
-    }
-
-    /// Takes what is done, in order, and works on waiting runs: while more
-    /// wait than there are workers, or, at the `end`, until every run is
-    /// taken.
-    fn help(&mut self, queue: &RunQueue<W::Item, W::Out>, end: bool) {
-        loop {
-            let mut state = queue.lock();
-            let ready = state.take_ready();
-            if !ready.is_empty() {
-                drop(state);
-                for out in ready {
-                    self.take.take(out);
-                }
-                continue;
-            }
-            if state.panicked || (end && state.results.is_empty()) {
-                return;
-            }
-            if state.waiting.len() > if end { 0 } else { self.workers.len() } {
-                let Some((number, run)) = state.waiting.pop_front() else {
-                    return;
-                };
-                drop(state);
-                let out = self.work.work(run);
-                queue.put(number, out);
-                continue;
-            }
-            // The oldest run is a worker's: wait for it at the end, or if
-            // too many results wait behind it.
-            if end || state.results.len() > MAX_UNTAKEN {
-                drop(
-                    queue
-                        .done
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner),
-                );
-                continue;
-            }
-            return;
-        }
-    }
-
-    /// The state once every run is worked on and taken.
-    pub fn finish(mut self) -> T {
-        let Some(queue) = self.queue.clone() else {
-            let mut items = std::mem::take(&mut self.held).into_iter();
-            loop {
-                let run: Vec<W::Item> = items.by_ref().take(ORDERED_RUN).collect();
-                if run.is_empty() {
-                    return self.take;
-                }
-                let out = self.work.work(run);
-                self.take.take(out);
-            }
-        };
-        let last = std::mem::take(&mut self.run);
-        if !last.is_empty() {
-            self.send(last);
-        }
-        self.help(&queue, true);
-        queue.close();
-        for w in self.workers.drain(..) {
-            // A panic while working is a bug; it is passed on as one.
-            w.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-        }
-        self.take
-    }
-}
-
-/// A worker: runs as they come, until the queue closes.
-fn work_on<W: RunWork>(queue: &RunQueue<W::Item, W::Out>, work: &W) {
-    loop {
-        let (number, run) = {
-            let mut state = queue.lock();
-            loop {
-                if let Some(next) = state.waiting.pop_front() {
-                    break next;
-                }
-                if state.closed {
-                    return;
-                }
-                state = queue
-                    .work
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
-            }
-        };
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work.work(run))) {
-            Ok(out) => queue.put(number, out),
-            Err(e) => {
-                queue.lock().panicked = true;
-                queue.done.notify_all();
-                std::panic::resume_unwind(e);
-            }
-        }
-        queue.done.notify_one();
     }
 }
 
@@ -628,114 +351,6 @@ mod tests {
         };
         assert_eq!(print(1), print(3));
         assert_eq!(print(2), print(8));
-    }
-
-    /// Doubles each item, noting the thread; the run numbered `slow`
-    /// (by its first item) takes a while, so that later runs end first.
-    struct Double {
-        slow: usize,
-    }
-
-    impl RunWork for Double {
-        type Item = usize;
-        type Out = (Vec<usize>, std::thread::ThreadId);
-        fn work(&self, run: Vec<usize>) -> Self::Out {
-            if run.first() == Some(&self.slow) {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            assert!(run.len() <= ORDERED_RUN, "{}", run.len());
-            (
-                run.iter().map(|i| i * 2).collect(),
-                std::thread::current().id(),
-            )
-        }
-    }
-
-    #[derive(Default)]
-    struct Seen {
-        items: Vec<usize>,
-        threads: std::collections::HashSet<std::thread::ThreadId>,
-    }
-
-    impl TakeRuns<(Vec<usize>, std::thread::ThreadId)> for Seen {
-        fn take(&mut self, (items, thread): (Vec<usize>, std::thread::ThreadId)) {
-            self.items.extend(items);
-            self.threads.insert(thread);
-        }
-    }
-
-    fn ordered(n: usize, slow: usize) -> Seen {
-        std::thread::scope(|scope| {
-            let mut o = Ordered::new(scope, Double { slow }, Seen::default());
-            (0..n).for_each(|i| o.push(i));
-            o.finish()
-        })
-    }
-
-    #[test]
-    fn ordered_runs_are_taken_in_order_whatever_thread_ends_first() {
-        let big = ORDERED_RUN * 37 + 5;
-        for n in [0, 1, MIN_ITEMS - 1, MIN_ITEMS, MIN_ITEMS + 1, big] {
-            // The slow run is the first the workers get, or one after.
-            for slow in [0, MIN_ITEMS, MIN_ITEMS + ORDERED_RUN * 3] {
-                let seen = ordered(n, slow);
-                assert_eq!(
-                    seen.items,
-                    (0..n).map(|i| i * 2).collect::<Vec<_>>(),
-                    "{n} {slow}"
-                );
-                if n < MIN_ITEMS {
-                    let here = std::thread::current().id();
-                    assert!(seen.threads.iter().all(|t| *t == here), "{n}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn ordered_runs_spread_over_the_pool_and_stay_on_one_thread_in_it() {
-        let n = ORDERED_RUN * 64;
-        let seen = ordered(n, MIN_ITEMS);
-        if rayon::current_num_threads() > 1 {
-            // The slow run keeps one thread busy while another reads on.
-            assert!(seen.threads.len() > 1, "{:?}", seen.threads);
-        }
-        let here = std::thread::current().id();
-        let one = on_one_thread(|| ordered(n, MIN_ITEMS));
-        assert_eq!(one.items, seen.items);
-        assert_eq!(one.threads.len(), 1);
-        assert!(!one.threads.contains(&here));
-    }
-
-    struct Fails;
-
-    impl RunWork for Fails {
-        type Item = usize;
-        type Out = usize;
-        fn work(&self, run: Vec<usize>) -> usize {
-            assert!(!run.contains(&(MIN_ITEMS + 5)), "a bug in the work");
-            run.len()
-        }
-    }
-
-    impl TakeRuns<usize> for Vec<usize> {
-        fn take(&mut self, out: usize) {
-            self.push(out);
-        }
-    }
-
-    #[test]
-    fn a_panic_while_working_is_passed_on_wherever_it_happens() {
-        for n in [MIN_ITEMS + 6, MIN_ITEMS * 4] {
-            let caught = std::panic::catch_unwind(|| {
-                std::thread::scope(|scope| {
-                    let mut o = Ordered::new(scope, Fails, Vec::new());
-                    (0..n).for_each(|i| o.push(i));
-                    o.finish()
-                })
-            });
-            assert!(caught.is_err(), "{n}");
-        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use ace_model::ReadOutput;
 pub use ace_schema::Generation;
 pub use delta::{check as check_delta, kind_of, sniff, DocumentKind};
 pub use format::{Deltas, SkillDeltas, SkillJson, DELTAS, FORMAT, GENERATION, SKILL_DELTA};
-pub use read::{read, read_classified, read_whole, read_with};
+pub use read::{read, read_classified, read_with};
 pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the file's layout.

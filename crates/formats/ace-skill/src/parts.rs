@@ -355,18 +355,7 @@ pub(crate) fn schema_diagnostics(
     gen: ace_schema::Generation,
     array: bool,
 ) -> Vec<Diagnostic> {
-    schema_diagnostics_of(bullet, &bullet.to_value(), i, gen, array)
-}
-
-/// [`schema_diagnostics`] for a bullet already made a `Value`.
-pub(crate) fn schema_diagnostics_of(
-    bullet: &Node,
-    value: &serde_json::Value,
-    i: usize,
-    gen: ace_schema::Generation,
-    array: bool,
-) -> Vec<Diagnostic> {
-    let errors = ace_schema::validate(ace_schema::SkillSchema::Bullet, gen, value);
+    let errors = ace_schema::validate(ace_schema::SkillSchema::Bullet, gen, &bullet.to_value());
     if errors.is_empty() {
         return Vec::new();
     }

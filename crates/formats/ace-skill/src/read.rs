@@ -1,6 +1,4 @@
-//! Reading a skill playbook: the bullets are read as they are parsed, or
-//! from the whole span tree where that read cannot settle the file
-//! exactly; both by [`crate::bullets`].
+//! Reading a skill playbook; the bullets are read by [`crate::bullets`].
 
 use ace_model::{rules, Diagnostic, ReadOutput, Severity};
 
@@ -29,16 +27,5 @@ pub fn read_classified(
     text: &str,
     min: Severity,
 ) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
-    let schema = rules::PLAYBOOK_SCHEMA.severity >= min;
-    match crate::bullets::read(text, schema)? {
-        Some(read) => Ok(read),
-        None => crate::bullets::read_tree(text, schema),
-    }
-}
-
-/// [`read`] from the whole span tree, which the streamed read must equal
-/// (the fuzz targets check it). `schema`: run the bullet schema checks.
-#[doc(hidden)]
-pub fn read_whole(text: &str, schema: bool) -> Result<ReadOutput, Diagnostic> {
-    crate::bullets::read_tree(text, schema).map(|(out, _)| out)
+    crate::bullets::read(text, rules::PLAYBOOK_SCHEMA.severity >= min)
 }

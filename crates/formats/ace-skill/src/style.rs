@@ -38,19 +38,6 @@ impl Default for Style {
 }
 
 impl Style {
-    /// The style of a parsed file.
-    pub fn detect(root: &Node, text: &str) -> Style {
-        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-        Style {
-            indent: indent_of(root, text),
-            inline_scalar_arrays: root
-                .first_scalar_list()
-                .is_some_and(|a| !text[a.span.start..a.span.end].contains('\n')),
-            ascii: body.is_ascii(),
-            final_newline: text.ends_with('\n'),
-        }
-    }
-
     pub fn to_value(self) -> Value {
         let mut m = Map::new();
         m.insert(
@@ -642,7 +629,9 @@ mod tests {
             ),
         ] {
             let doc = ace_jsonspan::parse(text).unwrap();
-            let got = Style::detect(&doc.root, text);
+            let pb = crate::read(text).unwrap().playbook;
+            let layout = pb.layout_of(crate::LAYOUT_KEY).expect("a layout");
+            let got = crate::layout::Layout::from_value(layout).style;
             assert_eq!(got, style, "{text}");
             assert_eq!(got.render(&doc.root.to_value()), text);
             assert_eq!(Style::from_value(&got.to_value()), got);

@@ -14,6 +14,7 @@
 //! with what it has no field for reported. The mapping is in
 //! docs/formats/skillbook.md.
 
+mod apart;
 mod batch;
 mod cursor;
 mod era;
@@ -22,7 +23,6 @@ mod lint;
 mod member;
 mod read;
 mod skill;
-mod stream;
 mod write;
 
 pub use batch::{insight_source, read_batches, write_batch, Generation};

@@ -22,8 +22,8 @@ pub fn read(text: &str) -> Result<ReadOutput, Diagnostic> {
 /// rewrite keeps its layout (ACE046, about half a large file's read).
 /// The playbook read is the same.
 ///
-/// The skills are read as the parser meets them, on every core
-/// ([`crate::stream`]); a file the stream cannot settle alone is read from
+/// A large file's skills are read apart from its tree, on every core
+/// ([`crate::apart`]); a file whose skills cannot be read so is read from
 /// its whole tree, by the same code.
 pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
     read_for(text, Want::new(min, true))
@@ -65,10 +65,7 @@ pub(crate) fn read_top(
     text: &str,
     want: Want,
 ) -> Result<(ReadOutput, Option<ace_format::TopKeys>), Diagnostic> {
-    let (doc, skills) = match crate::stream::read(text, want.layout)? {
-        Some(streamed) => streamed,
-        None => (ace_jsonspan::parse(text)?, None),
-    };
+    let (doc, skills) = crate::apart::read(text, want.layout)?;
     let top = doc.root.members().map(|members| {
         members
             .iter()
@@ -78,20 +75,20 @@ pub(crate) fn read_top(
     assemble(text, want, doc, skills).map(|out| (out, top))
 }
 
-/// [`read_for`] from the whole span tree: the reference the streamed read
+/// [`read_for`] from the whole span tree: the reference the read apart
 /// is checked against.
 #[cfg(test)]
 pub(crate) fn read_tree(text: &str, want: Want) -> Result<ReadOutput, Diagnostic> {
     assemble(text, want, ace_jsonspan::parse(text)?, None)
 }
 
-/// The playbook of a parsed skillbook. `streamed`: the reads of the skills
+/// The playbook of a parsed skillbook. `apart`: the reads of the skills
 /// of the era's object, which the tree holds as keys with `null` values.
 pub(crate) fn assemble(
     text: &str,
     want: Want,
     doc: ace_jsonspan::Document,
-    streamed: Option<Skills>,
+    apart: Option<Skills>,
 ) -> Result<ReadOutput, Diagnostic> {
     let mut diags = doc.diagnostics;
     let mut pb = Playbook::default();
@@ -118,7 +115,7 @@ pub(crate) fn assemble(
     let mut kept = Kept::default();
     // Key orders are compared with the template only to keep them: without
     // the layout there is none.
-    let (template, mut streamed) = match streamed {
+    let (template, mut apart) = match apart {
         Some(skills) => (skills.template, Some(skills.reads)),
         None if want.layout => (
             members
@@ -144,7 +141,7 @@ pub(crate) fn assemble(
                     ));
                     continue;
                 };
-                let reads = streamed.take().unwrap_or_else(|| {
+                let reads = apart.take().unwrap_or_else(|| {
                     vec![items
                         .iter()
                         .map(|s| read_skill(&s.value, template.as_deref()))
@@ -394,8 +391,11 @@ fn settle(
         let items = items.get(first..).unwrap_or_default();
         let mut put = mine.iter_mut();
         for (m, read) in items.iter().zip(reads) {
-            if let (Some(e), Some(slot)) = (settle_one(m, read, v2, layout, &mut out), put.next()) {
-                *slot = e;
+            // A skill that gives no entry takes no slot.
+            if let Some(e) = settle_one(m, read, v2, layout, &mut out) {
+                if let Some(slot) = put.next() {
+                    *slot = e;
+                }
             }
         }
         out
@@ -666,7 +666,7 @@ fn check_next_id(n: &Node, pb: &Playbook, diags: &mut Vec<Diagnostic>) -> Option
 
 /// The first list of scalars in the root's members, as
 /// [`Node::first_scalar_list`] finds it, taking that of the era objects (whose
-/// values a streamed tree does not hold) from their skills' reads.
+/// values a tree read apart does not hold) from their skills' reads.
 fn first_list(members: &[Member], lists: &[(usize, Option<Span>)]) -> Option<Span> {
     members
         .iter()

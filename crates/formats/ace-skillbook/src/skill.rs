@@ -37,8 +37,8 @@ pub(crate) fn key_order(skill: &Node) -> Option<Vec<String>> {
         .map(|fields| fields.iter().map(|f| f.key.to_string()).collect())
 }
 
-/// The skills of the era's object as the stream read them, and the key
-/// order of the first (an object: the stream reads no other way).
+/// The skills of the era's object as they were read apart, and the key
+/// order of the first (an object: they are read apart no other way).
 pub(crate) struct Skills {
     /// In runs, in order.
     pub(crate) reads: Vec<Vec<SkillRead>>,
@@ -46,7 +46,7 @@ pub(crate) struct Skills {
 }
 
 /// A skill's value read on its own: all of it but what needs its key (its
-/// ID), which [`settle`] adds. The streamed read makes these on any
+/// ID), which [`settle`] adds. The read apart makes these on any
 /// thread, one for each of a large skillbook's skills, so what a skill
 /// kayba saved never has is boxed apart.
 #[derive(Debug, PartialEq)]

@@ -31,7 +31,7 @@ pub use patch::{
     append_events, check_patch, document_sequence, event_heads, log_changes, logged_deltas,
     set_document_sequence, Target,
 };
-pub use reader::{kind_of, read, read_classified, read_in_one_piece, read_mapped, DocKind};
+pub use reader::{kind_of, read, read_classified, read_mapped, DocKind};
 pub use writer::{write, write_into, Container, WriteOptions, WriteOutput};
 
 /// The playbook `extra` key that holds the rest of the document.

@@ -3,8 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use ace_jsonspan::stream::{read_items, Plan, ReadItems, TakeItems};
-use ace_jsonspan::{Node, Taken};
+use ace_jsonspan::split::{parse_apart, Apart, Container, Split};
+use ace_jsonspan::{ItemSink, Kind, Node};
 use ace_model::mapping::{self, SectionMap};
 use ace_model::{rules, Diagnostic, Playbook, ReadOutput, Section, Span};
 use ace_schema::vagenda::{self as schema, VagendaSchema, Version};
@@ -65,168 +65,74 @@ const TRON_OPTIONS: ace_tron::Options = ace_tron::Options {
     max_depth: 512,
 };
 
-/// Reads ACE entries while the parser meets them, so that a large
-/// playbook's entries are never all held as a tree and as JSON values at
-/// once: each is checked against `PlaybookEntry`, read into the model and
-/// dropped. Where an entries array sits is only known once the document is
-/// classified, so the sink takes every array where one could be; [`read`]
-/// parses again without it when what it took was not the playbook's ACE
-/// entries (rare shapes: an event log, two candidate arrays).
-struct EntrySink {
-    /// The paths of the arrays taken; more than one means parsing again.
-    taken: Vec<Vec<String>>,
-    /// An item was an event (`eventId`), so the playbook is an event log.
-    events: bool,
+/// Where a playbook's entries may stand, parsed apart when the file is
+/// large.
+const ENTRY_ARRAYS: Split = Split {
+    arrays: &[
+        &["entries"],
+        &["playbook", "entries"],
+        &["*", "playbook", "entries"],
+    ],
+    members: &[],
+};
+
+/// The ACE entries of a playbook, each read on its own (on every core)
+/// from the tree's `entries` array, which they were taken out of.
+#[derive(Default)]
+struct Entries {
     entries: Vec<ace_model::Entry>,
     derive_from: Vec<Option<String>>,
     diags: Vec<Diagnostic>,
-    /// An item handed over as text did not parse: neither does the
-    /// document, and it is parsed again in one piece to say why.
-    unparsed: bool,
     /// The key order of the first entry, which the writer follows.
     first_keys: Option<Vec<String>>,
+}
+
+impl Entries {
+    /// The entries of `items`, the array at JSON pointer `base`; `None`
+    /// if one is an event or does not parse.
+    fn read(text: &str, syntax: Syntax, base: &str, items: &mut Container) -> Option<Entries> {
+        let runs = items.read(text, |i, node| read_item(syntax, base, i, node))?;
+        let mut out = Entries {
+            entries: Vec::with_capacity(items.items.len()),
+            derive_from: Vec::with_capacity(items.items.len()),
+            ..Entries::default()
+        };
+        for read in runs.into_iter().flatten() {
+            if read.event {
+                return None;
+            }
+            out.diags.extend(read.diags);
+            if out.first_keys.is_none() {
+                out.first_keys = read.keys;
+            }
+            if let Some((entry, derive_from)) = read.entry {
+                out.entries.push(entry);
+                out.derive_from.push(derive_from);
+            }
+        }
+        Some(out)
+    }
 }
 
 /// What reading one item gives.
 #[derive(Default)]
 struct ItemRead {
     diags: Vec<Diagnostic>,
-    /// It was an event (`eventId`), not an entry.
+    /// It is an event of the Playbooks extension, not an entry.
     event: bool,
-    /// It came as text and did not parse.
-    unparsed: bool,
     entry: Option<(ace_model::Entry, Option<String>)>,
     /// The keys of the array's first item, in file order.
     keys: Option<Vec<String>>,
-}
-
-impl EntrySink {
-    fn new() -> Self {
-        EntrySink {
-            taken: Vec::new(),
-            events: false,
-            entries: Vec::new(),
-            derive_from: Vec::new(),
-            diags: Vec::new(),
-            unparsed: false,
-            first_keys: None,
-        }
-    }
-
-    /// Whether what was taken is exactly the ACE entries of the playbook
-    /// at `path`.
-    fn took_only(&self, path: &[String]) -> bool {
-        !self.events
-            && !self.unparsed
-            && matches!(self.taken.as_slice(), [t] if t.len() == path.len() + 1
-                && t[..path.len()] == *path
-                && t[path.len()] == "entries")
-    }
-
-    /// Takes what reading items gave, in order.
-    fn take(&mut self, reads: Vec<ItemRead>) {
-        for read in reads {
-            // Whatever comes after an event is read again from the whole
-            // tree, and everything if an item did not parse.
-            if self.events || self.unparsed {
-                return;
-            }
-            self.unparsed = read.unparsed;
-            self.diags.extend(read.diags);
-            if self.first_keys.is_none() {
-                self.first_keys = read.keys;
-            }
-            self.events = read.event;
-            if let Some((entry, derive_from)) = read.entry {
-                self.entries.push(entry);
-                self.derive_from.push(derive_from);
-            }
-        }
-    }
-}
-
-/// Reads the items of the entries array at JSON pointer `base`, on
-/// whichever thread takes their run.
-struct ReadEntries {
-    syntax: Syntax,
-    base: String,
-}
-
-impl ReadItems for ReadEntries {
-    type Run = Vec<ItemRead>;
-
-    fn run(&self, len: usize) -> Vec<ItemRead> {
-        Vec::with_capacity(len)
-    }
-
-    fn item(&self, run: &mut Vec<ItemRead>, index: usize, node: Option<&mut Node>) -> bool {
-        match node {
-            Some(node) => {
-                run.push(read_item(self.syntax, &self.base, index, node));
-                true
-            }
-            None => {
-                run.push(ItemRead {
-                    unparsed: true,
-                    ..ItemRead::default()
-                });
-                false
-            }
-        }
-    }
-}
-
-/// The entries of the runs read, in order.
-struct TakeEntries {
-    sink: EntrySink,
-}
-
-impl TakeItems<Vec<ItemRead>> for TakeEntries {
-    fn take(&mut self, reads: Vec<ItemRead>) {
-        self.sink.take(reads);
-    }
-}
-
-/// Takes every array where a playbook's entries may stand; what it took
-/// is settled once the document is classified.
-struct EntryArrays {
-    syntax: Syntax,
-    taken: Vec<Vec<String>>,
-}
-
-impl<'e> Plan<'e> for EntryArrays {
-    type Read = ReadEntries;
-    type Take = TakeEntries;
-
-    fn wants(&mut self, path: &[&str]) -> bool {
-        let fits = matches!(
-            path,
-            ["entries"] | ["playbook", "entries"] | [_, "playbook", "entries"]
-        );
-        if fits {
-            self.taken
-                .push(path.iter().map(|k| (*k).to_owned()).collect());
-        }
-        fits
-    }
-
-    fn begin(
-        &mut self,
-        _: &mut TakeEntries,
-        _: &mut Taken,
-        _: Option<&mut (dyn FnMut(Span) -> Option<Node> + '_)>,
-    ) -> ReadEntries {
-        ReadEntries {
-            syntax: self.syntax,
-            base: pointer(&self.taken[0]),
-        }
-    }
 }
 
 /// Reads item `index` of the entries array at JSON pointer `base`; what
 /// an entry keeps may be taken out of `node`.
 fn read_item(syntax: Syntax, base: &str, index: usize, node: &mut Node) -> ItemRead {
     let mut read = ItemRead::default();
+    if node.get("eventId").is_some() {
+        read.event = true;
+        return read;
+    }
     if index == 0 {
         read.keys = member_keys(node);
     }
@@ -257,10 +163,6 @@ fn read_item_checked(
     mut read: ItemRead,
 ) -> ItemRead {
     let mut value = node.to_value();
-    if value.get("eventId").is_some() {
-        read.event = true;
-        return read;
-    }
     // As for the whole document in `read`: TRON's nulls are absent
     // fields before the check, JSON's only for the model.
     if syntax == Syntax::Tron {
@@ -508,57 +410,108 @@ pub fn read_mapped(
     syntax: Syntax,
     sections: &SectionMap,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    read_split(text, syntax, true, sections)
+    let parse = |sink: Option<&mut dyn ItemSink>| match (syntax, sink) {
+        (Syntax::Json, Some(sink)) => ace_jsonspan::parse_with(text, sink),
+        (Syntax::Tron, Some(sink)) => ace_tron::parse_with(text, &TRON_OPTIONS, sink),
+        (syntax, None) => parse(text, syntax),
+    };
+    let mut apart = parse_apart(ENTRY_ARRAYS, parse)?;
+    // `classify` looks at the top-level keys and the `…Info` objects.
+    let kind = classify(&apart.doc.root.to_value_within(2)).ok();
+    let path = kind.as_ref().and_then(playbook_path);
+    // The playbook's entries are read on their own, one by one; any other
+    // array taken is put back in the tree, which the rest is read from.
+    let entries = path.as_deref().and_then(|path| {
+        let at: Vec<&str> = path.iter().map(String::as_str).chain(["entries"]).collect();
+        apart.take(&at)
+    });
+    let read = apart
+        .whole(text)
+        .and_then(|doc| read_parsed(text, syntax, sections, doc, entries, path.as_deref()));
+    match read {
+        Some(out) => Ok((with_style(out, text, syntax), kind)),
+        None => whole(text, syntax, sections, false),
+    }
 }
 
-/// [`read`] with every item of the entries array parsed where it stands,
-/// on the parser's thread: what [`read`] must equal (the fuzz targets
-/// check it).
-#[doc(hidden)]
-pub fn read_in_one_piece(text: &str, syntax: Syntax) -> Result<ReadOutput, Diagnostic> {
-    read_split(text, syntax, false, &mapping::BUILT_IN).map(|(out, _)| out)
-}
-
-/// [`read_classified`], with the items of the entries array parsed on the
-/// threads that read them if `split`.
-fn read_split(
+/// [`read_mapped`] from a parse in one piece, with the playbook's entries
+/// taken out of the tree and read on their own if `take`: what reads an
+/// event log (`take` false), and a document that does not parse (its
+/// error is the first in the text).
+fn whole(
     text: &str,
     syntax: Syntax,
-    split: bool,
     sections: &SectionMap,
+    take: bool,
 ) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    let plan = EntryArrays {
-        syntax,
-        taken: Vec::new(),
-    };
-    let take = TakeEntries {
-        sink: EntrySink::new(),
-    };
-    let (doc, streamed) = read_items(text, split, plan, take, |sink| match syntax {
-        Syntax::Json => ace_jsonspan::parse_with(text, sink),
-        Syntax::Tron => ace_tron::parse_with(text, &TRON_OPTIONS, sink),
-    });
-    let doc = match doc {
-        Ok(doc) => doc,
-        // An item handed over as text, before the place of this error,
-        // may not parse either, and its error is the one to report: a
-        // parse in one piece finds the first.
-        Err(_) if streamed.handed_text => return read_whole(text, syntax, sections),
-        Err(e) => return Err(e),
-    };
-    let mut sink = streamed.take.sink;
-    sink.taken = streamed.plan.taken;
-    // `classify` looks at the top-level keys and the `…Info` objects, which
-    // the sink leaves alone.
+    let mut doc = parse(text, syntax)?;
     let kind = classify(&doc.root.to_value_within(2)).ok();
-    let tree = Tree::new(doc, syntax);
-    match (!sink.taken.is_empty()).then_some(sink) {
-        Some(sink) if !tree.took_the_entries(&sink) => read_whole(text, syntax, sections),
-        sink => Ok((
-            with_style(read_tree(tree, sink, sections), text, syntax),
-            kind,
-        )),
+    let path = kind.as_ref().and_then(playbook_path);
+    let entries = match (take, path.as_deref()) {
+        (true, Some(path)) => take_entries(&mut doc, path),
+        _ => None,
+    };
+    match read_parsed(text, syntax, sections, doc, entries, path.as_deref()) {
+        Some(out) => Ok((with_style(out, text, syntax), kind)),
+        None => whole(text, syntax, sections, false),
     }
+}
+
+/// The read of a parsed document whose playbook (at `path`) has its
+/// `entries` apart. `None` if one of them is an event, or does not parse.
+fn read_parsed(
+    text: &str,
+    syntax: Syntax,
+    sections: &SectionMap,
+    doc: ace_jsonspan::Document,
+    entries: Option<Container>,
+    path: Option<&[String]>,
+) -> Option<ReadOutput> {
+    let tree = Tree::new(doc, syntax);
+    let ace = path.is_some_and(|path| {
+        let value = tree.copy.as_ref().unwrap_or(&tree.raw);
+        get_path(value, path).is_some_and(|p| shape(p) == Shape::Ace)
+    });
+    Some(match (entries, ace) {
+        (Some(mut entries), true) => {
+            let base = format!("{}/entries", pointer(path.unwrap_or_default()));
+            let entries = Entries::read(text, syntax, &base, &mut entries)?;
+            read_tree(tree, Some(entries), sections)
+        }
+        (Some(entries), false) => {
+            // No ACE playbook holds them (an event log, another shape).
+            let apart = Apart {
+                doc: tree.doc,
+                taken: vec![entries],
+            };
+            read_tree(Tree::new(apart.whole(text)?, syntax), None, sections)
+        }
+        (None, _) => read_tree(tree, None, sections),
+    })
+}
+
+/// The `entries` of the playbook at `path`, taken out of a whole tree with
+/// the duplicate keys the parse found inside them (their reader reports
+/// those).
+fn take_entries(doc: &mut ace_jsonspan::Document, path: &[String]) -> Option<Container> {
+    let mut node = &mut doc.root;
+    for key in path.iter().map(String::as_str).chain(["entries"]) {
+        let Kind::Object(members) = &mut node.kind else {
+            return None;
+        };
+        node = &mut members.iter_mut().rev().find(|m| m.key == key)?.value;
+    }
+    let span = node.span;
+    let Kind::Array(items) = &mut node.kind else {
+        return None;
+    };
+    let items = std::mem::take(items);
+    doc.diagnostics.retain(|d| {
+        d.code != rules::DUPLICATE_KEY.code || d.span.start < span.start || d.span.end > span.end
+    });
+    let mut at: Vec<String> = path.to_vec();
+    at.push("entries".into());
+    Some(Container::of_nodes(at, items))
 }
 
 /// Keeps in the layout how a JSON file is printed, where it differs from
@@ -641,19 +594,6 @@ fn print_style(text: &str) -> Option<Value> {
     Some(Value::Object(m))
 }
 
-/// [`read_classified`] from a parse in one piece, with no sink: what the
-/// streamed read falls back on.
-fn read_whole(
-    text: &str,
-    syntax: Syntax,
-    sections: &SectionMap,
-) -> Result<(ReadOutput, Option<DocKind>), Diagnostic> {
-    let doc = parse(text, syntax)?;
-    let kind = classify(&doc.root.to_value_within(2)).ok();
-    let out = read_tree(Tree::new(doc, syntax), None, sections);
-    Ok((with_style(out, text, syntax), kind))
-}
-
 /// A parsed document made ready to read: its value, what it is, and the
 /// copy the model is read from.
 struct Tree {
@@ -703,27 +643,11 @@ impl Tree {
             kind,
         }
     }
-
-    /// Whether what `sink` took is exactly the ACE entries of the
-    /// document's playbook, which the tree lacks. If not (an event log, two
-    /// candidate arrays, an array of a document that is not vAgenda), the
-    /// tree lacks what the sink took, and the document is parsed again
-    /// without a sink.
-    fn took_the_entries(&self, sink: &EntrySink) -> bool {
-        let Ok(kind) = &self.kind else {
-            return false;
-        };
-        let Some(path) = playbook_path(kind) else {
-            return false;
-        };
-        let value = self.copy.as_ref().unwrap_or(&self.raw);
-        get_path(value, &path).is_some_and(|p| shape(p) == Shape::Ace && sink.took_only(&path))
-    }
 }
 
-/// [`read`] of a parsed document, with the playbook's entries from `sink`
-/// when it took them ([`Tree::took_the_entries`]).
-fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> ReadOutput {
+/// [`read`] of a parsed document, with the playbook's ACE entries read on
+/// their own when they were taken out of the tree.
+fn read_tree(tree: Tree, taken: Option<Entries>, sections: &SectionMap) -> ReadOutput {
     let Tree {
         doc,
         raw,
@@ -818,46 +742,14 @@ fn read_tree(tree: Tree, sink: Option<EntrySink>, sections: &SectionMap) -> Read
     let mut metrics_basis = None;
     let mut entry_keys = None;
     let mut derive_from: Vec<Option<String>> = Vec::new();
-    match (shape, sink) {
-        (Shape::Ace, Some(sink)) => {
-            entry_keys = sink.first_keys;
-            diags.extend(sink.diags);
-            pb.entries = sink.entries;
-            derive_from = sink.derive_from;
-            check_invariants(playbook_value, pb_node, &pb, &mut diags);
-            metrics_basis = Some(crate::metrics::metrics_basis(&pb.entries));
-        }
-        (Shape::Ace, None) => {
-            let items = playbook_value
-                .get("entries")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            let nodes = pb_node
-                .get("entries")
-                .and_then(Node::as_array)
-                .unwrap_or(&[]);
-            entry_keys = items
-                .first()
-                .and_then(Value::as_object)
-                .map(|m| m.keys().cloned().collect());
-            // Exactly, not by doubling (see ace-skill's reader).
-            pb.entries.reserve_exact(items.len());
-            for (i, item) in items.iter().enumerate() {
-                let span = nodes.get(i).map(|n| n.span);
-                match item {
-                    Value::Object(m) => {
-                        let at = nodes.get(i).map(entry::span_of);
-                        pb.entries.push(entry::read(m.clone(), at));
-                        derive_from.push(entry::kind_for_derivation(m).map(str::to_owned));
-                    }
-                    _ => diags.push(not_an_entry(
-                        i,
-                        span.unwrap_or(pb_node.span),
-                        nodes.get(i).map_or("not an object", Node::type_name),
-                    )),
-                }
-            }
+    match (shape, taken) {
+        (Shape::Ace, taken) => {
+            // No array of entries, or not one: none to read.
+            let taken = taken.unwrap_or_default();
+            entry_keys = taken.first_keys;
+            diags.extend(taken.diags);
+            pb.entries = taken.entries;
+            derive_from = taken.derive_from;
             check_invariants(playbook_value, pb_node, &pb, &mut diags);
             metrics_basis = Some(crate::metrics::metrics_basis(&pb.entries));
         }
@@ -1221,22 +1113,13 @@ fn check_metrics(p: &Value, node: &Node, pb: &Playbook, diags: &mut Vec<Diagnost
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ace_jsonspan::testing::outcome;
 
-    /// Reading entries as they are parsed gives what reading the whole
-    /// tree gives, for `text`.
-    fn streamed_equals_whole(name: &str, text: &str, syntax: Syntax) {
-        let doc = match parse(text, syntax) {
-            Ok(doc) => doc,
-            Err(e) => {
-                let split = read(text, syntax).err();
-                assert_eq!(format!("{split:?}"), format!("{:?}", Some(e)), "{name}");
-                return;
-            }
-        };
-        let whole = read_tree(Tree::new(doc, syntax), None, &mapping::BUILT_IN);
-        let streamed = read(text, syntax).expect("parsed once already");
-        assert_eq!(outcome(streamed), outcome(whole), "{name}");
+    /// Reading with the entries parsed apart, on other threads, gives
+    /// exactly what a parse in one piece gives, for `text`.
+    fn split_equals_whole(name: &str, text: &str, syntax: Syntax) {
+        let apart = read_mapped(text, syntax, &mapping::BUILT_IN);
+        let whole = whole(text, syntax, &mapping::BUILT_IN, true);
+        assert_eq!(format!("{apart:?}"), format!("{whole:?}"), "{name}");
     }
 
     fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -1250,7 +1133,7 @@ mod tests {
         }
     }
 
-    fn streamed_equals_whole_for_files(files: Vec<std::path::PathBuf>) {
+    fn split_equals_whole_for_files(files: Vec<std::path::PathBuf>) {
         assert!(files.len() > 20, "{}", files.len());
         for f in files {
             let Ok(text) = std::fs::read_to_string(&f) else {
@@ -1261,33 +1144,33 @@ mod tests {
             } else {
                 Syntax::Json
             };
-            streamed_equals_whole(&f.display().to_string(), &text, syntax);
+            split_equals_whole(&f.display().to_string(), &text, syntax);
         }
     }
 
     #[test]
-    fn streamed_entries_read_as_the_whole_tree_does_for_every_fixture() {
+    fn entries_parsed_apart_read_as_in_one_piece_for_every_fixture() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures");
         let mut files = Vec::new();
         files_under(&root, &mut files);
-        streamed_equals_whole_for_files(files);
+        split_equals_whole_for_files(files);
     }
 
     #[test]
     #[ignore = "needs ACE_CORPUS"]
-    fn streamed_entries_read_as_the_whole_tree_does_for_the_corpus() {
+    fn entries_parsed_apart_read_as_in_one_piece_for_the_corpus() {
         let corpus = std::env::var_os("ACE_CORPUS").expect("this test needs ACE_CORPUS");
         let mut files = Vec::new();
         for dir in ["vagenda", "tron"] {
             files_under(&std::path::Path::new(&corpus).join(dir), &mut files);
         }
-        streamed_equals_whole_for_files(files);
+        split_equals_whole_for_files(files);
     }
 
     /// The shapes where the taken items are not the playbook's entries, and
     /// entries the checks have something to say about.
     #[test]
-    fn streamed_entries_read_as_the_whole_tree_does_for_odd_shapes() {
+    fn entries_parsed_apart_read_as_in_one_piece_for_odd_shapes() {
         let entry = r#"{"id": "e1", "kind": "rule", "text": "t"}"#;
         let bad = r#"{"id": "e2", "kind": 3, "text": "t", "text": "u", "confidence": null, "createdAt": "yesterday"}"#;
         let info = r#""vAgendaInfo": {"version": "0.2"}"#;
@@ -1323,7 +1206,7 @@ mod tests {
                 serde_json::from_str::<Value>(text).is_ok(),
                 "case {i} is JSON"
             );
-            streamed_equals_whole(&format!("json case {i}"), text, Syntax::Json);
+            split_equals_whole(&format!("json case {i}"), text, Syntax::Json);
         }
         let tron = [
             "class E: id, kind, text, confidence\n\nvAgendaInfo: {version: \"0.2\"}\nplaybook: {version: 1, entries: [E(\"a\", \"rule\", \"t\", null), E(\"b\", 3, \"t\", 2), 5]}\n",
@@ -1331,7 +1214,7 @@ mod tests {
             "class E: id, kind, text\n\nentries: [E(\"a\", \"rule\", \"t\")]\nplaybook: {entries: [E(\"b\", \"rule\", \"t\")]}\n",
         ];
         for (i, text) in tron.iter().enumerate() {
-            streamed_equals_whole(&format!("tron case {i}"), text, Syntax::Tron);
+            split_equals_whole(&format!("tron case {i}"), text, Syntax::Tron);
         }
     }
 
@@ -1339,7 +1222,7 @@ mod tests {
     /// different runs, and an event deep in the list, give
     /// what the whole read gives.
     #[test]
-    fn entries_of_many_runs_read_as_the_whole_tree_does() {
+    fn entries_of_many_runs_read_as_in_one_piece() {
         let n = 2 * ace_exec::par::MIN_ITEMS + 9;
         let entry = |i: usize| match i {
             i if i == ace_exec::par::MIN_ITEMS + 3 => {
@@ -1356,7 +1239,7 @@ mod tests {
             r#"{{{info}, "playbook": {{"entries": [{}]}}}}"#,
             entries.join(", ")
         );
-        streamed_equals_whole("many", &text, Syntax::Json);
+        split_equals_whole("many", &text, Syntax::Json);
         let mut events = entries.clone();
         events[ace_exec::par::MIN_ITEMS + 100] =
             r#"{"eventId": "v1", "op": "add", "entry": {"id": "x", "kind": "rule", "text": "t"}}"#
@@ -1365,7 +1248,7 @@ mod tests {
             r#"{{{info}, "playbook": {{"entries": [{}]}}}}"#,
             events.join(", ")
         );
-        streamed_equals_whole("many, with an event", &text, Syntax::Json);
+        split_equals_whole("many, with an event", &text, Syntax::Json);
         // Items that do not parse, in different runs, and an error
         // right after the entries: the error of a parse in one piece.
         for (at, bad) in [
@@ -1379,13 +1262,13 @@ mod tests {
                 r#"{{{info}, "playbook": {{"entries": [{}]}}}}"#,
                 broken.join(", ")
             );
-            streamed_equals_whole(&format!("json, {bad} at {at}"), &text, Syntax::Json);
+            split_equals_whole(&format!("json, {bad} at {at}"), &text, Syntax::Json);
         }
         let text = format!(
             r#"{{{info}, "playbook": {{"entries": [{}] x}}}}"#,
             entries.join(", ")
         );
-        streamed_equals_whole("json, then x", &text, Syntax::Json);
+        split_equals_whole("json, then x", &text, Syntax::Json);
     }
 
     /// TRON entries handed over as text and parsed on the reading threads
@@ -1395,7 +1278,7 @@ mod tests {
     /// parse, early or late, gives the error a parse in one piece gives;
     /// so do errors after the entries, and one right after an item.
     #[test]
-    fn tron_entries_parsed_apart_read_as_the_whole_tree_does() {
+    fn tron_entries_parsed_apart_read_as_in_one_piece() {
         let n = 2 * ace_exec::par::MIN_ITEMS + 9;
         let tricky = [
             r##"E("t(", "rule", "x ) ] } \" # \\", null)"##,
@@ -1415,7 +1298,7 @@ mod tests {
             )
         };
         let entries: Vec<String> = (0..n).map(entry).collect();
-        streamed_equals_whole("tron, many", &doc(&entries, ""), Syntax::Tron);
+        split_equals_whole("tron, many", &doc(&entries, ""), Syntax::Tron);
         for (at, bad) in [
             (1, r#"E("a", "rule" "t", null)"#),
             (ace_exec::par::MIN_ITEMS + 5, r#"E("a", "rule", @, null)"#),
@@ -1425,14 +1308,14 @@ mod tests {
         ] {
             let mut entries = entries.clone();
             entries[at] = bad.to_owned();
-            streamed_equals_whole(
+            split_equals_whole(
                 &format!("tron, {bad} at {at}"),
                 &doc(&entries, ""),
                 Syntax::Tron,
             );
         }
         for tail in [" @", "\nmore: [", "\nclass X: y"] {
-            streamed_equals_whole(
+            split_equals_whole(
                 &format!("tron, then {tail}"),
                 &doc(&entries, tail),
                 Syntax::Tron,
@@ -1440,11 +1323,11 @@ mod tests {
         }
         let mut entries = entries;
         entries[20].push('@');
-        streamed_equals_whole("tron, @ after an item", &doc(&entries, ""), Syntax::Tron);
+        split_equals_whole("tron, @ after an item", &doc(&entries, ""), Syntax::Tron);
         // The first error is a broken item's, before the parser's own.
         entries[20].pop();
         entries[3] = r#"E("a", "rule" "t", null)"#.to_owned();
-        streamed_equals_whole(
+        split_equals_whole(
             "tron, a broken item, then @",
             &doc(&entries, " @"),
             Syntax::Tron,
@@ -1608,7 +1491,6 @@ mod tests {
                     continue;
                 };
                 proptest::prop_assert!(long.diags.is_empty(), "{:?} {text}: {:?}", syntax, long.diags);
-                proptest::prop_assert!(!long.event);
                 proptest::prop_assert_eq!(
                     format!("{:?}", long.entry),
                     format!("{:?}", Some(fast)),

@@ -15,7 +15,7 @@ use serde_json::{Map, Number, Value};
 
 mod parser;
 pub mod splice;
-pub mod stream;
+pub mod split;
 
 pub use smol_str::SmolStr;
 
