@@ -119,6 +119,9 @@ fn read_items<'t>(
     };
     let runs = items.read(text, |i, node| reader.read(i, node))?;
     let mut bullets = Bullets::new(text, array_root, style, KeyOrder::new(keys));
+    // At size: a list grown by doubling faults in its pages twice.
+    bullets.entries.reserve_exact(items.items.len());
+    bullets.id_hashes.reserve_exact(items.items.len());
     runs.into_iter()
         .flatten()
         .for_each(|read| bullets.take(read));
