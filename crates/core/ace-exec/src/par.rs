@@ -257,20 +257,34 @@ mod tests {
     /// than one.
     #[test]
     fn each_item_is_taken_in_order() {
+        let spread = rayon::current_num_threads() > 1;
         for n in [0, 1, 2, 37] {
             let threads = std::sync::Mutex::new(std::collections::HashSet::new());
             let mut seen = Vec::new();
             map_each(
                 n,
                 |i| {
-                    std::thread::sleep(std::time::Duration::from_micros((37 - i as u64) * 50));
                     threads.lock().unwrap().insert(std::thread::current().id());
+                    // The first item is held until another thread has
+                    // taken one, as it must while this one is busy: on a
+                    // loaded machine a sleep alone may let one thread run
+                    // them all.
+                    let start = std::time::Instant::now();
+                    while i == 0
+                        && n > 2
+                        && spread
+                        && threads.lock().unwrap().len() < 2
+                        && start.elapsed() < std::time::Duration::from_secs(20)
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros((37 - i as u64) * 50));
                     i
                 },
                 |i| seen.push(i),
             );
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "{n}");
-            if n > 2 && rayon::current_num_threads() > 1 {
+            if n > 2 && spread {
                 assert!(threads.lock().unwrap().len() > 1, "{n}: one thread");
             }
         }
@@ -286,10 +300,20 @@ mod tests {
         map_runs(
             n,
             |r| {
+                threads.lock().unwrap().insert(std::thread::current().id());
                 if r.start == RUN * 3 || r.start == RUN * 17 {
                     std::thread::sleep(std::time::Duration::from_millis(30));
                 }
-                threads.lock().unwrap().insert(std::thread::current().id());
+                // Held until another thread has taken a run, as one must
+                // while this one is busy (see `each_item_is_taken_in_order`).
+                let start = std::time::Instant::now();
+                while r.start == RUN * 3
+                    && rayon::current_num_threads() > 1
+                    && threads.lock().unwrap().len() < 2
+                    && start.elapsed() < std::time::Duration::from_secs(20)
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
                 r.collect::<Vec<_>>()
             },
             |v| {
