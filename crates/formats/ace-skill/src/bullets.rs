@@ -287,13 +287,18 @@ impl<'t> Bullets<'t> {
     fn settle_layout(&mut self, root: &Node, items: &Container) -> bool {
         let text = self.text;
         let around = root.first_scalar_list().map(|n| n.span);
-        let arr = if self.array_root {
-            Some(root.span)
-        } else {
-            root.members()
+        let bullets = match self.array_root {
+            true => Some(root),
+            false => root
+                .members()
                 .and_then(|m| m.iter().rev().find(|m| m.key == "bullets"))
-                .map(|m| m.value.span)
+                .map(|m| &m.value),
         };
+        // The array the bullets were taken from, empty in the tree; with
+        // none, the whole tree is the document.
+        let arr = bullets
+            .filter(|n| matches!(&n.kind, Kind::Array(items) if items.is_empty()))
+            .map(|n| n.span);
         let first = match (around, arr) {
             (Some(s), Some(arr)) if s.start < arr.start => Some(s),
             _ => self.first_list.or(around),
@@ -308,8 +313,12 @@ impl<'t> Bullets<'t> {
         if !self.kept {
             return false;
         }
+        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let shift = text.len() - body.len();
         let Some(arr) = arr else {
-            return true;
+            let mut compare = Compare::new(body);
+            self.style.render_into(root, &mut compare);
+            return compare.finish().is_none();
         };
         let spans: Vec<Span> = items.items.iter().map(|i| i.span()).collect();
         let level = if self.array_root { 1 } else { 2 };
@@ -339,8 +348,6 @@ impl<'t> Bullets<'t> {
                 }
             }
         }
-        let body = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let shift = text.len() - body.len();
         let mut compare = Compare::spliced(body, arr.start - shift..arr.end - shift, "[]");
         self.style.render_into(root, &mut compare);
         compare.finish().is_none()
@@ -616,6 +623,29 @@ mod tests {
     #[ignore = "needs ACE_CORPUS"]
     fn reading_the_corpus_for_errors_only_leaves_out_the_schema_warnings_alone() {
         assert!(left_out_for_errors_only(&corpus_files()) > 0);
+    }
+
+    /// A document whose bullets were not taken apart (it has none, or
+    /// its `bullets` is no array) is compared whole: a layout the style
+    /// does not print is reported where it differs.
+    #[test]
+    fn a_document_without_a_bullets_array_is_compared_whole() {
+        for text in [
+            "{\n  \"a\": 1,\n    \"b\": 2\n}",
+            "{\n  \"bullets\": 3,\n    \"b\": 2\n}",
+            "{\n  \"bullets\": {\n    \"x\": 1\n  },\n    \"b\": 2\n}",
+        ] {
+            let out = crate::read(text).unwrap();
+            let layout: Vec<_> = out
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == rules::LAYOUT_NOT_KEPT.code)
+                .collect();
+            assert_eq!(layout.len(), 1, "{text}: {:?}", out.diagnostics);
+            let line = |at: usize| text[..at].matches('\n').count();
+            let b = text.find("\"b\"").unwrap();
+            assert_eq!(line(layout[0].span.start), line(b), "{text}");
+        }
     }
 
     /// Repeated IDs are found exactly: by their hashes, and IDs whose
