@@ -49,30 +49,22 @@ pub(crate) fn read(text: &str, schema: bool) -> Result<(ReadOutput, DocumentKind
     };
     let path: &[&str] = if array_root { &[] } else { &["bullets"] };
     let items = apart.take(path);
+    // A taken item that does not parse alone: neither does the document,
+    // whose parse in one piece says where.
+    let unparsed = || match parse(None) {
+        Err(e) => e,
+        Ok(doc) => not_a_playbook(&doc.root),
+    };
     // Any other array taken (an earlier `bullets`) goes back in the tree.
     let Some(doc) = apart.whole(text) else {
-        return Err(parse(None)
-            .err()
-            .unwrap_or_else(|| not_a_playbook(&apart_root(text))));
+        return Err(unparsed());
     };
     let mut items = items.unwrap_or_else(|| Container::of_nodes(Vec::new(), Vec::new()));
     let kind = crate::kind_of(&doc.root);
     let Some(read) = read_items(text, schema, array_root, &doc, &mut items) else {
-        // A bullet that does not parse alone: the document does not.
-        return Err(parse(None)
-            .err()
-            .unwrap_or_else(|| not_a_playbook(&doc.root)));
+        return Err(unparsed());
     };
     Ok((read.assemble(doc, &items), kind))
-}
-
-/// The root of a text that did not parse, for a message that cannot be
-/// reached: a split parse fails exactly when the whole one does.
-fn apart_root(text: &str) -> Node {
-    Node {
-        span: Span::new(0, text.len()),
-        kind: Kind::Null,
-    }
 }
 
 /// Reads the bullets `items` of `doc`; `None` if one does not parse.

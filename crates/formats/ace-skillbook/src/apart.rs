@@ -5,7 +5,7 @@
 //! `bullets` of releases before 0.7) as their text
 //! ([`ace_jsonspan::split`]); each is read straight from it where its
 //! members are plain, else parsed and read as a tree, by the same
-//! [`read_skill`] code. The tree keeps the object's keys (the skill IDs),
+//! [`read_taken_skill`] code. The tree keeps the object's keys (the skill IDs),
 //! so duplicate IDs are reported by the parse as before and each read is
 //! given its ID in order by [`crate::read::assemble`].
 //!
@@ -16,11 +16,11 @@
 //! same output both ways on every fixture and corpus file.
 
 use ace_jsonspan::split::{parse_apart, Split};
-use ace_jsonspan::{Document, ItemSink, Node, Taken};
+use ace_jsonspan::{Document, ItemSink, Taken};
 use ace_model::Diagnostic;
 
 use crate::member::MEMBER_DEPTH;
-use crate::skill::{era_of, key_order, read_skill, read_skill_text, SkillRead, Skills};
+use crate::skill::{era_of, key_order, read_skill_text, read_taken_skill, Skills};
 
 /// Both eras' objects of skills.
 const ERAS: Split = Split {
@@ -88,7 +88,7 @@ fn read_apart(
                     let key = keys[first + i].key.as_str();
                     read_skill_text(text, *span, kept, Some(key))?
                 }
-                Taken::Node(node) => read_node(node, kept),
+                Taken::Node(node) => read_taken_skill(node, kept),
             });
         }
         Some(reads)
@@ -97,18 +97,6 @@ fn read_apart(
         reads: runs.into_iter().collect::<Option<_>>()?,
         template: Some(template),
     })
-}
-
-/// A skill the parser parsed in place: duplicate keys inside it are ours
-/// to report, as the parse of the document did not see them.
-fn read_node(node: &Node, template: Option<&[String]>) -> SkillRead {
-    let mut read = read_skill(node, template);
-    let mut repeated = Vec::new();
-    ace_jsonspan::duplicate_keys(node, &mut repeated);
-    if !repeated.is_empty() {
-        read.odd().diags.append(&mut repeated);
-    }
-    read
 }
 
 #[cfg(test)]

@@ -146,13 +146,19 @@ pub(crate) fn read_skill_text(
         return Some(read_fields(&fields, span, template, key));
     }
     let node = ace_jsonspan::parse_at_depth(text, span.start..span.end, MEMBER_DEPTH)?;
-    let mut read = read_skill(&node, template);
+    Some(read_taken_skill(&node, template))
+}
+
+/// [`read_skill`] of a skill taken from the document's parse, which did not
+/// see the repeated keys inside it: they are reported here.
+pub(crate) fn read_taken_skill(node: &Node, template: Option<&[String]>) -> SkillRead {
+    let mut read = read_skill(node, template);
     let mut repeated = Vec::new();
-    ace_jsonspan::duplicate_keys(&node, &mut repeated);
+    ace_jsonspan::duplicate_keys(node, &mut repeated);
     if !repeated.is_empty() {
         read.odd().diags.append(&mut repeated);
     }
-    Some(read)
+    read
 }
 
 /// The reading of a skill's members: the one place what each key means
