@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::{rules, Entry, LossEntry, Playbook};
+use crate::{rules, Entry, LossEntry, Playbook, Status};
 
 /// A character a text file should not hold raw: a C0 control other than
 /// tab, line feed and carriage return, or DEL.
@@ -119,10 +119,24 @@ fn entry_has_control(e: &Entry) -> bool {
     {
         return true;
     }
-    e.rare.is_some()
-        && serde_json::to_value(e)
-            .map(|v| value_has_control(&v))
-            .unwrap_or(false)
+    let Some(rare) = e.rare.as_deref() else {
+        return false;
+    };
+    // A skill or vAgenda entry has these on every entry: they are looked
+    // at directly, as serialising each entry was most of the time of a
+    // conversion of 10,000 skills. Rarer ones send the entry through serde.
+    let texts = [&rare.created_at, &rare.updated_at];
+    texts.iter().any(|t| t.as_deref().is_some_and(has_control))
+        || rare.tags.iter().flatten().any(|t| has_control(t))
+        || matches!(&rare.status, Some(Status::Other(s)) if has_control(s))
+        || rare
+            .extra
+            .iter()
+            .any(|(k, v)| has_control(k) || value_has_control(v))
+        || ((rare.rarer.is_some() || rare.evidence.as_ref().is_some_and(|v| !v.is_empty()))
+            && serde_json::to_value(e)
+                .map(|v| value_has_control(&v))
+                .unwrap_or(false))
 }
 
 /// `pb` with every raw control character in its text written as `\uXXXX`,
@@ -222,5 +236,36 @@ mod tests {
         assert_eq!(losses.len(), 1);
         assert_eq!(losses[0].code, "ACE102");
         assert!(escape_controls(&out).is_none());
+    }
+
+    /// A control character in any of an entry's rarer texts is found,
+    /// whether those are looked at directly or through serde.
+    #[test]
+    fn controls_in_each_rare_field_are_found() {
+        let plain = || Entry {
+            id: "s-1".into(),
+            content: "plain".into(),
+            ..Entry::default()
+        };
+        let mut base = plain();
+        base.created_at = Some("t".into());
+        base.tags = Some(vec!["a".into()]);
+        base.extra.insert("k", serde_json::json!({"x": ["y"]}));
+        assert!(!entry_has_control(&base));
+        let edits: [fn(&mut Entry); 8] = [
+            |e| e.created_at = Some("t\u{1}".into()),
+            |e| e.updated_at = Some("\u{7f}".into()),
+            |e| e.tags = Some(vec!["a".into(), "b\u{2}".into()]),
+            |e| e.status = Some(Status::Other("x\u{3}".into())),
+            |e| _ = e.extra.insert("k\u{4}", Value::Null),
+            |e| _ = e.extra.insert("k", serde_json::json!({"x": ["y\u{5}"]})),
+            |e| e.title = Some("\u{6}".into()),
+            |e| e.links = Some(vec!["\u{8}".into()]),
+        ];
+        for (i, edit) in edits.iter().enumerate() {
+            let mut e = base.clone();
+            edit(&mut e);
+            assert!(entry_has_control(&e), "edit {i}");
+        }
     }
 }
