@@ -207,6 +207,43 @@ impl io::Write for Out<'_> {
     }
 }
 
+/// Whether `print` prints `text`, byte for byte, compared block by block
+/// as it is printed rather than held: the check that a rewrite would give
+/// a large file back unchanged then costs no second copy of it.
+pub fn prints_same(text: &str, print: impl FnOnce(&mut Out<'_>)) -> bool {
+    let mut same = Same {
+        text: text.as_bytes(),
+        at: 0,
+        differs: false,
+    };
+    let mut out = Out::to(&mut same);
+    print(&mut out);
+    // `Same` never fails a write: the only error is the one it reports.
+    out.finish().is_ok() && !same.differs && same.at == text.len()
+}
+
+/// A sink that compares what it is given with `text` from the start.
+struct Same<'t> {
+    text: &'t [u8],
+    at: usize,
+    differs: bool,
+}
+
+impl io::Write for Same<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let end = self.at + bytes.len();
+        if self.differs || self.text.get(self.at..end) != Some(bytes) {
+            self.differs = true;
+        }
+        self.at = end;
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -308,5 +345,22 @@ mod tests {
         let mut out = Out::to(&mut full);
         print(&mut out);
         assert_eq!(out.finish().unwrap_err().to_string(), "disk full");
+    }
+
+    #[test]
+    fn prints_same_compares_across_blocks() {
+        let mut whole = Out::new();
+        print(&mut whole);
+        let text = whole.into_string();
+        assert!(text.len() > 4 * BLOCK);
+        assert!(prints_same(&text, print));
+        let mut changed = text.clone().into_bytes();
+        changed[3 * BLOCK + 5] ^= 1;
+        let changed = String::from_utf8_lossy(&changed).into_owned();
+        assert!(!prints_same(&changed, print));
+        assert!(!prints_same(&text[..text.len() - 1], print));
+        assert!(!prints_same(&format!("{text}x"), print));
+        assert!(prints_same("", |_| {}));
+        assert!(!prints_same("", |out| out.push('a')));
     }
 }

@@ -38,11 +38,19 @@ pub fn map_runs<T: Send>(n: usize, f: impl Fn(Range<usize>) -> T + Sync, take: i
         }
         return;
     }
-    let runs: Vec<T> = (0..n.div_ceil(RUN))
-        .into_par_iter()
-        .map(|r| f(r * RUN..((r + 1) * RUN).min(n)))
-        .collect();
-    runs.into_iter().for_each(take);
+    // A window of runs at a time, each taken before the next is made:
+    // what the runs make (a large file's text, say) is never all held at
+    // once.
+    let runs = n.div_ceil(RUN);
+    let window = 4 * rayon::current_num_threads();
+    let mut take = take;
+    for first in (0..runs).step_by(window) {
+        let made: Vec<T> = (first..(first + window).min(runs))
+            .into_par_iter()
+            .map(|r| f(r * RUN..((r + 1) * RUN).min(n)))
+            .collect();
+        made.into_iter().for_each(&mut take);
+    }
 }
 
 /// `f` of each of `0..n`, handed to `take` in order on the calling thread,
