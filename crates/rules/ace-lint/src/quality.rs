@@ -4,6 +4,7 @@
 //! ACE extension's self-report caution.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
 use ace_model::{rules, Diagnostic, Entry, Evidence, Playbook};
@@ -452,9 +453,13 @@ pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
     drop(names);
 
     let mut sets: Vec<WordSet> = Vec::new();
-    let mut set_of: HashMap<Vec<u32>, usize> = HashMap::new();
+    // Each word list's hash, with the last set of that hash (the sets chain
+    // back through `same_hash`).
+    let mut set_of: HashMap<u64, usize> = HashMap::new();
     let mut variants: Vec<Variant> = Vec::new();
-    let mut variant_of: HashMap<(usize, &[&str], Option<String>), usize> = HashMap::new();
+    // Each key's hash, with the last variant of that hash; the variants
+    // chain back through `same_hash`, so no key is held twice.
+    let mut variant_of: HashMap<u64, usize> = HashMap::new();
     // Each word of a set's prefix, with the sets whose prefix has it, in
     // set order.
     let mut by_word: HashMap<u32, Vec<Posting>> = HashMap::new();
@@ -479,8 +484,16 @@ pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
         }
         let mut ranks: Vec<u32> = word_ids[i].iter().map(|w| rank[*w as usize]).collect();
         ranks.sort_unstable();
-        let set = match set_of.get(&ranks) {
-            Some(&w) => w,
+        let hash = hash_of(&ranks);
+        let mut same = set_of.get(&hash).copied();
+        while let Some(w) = same {
+            if sets[w].ranks == ranks {
+                break;
+            }
+            same = sets[w].same_hash;
+        }
+        let set = match same {
+            Some(w) => w,
             None => {
                 let w = sets.len();
                 for (p, r) in ranks[..prefix_len(ranks.len(), threshold)]
@@ -493,32 +506,40 @@ pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
                         len: ranks.len() as u32,
                     });
                 }
-                set_of.insert(ranks.clone(), w);
                 sets.push(WordSet {
                     ranks,
                     similar: Vec::new(),
                     variants: Vec::new(),
                     searched: 0,
+                    same_hash: set_of.insert(hash, w),
                 });
                 w
             }
         };
         let normalized =
             (!opts.exact).then(|| ace_model::normalize::normalize(&entries[i].content));
-        let key = (set, tags[i].as_slice(), normalized);
-        let v = match variant_of.get(&key) {
-            Some(&v) => v,
+        let hash = hash_of(&(set, &tags[i], &normalized));
+        let mut same = variant_of.get(&hash).copied();
+        while let Some(u) = same {
+            let x = &variants[u];
+            if x.set == set && tags[x.entry] == tags[i] && x.normalized == normalized {
+                break;
+            }
+            same = x.same_hash;
+        }
+        let v = match same {
+            Some(v) => v,
             None => {
                 let v = variants.len();
                 variants.push(Variant {
                     entry: i,
                     set,
-                    normalized: key.2.clone(),
+                    normalized,
                     like: None,
                     checked: 0,
+                    same_hash: variant_of.insert(hash, v),
                 });
                 sets[set].variants.push(v);
-                variant_of.insert(key, v);
                 v
             }
         };
@@ -586,6 +607,14 @@ struct WordSet {
     /// Its variants, in the order they were made.
     variants: Vec<usize>,
     searched: usize,
+    /// The set made before it whose words have the same hash.
+    same_hash: Option<usize>,
+}
+
+fn hash_of(key: &impl Hash) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// Entries alike or not to every other entry together: the same word set,
@@ -599,6 +628,8 @@ struct Variant {
     /// The earliest variant alike to it among those before `checked`.
     like: Option<usize>,
     checked: usize,
+    /// The variant made before it whose key has the same hash.
+    same_hash: Option<usize>,
 }
 
 /// A set whose prefix has a word: the set, the word's place in its list
