@@ -485,13 +485,12 @@ pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
         let mut ranks: Vec<u32> = word_ids[i].iter().map(|w| rank[*w as usize]).collect();
         ranks.sort_unstable();
         let hash = hash_of(&ranks);
-        let mut same = set_of.get(&hash).copied();
-        while let Some(w) = same {
-            if sets[w].ranks == ranks {
-                break;
-            }
-            same = sets[w].same_hash;
-        }
+        let same = chained(
+            &set_of,
+            hash,
+            |w| sets[w].same_hash,
+            |w| sets[w].ranks == ranks,
+        );
         let set = match same {
             Some(w) => w,
             None => {
@@ -519,14 +518,15 @@ pub fn similar_pairs(entries: &[&Entry], opts: &Similarity) -> Vec<Pair> {
         let normalized =
             (!opts.exact).then(|| ace_model::normalize::normalize(&entries[i].content));
         let hash = hash_of(&(set, &tags[i], &normalized));
-        let mut same = variant_of.get(&hash).copied();
-        while let Some(u) = same {
-            let x = &variants[u];
-            if x.set == set && tags[x.entry] == tags[i] && x.normalized == normalized {
-                break;
-            }
-            same = x.same_hash;
-        }
+        let same = chained(
+            &variant_of,
+            hash,
+            |u| variants[u].same_hash,
+            |u| {
+                let x = &variants[u];
+                x.set == set && tags[x.entry] == tags[i] && x.normalized == normalized
+            },
+        );
         let v = match same {
             Some(v) => v,
             None => {
@@ -615,6 +615,24 @@ fn hash_of(key: &impl Hash) -> u64 {
     let mut h = std::hash::DefaultHasher::new();
     key.hash(&mut h);
     h.finish()
+}
+
+/// The item of `hash` in `index` for which `is` holds: the last of that
+/// hash, then each one before it (`before`).
+fn chained(
+    index: &HashMap<u64, usize>,
+    hash: u64,
+    before: impl Fn(usize) -> Option<usize>,
+    is: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let mut at = index.get(&hash).copied();
+    while let Some(i) = at {
+        if is(i) {
+            return Some(i);
+        }
+        at = before(i);
+    }
+    None
 }
 
 /// Entries alike or not to every other entry together: the same word set,
