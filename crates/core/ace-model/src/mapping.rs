@@ -184,7 +184,7 @@ impl SectionMap {
                 return Err(row(
                     i,
                     format!(
-                        "kind `{}` is not a vAgenda kind; expected one of {}",
+                        "kind `{}` is not an entry kind; expected one of {}",
                         r.kind,
                         KINDS.join(", ")
                     ),
@@ -336,7 +336,7 @@ mod tests {
             SectionMap::from_json("[{\"kind\": \"opinion\", \"title\": \"X\", \"prefix\": \"x\"}]")
                 .unwrap_err()
                 .to_string();
-        assert!(e.contains("not a vAgenda kind"), "{e}");
+        assert!(e.contains("not an entry kind"), "{e}");
         let e = SectionMap::from_json("[{\"kind\": \"note\",\n \"title\": 3}]")
             .unwrap_err()
             .to_string();
