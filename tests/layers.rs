@@ -170,7 +170,7 @@ fn the_layers_are_the_documented_ones_in_order() {
     }
     assert_eq!(
         layers,
-        ["core", "support", "formats", "rules", "app", "python", "tools", "tests"]
+        ["core", "support", "formats", "rules", "stores", "app", "python", "tools", "tests"]
     );
 }
 

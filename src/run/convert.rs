@@ -38,6 +38,13 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     let at = |stop| Box::new((stop, None, None));
     let sections = convert::section_map(args.section_map.as_deref()).map_err(at)?;
     let input = args.input.as_deref().unwrap_or("-");
+    let to_store = match args.output.as_deref() {
+        Some(out) => ace_registry::store::location(out).map_err(|e| at(e.into()))?,
+        None => None,
+    };
+    if let Some(from) = ace_registry::store::location(input).map_err(|e| at(e.into()))? {
+        return from_store(args, &from, to_store.as_ref(), sections);
+    }
     // Held from before the read until after the write, so that concurrent
     // updates of one file each see the one before.
     let mut held = match args.in_place {
@@ -56,7 +63,14 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         with: to,
         read,
     } = convert::read_detected(registry, &source, args.from, |from| {
-        read_as(args, from, &source, &sections, held.as_mut())
+        read_as(
+            args,
+            from,
+            &source,
+            &sections,
+            held.as_mut(),
+            to_store.is_some(),
+        )
     })
     .map_err(at)?;
     // When nothing in the name or the content said the format and the read
@@ -109,6 +123,9 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         None => crate::source_date_epoch(),
     }
     .map_err(|e| at(e.into()))?;
+    if let Some(store) = &to_store {
+        return into_store(args, &parsed.playbook, store, now).map_err(at);
+    }
     let ctx = write_ctx(args, now, sections);
     let dest = convert::destination(
         to,
@@ -139,6 +156,91 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     }
 }
 
+/// A database location converted: into a file (`-o FILE`, `--to`), or
+/// into another database.
+fn from_store(
+    args: &Args,
+    from: &ace_registry::store::StoreLocation,
+    to_store: Option<&ace_registry::store::StoreLocation>,
+    sections: std::sync::Arc<ace_model::mapping::SectionMap>,
+) -> Result<(), Stopped> {
+    let at = |stop| Box::new((stop, None, None));
+    if args.in_place || args.into.is_some() {
+        return Err(at(usage_stop(format!(
+            "{from}: --in-place and --into take a file; write a database with -o LOCATION"
+        ))));
+    }
+    let ace_registry::store::StoreInput { source, parsed, .. } =
+        ace_registry::store::read(from).map_err(at)?;
+    if ace_registry::store::has_errors(&parsed) {
+        return Err(Box::new((
+            Stop::Findings {
+                companion: None,
+                diagnostics: parsed.diagnostics,
+            },
+            Some(source),
+            None,
+        )));
+    }
+    let now = match &args.now {
+        Some(n) => crate::now(Some(n)).map(Some),
+        None => crate::source_date_epoch(),
+    }
+    .map_err(|e| at(e.into()))?;
+    if let Some(store) = to_store {
+        return into_store(args, &parsed.playbook, store, now).map_err(at);
+    }
+    let markdown = ace_registry::Format::MARKDOWN;
+    let to = args.to_format().map_err(usage_stop).map_err(at)?;
+    let to = convert::target_format(markdown, to, args.output.as_deref(), false).map_err(at)?;
+    let ctx = write_ctx(args, now, sections);
+    let dest =
+        convert::destination(to, args.output.as_deref(), false, &source, None).map_err(at)?;
+    let mut report = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
+    let output = ace_fs::Held::default().forcing(args.force);
+    let written = convert::write_output(
+        &parsed.playbook,
+        to,
+        &ctx,
+        &dest,
+        args.strict,
+        Some(&output),
+        &mut report,
+    )
+    .map_err(at)?;
+    match (&args.id_map, dest) {
+        (Some(path), Destination::File(_) | Destination::Stdout) => {
+            convert::write_id_map(path, &written.id_changes).map_err(|e| at(e.into()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `pb` written into the database at `store`, in one transaction, after
+/// what its schema cannot hold is reported (and, with `--strict`, nothing
+/// written if anything is lost).
+fn into_store(
+    args: &Args,
+    pb: &ace_model::Playbook,
+    store: &ace_registry::store::StoreLocation,
+    now: Option<String>,
+) -> Result<(), Stop> {
+    let (losses, target) = ace_registry::store::losses(store, pb)?;
+    report_losses(args, &losses, &target);
+    let lost = losses.iter().filter(|l| l.loses()).count();
+    if args.strict && lost > 0 {
+        return Err(Stop::Lossy { lost, target });
+    }
+    let opts = ace_registry::store::WriteOptions {
+        now: now.unwrap_or_else(ace_model::time::clock),
+        wait: args.lock_timeout,
+        delta_id: None,
+        with_shared: false,
+    };
+    ace_registry::store::write(store, pb, &opts)?;
+    Ok(())
+}
+
 /// The target format for input format `from`, and the input read as
 /// `from` (its companion locked with it when the input is).
 fn read_as(
@@ -147,9 +249,12 @@ fn read_as(
     source: &Source,
     sections: &std::sync::Arc<ace_model::mapping::SectionMap>,
     held: Option<&mut ace_fs::Held>,
+    to_store: bool,
 ) -> Result<(ace_registry::Format, Result<convert::Input, Stop>), Stop> {
     let to = match &args.into {
         Some(_) => ace_registry::Format::new(&ace_registry::block::MANAGED_BLOCK),
+        // A database output has no file format: the input's stands in.
+        None if to_store => from,
         None => {
             let to = args.to_format().map_err(usage_stop)?;
             convert::target_format(from, to, args.output.as_deref(), args.in_place)?

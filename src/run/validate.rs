@@ -50,13 +50,30 @@ pub fn run(args: Args) -> ExitStatus {
             return ExitStatus::Refused;
         }
     };
-    let inputs = match steps::inputs(
-        &args.paths,
-        &loaded,
-        args.force_exclude,
-        args.only_ace,
-        &settings,
-    ) {
+    // Database locations are checked beside the files, after them.
+    let mut stores = Vec::new();
+    let mut paths = Vec::new();
+    for p in &args.paths {
+        match ace_registry::store::location(p) {
+            Ok(Some(l)) => stores.push(l),
+            Ok(None) => paths.push(p.clone()),
+            Err(e) => {
+                error(PROG, e);
+                return ExitStatus::Refused;
+            }
+        }
+    }
+    let inputs = match paths.is_empty() {
+        true => Ok(Vec::new()),
+        false => steps::inputs(
+            &paths,
+            &loaded,
+            args.force_exclude,
+            args.only_ace,
+            &settings,
+        ),
+    };
+    let inputs = match inputs {
         Ok(i) => i,
         Err(e) => {
             error(PROG, e);
@@ -72,6 +89,14 @@ pub fn run(args: Args) -> ExitStatus {
     let mut failed_io = false;
     let mut results: Vec<(ace_fs::Source, Vec<ace_model::Diagnostic>)> = Vec::new();
     for checked in steps::check_all(&inputs, &args.stdin_filename, &settings) {
+        for e in &checked.errors {
+            error(PROG, e);
+        }
+        failed_io |= !checked.errors.is_empty();
+        results.extend(checked.reports);
+    }
+    for store in &stores {
+        let checked = ace_check::check_store(store, &settings);
         for e in &checked.errors {
             error(PROG, e);
         }

@@ -26,6 +26,7 @@ mod merge;
 mod merge_runs;
 mod readme;
 mod rules;
+mod stores;
 mod tokens;
 mod validate;
 mod view;

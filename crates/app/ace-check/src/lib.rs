@@ -23,7 +23,11 @@ pub use ace_lint::Options as LintOptions;
 /// The lint options for `format`'s files: `base` less the rules that mean
 /// nothing to them ([`ace_registry::PlaybookFormat::lint_profile`]).
 pub fn lint_options(format: Format, base: &LintOptions) -> LintOptions {
-    let profile = format.imp().lint_profile();
+    profile_options(format.imp().lint_profile(), base)
+}
+
+/// `base` with the rules `profile` does not hold turned off.
+fn profile_options(profile: ace_registry::LintProfile, base: &LintOptions) -> LintOptions {
     LintOptions {
         id_shape: base.id_shape && profile.id_shape,
         prefixes: base.prefixes && profile.prefixes,
@@ -450,6 +454,46 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     if let Some((yaml, diags)) = companion_result {
         finish(yaml, diags, &mut outcome);
     }
+    outcome
+}
+
+/// Checks the playbook a database location selects: the reader's findings
+/// (a value of the wrong type, at its table, key and column), the lint
+/// rules its schema's conventions allow, and the budget.
+pub fn check_store(location: &ace_registry::store::StoreLocation, settings: &Settings) -> Outcome {
+    let mut outcome = Outcome::default();
+    let read = match ace_registry::store::read(location) {
+        Ok(r) => r,
+        Err(ace_registry::convert::Stop::Usage(e)) => {
+            outcome.errors.push(e);
+            return outcome;
+        }
+        Err(other) => {
+            outcome
+                .errors
+                .push(ace_model::Error::Usage(other.to_string()));
+            return outcome;
+        }
+    };
+    let over_budget = match settings.budget.is_set() {
+        true => {
+            // What an agent is given of the rows: the playbook format
+            // spec's text, as ace_claude_mcp's `read_playbook` returns it.
+            let shown = ace_registry::write(Format::MARKDOWN, &read.parsed.playbook).text;
+            let usage = budget::usage(&shown, &read.parsed.playbook, &settings.budget);
+            budget::findings(&settings.budget, &usage)
+        }
+        false => Vec::new(),
+    };
+    let mut diags = read.parsed.diagnostics;
+    diags.extend(ace_lint::lint(
+        &read.parsed.playbook,
+        &profile_options(read.lint, &settings.lint),
+    ));
+    diags.extend(over_budget);
+    diags.sort_by_key(|d| (d.span.start, d.code));
+    settings.filter.apply(&mut diags);
+    outcome.reports.push((read.source, diags));
     outcome
 }
 

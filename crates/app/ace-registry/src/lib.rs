@@ -10,6 +10,7 @@ pub mod convert;
 mod mapping_doc;
 mod pair;
 mod registry;
+pub mod store;
 
 /// The ace_beads curator's gate on an AceDelta (the lowest confidence and
 /// the shortest evidence it accepts), which ace.toml's thresholds and the

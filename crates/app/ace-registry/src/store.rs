@@ -1,0 +1,108 @@
+//! Playbook locations that are databases: the engines ace-tools opens them
+//! with (one line each), and reading and writing them as the tools do.
+
+use ace_fs::Source;
+use ace_model::{Error, LossEntry, Playbook, Severity};
+use ace_store::{Engine, Location, Store};
+
+use crate::convert::Stop;
+use crate::Parsed;
+
+/// Every database engine, by the locations it serves.
+static ENGINES: &[&dyn Engine] = &[&ace_sqlite::ENGINE];
+
+pub use ace_store::{Location as StoreLocation, WriteOptions, Written};
+
+/// `arg` as a database location, `None` when it names a file (or standard
+/// input) to read as a playbook file.
+pub fn location(arg: &str) -> Result<Option<Location>, Error> {
+    Location::parse(arg)
+}
+
+/// Opens `location`; `create`: a new SQLite file may be made (a write).
+pub fn open(location: &Location, create: bool) -> Result<Store, Error> {
+    let engine = ENGINES.iter().find(|e| e.serves(location)).ok_or_else(|| {
+        Error::Usage(format!(
+            "{location}: ace-tools has no engine for this kind of database"
+        ))
+    })?;
+    Store::open(*engine, location, create)
+}
+
+/// A database location read: a source for the reports (named by the
+/// location, its text the listing of the rows that findings point into),
+/// the playbook and the reader's findings, and which convention-bound lint
+/// rules hold for the schema's rows.
+pub struct StoreInput {
+    pub source: Source,
+    pub parsed: Parsed,
+    pub lint: crate::LintProfile,
+}
+
+/// The playbook at `location` ([`StoreInput`]).
+pub fn read(location: &Location) -> Result<StoreInput, Stop> {
+    let mut store = open(location, false)?;
+    let read = store.read()?;
+    let source = Source {
+        name: location.shown(),
+        path: None,
+        text: read.listing.into(),
+    };
+    let mut playbook = read.playbook;
+    // The layout goes back to the format that owns it, by its own name.
+    if let Some(kept) = read.layout {
+        let owner = crate::Format::all()
+            .iter()
+            .filter_map(|f| f.imp().layout_owner())
+            .find(|o| *o == kept.owner);
+        if let Some(owner) = owner {
+            playbook.set_layout_holding(owner, kept.value, kept.holds);
+        }
+    }
+    let parsed = Parsed {
+        playbook,
+        diagnostics: read.diagnostics,
+    };
+    Ok(StoreInput {
+        source,
+        parsed,
+        lint: read.schema.lint,
+    })
+}
+
+/// Whether any finding of `parsed` is an error, which stops a write.
+pub fn has_errors(parsed: &Parsed) -> bool {
+    parsed
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error)
+}
+
+/// What writing `pb` to `location` loses, for the loss report: the
+/// database's schema's, or the one a new database gets.
+pub fn losses(location: &Location, pb: &Playbook) -> Result<(Vec<LossEntry>, String), Error> {
+    // A file not there yet is not made for this: `--strict` may stop the
+    // write.
+    let existing = match &location.db {
+        ace_store::Db::Sqlite(path) if !path.exists() => None,
+        _ => open(location, false)?.schema,
+    };
+    let schema = existing
+        .or_else(|| {
+            location
+                .select
+                .schema
+                .as_deref()
+                .and_then(ace_store::schema::by_name)
+        })
+        .unwrap_or(&ace_store::schema::CLAUDE_MCP);
+    Ok((
+        ace_store::losses(schema, pb),
+        format!("{} ({} schema)", location.shown(), schema.name),
+    ))
+}
+
+/// Writes `pb` to `location` in one transaction (see [`Store::write`]).
+pub fn write(location: &Location, pb: &Playbook, opts: &WriteOptions) -> Result<Written, Error> {
+    open(location, true)?.write(pb, opts)
+}

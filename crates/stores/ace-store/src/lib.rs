@@ -1,0 +1,300 @@
+//! Playbooks kept in databases: the schemas of the ACE projects that keep
+//! theirs in SQL (as data, [`schema`]), read into the canonical model and
+//! written back in one transaction, through any engine that implements
+//! [`sql::Connection`].
+
+pub mod location;
+mod read;
+pub mod schema;
+pub mod sql;
+mod write;
+
+use std::time::Duration;
+
+use ace_model::{Error, Playbook};
+use serde::{Deserialize, Serialize};
+
+pub use location::{Db, Location, Selector};
+pub use read::StoreRead;
+pub use schema::Schema;
+pub use sql::{Cell, Connection, Dialect, Engine, Table};
+pub use write::{losses, Written};
+
+/// The rows a location selects, resolved against the database: one
+/// project (and the shared one beside it), one user, maybe one stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub project: String,
+    pub user: Option<String>,
+    /// A stage as the schema stores it (`PROD`).
+    pub stage: Option<String>,
+    pub shared: Option<&'static str>,
+}
+
+impl Scope {
+    /// Whether the shared project's rows are read beside the project's.
+    pub fn reads_shared(&self) -> bool {
+        self.shared.is_some_and(|s| s != self.project)
+    }
+
+    /// The key of ace-tools' own rows for this scope.
+    pub fn key(&self) -> String {
+        let mut k = format!("project={}", self.project);
+        if let Some(u) = &self.user {
+            k.push_str(&format!("&user={u}"));
+        }
+        if let Some(s) = &self.stage {
+            k.push_str(&format!("&stage={s}"));
+        }
+        k
+    }
+}
+
+/// What ace-tools keeps of a playbook beside the schema's rows: the
+/// playbook without its entries (title, sections in order, ...) and the
+/// entries' order by ID.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Shell {
+    pub playbook: Playbook,
+    pub order: Vec<String>,
+    /// The entries that had no counters: the columns hold 0, which these
+    /// read back as none while they still do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncounted: Vec<String>,
+    /// The file's layout ([`ace_model::Layout`]), for a rewrite in the
+    /// format it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<KeptLayout>,
+}
+
+/// A [`ace_model::Layout`] as stored: its owner by name, which the
+/// registry turns back into the format's own.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct KeptLayout {
+    pub owner: String,
+    pub value: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<String>,
+}
+
+/// An open database location.
+pub struct Store {
+    conn: Box<dyn Connection>,
+    pub location: Location,
+    /// `None` while the database has none of the schemas' tables.
+    pub schema: Option<&'static Schema>,
+}
+
+/// How [`Store::write`] writes.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    /// The time stamped on new and changed rows (RFC 3339, or SQL's
+    /// `YYYY-MM-DD HH:MM:SS`).
+    pub now: String,
+    /// How long to wait for another writer.
+    pub wait: Duration,
+    /// A delta ID to record as applied in the same transaction: the write
+    /// is refused, with nothing written, when it is recorded already.
+    pub delta_id: Option<String>,
+    /// Whether the playbook holds the shared project's entries beside the
+    /// project's (it was read from this location, to be written back):
+    /// then a shared entry it lacks is removed. A playbook from elsewhere
+    /// (a migration) is the project's alone, and the shared rows stay.
+    pub with_shared: bool,
+}
+
+impl Store {
+    /// Opens `location` with `engine`. `create`: a SQLite file that is not
+    /// there is made, for a write; a read of a missing file is an error.
+    pub fn open(engine: &dyn Engine, location: &Location, create: bool) -> Result<Store, Error> {
+        let mut conn = engine.open(location, create)?;
+        let tables = conn.tables()?;
+        let schema = match schema::detect(&tables) {
+            schema::Detected::Schema(s) => Some(s),
+            schema::Detected::Empty => None,
+            schema::Detected::Unknown(names) => {
+                return Err(Error::Refused(format!(
+                    "{location}: the database's tables ({}) are of no schema ace-tools knows; it knows:\n{}",
+                    names.join(", "),
+                    schema::known()
+                )))
+            }
+        };
+        if let (Some(s), Some(want)) = (schema, &location.select.schema) {
+            if s.name != want {
+                return Err(Error::Refused(format!(
+                    "{location}: the database holds the {} schema, not {want}",
+                    s.name
+                )));
+            }
+        }
+        if let Some(want) = &location.select.schema {
+            if schema::by_name(want).is_none() {
+                return Err(Error::value(
+                    "schema",
+                    want,
+                    format!("one of:\n{}", schema::known()),
+                ));
+            }
+        }
+        Ok(Store {
+            conn,
+            location: location.clone(),
+            schema,
+        })
+    }
+
+    /// The schema a write uses: the database's, else the one the location
+    /// names, else ace_claude_mcp's.
+    fn write_schema(&self) -> &'static Schema {
+        self.schema
+            .or_else(|| {
+                self.location
+                    .select
+                    .schema
+                    .as_deref()
+                    .and_then(schema::by_name)
+            })
+            .unwrap_or(&schema::CLAUDE_MCP)
+    }
+
+    /// The rows the location selects, the defaults filled in from what the
+    /// database holds: its one project and user when it has one, the
+    /// schema's defaults when it has none.
+    pub fn scope(&mut self) -> Result<Scope, Error> {
+        let schema = self.write_schema();
+        let s = self.location.select.clone();
+        let c = &schema.columns;
+        let user = match (c.user, &s.user) {
+            (None, Some(_)) => {
+                return Err(Error::Usage(format!(
+                    "{}: the {} schema has no users; drop `user=`",
+                    self.location, schema.name
+                )))
+            }
+            (None, None) => None,
+            (Some(_), Some(u)) => Some(u.clone()),
+            (Some(col), None) => Some(self.only_one(schema, col, "user", schema.default_user)?),
+        };
+        let project = match &s.project {
+            Some(p) => p.clone(),
+            None => match (schema.shared_project, c.project) {
+                (Some(shared), _) => shared.to_owned(),
+                (None, Some(col)) => {
+                    self.only_one(schema, col, "project", schema.default_project)?
+                }
+                (None, None) => schema.default_project.to_owned(),
+            },
+        };
+        let stage = match (&s.stage, c.stage) {
+            (None, _) => None,
+            (Some(st), Some(_)) => {
+                let upper = st.to_ascii_uppercase();
+                if !schema::STAGES.contains(&upper.as_str()) {
+                    return Err(Error::value(
+                        "stage",
+                        st,
+                        format!("one of {}", schema::STAGES.join(", ").to_lowercase()),
+                    ));
+                }
+                Some(upper)
+            }
+            (Some(_), None) => {
+                return Err(Error::Usage(format!(
+                    "{}: the {} schema has no stages; drop `stage=`",
+                    self.location, schema.name
+                )))
+            }
+        };
+        Ok(Scope {
+            project,
+            user,
+            stage,
+            shared: schema.shared_project,
+        })
+    }
+
+    /// The one value of `column` in the entry table, `default` when there
+    /// are none; several are an error that lists them.
+    fn only_one(
+        &mut self,
+        schema: &Schema,
+        column: &str,
+        what: &str,
+        default: &str,
+    ) -> Result<String, Error> {
+        if self.schema.is_none() {
+            return Ok(default.to_owned());
+        }
+        let rows = self.conn.query(
+            &format!(
+                "SELECT DISTINCT {column} FROM {} ORDER BY {column} LIMIT 21",
+                schema.table
+            ),
+            &[],
+        )?;
+        let values: Vec<String> = rows
+            .into_iter()
+            .filter_map(|r| match r.into_iter().next() {
+                Some(Cell::Text(t)) => Some(t),
+                _ => None,
+            })
+            .collect();
+        match values.as_slice() {
+            [] => Ok(default.to_owned()),
+            [one] => Ok(one.clone()),
+            many => Err(Error::Usage(format!(
+                "{}: the database holds the playbooks of several {what}s ({}); name one with `#{what}=NAME`",
+                self.location,
+                many.join(", ")
+            ))),
+        }
+    }
+
+    /// The playbook the location selects.
+    pub fn read(&mut self) -> Result<StoreRead, Error> {
+        let Some(schema) = self.schema else {
+            return Err(Error::Refused(format!(
+                "{}: the database has no playbook tables; ace-tools knows:\n{}",
+                self.location,
+                schema::known()
+            )));
+        };
+        let scope = self.scope()?;
+        let rows = write::select(&mut *self.conn, schema, &scope)?;
+        let shell = write::shell(&mut *self.conn, &scope)?;
+        Ok(read::build(schema, &scope, rows, shell))
+    }
+
+    /// Makes the rows the location selects hold `pb`, in one transaction:
+    /// new entries inserted into the scope's project, changed ones
+    /// updated, missing ones deleted (quarantined where the schema is
+    /// append-only). A database without tables gets the schema first.
+    pub fn write(&mut self, pb: &Playbook, opts: &WriteOptions) -> Result<Written, Error> {
+        let schema = self.write_schema();
+        let mut scope = self.scope()?;
+        self.conn.begin(&scope.key(), opts.wait)?;
+        if !opts.with_shared {
+            scope.shared = None;
+        }
+        let result = write::sync(
+            &mut *self.conn,
+            schema,
+            self.schema.is_none(),
+            &scope,
+            pb,
+            opts,
+        );
+        match result {
+            Ok(written) => {
+                self.conn.commit()?;
+                self.schema = Some(schema);
+                Ok(written)
+            }
+            Err(e) => {
+                let _ = self.conn.rollback();
+                Err(e)
+            }
+        }
+    }
+}

@@ -1,0 +1,459 @@
+//! Playbooks in SQLite databases: made with the projects' schemas by the
+//! `sqlite3` shell, migrated into and out of with ace-convert, and read
+//! back row by row with `sqlite3` again.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use ace_store::schema::{CLAUDE_MCP, CLAUDE_MCP_V1};
+use ace_store::Dialect;
+
+use super::{convert, fixture};
+
+/// Runs `sql` on the database at `db` with the `sqlite3` shell (Debian's
+/// `sqlite3` package, which `.ci/run` installs); its output.
+fn sqlite3(db: &Path, sql: &str) -> String {
+    let out = Process::new("sqlite3")
+        .arg(db)
+        .arg(sql)
+        .output()
+        .expect("the sqlite3 shell (Debian's sqlite3 package) runs these tests");
+    assert!(
+        out.status.success(),
+        "sqlite3 {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A database made by `sqlite3` from `ddl`.
+fn made_with(dir: &Path, ddl: &str) -> PathBuf {
+    let db = dir.join("playbook.db");
+    sqlite3(&db, ddl);
+    db
+}
+
+fn loc(db: &Path, fragment: &str) -> String {
+    format!("sqlite:{}{fragment}", db.display())
+}
+
+/// What ace-tools itself writes for `file` rewritten in its own format.
+fn rewritten(file: &Path) -> Vec<u8> {
+    convert()
+        .arg(file)
+        .args(["--to", "markdown", "-q"])
+        .output()
+        .unwrap()
+        .stdout
+}
+
+/// The entries of a canonical JSON read: ID, section title, content and
+/// counters.
+fn entries(json: &[u8]) -> Vec<(String, String, String, serde_json::Value, serde_json::Value)> {
+    let v: serde_json::Value = serde_json::from_slice(json).unwrap();
+    let pb = &v["playbook"];
+    let title = |key: &str| {
+        pb["sections"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"] == key)
+            .map(|s| s["title"].as_str().unwrap_or(key).to_owned())
+            .unwrap_or_default()
+    };
+    pb["entries"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    (
+                        e["id"].as_str().unwrap().to_owned(),
+                        title(e["section"].as_str().unwrap_or_default()),
+                        e["content"].as_str().unwrap().to_owned(),
+                        e["helpful"].clone(),
+                        e["harmful"].clone(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Migrates `file` into a new ace_claude_mcp database and back; checks
+/// the rows and the markdown that comes back.
+fn round_trip(file: &Path) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    convert()
+        .arg(file)
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    let want = entries(
+        &convert()
+            .arg(file)
+            .args(["--to", "json", "-q"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    // Each entry is a row, as ace_claude_mcp's server reads it.
+    let rows = sqlite3(
+        &db,
+        "SELECT entry_id || '|' || project_id || '|' || user_id || '|' || section || '|' || helpful_count || '|' || harmful_count FROM entries ORDER BY rowid",
+    );
+    let rows: Vec<&str> = rows.lines().collect();
+    assert_eq!(rows.len(), want.len(), "{}", file.display());
+    for (row, (id, section, _, helpful, harmful)) in rows.iter().zip(&want) {
+        let counters = |v: &serde_json::Value| v.as_i64().unwrap_or(0).to_string();
+        assert_eq!(
+            *row,
+            format!(
+                "{id}|global|default|{section}|{}|{}",
+                counters(helpful),
+                counters(harmful)
+            )
+        );
+    }
+    let back = dir.path().join("back.md");
+    convert()
+        .args([&loc(&db, ""), "--to", "markdown", "-q", "-o"])
+        .arg(&back)
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        rewritten(file),
+        "{}",
+        file.display()
+    );
+    let read_back = convert()
+        .args([&loc(&db, ""), "--to", "json", "-q"])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(entries(&read_back), want, "{}", file.display());
+}
+
+#[test]
+fn a_markdown_playbook_migrates_into_ace_claude_mcp_and_back() {
+    round_trip(&fixture("canonical.md"));
+    round_trip(&fixture("no-counters.txt"));
+}
+
+#[test]
+#[ignore = "needs ACE_CORPUS"]
+fn every_corpus_markdown_playbook_migrates_into_ace_claude_mcp_and_back() {
+    let dir = ace_tests::corpus_dir("markdown-playbook");
+    let files = ace_tests::corpus_files(&dir);
+    assert!(!files.is_empty());
+    for file in files {
+        round_trip(&file);
+    }
+}
+
+#[test]
+fn the_first_generation_is_read_and_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP_V1.ddl)(Dialect::Sqlite));
+    // The rows the first schema.sql seeded itself with.
+    sqlite3(
+        &db,
+        "INSERT INTO projects (id, description) VALUES ('global', 'Universal patterns');
+         INSERT INTO entries (id, project_id, section, content, helpful, harmful) VALUES
+         ('str-00001', 'global', 'STRATEGIES & INSIGHTS', 'Break complex problems into smaller, manageable steps.', 0, 0),
+         ('cal-00001', 'global', 'FORMULAS & CALCULATIONS', 'ROI = (Gain - Cost) / Cost * 100', 2, 1);",
+    );
+    convert()
+        .args([&loc(&db, ""), "--to", "markdown", "-q"])
+        .assert()
+        .success()
+        .stdout(
+            "## STRATEGIES & INSIGHTS\n[str-00001] helpful=0 harmful=0 :: Break complex problems into smaller, manageable steps.\n\n## FORMULAS & CALCULATIONS\n[cal-00001] helpful=2 harmful=1 :: ROI = (Gain - Cost) / Cost * 100\n",
+        );
+    let finance = dir.path().join("finance.md");
+    std::fs::write(
+        &finance,
+        "## STRATEGIES & INSIGHTS\n[str-00002] helpful=3 harmful=0 :: Reconcile before closing the month\n",
+    )
+    .unwrap();
+    convert()
+        .arg(&finance)
+        .args(["-o", &loc(&db, "#project=finance"), "-q"])
+        .assert()
+        .success();
+    // The global rows stay; the file's entries are finance's.
+    assert_eq!(
+        sqlite3(
+            &db,
+            "SELECT project_id, count(*) FROM entries GROUP BY project_id ORDER BY 1"
+        ),
+        "finance|1\nglobal|2\n"
+    );
+    assert_eq!(
+        sqlite3(&db, "SELECT id FROM projects ORDER BY id"),
+        "finance\nglobal\n"
+    );
+}
+
+#[test]
+fn a_project_reads_the_global_entries_first_in_each_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let global = dir.path().join("global.md");
+    std::fs::write(
+        &global,
+        "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: global advice\n\n## DOMAIN KNOWLEDGE\n[dom-00001] helpful=0 harmful=0 :: global fact\n",
+    )
+    .unwrap();
+    let finance = dir.path().join("finance.md");
+    std::fs::write(
+        &finance,
+        "## STRATEGIES & INSIGHTS\n[str-00002] helpful=2 harmful=0 :: finance advice\n",
+    )
+    .unwrap();
+    convert()
+        .arg(&global)
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    convert()
+        .arg(&finance)
+        .args(["-o", &loc(&db, "#project=finance"), "-q"])
+        .assert()
+        .success();
+    let json = convert()
+        .args([&loc(&db, "#project=finance"), "--to", "json", "-q"])
+        .output()
+        .unwrap()
+        .stdout;
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let got: Vec<(&str, Option<&str>)> = v["playbook"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["id"].as_str().unwrap(), e["project_id"].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("str-00001", None),
+            ("str-00002", Some("finance")),
+            ("dom-00001", None)
+        ]
+    );
+    // Global alone is global's.
+    convert()
+        .args([&loc(&db, ""), "--to", "markdown", "-q"])
+        .assert()
+        .success()
+        .stdout(
+            std::str::from_utf8(&std::fs::read(&global).unwrap())
+                .unwrap()
+                .to_owned(),
+        );
+}
+
+#[test]
+fn an_id_another_project_holds_is_refused_with_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    let before = sqlite3(&db, ".dump entries");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, "#project=finance"), "-q"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "table entries, key str-00001: the ID is project global's",
+        ));
+    assert_eq!(sqlite3(&db, ".dump entries"), before);
+}
+
+#[test]
+fn a_value_of_the_wrong_type_is_a_finding_at_its_table_key_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    sqlite3(
+        &db,
+        "UPDATE entries SET helpful_count = 'lots' WHERE entry_id = 'cal-00001'",
+    );
+    convert()
+        .args([&loc(&db, ""), "--to", "markdown"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicates::str::contains(
+            "table entries, key cal-00001, column helpful_count: found \"lots\"; expected a whole number",
+        ))
+        .stderr(predicates::str::contains("ACE091"));
+}
+
+#[test]
+fn a_database_of_another_schema_is_refused_naming_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(
+        dir.path(),
+        "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);",
+    );
+    let before = std::fs::read(&db).unwrap();
+    for args in [
+        vec![loc(&db, ""), "--to".into(), "markdown".into()],
+        vec![
+            fixture("canonical.md").display().to_string(),
+            "-o".into(),
+            loc(&db, ""),
+        ],
+    ] {
+        convert()
+            .args(&args)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(
+                "(notes) are of no schema ace-tools knows",
+            ))
+            .stderr(predicates::str::contains("ace_claude_mcp-v1"))
+            .stderr(predicates::str::contains("ace-playbook"));
+    }
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+}
+
+#[test]
+fn a_new_database_gets_the_schema_asked_for_and_strict_writes_nothing_on_a_loss() {
+    let dir = tempfile::tempdir().unwrap();
+    let tagged = dir.path().join("tagged.json");
+    let json = convert()
+        .arg(fixture("canonical.md"))
+        .args(["--to", "json", "-q"])
+        .output()
+        .unwrap()
+        .stdout;
+    let mut v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    v["playbook"]["entries"][0]["tags"] = serde_json::json!(["data"]);
+    std::fs::write(&tagged, serde_json::to_vec(&v).unwrap()).unwrap();
+    let db = dir.path().join("new.db");
+    convert()
+        .arg(&tagged)
+        .args(["-o", &loc(&db, ""), "--strict"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "ace_claude_mcp schema has no column for an entry's tags",
+        ));
+    assert!(!db.exists(), "--strict made the database");
+    let db = dir.path().join("ap.db");
+    convert()
+        .arg(&tagged)
+        .args([
+            "-o",
+            &loc(&db, "#schema=ace-playbook&project=finance"),
+            "--strict",
+        ])
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .assert()
+        .success();
+    assert_eq!(
+        sqlite3(&db, "SELECT id, domain_id, section, tags, stage, created_at FROM playbook_bullets ORDER BY rowid LIMIT 1"),
+        "str-00001|finance|STRATEGIES & INSIGHTS|[\"data\"]|SHADOW|2026-01-01 00:00:00\n"
+    );
+    // Each bullet added has its journal row, as ace-playbook's curator
+    // writes one.
+    assert_eq!(
+        sqlite3(&db, "SELECT operation, count(*), count(after_hash) FROM diff_journal_entries GROUP BY operation"),
+        "ADD_NEW|4|4\n"
+    );
+}
+
+#[test]
+fn a_migration_is_the_same_database_every_time() {
+    let dump = || {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("pb.db");
+        convert()
+            .arg(fixture("canonical.md"))
+            .args(["-o", &loc(&db, ""), "-q"])
+            .env("SOURCE_DATE_EPOCH", "1767225600")
+            .assert()
+            .success();
+        sqlite3(&db, ".dump")
+    };
+    assert_eq!(dump(), dump());
+}
+
+#[test]
+fn a_password_in_a_location_is_never_shown() {
+    let out = convert()
+        .args(["postgres://agent:s3cret@127.0.0.1:1/pb", "--to", "markdown"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert!(!err.contains("s3cret"), "{err}");
+    assert!(err.contains("agent:***@127.0.0.1:1"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_text_file_is_not_opened_as_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    convert()
+        .args([&format!("sqlite:{}", fifo.display()), "--to", "markdown"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a regular file"));
+    convert()
+        .args([
+            &format!("sqlite:{}", fixture("canonical.md").display()),
+            "--to",
+            "markdown",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not a SQLite database"));
+}
+
+#[test]
+fn ace_validate_checks_a_database_beside_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    super::validate()
+        .args([&loc(&db, ""), "--output-format", "concise"])
+        .arg(fixture("canonical.md"))
+        .assert()
+        .success();
+    sqlite3(
+        &db,
+        "UPDATE entries SET harmful_count = 9, helpful_count = 0 WHERE entry_id = 'str-00002';
+         UPDATE entries SET content = X'00ff' WHERE entry_id = 'mis-00001';",
+    );
+    super::validate()
+        .args([&loc(&db, ""), "--output-format", "concise"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "error[ACE091]: table entries, key mis-00001, column content: found a blob of 2 bytes; expected text",
+        ))
+        .stdout(predicates::str::contains("[ACE006]"));
+}
