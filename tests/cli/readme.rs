@@ -112,8 +112,14 @@ fn every_quick_start_command_runs_as_written() {
         let words: Vec<&str> = cmd.split_whitespace().collect();
         for w in words.windows(2) {
             if matches!(w[0], "-o" | ">" | "--into") {
-                let len = std::fs::metadata(d.join(w[1])).map_or(0, |m| m.len());
-                assert!(len > 0, "`{cmd}` wrote no {}", w[1]);
+                // A database location is its file, less the selector.
+                let target = w[1].trim_matches('\'');
+                let file = match target.strip_prefix("sqlite:") {
+                    Some(rest) => rest.split('#').next().unwrap_or(rest),
+                    None => target,
+                };
+                let len = std::fs::metadata(d.join(file)).map_or(0, |m| m.len());
+                assert!(len > 0, "`{cmd}` wrote no {file}");
             }
         }
     }

@@ -457,3 +457,165 @@ fn ace_validate_checks_a_database_beside_files() {
         ))
         .stdout(predicates::str::contains("[ACE006]"));
 }
+
+/// The throwaway cluster `tests/postgres/start.sh` starts (`.ci/run` does),
+/// from `ACE_POSTGRES_URL`; these tests fail without it.
+fn postgres_url() -> String {
+    std::env::var("ACE_POSTGRES_URL").expect(
+        "ACE_POSTGRES_URL: start a throwaway cluster with tests/postgres/start.sh DIR and export what it prints",
+    )
+}
+
+/// A new, empty database of that cluster, by `psql`; its URL.
+fn postgres_db(name: &str) -> String {
+    let admin = postgres_url();
+    for sql in [
+        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        let out = Process::new("psql")
+            .args([&admin, "-q", "-c", &sql])
+            .output()
+            .expect("psql (Debian's postgresql-client) runs the Postgres tests");
+        assert!(
+            out.status.success(),
+            "{sql}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    admin.replacen("/postgres?", &format!("/{name}?"), 1)
+}
+
+fn psql(url: &str, sql: &str) -> String {
+    let out = Process::new("psql")
+        .args([url, "-qAt", "-c", sql])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+#[ignore = "needs ACE_POSTGRES_URL"]
+fn a_markdown_playbook_migrates_into_postgres_and_back() {
+    let url = postgres_db("ace_migrate");
+    for file in ["canonical.md", "no-counters.txt"] {
+        let file = fixture(file);
+        convert()
+            .arg(&file)
+            .args(["-o", &url, "-q"])
+            .assert()
+            .success();
+        assert_eq!(
+            convert()
+                .args([&url, "--to", "markdown", "-q"])
+                .output()
+                .unwrap()
+                .stdout,
+            rewritten(&file),
+            "{}",
+            file.display()
+        );
+    }
+    // The last file written is the playbook: the first one's rows are gone.
+    assert_eq!(
+        psql(
+            &url,
+            "SELECT count(*) FROM entries WHERE entry_id = 'cal-00001'"
+        ),
+        "0\n"
+    );
+    super::validate().arg(&url).assert().success();
+}
+
+#[test]
+#[ignore = "needs ACE_POSTGRES_URL"]
+fn ace_playbooks_schema_on_postgres_journals_each_write() {
+    let url = postgres_db("ace_journal");
+    let at = format!("{url}#schema=ace-playbook&project=support");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &at, "-q", "--now", "2026-01-01T00:00:00Z"])
+        .assert()
+        .success();
+    let dir = tempfile::tempdir().unwrap();
+    let more = dir.path().join("more.md");
+    let text = std::fs::read_to_string(fixture("canonical.md"))
+        .unwrap()
+        .replace("helpful=5 harmful=0", "helpful=5 harmful=2");
+    std::fs::write(&more, text).unwrap();
+    convert()
+        .arg(&more)
+        .args([
+            "-o",
+            &format!("{url}#project=support"),
+            "-q",
+            "--now",
+            "2026-01-02T00:00:00Z",
+        ])
+        .assert()
+        .success();
+    assert_eq!(
+        psql(
+            &url,
+            "SELECT operation, count(*), count(before_hash) FROM diff_journal_entries GROUP BY operation ORDER BY 1"
+        ),
+        "ADD_NEW|4|0\nINCREMENT_HARMFUL|1|1\n"
+    );
+    assert_eq!(
+        psql(&url, "SELECT stage, harmful_count, CAST(last_used_at AS TEXT) FROM playbook_bullets WHERE id = 'str-00001'"),
+        "SHADOW|2|2026-01-01 00:00:00\n"
+    );
+    // Its content is never rewritten: such a write is refused whole.
+    let edited = dir.path().join("edited.md");
+    std::fs::write(
+        &edited,
+        std::fs::read_to_string(&more)
+            .unwrap()
+            .replace("Always verify", "Never skip"),
+    )
+    .unwrap();
+    convert()
+        .arg(&edited)
+        .args(["-o", &format!("{url}#project=support")])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("append-only"));
+    assert_eq!(
+        psql(&url, "SELECT count(*) FROM diff_journal_entries"),
+        "5\n"
+    );
+}
+
+#[test]
+#[ignore = "needs ACE_POSTGRES_URL"]
+fn a_refused_password_or_a_closed_port_is_one_line_without_the_password() {
+    let tcp =
+        std::env::var("ACE_POSTGRES_TCP").expect("ACE_POSTGRES_TCP, from tests/postgres/start.sh");
+    for (url, why) in [
+        (
+            format!("postgresql://ace_pw:wrong-s3cret@{tcp}/postgres"),
+            "password authentication failed for user \"ace_pw\"",
+        ),
+        (
+            "postgresql://ace_pw:wrong-s3cret@127.0.0.1:1/postgres".to_owned(),
+            "Connection refused",
+        ),
+    ] {
+        let out = convert()
+            .args([&url, "--to", "markdown"])
+            .timeout(std::time::Duration::from_secs(30))
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(!err.contains("s3cret"), "{err}");
+        assert!(err.contains(why), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}

@@ -9,7 +9,7 @@ use crate::convert::Stop;
 use crate::Parsed;
 
 /// Every database engine, by the locations it serves.
-static ENGINES: &[&dyn Engine] = &[&ace_sqlite::ENGINE];
+static ENGINES: &[&dyn Engine] = &[&ace_sqlite::ENGINE, &ace_postgres::ENGINE];
 
 pub use ace_store::{Location as StoreLocation, WriteOptions, Written};
 

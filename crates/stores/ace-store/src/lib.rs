@@ -61,6 +61,13 @@ pub(crate) struct Shell {
     /// read back as none while they still do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncounted: Vec<String>,
+    /// The entries that had no times, and the time their rows were
+    /// stamped with: those read back with none while the row still holds
+    /// that time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unstamped: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<String>,
     /// The file's layout ([`ace_model::Layout`]), for a rewrite in the
     /// format it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -47,14 +47,21 @@ pub(crate) fn build(
         layout: None,
         schema,
     };
-    let (mut pb, order, uncounted) = match shell {
+    let (mut pb, order, uncounted, unstamped, stamp) = match shell {
         Some(s) => {
             out.layout = s.layout;
-            (s.playbook, s.order, s.uncounted)
+            (s.playbook, s.order, s.uncounted, s.unstamped, s.stamp)
         }
-        None => (Playbook::default(), Vec::new(), Vec::new()),
+        None => (
+            Playbook::default(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            None,
+        ),
     };
     let uncounted: std::collections::HashSet<String> = uncounted.into_iter().collect();
+    let unstamped: std::collections::HashSet<String> = unstamped.into_iter().collect();
     let mut key_of_title: HashMap<String, String> = pb
         .sections
         .iter()
@@ -147,6 +154,10 @@ pub(crate) fn build(
         }
         e.created_at = text(c.created.unwrap_or(""), cell(c.created), &mut bad);
         e.updated_at = text(c.updated.unwrap_or(""), cell(c.updated), &mut bad);
+        let stamped = |t: &Option<String>| t.is_none() || *t == stamp;
+        if unstamped.contains(&e.id) && stamped(&e.created_at) && stamped(&e.updated_at) {
+            (e.created_at, e.updated_at) = (None, None);
+        }
         if let Some(used) = text(c.used.unwrap_or(""), cell(c.used), &mut bad) {
             e.extra
                 .insert(c.used.unwrap_or_default(), Value::String(used));

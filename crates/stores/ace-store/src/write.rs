@@ -349,6 +349,12 @@ pub(crate) fn sync(
         .filter(|e| e.helpful.is_none() && e.harmful.is_none())
         .map(|e| e.id.clone())
         .collect();
+    let unstamped: Vec<String> = entries
+        .iter()
+        .filter(|e| e.created_at.is_none() && e.updated_at.is_none())
+        .map(|e| e.id.clone())
+        .collect();
+    let stamp = (!unstamped.is_empty()).then(|| now.clone());
     let order = entries.into_iter().map(|e| e.id).collect();
     let layout = std::mem::take(&mut kept.layout)
         .0
@@ -361,6 +367,8 @@ pub(crate) fn sync(
         playbook: kept,
         order,
         uncounted,
+        unstamped,
+        stamp,
         layout,
     })
     .map_err(|e| Error::Refused(format!("the playbook's layout: {e}")))?;
@@ -658,16 +666,14 @@ impl Journal {
             // As ace-playbook's journal repository records them: the new
             // bullet's state for an addition, none otherwise.
             after_state: (op == "ADD_NEW").then(|| {
-                let mut s = after.clone();
-                if let Some(m) = s.as_object_mut() {
-                    m.remove("domain_id");
-                    m.remove("tags");
-                    m.insert(
-                        "stage".into(),
-                        Value::from(stage.clone().unwrap_or_default().to_lowercase()),
-                    );
-                }
-                s
+                serde_json::json!({
+                    "id": after["id"],
+                    "content": after["content"],
+                    "section": after["section"],
+                    "helpful_count": after["helpful_count"],
+                    "harmful_count": after["harmful_count"],
+                    "stage": stage.clone().unwrap_or_default().to_lowercase(),
+                })
             }),
             stage,
         }
