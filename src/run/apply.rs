@@ -100,6 +100,11 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
             "--emit-delta writes what --prune or --dedup would do",
         ));
     }
+    if let Some(location) =
+        ace_registry::store::location(&args.playbook).map_err(|e| usage(e.to_string()))?
+    {
+        return apply_rows(args, &ready, &location);
+    }
     // Held from before the read until after the write, so that concurrent
     // updates of one playbook each see the one before.
     let mut held = match args.in_place {
@@ -264,6 +269,94 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         )
         .map_err(|s| Box::new((s, None)))?;
     Ok(findings_code)
+}
+
+/// The deltas applied to a playbook in a database: with `--in-place`, in
+/// one transaction with the read; with `--check`, nothing written.
+fn apply_rows(
+    args: &Args,
+    ready: &ace_apply::Ready,
+    location: &ace_registry::store::StoreLocation,
+) -> Result<ExitStatus, Stopped> {
+    if !(args.in_place || args.check)
+        || args.output.is_some()
+        || args.diff
+        || args.emit_delta.is_some()
+        || !ready.curate.is_empty()
+        || args.output_format == OutputFormat::Curator
+    {
+        return Err(usage(format!(
+            "{location}: a database is applied to with --in-place, or checked with --check; \
+             -o, --diff, --emit-delta, --dedup, --prune and --output-format curator take a file"
+        )));
+    }
+    let loaded_deltas = load_delta_files(args)?;
+    let deltas: Vec<DeltaSource> = loaded_deltas
+        .iter()
+        .map(|(s, name)| DeltaSource {
+            name: &s.name,
+            file_name: name.as_deref(),
+            text: &s.text,
+        })
+        .collect();
+    let how = ace_apply::rows::RowsOptions {
+        wait: args.lock_timeout,
+        write: args.in_place && !args.check,
+        strict: args.strict,
+    };
+    let done = ace_apply::rows::apply(location, &deltas, &ready.run, how)
+        .map_err(|e| Box::new((Stop::Usage(e), None)))?;
+    let applied = &done.applied;
+    let unreadable: Vec<&str> = applied
+        .files
+        .iter()
+        .filter_map(|f| f.unreadable.as_deref())
+        .collect();
+    if !unreadable.is_empty() {
+        for why in &unreadable {
+            eprintln!("{why}");
+        }
+        error(
+            PROG,
+            format!(
+                "{} delta file(s) could not be read; nothing applied or written",
+                unreadable.len()
+            ),
+        );
+        return Ok(ExitStatus::Findings);
+    }
+    let refused = applied.refused();
+    if !args.quiet || args.report == Report::Json {
+        let mut err = std::io::stderr().lock();
+        let _ = match args.report {
+            Report::Json => writeln!(
+                err,
+                "{}",
+                serde_json::to_string(&applied.report_json()).unwrap_or_default()
+            ),
+            Report::Text => write!(err, "{}", applied.report_text(PROG)),
+        };
+    }
+    if args.strict && refused > 0 {
+        error(
+            PROG,
+            format!("--strict: {refused} delta(s) refused; nothing written"),
+        );
+        return Ok(ExitStatus::Findings);
+    }
+    if args.check && applied.outcome.changed() {
+        if !args.quiet {
+            error(
+                PROG,
+                format!("{location}: applying the deltas would change it"),
+            );
+        }
+        return Ok(ExitStatus::Findings);
+    }
+    Ok(match refused {
+        0 => ExitStatus::Ok,
+        _ => ExitStatus::Findings,
+    })
 }
 
 /// `--emit-delta`: what `--dedup` and `--prune` would change, as one delta

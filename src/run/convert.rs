@@ -234,7 +234,7 @@ fn into_store(
     let opts = ace_registry::store::WriteOptions {
         now: now.unwrap_or_else(ace_model::time::clock),
         wait: args.lock_timeout,
-        delta_id: None,
+        applied: Vec::new(),
         with_shared: false,
     };
     ace_registry::store::write(store, pb, &opts)?;

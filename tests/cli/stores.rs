@@ -619,3 +619,198 @@ fn a_refused_password_or_a_closed_port_is_one_line_without_the_password() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
 }
+
+/// A skill delta, which carries its own ID, that counts `id` helpful once.
+fn plus_one(dir: &Path, n: usize, id: &str) -> PathBuf {
+    let path = dir.join(format!("delta-{n:03}.json"));
+    std::fs::write(
+        &path,
+        format!(
+            r#"{{"delta_id": "delta-2026-01-01-{n:03}", "counters": [{{"id": "{id}", "helpful_delta": 1}}]}}"#
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn ace_apply_bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("ace-apply")
+}
+
+/// Twenty processes apply one delta each to one entry of `location`, all
+/// at once, then each again: every delta counts once, the repeats are
+/// refused as already applied.
+fn twenty_agents(location: &str, count: impl Fn() -> i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let before = count();
+    let deltas: Vec<PathBuf> = (1..=20)
+        .map(|n| plus_one(dir.path(), n, "str-00002"))
+        .collect();
+    let run = |deltas: &[PathBuf]| -> Vec<(i32, String)> {
+        let children: Vec<_> = deltas
+            .iter()
+            .map(|d| {
+                Process::new(ace_apply_bin())
+                    .args([
+                        location,
+                        d.to_str().unwrap(),
+                        "--in-place",
+                        "--report",
+                        "json",
+                    ])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        children
+            .into_iter()
+            .map(|c| {
+                let out = c.wait_with_output().unwrap();
+                (
+                    out.status.code().unwrap_or(-1),
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                )
+            })
+            .collect()
+    };
+    for (code, err) in run(&deltas) {
+        assert_eq!(code, 0, "{err}");
+    }
+    assert_eq!(count(), before + 20);
+    for (code, err) in run(&deltas) {
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("already-applied"), "{err}");
+    }
+    assert_eq!(count(), before + 20);
+}
+
+#[test]
+fn twenty_agents_count_once_each_in_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    twenty_agents(&loc(&db, ""), || {
+        sqlite3(
+            &db,
+            "SELECT helpful_count FROM entries WHERE entry_id = 'str-00002'",
+        )
+        .trim()
+        .parse()
+        .unwrap()
+    });
+}
+
+#[test]
+#[ignore = "needs ACE_POSTGRES_URL"]
+fn twenty_agents_count_once_each_in_postgres() {
+    let url = postgres_db("ace_agents");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &url, "-q"])
+        .assert()
+        .success();
+    twenty_agents(&url, || {
+        psql(
+            &url,
+            "SELECT helpful_count FROM entries WHERE entry_id = 'str-00002'",
+        )
+        .trim()
+        .parse()
+        .unwrap()
+    });
+}
+
+/// A playbook of `n` entries in the spec's markdown.
+fn big_playbook(dir: &Path, n: usize) -> PathBuf {
+    let mut text = String::from("## STRATEGIES & INSIGHTS\n");
+    for i in 1..=n {
+        text.push_str(&format!(
+            "[str-{i:05}] helpful=0 harmful=0 :: advice number {i}\n"
+        ));
+    }
+    let path = dir.join("big.md");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// An apply killed at any moment leaves the database as it was or as the
+/// apply leaves it, never between: `kill -9` at twenty points of a delta
+/// that counts every one of 20,000 entries.
+fn killed_mid_apply(location: &str, sum: impl Fn() -> i64) {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 20_000;
+    let mut counters = Vec::with_capacity(n);
+    for i in 1..=n {
+        counters.push(format!(r#"{{"id": "str-{i:05}", "helpful_delta": 1}}"#));
+    }
+    let mut applied = 0;
+    for k in 0..20u64 {
+        let delta = dir.path().join(format!("all-{k}.json"));
+        std::fs::write(
+            &delta,
+            format!(
+                r#"{{"delta_id": "delta-2026-02-01-{k:03}", "counters": [{}]}}"#,
+                counters.join(",")
+            ),
+        )
+        .unwrap();
+        let mut child = Process::new(ace_apply_bin())
+            .args([location, delta.to_str().unwrap(), "--in-place", "-q"])
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20 * k));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        let total = sum();
+        if status.success() {
+            applied += 1;
+        }
+        // Whole applies only: the sum is a multiple of the entries.
+        assert_eq!(total % n as i64, 0, "a partial apply: sum {total}");
+        assert!(
+            total / n as i64 >= applied,
+            "an apply that exited 0 is missing"
+        );
+    }
+}
+
+#[test]
+fn a_killed_apply_leaves_sqlite_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("big.db");
+    convert()
+        .arg(big_playbook(dir.path(), 20_000))
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    killed_mid_apply(&loc(&db, ""), || {
+        sqlite3(&db, "SELECT sum(helpful_count) FROM entries")
+            .trim()
+            .parse()
+            .unwrap()
+    });
+}
+
+#[test]
+#[ignore = "needs ACE_POSTGRES_URL"]
+fn a_killed_apply_leaves_postgres_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = postgres_db("ace_killed");
+    convert()
+        .arg(big_playbook(dir.path(), 20_000))
+        .args(["-o", &url, "-q"])
+        .assert()
+        .success();
+    killed_mid_apply(&url, || {
+        psql(&url, "SELECT sum(helpful_count) FROM entries")
+            .trim()
+            .parse()
+            .unwrap()
+    });
+}

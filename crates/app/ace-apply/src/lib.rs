@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod prune;
 pub mod render;
 mod request;
+pub mod rows;
 
 use ace_model::delta::Delta;
 use ace_registry::{DeltaDialect, DeltaError, Registry};
@@ -28,7 +29,7 @@ use ace_registry::{DeltaDialect, DeltaError, Registry};
 pub use ace_model::delta::{Change, Op, Reason, Refusal, Rules, Target};
 pub use engine::{apply, Outcome, Verdict};
 pub use pipeline::{
-    apply_to, run, run_curated, unified, Applied, Curate, CurateArgs, Curated, DeltaFile,
+    apply_to, run, run_curated, run_rows, unified, Applied, Curate, CurateArgs, Curated, DeltaFile,
     DeltaSource, Output, RunOptions, Subject, Texts,
 };
 pub use request::{Config, Ready, Request};

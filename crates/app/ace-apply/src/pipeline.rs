@@ -448,6 +448,37 @@ pub fn run<'a>(
     applied
 }
 
+/// Reads the delta files and applies them to a playbook that is no file's
+/// (a database's rows), curated as `curation` says; the caller writes the
+/// playbook back. The result reports as [`run`]'s does; its text is the
+/// canonical model's, as it has no file of its own.
+pub fn run_rows<'a>(
+    playbook: Playbook,
+    curation: &ace_registry::Curation,
+    deltas: &[DeltaSource<'a>],
+    opts: &RunOptions<'_>,
+) -> Applied<'a> {
+    let (files, batch) = read_all(deltas, opts);
+    let mut playbook = playbook;
+    let outcome = crate::apply(&mut playbook, batch, curation, &opts.apply);
+    let output = match outcome.changed() {
+        true => Output::Whole,
+        false => Output::Same,
+    };
+    Applied {
+        format: Format::JSON,
+        text: "",
+        companion: None,
+        playbook,
+        files,
+        outcome,
+        output,
+        splice_losses: Vec::new(),
+        curated: Curated::default(),
+        wctx: WriteCtx::default().with_now(Some(opts.apply.now.clone())),
+    }
+}
+
 /// The delta files read, and their deltas as one batch, each with the
 /// index of its file.
 fn read_all<'a>(

@@ -3,7 +3,7 @@
 
 use ace_fs::Source;
 use ace_model::{Error, LossEntry, Playbook, Severity};
-use ace_store::{Engine, Location, Store};
+use ace_store::{Engine, Location};
 
 use crate::convert::Stop;
 use crate::Parsed;
@@ -11,7 +11,7 @@ use crate::Parsed;
 /// Every database engine, by the locations it serves.
 static ENGINES: &[&dyn Engine] = &[&ace_sqlite::ENGINE, &ace_postgres::ENGINE];
 
-pub use ace_store::{Location as StoreLocation, WriteOptions, Written};
+pub use ace_store::{Change, Location as StoreLocation, Store, StoreRead, WriteOptions, Written};
 
 /// `arg` as a database location, `None` when it names a file (or standard
 /// input) to read as a playbook file.

@@ -11,6 +11,7 @@ mod write;
 
 use std::time::Duration;
 
+use ace_format::{AppliedDelta, Curation, Ledger};
 use ace_model::{Error, Playbook};
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +85,66 @@ pub struct KeptLayout {
     pub holds: Vec<String>,
 }
 
+/// The key of a playbook's extra fields under which [`Store::update`]
+/// lists the delta IDs already applied to it, for the engine's ledger
+/// ([`LEDGER`]); taken out again before anything is written.
+pub const APPLIED_KEY: &str = "ace_tools_applied";
+
+/// The ledger of a playbook read from a database: the delta IDs of
+/// `ace_applied`, as [`Store::update`] lists them in the playbook.
+pub struct StoreLedger;
+
+pub static LEDGER: StoreLedger = StoreLedger;
+
+impl Ledger for StoreLedger {
+    fn applied(&self, pb: &Playbook) -> Vec<String> {
+        pb.extra
+            .get(APPLIED_KEY)
+            .and_then(serde_json::Value::as_array)
+            .map(|ids| {
+                ids.iter()
+                    .filter_map(|v| v.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn record(&self, pb: &mut Playbook, applied: &[AppliedDelta], _now: &str) {
+        let list = pb
+            .extra
+            .entry(APPLIED_KEY)
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+        if let Some(ids) = list.as_array_mut() {
+            ids.extend(applied.iter().filter_map(|a| a.id.clone()).map(Into::into));
+        }
+    }
+}
+
+impl Schema {
+    /// How the curator treats this schema's rows: its projects' ID scheme,
+    /// times kept, the applied deltas in ace-tools' own table.
+    pub fn curation(&self) -> Curation {
+        Curation {
+            ids: self.ids,
+            status: false,
+            provenance: false,
+            timestamps: true,
+            line_based: false,
+            ledger: Some(&LEDGER),
+            counter: None,
+            kept_apart: None,
+            dialect: None,
+        }
+    }
+}
+
+/// What [`Store::update`]'s change gives back: the playbook to write, if
+/// anything changed, and what else the caller wants out.
+pub struct Change<T> {
+    pub playbook: Option<Playbook>,
+    pub value: T,
+}
+
 /// An open database location.
 pub struct Store {
     conn: Box<dyn Connection>,
@@ -100,9 +161,9 @@ pub struct WriteOptions {
     pub now: String,
     /// How long to wait for another writer.
     pub wait: Duration,
-    /// A delta ID to record as applied in the same transaction: the write
-    /// is refused, with nothing written, when it is recorded already.
-    pub delta_id: Option<String>,
+    /// Delta IDs to record as applied in the same transaction: the write
+    /// is refused, with nothing written, when one is recorded already.
+    pub applied: Vec<String>,
     /// Whether the playbook holds the shared project's entries beside the
     /// project's (it was read from this location, to be written back):
     /// then a shared entry it lacks is removed. A playbook from elsewhere
@@ -271,6 +332,64 @@ impl Store {
         let rows = write::select(&mut *self.conn, schema, &scope)?;
         let shell = write::shell(&mut *self.conn, &scope)?;
         Ok(read::build(schema, &scope, rows, shell))
+    }
+
+    /// Reads the playbook the location selects and writes back what
+    /// `change` makes of it, in one transaction that no other writer of
+    /// the playbook interleaves with: the read is made under the write
+    /// lock, so a counter another process raised meanwhile is seen. The
+    /// playbook handed over lists the delta IDs applied to it under
+    /// [`APPLIED_KEY`]; those it lists on return are recorded. A change
+    /// that fails, or a process that dies, leaves the rows as they were.
+    pub fn update<T>(
+        &mut self,
+        opts: &WriteOptions,
+        change: impl FnOnce(StoreRead) -> Result<Change<T>, Error>,
+    ) -> Result<(Option<Written>, T), Error> {
+        let Some(schema) = self.schema else {
+            return Err(Error::Refused(format!(
+                "{}: the database has no playbook tables; ace-tools knows:\n{}",
+                self.location,
+                schema::known()
+            )));
+        };
+        let scope = self.scope()?;
+        self.conn.begin(&scope.key(), opts.wait)?;
+        let conn = &mut *self.conn;
+        let result = (|| {
+            let rows = write::select(conn, schema, &scope)?;
+            let shell = write::shell(conn, &scope)?;
+            let before = write::applied(conn, &scope)?;
+            let mut read = read::build(schema, &scope, rows, shell);
+            read.playbook.extra.insert(
+                APPLIED_KEY.to_owned(),
+                serde_json::Value::from(before.clone()),
+            );
+            let Change { playbook, value } = change(read)?;
+            let Some(mut pb) = playbook else {
+                return Ok((None, value));
+            };
+            let mut listed = LEDGER.applied(&pb);
+            pb.extra.remove(APPLIED_KEY);
+            listed.retain(|id| !before.contains(id));
+            let opts = WriteOptions {
+                applied: listed,
+                with_shared: true,
+                ..opts.clone()
+            };
+            let written = write::sync(conn, schema, false, &scope, &pb, &opts)?;
+            Ok((Some(written), value))
+        })();
+        match result {
+            Ok(v) => {
+                self.conn.commit()?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.conn.rollback();
+                Err(e)
+            }
+        }
     }
 
     /// Makes the rows the location selects hold `pb`, in one transaction:

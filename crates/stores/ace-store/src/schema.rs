@@ -3,7 +3,7 @@
 //! A database's schema is known by its tables ([`detect`]); a new schema
 //! is one more [`Schema`] in [`SCHEMAS`].
 
-use ace_format::LintProfile;
+use ace_format::{IdScheme, LintProfile};
 
 use crate::sql::{Dialect, Table};
 
@@ -37,6 +37,8 @@ pub struct Schema {
     /// Which of the lint rules that depend on a project's conventions
     /// hold for its rows.
     pub lint: LintProfile,
+    /// How the project numbers a new entry.
+    pub ids: IdScheme,
 }
 
 /// The entry table's columns, `None` for a field the schema has no
@@ -147,6 +149,9 @@ pub static CLAUDE_MCP: Schema = Schema {
     }),
     journal: false,
     ddl: claude_mcp_ddl,
+    // ace_core.py's `_get_next_id`: the highest number of the prefix
+    // across the projects, plus one, five digits.
+    ids: IdScheme::PREFIXED,
     lint: LintProfile {
         id_shape: true,
         prefixes: true,
@@ -272,6 +277,7 @@ pub static CLAUDE_MCP_V1: Schema = Schema {
     }),
     journal: false,
     ddl: claude_mcp_v1_ddl,
+    ids: IdScheme::PREFIXED,
     lint: LintProfile {
         id_shape: true,
         prefixes: true,
@@ -371,6 +377,9 @@ pub static ACE_PLAYBOOK: Schema = Schema {
     projects: None,
     journal: true,
     ddl: ace_playbook_ddl,
+    // ace-playbook's IDs carry no order (uuid4); eight hex digits fit its
+    // String(36) and are made the same on every run.
+    ids: IdScheme::HEX,
     lint: LintProfile {
         id_shape: false,
         prefixes: false,

@@ -174,6 +174,24 @@ fn ids_elsewhere(
     Ok(out)
 }
 
+/// The delta IDs recorded as applied to `scope`'s playbook.
+pub(crate) fn applied(conn: &mut dyn Connection, scope: &Scope) -> Result<Vec<String>, Error> {
+    if !conn.tables()?.iter().any(|t| t.name == "ace_applied") {
+        return Ok(Vec::new());
+    }
+    Ok(conn
+        .query(
+            "SELECT delta_id FROM ace_applied WHERE scope = $1 ORDER BY applied_at, delta_id",
+            &[Cell::text(scope.key())],
+        )?
+        .into_iter()
+        .filter_map(|r| match r.into_iter().next() {
+            Some(Cell::Text(t)) => Some(t),
+            _ => None,
+        })
+        .collect())
+}
+
 /// What ace-tools kept of `scope`'s playbook, if anything.
 pub(crate) fn shell(conn: &mut dyn Connection, scope: &Scope) -> Result<Option<Shell>, Error> {
     if !conn.tables()?.iter().any(|t| t.name == "ace_layout") {
@@ -212,7 +230,7 @@ pub(crate) fn sync(
     }
     conn.batch(own_ddl(d))?;
     let now = sql_time(&opts.now);
-    if let Some(id) = &opts.delta_id {
+    for id in &opts.applied {
         let n = conn.execute(
             "INSERT INTO ace_applied (scope, delta_id, applied_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
             &[Cell::text(scope.key()), Cell::text(id), Cell::text(&now)],
