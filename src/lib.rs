@@ -328,7 +328,44 @@ pub fn read_playbook(
     }
 }
 
-/// The hooks of `.pre-commit-hooks.yaml`: the one that runs the
+/// The playbook at `arg` when it names a database location (`None` when
+/// it names a file), read for showing or comparing (`ace-diff`,
+/// `ace-view`): the source names the location; a row the reader finds
+/// wrong has its findings printed and gives the status to stop with.
+pub fn read_location(
+    prog: &str,
+    arg: &str,
+) -> Option<Result<(Source, ace_model::Playbook), ExitStatus>> {
+    let location = match ace_registry::store::location(arg) {
+        Ok(Some(l)) => l,
+        Ok(None) => return None,
+        Err(e) => {
+            error(prog, e);
+            return Some(Err(ExitStatus::Refused));
+        }
+    };
+    Some(match ace_registry::store::read(&location) {
+        Ok(read) if ace_registry::store::has_errors(&read.parsed) => {
+            let errors: Vec<_> = read
+                .parsed
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == ace_model::Severity::Error)
+                .cloned()
+                .collect();
+            print_diagnostics(&read.source.name, &read.source.text, &errors);
+            error(prog, format!("{location}: the playbook has errors"));
+            Err(ExitStatus::Findings)
+        }
+        Ok(read) => Ok((read.source, read.parsed.playbook)),
+        Err(stop) => {
+            error(prog, &stop);
+            Err(stop_status(&stop))
+        }
+    })
+}
+
+/// The hooks of `.pre-commit-hooks.yaml`:/// The hooks of `.pre-commit-hooks.yaml`: the one that runs the
 /// ace-validate on PATH (installed from the wheel, no Rust) and the one that
 /// builds it from this repository with cargo; with `mirror`, the one hook
 /// of `packaging/pre-commit-mirror`, which pip-installs the wheel. Each

@@ -16,6 +16,11 @@ use crate::cli::diff::*;
 
 /// A playbook read for comparing, or why it could not be.
 fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), ExitStatus> {
+    // A database's rows are compared as the canonical model, which holds
+    // every field they do.
+    if let Some(read) = crate::read_location(PROG, name) {
+        return read.map(|(source, pb)| (source, Format::JSON, pb));
+    }
     let source = load_input(name, &args.stdin_filename).map_err(|e| {
         error(PROG, e);
         ExitStatus::Refused

@@ -25,14 +25,26 @@ pub fn run(args: &Args) -> ExitStatus {
         Ok(o) => o,
         Err(e) => return usage(e.to_string()),
     };
-    let source = match load_input(&args.input, &args.stdin_filename) {
-        Ok(s) => s,
-        Err(e) => return usage(e.to_string()),
+    // A database's playbook is shown as the text an agent is given of it,
+    // the playbook format spec's, named by its location.
+    let (source, from) = match crate::read_location(PROG, &args.input) {
+        Some(Ok((listing, pb))) => {
+            let text = ace_registry::write(ace_registry::Format::MARKDOWN, &pb).text;
+            let source = ace_fs::Source {
+                name: listing.name,
+                path: None,
+                text: text.into(),
+            };
+            (source, Some(ace_registry::Format::MARKDOWN))
+        }
+        Some(Err(code)) => return code,
+        None => match load_input(&args.input, &args.stdin_filename) {
+            Ok(s) => (s, args.from),
+            Err(e) => return usage(e.to_string()),
+        },
     };
     let registry = ace_registry::Registry::builtin();
-    let format = args
-        .from
-        .unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
+    let format = from.unwrap_or_else(|| registry.detect(source.path.as_deref(), &source.text));
     let ctx = ace_registry::ReadCtx::default();
     let input =
         match ace_registry::convert::read_input(&source, format, args.sections.as_deref(), &ctx) {

@@ -814,3 +814,54 @@ fn a_killed_apply_leaves_postgres_as_it_was() {
             .unwrap()
     });
 }
+
+#[test]
+fn ace_diff_and_ace_view_read_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let at = loc(&db, "");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &at, "-q"])
+        .assert()
+        .success();
+    Process::new(assert_cmd::cargo::cargo_bin("ace-diff"))
+        .args([&at])
+        .arg(fixture("canonical.md"))
+        .status()
+        .map(|s| assert_eq!(s.code(), Some(0)))
+        .unwrap();
+    Process::new(ace_apply_bin())
+        .args([
+            &at,
+            plus_one(dir.path(), 1, "cal-00001").to_str().unwrap(),
+            "--in-place",
+            "-q",
+        ])
+        .status()
+        .map(|s| assert!(s.success()))
+        .unwrap();
+    let out = Process::new(assert_cmd::cargo::cargo_bin("ace-diff"))
+        .arg(fixture("canonical.md"))
+        .arg(&at)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(&format!("+++ {at}")), "{text}");
+    assert!(
+        text.contains("~ [cal-00001]\n    helpful: 8 -> 9"),
+        "{text}"
+    );
+    let page = Process::new(assert_cmd::cargo::cargo_bin("ace-view"))
+        .arg(&at)
+        .output()
+        .unwrap();
+    assert!(page.status.success());
+    let html = String::from_utf8(page.stdout).unwrap();
+    assert!(
+        html.contains("NPV = Σ(Cash Flow / (1+r)^t)"),
+        "the page shows the entries"
+    );
+    assert!(html.contains(&at), "the page is named by its location");
+}

@@ -7,6 +7,7 @@ pub mod location;
 mod read;
 pub mod schema;
 pub mod sql;
+mod time;
 mod write;
 
 use std::time::Duration;

@@ -62,6 +62,7 @@ pub(crate) fn build(
     };
     let uncounted: std::collections::HashSet<String> = uncounted.into_iter().collect();
     let unstamped: std::collections::HashSet<String> = unstamped.into_iter().collect();
+    let stamp = stamp.as_deref().map(crate::time::from_sql);
     let mut key_of_title: HashMap<String, String> = pb
         .sections
         .iter()
@@ -152,8 +153,9 @@ pub(crate) fn build(
                 e.project_id = Some(project);
             }
         }
-        e.created_at = text(c.created.unwrap_or(""), cell(c.created), &mut bad);
-        e.updated_at = text(c.updated.unwrap_or(""), cell(c.updated), &mut bad);
+        let time = |t: Option<String>| t.map(|t| crate::time::from_sql(&t));
+        e.created_at = time(text(c.created.unwrap_or(""), cell(c.created), &mut bad));
+        e.updated_at = time(text(c.updated.unwrap_or(""), cell(c.updated), &mut bad));
         let stamped = |t: &Option<String>| t.is_none() || *t == stamp;
         if unstamped.contains(&e.id) && stamped(&e.created_at) && stamped(&e.updated_at) {
             (e.created_at, e.updated_at) = (None, None);

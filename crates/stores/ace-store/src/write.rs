@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::read::Row;
 use crate::schema::{own_ddl, Schema};
 use crate::sql::{Cell, Connection, Dialect};
+use crate::time::to_sql;
 use crate::{Scope, Shell, WriteOptions};
 
 /// What a write changed.
@@ -229,7 +230,7 @@ pub(crate) fn sync(
         conn.batch((schema.ddl)(d))?;
     }
     conn.batch(own_ddl(d))?;
-    let now = sql_time(&opts.now);
+    let now = crate::time::to_sql(&opts.now);
     for id in &opts.applied {
         let n = conn.execute(
             "INSERT INTO ace_applied (scope, delta_id, applied_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
@@ -464,11 +465,20 @@ fn values(
         } else if name == c.harmful {
             Cell::Int(e.harmful.unwrap_or(0))
         } else if Some(name) == c.created {
-            text_or(e.created_at.as_deref(), c.created, now)
+            text_or(
+                e.created_at.as_deref().map(to_sql).as_deref(),
+                c.created,
+                now,
+            )
         } else if Some(name) == c.updated {
-            text_or(e.updated_at.as_deref(), c.updated, now)
+            text_or(
+                e.updated_at.as_deref().map(to_sql).as_deref(),
+                c.updated,
+                now,
+            )
         } else if Some(name) == c.used {
-            text_or(e.extra.get(name).and_then(Value::as_str), c.used, now)
+            let used = e.extra.get(name).and_then(Value::as_str).map(to_sql);
+            text_or(used.as_deref(), c.used, now)
         } else if Some(name) == c.tags {
             let tags = e.tags.clone().unwrap_or_default();
             Cell::text(python_json(&Value::from(tags)))
@@ -770,23 +780,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// An RFC 3339 time as SQL's `YYYY-MM-DD HH:MM:SS[.ffffff]`, which
-/// SQLite's `CURRENT_TIMESTAMP` writes and SQLAlchemy parses; any other
-/// text as it is.
-fn sql_time(t: &str) -> String {
-    let b = t.as_bytes();
-    if b.len() >= 19 && b[10] == b'T' {
-        let mut s = t[..10].to_owned();
-        s.push(' ');
-        let rest = t[11..].trim_end_matches('Z');
-        let rest = rest.split_once(['+', '-']).map_or(rest, |(time, _)| time);
-        s.push_str(rest);
-        s
-    } else {
-        t.to_owned()
-    }
-}
-
 /// What `schema`'s rows cannot hold of `pb`: each such value of an entry,
 /// and each counter written as 0 because the entry had none. The
 /// playbook's own fields, its sections and the entries' order are kept in
@@ -856,16 +849,6 @@ pub fn losses(schema: &Schema, pb: &Playbook) -> Vec<LossEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn times_are_written_as_sql_writes_them() {
-        assert_eq!(sql_time("2026-01-02T03:04:05Z"), "2026-01-02 03:04:05");
-        assert_eq!(
-            sql_time("2026-01-02T03:04:05.123456+02:00"),
-            "2026-01-02 03:04:05.123456"
-        );
-        assert_eq!(sql_time("2026-01-02 03:04:05"), "2026-01-02 03:04:05");
-    }
 
     #[test]
     fn the_bullet_hash_is_ace_playbooks() {
