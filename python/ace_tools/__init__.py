@@ -75,18 +75,47 @@ def convert(
 
 
 def read(
-    text: str,
+    text: Optional[str] = None,
     *,
     format: Optional[str] = None,
     filename: Optional[str] = None,
+    location: Optional[str] = None,
 ) -> Dict[str, Any]:
     """The playbook in ``text`` as the canonical model, the dict
-    ``ace-convert --to json`` writes."""
+    ``ace-convert --to json`` writes; or, with ``location`` instead of a
+    text, the playbook in a database (``"sqlite:PATH#project=NAME"``, a
+    ``postgresql://`` URL: docs/stores.md). A row that does not read is an
+    :class:`AceError` naming its table, key and column."""
+    if location is not None:
+        if text is not None:
+            raise TypeError("read() takes a text or location=, not both")
+        return json.loads(_native.read_location(location))
+    if text is None:
+        raise TypeError("read() needs a text or location=")
     return json.loads(_native.read_json(text, format, filename))
 
 
-def write(model: Dict[str, Any], *, to: str) -> str:
-    """The canonical model ``model`` (as :func:`read` gives it) written as ``to``."""
+def write(
+    model: Dict[str, Any],
+    *,
+    to: Optional[str] = None,
+    location: Optional[str] = None,
+    now: Optional[str] = None,
+    strict: bool = False,
+) -> Optional[str]:
+    """The canonical model ``model`` (as :func:`read` gives it) written as
+    ``to``, returned as text; or written into the database at ``location``
+    (one transaction; the schema is made in a database without tables),
+    returning ``None``. What the target cannot hold is a
+    :class:`LossWarning`, an :class:`AceError` with ``strict``. ``now``
+    (RFC 3339) stamps new rows, else ``SOURCE_DATE_EPOCH``, else the clock."""
+    if location is not None:
+        if to is not None:
+            raise TypeError("write() takes to= or location=, not both")
+        _warn(_native.write_location(json.dumps(model), location, now, strict))
+        return None
+    if to is None:
+        raise TypeError("write() needs to= or location=")
     out, losses = _native.write(json.dumps(model), to)
     _warn(losses)
     return out
@@ -116,9 +145,11 @@ def find_config(start: str = ".") -> Optional[str]:
 
 
 def apply(
-    playbook_text: str,
-    deltas: Iterable[str],
+    playbook_text: Optional[str] = None,
+    deltas: Iterable[str] = (),
     *,
+    location: Optional[str] = None,
+    lock_timeout: float = 60.0,
     format: Optional[str] = None,
     now: Optional[str] = None,
     filename: Optional[str] = None,
@@ -147,7 +178,35 @@ def apply(
     which ``filename`` must fall within. ``delta_format``, ``compat``,
     ``append_only``, ``prune`` and ``strict`` are ace-apply's options of
     the same names; ``strict`` raises :class:`AceError` if any delta is
-    refused."""
+    refused.
+
+    With ``location`` instead of a text, the deltas are applied to the
+    playbook in that database as ``ace-apply LOCATION --in-place`` applies
+    them: in one transaction, waiting up to ``lock_timeout`` seconds for
+    another writer, each delta's ID recorded so that it is applied once;
+    only the report is returned."""
+    if location is not None:
+        if playbook_text is not None:
+            raise TypeError("apply() takes a playbook text or location=, not both")
+        if companion is not None or prune or write_scope is not None:
+            raise TypeError("apply(location=) takes no companion, prune or write_scope")
+        return json.loads(
+            _native.apply_location(
+                location,
+                list(deltas),
+                now=now,
+                config=config,
+                min_confidence=min_confidence,
+                min_evidence=min_evidence,
+                delta_format=delta_format,
+                compat=compat,
+                append_only=append_only,
+                strict=strict,
+                lock_timeout=lock_timeout,
+            )
+        )
+    if playbook_text is None:
+        raise TypeError("apply() needs a playbook text or location=")
     out, new_companion, report = _native.apply(
         playbook_text,
         list(deltas),

@@ -37,10 +37,22 @@ def convert(
     from_format: Optional[str] = ...,
     filename: Optional[str] = ...,
 ) -> str: ...
+@overload
 def read(
     text: str, *, format: Optional[str] = ..., filename: Optional[str] = ...
 ) -> Dict[str, Any]: ...
+@overload
+def read(text: None = ..., *, location: str) -> Dict[str, Any]: ...
+@overload
 def write(model: Dict[str, Any], *, to: str) -> str: ...
+@overload
+def write(
+    model: Dict[str, Any],
+    *,
+    location: str,
+    now: Optional[str] = ...,
+    strict: bool = ...,
+) -> None: ...
 def validate(
     text: str,
     *,
@@ -49,6 +61,22 @@ def validate(
     config: Optional[str] = ...,
 ) -> List[Dict[str, Any]]: ...
 def find_config(start: str = ...) -> Optional[str]: ...
+@overload
+def apply(
+    playbook_text: None = ...,
+    deltas: Iterable[str] = ...,
+    *,
+    location: str,
+    lock_timeout: float = ...,
+    now: Optional[str] = ...,
+    config: Optional[str] = ...,
+    min_confidence: Optional[float] = ...,
+    min_evidence: Optional[int] = ...,
+    delta_format: Optional[str] = ...,
+    compat: Optional[str] = ...,
+    append_only: bool = ...,
+    strict: bool = ...,
+) -> Dict[str, Any]: ...
 @overload
 def apply(
     playbook_text: str,

@@ -372,6 +372,29 @@ fn a_new_database_gets_the_schema_asked_for_and_strict_writes_nothing_on_a_loss(
         sqlite3(&db, "SELECT operation, count(*), count(after_hash) FROM diff_journal_entries GROUP BY operation"),
         "ADD_NEW|4|4\n"
     );
+    // Its hashes are ace-playbook's `compute_bullet_hash` of the row, here
+    // computed by Python as that function does.
+    let check = r#"
+import hashlib, json, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+rows = c.execute("SELECT b.id, b.domain_id, b.content, b.section, b.helpful_count, b.harmful_count, b.tags, j.after_hash FROM playbook_bullets b JOIN diff_journal_entries j ON j.bullet_id = b.id").fetchall()
+for (id, domain, content, section, helpful, harmful, tags, after) in rows:
+    state = {"id": id, "domain_id": domain, "content": content, "section": section,
+             "helpful_count": helpful, "harmful_count": harmful, "tags": sorted(json.loads(tags))}
+    assert hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest() == after, id
+print(len(rows))
+"#;
+    let out = Process::new("python3")
+        .args(["-c", check])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "4\n");
 }
 
 #[test]

@@ -529,3 +529,37 @@ def test_the_docs_python_runs_as_written(doc, tmp_path, monkeypatch):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ace_tools.LossWarning)
             exec(compile(code, f"{doc} block {i + 1}", "exec"), {})
+
+
+def test_a_database_location_reads_writes_and_applies_as_the_tools_do(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "ace.db"
+    where = f"sqlite:{db}#project=appworld"
+    model = ace_tools.read(EXAMPLE.read_text())
+    assert ace_tools.write(model, location=where) is None
+    # The same rows ace-convert writes, read back by SQLite itself.
+    with sqlite3.connect(db) as c:
+        rows = c.execute(
+            "SELECT entry_id, project_id, user_id FROM entries ORDER BY rowid"
+        ).fetchall()
+    assert [r[0] for r in rows] == [e["id"] for e in model["playbook"]["entries"]]
+    assert {(r[1], r[2]) for r in rows} == {("appworld", "default")}
+    back = ace_tools.read(location=where)
+    assert back == json.loads(tool("ace-convert", where, "--to", "json", "-q").stdout)
+    delta = json.dumps(
+        {"delta_id": "delta-2026-01-01-001", "counters": [{"id": "shr-00005", "helpful_delta": 1}]}
+    )
+    report = ace_tools.apply(location=where, deltas=[delta])
+    assert report["accepted"] == ["delta-2026-01-01-001"]
+    again = ace_tools.apply(location=where, deltas=[delta])
+    assert [r["reason"] for r in again["rejected"]] == ["already-applied"]
+    with sqlite3.connect(db) as c:
+        (helpful,) = c.execute(
+            "SELECT helpful_count FROM entries WHERE entry_id = 'shr-00005'"
+        ).fetchone()
+    assert helpful == 1
+    with pytest.raises(TypeError):
+        ace_tools.read(EXAMPLE.read_text(), location=where)
+    with pytest.raises(ace_tools.AceError, match="expected sqlite:PATH"):
+        ace_tools.read(location=str(tmp_path / "missing.md"))

@@ -13,6 +13,7 @@ mod prune;
 mod scale;
 mod shell;
 mod speed;
+mod stores;
 mod tokens;
 
 // The binaries' allocator, so that in-process read and write figures are
@@ -295,7 +296,7 @@ fn gen_playbook(n: usize) -> ace_model::Playbook {
 
 /// A deterministic playbook of `n` entries in eight sections, with counters,
 /// varied lengths and some non-ASCII text, about 150 bytes per entry.
-fn generate(n: usize) -> String {
+pub(crate) fn generate(n: usize) -> String {
     const SECTIONS: [(&str, &str); 8] = [
         ("str", "STRATEGIES & INSIGHTS"),
         ("cal", "FORMULAS & CALCULATIONS"),
@@ -362,7 +363,7 @@ fn generate(n: usize) -> String {
 /// Where a benchmark writes its input files. With `ACE_BENCH_DIR` set they
 /// go to `$ACE_BENCH_DIR/GROUP` and are kept, so that a figure (a peer's
 /// above all) can be checked by hand on the same files.
-fn scratch(group: &str) -> Result<(PathBuf, bool), String> {
+pub(crate) fn scratch(group: &str) -> Result<(PathBuf, bool), String> {
     let (dir, keep) = match std::env::var_os("ACE_BENCH_DIR") {
         Some(d) => (PathBuf::from(d).join(group), true),
         None => (
@@ -435,9 +436,9 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 12] = [
+    const GROUPS: [&str; 13] = [
         "markdown", "skill", "tron", "batch", "process", "scale", "apply", "prune", "merge",
-        "tokens", "kayba", "hostile",
+        "tokens", "kayba", "hostile", "stores",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -446,10 +447,11 @@ fn bench(only: &[String]) -> Result<(), String> {
         ));
     }
     // The kayba comparison needs kayba's code (ACE_KAYBA), the tokens one
-    // node and js-tiktoken (ACE_TRON_JS), and the hostile inputs take
-    // minutes and gigabytes: asked for only.
+    // node and js-tiktoken (ACE_TRON_JS), the stores one a Postgres
+    // (ACE_POSTGRES_URL), and the hostile inputs take minutes and
+    // gigabytes: asked for only.
     let wants = |g: &str| {
-        (only.is_empty() && !["kayba", "tokens", "hostile"].contains(&g))
+        (only.is_empty() && !["kayba", "tokens", "hostile", "stores"].contains(&g))
             || only.iter().any(|o| o == g)
     };
     println!("building release binaries ...");
@@ -509,6 +511,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("hostile") {
         hostile::hostile_bench(&root().join("target/release"))?;
+    }
+    if wants("stores") {
+        stores::stores_bench(&root().join("target/release"))?;
     }
     Ok(())
 }

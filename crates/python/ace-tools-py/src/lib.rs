@@ -470,14 +470,9 @@ fn apply(
         .map_err(|s| s.raise(py))
 }
 
-fn apply_texts(
-    text: String,
-    deltas: &[String],
-    args: ApplyArgs,
-) -> Result<(String, Option<String>, String), Stop> {
+/// The apply `args` ask for, as `ace-apply`'s flags would.
+fn ready_of(args: &ApplyArgs) -> Result<ace_apply::Ready, Stop> {
     let registry = Registry::builtin();
-    let source = source(text, args.filename.clone());
-    let format = format_of(&source, args.format.as_deref())?;
     let delta_format = match args.delta_format.as_deref() {
         None => None,
         Some(name) => Some(registry.dialect(name).ok_or_else(|| {
@@ -512,7 +507,17 @@ fn apply_texts(
         write_scope: args.write_scope.clone().unwrap_or_default(),
         curate: args.curate.clone(),
     };
-    let ready = request.ready().map_err(Stop::plain)?;
+    request.ready().map_err(Stop::plain)
+}
+
+fn apply_texts(
+    text: String,
+    deltas: &[String],
+    args: ApplyArgs,
+) -> Result<(String, Option<String>, String), Stop> {
+    let source = source(text, args.filename.clone());
+    let format = format_of(&source, args.format.as_deref())?;
+    let ready = ready_of(&args)?;
     if let Some(scope) = &ready.scope {
         let Some(path) = source.path.as_deref() else {
             return Err(Stop::plain(
@@ -582,6 +587,147 @@ fn apply_texts(
     let texts = applied.texts();
     let companion = input.companion.as_ref().and(texts.companion);
     Ok((texts.main, companion, report.to_string()))
+}
+
+/// A database location of `ace_tools`' `location=` arguments.
+fn store_location(location: &str) -> Result<ace_registry::store::StoreLocation, Stop> {
+    match ace_registry::store::location(location) {
+        Ok(Some(l)) => Ok(l),
+        Ok(None) => Err(Stop::plain(format!(
+            "location={location:?}: expected sqlite:PATH, a SQLite file or a postgresql:// URL"
+        ))),
+        Err(e) => Err(Stop::plain(e.to_string())),
+    }
+}
+
+/// The playbook at a database location as the canonical model's JSON; an
+/// error when a row has an error-level finding.
+#[pyfunction]
+fn read_location(py: Python<'_>, location: String) -> PyResult<String> {
+    py.detach(|| -> Result<String, Stop> {
+        let loc = store_location(&location)?;
+        let read = ace_registry::store::read(&loc).map_err(|s| Stop::plain(s.to_string()))?;
+        if let Some(d) = read
+            .parsed
+            .diagnostics
+            .iter()
+            .find(|d| d.severity == ace_model::Severity::Error)
+        {
+            return Err(Stop::plain(format!("{loc}: {}: {}", d.code, d.message)));
+        }
+        Ok(ace_registry::canonical_json(&read.parsed.playbook))
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// The canonical model `model` written into the database at `location`,
+/// in one transaction; what its schema cannot hold, as loss lines.
+#[pyfunction]
+#[pyo3(signature = (model, location, now=None, strict=false))]
+fn write_location(
+    py: Python<'_>,
+    model: String,
+    location: String,
+    now: Option<String>,
+    strict: bool,
+) -> PyResult<Vec<String>> {
+    py.detach(|| -> Result<Vec<String>, Stop> {
+        let loc = store_location(&location)?;
+        let source = source(model, Some("<model>".into()));
+        let pb = read_playbook(&source, Format::JSON, false)?;
+        let (losses, target) =
+            ace_registry::store::losses(&loc, &pb).map_err(|e| Stop::plain(e.to_string()))?;
+        let lines = loss_lines(&losses, &target);
+        if strict && losses.iter().any(|l| l.loses()) {
+            return Err(Stop::plain(format!(
+                "strict: {} would be lost writing to {target}; nothing written: {}",
+                lines.len(),
+                lines.join("; ")
+            )));
+        }
+        let opts = ace_registry::store::WriteOptions {
+            now: ace_model::time::now(now.as_deref()).map_err(|e| Stop::plain(e.to_string()))?,
+            wait: std::time::Duration::from_secs(60),
+            ..Default::default()
+        };
+        ace_registry::store::write(&loc, &pb, &opts).map_err(|e| Stop::plain(e.to_string()))?;
+        Ok(lines)
+    })
+    .map_err(|s| s.raise(py))
+}
+
+/// `deltas` applied to the playbook at a database location, in one
+/// transaction (see `ace-apply --in-place`): the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (location, deltas, now=None, config=None, min_confidence=None,
+    min_evidence=None, delta_format=None, compat=None, append_only=false, strict=false,
+    lock_timeout=60.0))]
+#[allow(clippy::too_many_arguments)]
+fn apply_location(
+    py: Python<'_>,
+    location: String,
+    deltas: Vec<String>,
+    now: Option<String>,
+    config: Option<PathBuf>,
+    min_confidence: Option<f64>,
+    min_evidence: Option<usize>,
+    delta_format: Option<String>,
+    compat: Option<String>,
+    append_only: bool,
+    strict: bool,
+    lock_timeout: f64,
+) -> PyResult<String> {
+    let args = ApplyArgs {
+        format: None,
+        now,
+        filename: None,
+        companion: None,
+        config,
+        min_confidence,
+        min_evidence,
+        delta_format,
+        compat,
+        append_only,
+        write_scope: None,
+        strict,
+        curate: ace_apply::CurateArgs::default(),
+    };
+    py.detach(|| -> Result<String, Stop> {
+        let loc = store_location(&location)?;
+        let ready = ready_of(&args)?;
+        let names: Vec<String> = (1..=deltas.len()).map(|i| format!("#{i}")).collect();
+        let sources: Vec<ace_apply::DeltaSource> = deltas
+            .iter()
+            .zip(&names)
+            .map(|(text, name)| ace_apply::DeltaSource {
+                name,
+                file_name: None,
+                text,
+            })
+            .collect();
+        let wait = std::time::Duration::try_from_secs_f64(lock_timeout)
+            .map_err(|_| Stop::plain(format!("lock_timeout={lock_timeout}: expected seconds")))?;
+        let how = ace_apply::rows::RowsOptions {
+            wait,
+            write: true,
+            strict,
+        };
+        let done = ace_apply::rows::apply(&loc, &sources, &ready.run, how)
+            .map_err(|e| Stop::plain(e.to_string()))?;
+        let applied = &done.applied;
+        if let Some(why) = applied.files.iter().find_map(|f| f.unreadable.as_deref()) {
+            return Err(Stop::plain(format!("{why}; nothing applied or written")));
+        }
+        let report = applied.report_json();
+        if strict && applied.refused() > 0 {
+            return Err(Stop::plain(format!(
+                "strict: {} delta(s) refused; nothing written: {report}",
+                applied.refused()
+            )));
+        }
+        Ok(report.to_string())
+    })
+    .map_err(|s| s.raise(py))
 }
 
 /// `runs` (texts of playbooks that each started from `base`) merged into
@@ -679,6 +825,9 @@ fn _ace_tools(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(apply, m)?)?;
+    m.add_function(wrap_pyfunction!(read_location, m)?)?;
+    m.add_function(wrap_pyfunction!(write_location, m)?)?;
+    m.add_function(wrap_pyfunction!(apply_location, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(render, m)?)?;

@@ -148,8 +148,14 @@ pub(crate) fn build(
             pb.sections.push(s);
         }
         e.section = Some(section_key);
+        // A project's own entry is marked with it where a shared project
+        // is read beside it (ace_claude_mcp's `[project]` marker); where
+        // projects are kept apart, every row is the selection's own.
         if let Some(project) = text(c.project.unwrap_or(""), cell(c.project), &mut bad) {
-            if Some(project.as_str()) != schema.shared_project {
+            if schema
+                .shared_project
+                .is_some_and(|shared| shared != project)
+            {
                 e.project_id = Some(project);
             }
         }
@@ -161,6 +167,7 @@ pub(crate) fn build(
             (e.created_at, e.updated_at) = (None, None);
         }
         if let Some(used) = text(c.used.unwrap_or(""), cell(c.used), &mut bad) {
+            let used = crate::time::from_sql(&used);
             e.extra
                 .insert(c.used.unwrap_or_default(), Value::String(used));
         }

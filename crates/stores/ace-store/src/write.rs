@@ -292,6 +292,12 @@ pub(crate) fn sync(
                 }
             }
             Some(old) if !same(&old.cells, &values.cells) => {
+                // ace-playbook's model stamps `last_used_at` on every
+                // update (`onupdate=datetime.utcnow`).
+                let mut values = values;
+                if let Some(i) = schema.columns.used.and_then(at) {
+                    values.cells[i] = Cell::text(&now);
+                }
                 if schema.journal {
                     let content = at(schema.columns.content).unwrap_or(0);
                     if old.cells[content] != values.cells[content] {
