@@ -39,16 +39,34 @@ def convert(
 ) -> str: ...
 @overload
 def read(
-    text: str, *, format: Optional[str] = ..., filename: Optional[str] = ...
+    text: str,
+    *,
+    format: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    location: None = ...,
 ) -> Dict[str, Any]: ...
 @overload
-def read(text: None = ..., *, location: str) -> Dict[str, Any]: ...
-@overload
-def write(model: Dict[str, Any], *, to: str) -> str: ...
+def read(
+    text: None = ...,
+    *,
+    format: Optional[str] = ...,
+    filename: Optional[str] = ...,
+    location: str,
+) -> Dict[str, Any]: ...
 @overload
 def write(
     model: Dict[str, Any],
     *,
+    to: str,
+    location: None = ...,
+    now: Optional[str] = ...,
+    strict: bool = ...,
+) -> str: ...
+@overload
+def write(
+    model: Dict[str, Any],
+    *,
+    to: None = ...,
     location: str,
     now: Optional[str] = ...,
     strict: bool = ...,
@@ -68,13 +86,18 @@ def apply(
     *,
     location: str,
     lock_timeout: float = ...,
+    format: None = ...,
     now: Optional[str] = ...,
+    filename: None = ...,
+    companion: None = ...,
     config: Optional[str] = ...,
     min_confidence: Optional[float] = ...,
     min_evidence: Optional[int] = ...,
     delta_format: Optional[str] = ...,
     compat: Optional[str] = ...,
     append_only: bool = ...,
+    prune: bool = ...,
+    write_scope: None = ...,
     strict: bool = ...,
 ) -> Dict[str, Any]: ...
 @overload
@@ -82,6 +105,8 @@ def apply(
     playbook_text: str,
     deltas: Iterable[str],
     *,
+    location: None = ...,
+    lock_timeout: float = ...,
     format: Optional[str] = ...,
     now: Optional[str] = ...,
     filename: Optional[str] = ...,
@@ -101,6 +126,8 @@ def apply(
     playbook_text: str,
     deltas: Iterable[str],
     *,
+    location: None = ...,
+    lock_timeout: float = ...,
     format: Optional[str] = ...,
     now: Optional[str] = ...,
     filename: Optional[str] = ...,

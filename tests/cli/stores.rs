@@ -591,7 +591,7 @@ fn ace_playbooks_schema_on_postgres_journals_each_write() {
     );
     assert_eq!(
         psql(&url, "SELECT stage, harmful_count, CAST(last_used_at AS TEXT) FROM playbook_bullets WHERE id = 'str-00001'"),
-        "SHADOW|2|2026-01-01 00:00:00\n"
+        "SHADOW|2|2026-01-02 00:00:00\n"
     );
     // Its content is never rewritten: such a write is refused whole.
     let edited = dir.path().join("edited.md");
@@ -887,4 +887,81 @@ fn ace_diff_and_ace_view_read_a_database() {
         "the page shows the entries"
     );
     assert!(html.contains(&at), "the page is named by its location");
+}
+
+#[test]
+fn a_merged_views_project_markers_are_read_written_and_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    let merged = dir.path().join("merged.md");
+    let text = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Check the input before anything else\n[str-00003] helpful=2 harmful=0 [finance] :: Reconcile the ledger before the close\n";
+    std::fs::write(&merged, text).unwrap();
+    // Read as the entry's project, with no finding about the marker.
+    super::validate()
+        .arg(&merged)
+        .args(["--output-format", "concise", "--select", "ACE014"])
+        .assert()
+        .success();
+    let json = convert()
+        .arg(&merged)
+        .args(["--to", "json", "-q"])
+        .output()
+        .unwrap()
+        .stdout;
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["playbook"]["entries"][1]["project_id"], "finance");
+    assert_eq!(
+        v["playbook"]["entries"][1]["content"],
+        "Reconcile the ledger before the close"
+    );
+    // Written back as it was.
+    assert_eq!(rewritten(&merged), text.as_bytes());
+    // Migrated, each entry goes to its project, as migrate_to_d1.py sends
+    // it; read as finance, the view comes back.
+    let db = dir.path().join("ace.db");
+    convert()
+        .arg(&merged)
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    assert_eq!(
+        sqlite3(
+            &db,
+            "SELECT entry_id, project_id FROM entries ORDER BY entry_id"
+        ),
+        "str-00001|global\nstr-00003|finance\n"
+    );
+    convert()
+        .args([&loc(&db, "#project=finance"), "--to", "markdown", "-q"])
+        .assert()
+        .success()
+        .stdout(text);
+    // A new finance entry is numbered past global's and finance's, and
+    // past any other project's.
+    sqlite3(
+        &db,
+        "INSERT INTO entries (entry_id, project_id, user_id, section, content) VALUES ('str-00004', 'ops', 'default', 'STRATEGIES & INSIGHTS', 'ops advice')",
+    );
+    let add = dir.path().join("add.json");
+    std::fs::write(
+        &add,
+        r#"{"operation_type": "ADD", "section": "STRATEGIES & INSIGHTS", "content": "Close the month only after the bank feed"}"#,
+    )
+    .unwrap();
+    Process::new(ace_apply_bin())
+        .args([
+            &loc(&db, "#project=finance"),
+            add.to_str().unwrap(),
+            "--in-place",
+            "-q",
+        ])
+        .status()
+        .map(|s| assert!(s.success()))
+        .unwrap();
+    assert_eq!(
+        sqlite3(
+            &db,
+            "SELECT project_id FROM entries WHERE entry_id = 'str-00005'"
+        ),
+        "finance\n"
+    );
 }

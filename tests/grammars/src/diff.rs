@@ -130,6 +130,7 @@ pub fn markdown(text: &str) -> Option<String> {
                 helpful: e.helpful,
                 harmful: e.harmful,
                 neutral: e.neutral,
+                project: e.project_id.clone(),
                 span: e.origin.0.unwrap_or_default(),
             })
             .collect(),

@@ -139,11 +139,15 @@ fn tail(p: Pair<'_, Rule>, e: &mut Entry) {
                 }
             }
             Rule::content => e.content = part.as_str().to_owned(),
+            Rule::project => {
+                e.project = part.into_inner().next().map(|n| n.as_str().to_owned());
+            }
             _ => {}
         }
     }
     if malformed {
         e.content = whole.to_owned();
+        e.project = None;
     } else {
         [e.helpful, e.harmful, e.neutral] = counters;
     }

@@ -30,6 +30,8 @@ pub struct Entry {
     pub helpful: Option<i64>,
     pub harmful: Option<i64>,
     pub neutral: Option<i64>,
+    /// The project a `[project]` marker names.
+    pub project: Option<String>,
     /// From the entry's first line to the end of its last, without the
     /// line ending.
     pub span: Span,

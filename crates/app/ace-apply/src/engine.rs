@@ -268,6 +268,11 @@ impl<'p> State<'p> {
             for (_, added) in &self.added {
                 a.take(&added.id);
             }
+            if let Some(ledger) = self.curation.ledger {
+                for id in ledger.reserved(self.pb) {
+                    a.take(&id);
+                }
+            }
             self.alloc = Some((scheme, a));
         }
         let (_, alloc) = self.alloc.as_mut().expect("made above");

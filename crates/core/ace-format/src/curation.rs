@@ -93,4 +93,11 @@ pub trait Ledger: Sync {
 
     /// Appends applied events to the playbook's event log, as they came.
     fn append_events(&self, _pb: &mut Playbook, _events: Vec<serde_json::Value>) {}
+
+    /// IDs the playbook's store holds outside the playbook read (another
+    /// project's rows in a table keyed by ID), which a new entry must not
+    /// take.
+    fn reserved(&self, _pb: &Playbook) -> Vec<String> {
+        Vec::new()
+    }
 }

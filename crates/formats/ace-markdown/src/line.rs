@@ -64,6 +64,9 @@ pub(crate) struct Tail {
     pub harmful: Option<i64>,
     pub neutral: Option<i64>,
     pub separator: bool,
+    /// The byte range within the tail of the project a line of
+    /// ace_claude_mcp's merged view names (`[finance]` before `::`).
+    pub project: Option<(usize, usize)>,
     /// Byte offset of the content within the tail.
     pub content: usize,
     /// Offset, length and explanation of a counter token that does not parse.
@@ -96,6 +99,11 @@ pub(crate) fn parse_tail(tail: &str) -> Tail {
             out.separator = true;
             out.content = skip_ws(tail, tail.len() - rest.len());
             return out;
+        }
+        if let Some(len) = project_marker(s) {
+            out.project = Some((at + 1, at + len - 1));
+            at = skip_ws(tail, at + len);
+            continue;
         }
         let Some(which) = counter_name(s) else {
             out.content = at;
@@ -142,15 +150,47 @@ pub(crate) fn parse_tail(tail: &str) -> Tail {
     }
 }
 
-/// Whether content starting with `s` would be taken for counters or a
-/// separator if written straight after the ID.
+/// The length of a project marker at the start of `s`: `[name]`, the
+/// name anything but `]`, followed by white space and `::`, as
+/// ace_claude_mcp's merged view writes one between the counters and the
+/// separator (`helpful=N harmful=M [finance] :: text`).
+pub(crate) fn project_marker(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix('[')?;
+    let close = rest.find(']')?;
+    if close == 0 {
+        return None;
+    }
+    let after = &rest[close + 1..];
+    let gap = after.len() - after.trim_start_matches([' ', '\t']).len();
+    (gap > 0 && after[gap..].starts_with("::")).then_some(close + 2)
+}
+
+/// Whether content starting with `s` would be taken for counters, a
+/// project marker or a separator if written straight after the ID.
 pub(crate) fn looks_like_tail_syntax(s: &str) -> bool {
-    s.starts_with("::") || counter_name(s).is_some()
+    s.starts_with("::") || counter_name(s).is_some() || project_marker(s).is_some()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_project_marker_stands_before_the_separator() {
+        let t = parse_tail(" helpful=2 harmful=0 [finance] :: Reconcile first");
+        let tail = " helpful=2 harmful=0 [finance] :: Reconcile first";
+        let (a, b) = t.project.unwrap();
+        assert_eq!(&tail[a..b], "finance");
+        assert_eq!(&tail[t.content..], "Reconcile first");
+        assert!(t.separator);
+        assert_eq!(t.helpful, Some(2));
+        // Not before `::`: content.
+        let t = parse_tail(" helpful=2 harmful=0 :: [finance] :: x");
+        assert_eq!(t.project, None);
+        assert!(parse_tail(" [] :: x").project.is_none());
+        assert!(parse_tail(" [x]:: y").project.is_none());
+        assert!(looks_like_tail_syntax("[ops] :: y"));
+    }
 
     #[test]
     fn entry_heads() {

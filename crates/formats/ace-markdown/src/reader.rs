@@ -413,6 +413,9 @@ impl<'a> Reader<'a> {
         if tail.neutral.is_some() {
             entry.neutral = tail.neutral;
         }
+        if let Some((a, b)) = tail.project {
+            entry.project_id = Some(tail_text[a..b].to_owned());
+        }
         if let Some(s) = self.current {
             self.entry_counts[s] += 1;
             self.prefixes[s].push(head.id);

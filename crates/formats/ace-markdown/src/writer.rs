@@ -75,6 +75,12 @@ pub fn write_mapped(
     report
 }
 
+/// Whether a project's name can stand in a `[project]` marker: a name
+/// that holds `]` or a line break, or is empty, cannot.
+fn marker_holds(project: &str) -> bool {
+    !project.is_empty() && !project.contains([']', '\n', '\r'])
+}
+
 /// One entry as [`write`] writes it, with its line ending.
 pub(crate) fn entry_text(e: &Entry, losses: &mut Vec<LossEntry>) -> String {
     let mut out = Out::with_capacity(e.content.len() + 48);
@@ -532,10 +538,18 @@ impl Writer<'_, '_> {
                 "leading white space of the content is not kept",
             );
         }
+        // ace_claude_mcp's merged view names an entry's project between
+        // the counters and `::`.
+        let project = e.project_id.as_deref().filter(|p| marker_holds(p));
+        if let Some(p) = project {
+            self.out.push_str(" [");
+            self.out.push_str(p);
+            self.out.push(']');
+        }
         // The reader takes it as part of the separator; written, it would be
         // gone on the next read, so the output would not be stable.
         let first = first.trim_start_matches([' ', '\t']);
-        if any || (!first.is_empty() && looks_like_tail_syntax(first)) {
+        if any || project.is_some() || (!first.is_empty() && looks_like_tail_syntax(first)) {
             self.out.push_str(" ::");
         }
         if !first.is_empty() {
@@ -586,7 +600,8 @@ impl Writer<'_, '_> {
     fn dropped_entry_fields(&mut self, e: &Entry) {
         let present = e.optional_fields();
         for (name, is_present) in present {
-            if is_present {
+            let marked = name == "project_id" && e.project_id.as_deref().is_some_and(marker_holds);
+            if is_present && !marked {
                 self.losses.lose(
                     &rules::DROPPED_FIELD,
                     Some(&e.id),

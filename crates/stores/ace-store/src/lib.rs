@@ -91,23 +91,38 @@ pub struct KeptLayout {
 /// ([`LEDGER`]); taken out again before anything is written.
 pub const APPLIED_KEY: &str = "ace_tools_applied";
 
+/// The key under which [`Store::update`] lists the IDs other projects'
+/// rows hold, which a new entry must not take; taken out before anything
+/// is written.
+pub const RESERVED_KEY: &str = "ace_tools_reserved";
+
 /// The ledger of a playbook read from a database: the delta IDs of
-/// `ace_applied`, as [`Store::update`] lists them in the playbook.
+/// `ace_applied`, as [`Store::update`] lists them in the playbook, and the
+/// IDs of rows outside the selection.
 pub struct StoreLedger;
 
 pub static LEDGER: StoreLedger = StoreLedger;
 
+/// The strings listed under `key` in `pb`'s extra fields.
+fn listed(pb: &Playbook, key: &str) -> Vec<String> {
+    pb.extra
+        .get(key)
+        .and_then(serde_json::Value::as_array)
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl Ledger for StoreLedger {
     fn applied(&self, pb: &Playbook) -> Vec<String> {
-        pb.extra
-            .get(APPLIED_KEY)
-            .and_then(serde_json::Value::as_array)
-            .map(|ids| {
-                ids.iter()
-                    .filter_map(|v| v.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
+        listed(pb, APPLIED_KEY)
+    }
+
+    fn reserved(&self, pb: &Playbook) -> Vec<String> {
+        listed(pb, RESERVED_KEY)
     }
 
     fn record(&self, pb: &mut Playbook, applied: &[AppliedDelta], _now: &str) {
@@ -361,17 +376,28 @@ impl Store {
             let rows = write::select(conn, schema, &scope)?;
             let shell = write::shell(conn, &scope)?;
             let before = write::applied(conn, &scope)?;
+            let inside: std::collections::HashSet<String> = rows
+                .iter()
+                .filter_map(|r| match r.cells.first() {
+                    Some(Cell::Text(id)) => Some(id.clone()),
+                    _ => None,
+                })
+                .collect();
+            let elsewhere: Vec<String> =
+                write::ids_elsewhere(conn, schema, &scope, &|id| inside.contains(id))?
+                    .into_keys()
+                    .collect();
             let mut read = read::build(schema, &scope, rows, shell);
-            read.playbook.extra.insert(
-                APPLIED_KEY.to_owned(),
-                serde_json::Value::from(before.clone()),
-            );
+            let extra = &mut read.playbook.extra;
+            extra.insert(APPLIED_KEY.to_owned(), before.clone().into());
+            extra.insert(RESERVED_KEY.to_owned(), elsewhere.into());
             let Change { playbook, value } = change(read)?;
             let Some(mut pb) = playbook else {
                 return Ok((None, value));
             };
             let mut listed = LEDGER.applied(&pb);
             pb.extra.remove(APPLIED_KEY);
+            pb.extra.remove(RESERVED_KEY);
             listed.retain(|id| !before.contains(id));
             let opts = WriteOptions {
                 applied: listed,

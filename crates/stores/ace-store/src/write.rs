@@ -136,11 +136,11 @@ fn filter(d: Dialect, schema: &Schema, scope: &Scope) -> (String, Vec<Cell>) {
 /// The IDs of rows outside `scope` that a new row could not take (the
 /// table's key is the ID, with the user where rows have one), each with
 /// its project.
-fn ids_elsewhere(
+pub(crate) fn ids_elsewhere(
     conn: &mut dyn Connection,
     schema: &Schema,
     scope: &Scope,
-    inside: &HashMap<String, Row>,
+    inside: &dyn Fn(&str) -> bool,
 ) -> Result<HashMap<String, String>, Error> {
     let c = &schema.columns;
     let project = match c.project {
@@ -163,7 +163,7 @@ fn ids_elsewhere(
     let mut out = HashMap::new();
     for row in conn.query(&sql, &params)? {
         if let [Cell::Text(id), p] = row.as_slice() {
-            if !inside.contains_key(id) {
+            if !inside(id) {
                 let p = match p {
                     Cell::Text(t) => t.clone(),
                     other => other.shown(),
@@ -252,7 +252,7 @@ pub(crate) fn sync(
             by_id.insert(id.clone(), row);
         }
     }
-    let elsewhere = ids_elsewhere(conn, schema, scope, &by_id)?;
+    let elsewhere = ids_elsewhere(conn, schema, scope, &|id| by_id.contains_key(id))?;
     let at = |name: &str| names.iter().position(|n| *n == name);
     let mut written = Written::default();
     let mut projects: Vec<String> = Vec::new();
