@@ -44,6 +44,7 @@ impl Engine for Postgres {
         Ok(Box::new(Conn {
             client,
             location: location.clone(),
+            statements: std::collections::HashMap::new(),
         }))
     }
 }
@@ -51,6 +52,9 @@ impl Engine for Postgres {
 struct Conn {
     client: Client,
     location: Location,
+    /// Statements prepared once per connection: a write runs the same
+    /// UPDATE for every changed row.
+    statements: std::collections::HashMap<String, postgres::Statement>,
 }
 
 /// What went wrong, in one line: the server's own message (`password
@@ -71,6 +75,15 @@ fn said(e: &postgres::Error) -> String {
 }
 
 impl Conn {
+    fn prepared(&mut self, sql: &str) -> Result<postgres::Statement, Error> {
+        if let Some(st) = self.statements.get(sql) {
+            return Ok(st.clone());
+        }
+        let st = self.client.prepare(sql).map_err(|e| self.err(e))?;
+        self.statements.insert(sql.to_owned(), st.clone());
+        Ok(st)
+    }
+
     fn err(&self, e: postgres::Error) -> Error {
         Error::Io {
             path: self.location.shown(),
@@ -173,7 +186,7 @@ impl Connection for Conn {
     }
 
     fn query(&mut self, sql: &str, params: &[Cell]) -> Result<Vec<Vec<Cell>>, Error> {
-        let stmt = self.client.prepare(sql).map_err(|e| self.err(e))?;
+        let stmt = self.prepared(sql)?;
         let bound: Vec<Box<dyn ToSql + Sync>> = params
             .iter()
             .zip(stmt.params())
@@ -188,7 +201,7 @@ impl Connection for Conn {
     }
 
     fn execute(&mut self, sql: &str, params: &[Cell]) -> Result<u64, Error> {
-        let stmt = self.client.prepare(sql).map_err(|e| self.err(e))?;
+        let stmt = self.prepared(sql)?;
         let bound: Vec<Box<dyn ToSql + Sync>> = params
             .iter()
             .zip(stmt.params())

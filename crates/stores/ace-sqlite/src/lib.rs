@@ -150,7 +150,10 @@ impl Connection for Conn {
     }
 
     fn query(&mut self, sql: &str, params: &[Cell]) -> Result<Vec<Vec<Cell>>, Error> {
-        let mut st = self.conn.prepare(&numbered(sql)).map_err(|e| self.err(e))?;
+        let mut st = self
+            .conn
+            .prepare_cached(&numbered(sql))
+            .map_err(|e| self.err(e))?;
         let n = st.column_count();
         let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
         let mut rows = st
@@ -176,10 +179,13 @@ impl Connection for Conn {
 
     fn execute(&mut self, sql: &str, params: &[Cell]) -> Result<u64, Error> {
         let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
-        self.conn
-            .execute(&numbered(sql), rusqlite::params_from_iter(params))
+        let mut st = self
+            .conn
+            .prepare_cached(&numbered(sql))
+            .map_err(|e| self.err(e))?;
+        st.execute(rusqlite::params_from_iter(params))
             .map(|n| n as u64)
-            .map_err(|e| self.err(e))
+            .map_err(|e| Error::io(Path::new(&self.location.shown()), e))
     }
 
     fn batch(&mut self, sql: &str) -> Result<(), Error> {

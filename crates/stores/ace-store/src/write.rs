@@ -258,6 +258,7 @@ pub(crate) fn sync(
     let mut projects: Vec<String> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::with_capacity(pb.entries.len());
     let mut journal = Vec::new();
+    let mut pending: Vec<Values> = Vec::new();
     for e in &pb.entries {
         if !seen.insert(e.id.as_str()) {
             return Err(Error::Refused(format!(
@@ -285,10 +286,13 @@ pub(crate) fn sync(
         }
         match old {
             None => {
-                insert(conn, schema, &names, &values)?;
-                written.inserted += 1;
                 if schema.journal {
                     journal.push(Journal::new(schema, &values, None, "ADD_NEW", &names));
+                }
+                pending.push(values);
+                written.inserted += 1;
+                if pending.len() == ROWS_PER_INSERT {
+                    insert(conn, schema, &names, &mut pending)?;
                 }
             }
             Some(old) if !same(&old.cells, &values.cells) => {
@@ -315,6 +319,7 @@ pub(crate) fn sync(
             Some(_) => {}
         }
     }
+    insert(conn, schema, &names, &mut pending)?;
     for id in &current_order {
         if seen.contains(id.as_str()) {
             continue;
@@ -522,27 +527,46 @@ fn check_bounds(schema: &Schema, e: &Entry, v: &Values, names: &[&str]) -> Resul
     Ok(())
 }
 
+/// Rows a multi-row `INSERT` carries at most: few enough statements to
+/// make a migration a few hundred round trips, and parameters well under
+/// SQLite's and Postgres's limits.
+const ROWS_PER_INSERT: usize = 256;
+
+/// Inserts `rows`, [`ROWS_PER_INSERT`] to a statement.
 fn insert(
     conn: &mut dyn Connection,
     schema: &Schema,
     names: &[&str],
-    v: &Values,
+    rows: &mut Vec<Values>,
 ) -> Result<(), Error> {
     let d = conn.dialect();
-    let binds: Vec<String> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| bind(d, schema, n, i + 1))
-        .collect();
-    conn.execute(
-        &format!(
-            "INSERT INTO {} ({}) VALUES ({})",
-            schema.table,
-            names.join(", "),
-            binds.join(", ")
-        ),
-        &v.cells,
-    )?;
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        let mut n = 0;
+        let tuples: Vec<String> = chunk
+            .iter()
+            .map(|_| {
+                let binds: Vec<String> = names
+                    .iter()
+                    .map(|col| {
+                        n += 1;
+                        bind(d, schema, col, n)
+                    })
+                    .collect();
+                format!("({})", binds.join(", "))
+            })
+            .collect();
+        let params: Vec<Cell> = chunk.iter().flat_map(|v| v.cells.iter().cloned()).collect();
+        conn.execute(
+            &format!(
+                "INSERT INTO {} ({}) VALUES {}",
+                schema.table,
+                names.join(", "),
+                tuples.join(", ")
+            ),
+            &params,
+        )?;
+    }
+    rows.clear();
     Ok(())
 }
 
