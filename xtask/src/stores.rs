@@ -214,7 +214,7 @@ pub fn stores_bench(bin: &Path) -> Result<(), String> {
     migrations(bin, &dir, &admin, entries)?;
 
     let url = database(&admin, "ace_bench_agents")?;
-    let md = dir.join("agents.md");
+    let md = dir.join("fleet-playbook.md");
     let mut text = String::from("## STRATEGIES & INSIGHTS\n");
     for i in 1..=AGENTS * STEPS {
         text.push_str(&format!(

@@ -167,6 +167,8 @@ pub struct Store {
     pub location: Location,
     /// `None` while the database has none of the schemas' tables.
     pub schema: Option<&'static Schema>,
+    /// Whether ace-tools' own tables are there.
+    own: bool,
 }
 
 /// How [`Store::write`] writes.
@@ -221,10 +223,14 @@ impl Store {
                 ));
             }
         }
+        let own = ["ace_applied", "ace_layout"]
+            .iter()
+            .all(|name| tables.iter().any(|t| t.name == *name));
         Ok(Store {
             conn,
             location: location.clone(),
             schema,
+            own,
         })
     }
 
@@ -346,8 +352,8 @@ impl Store {
         };
         let scope = self.scope()?;
         let rows = write::select(&mut *self.conn, schema, &scope)?;
-        let shell = write::shell(&mut *self.conn, &scope)?;
-        Ok(read::build(schema, &scope, rows, shell))
+        let (_, shell) = write::shell(&mut *self.conn, &scope, self.own)?;
+        Ok(read::build(schema, &scope, &rows, shell))
     }
 
     /// Reads the playbook the location selects and writes back what
@@ -372,10 +378,11 @@ impl Store {
         let scope = self.scope()?;
         self.conn.begin(&scope.key(), opts.wait)?;
         let conn = &mut *self.conn;
+        let own = self.own;
         let result = (|| {
             let rows = write::select(conn, schema, &scope)?;
-            let shell = write::shell(conn, &scope)?;
-            let before = write::applied(conn, &scope)?;
+            let (stored, shell) = write::shell(conn, &scope, own)?;
+            let before = write::applied(conn, &scope, own)?;
             let inside: std::collections::HashSet<String> = rows
                 .iter()
                 .filter_map(|r| match r.cells.first() {
@@ -387,7 +394,7 @@ impl Store {
                 write::ids_elsewhere(conn, schema, &scope, &|id| inside.contains(id))?
                     .into_keys()
                     .collect();
-            let mut read = read::build(schema, &scope, rows, shell);
+            let mut read = read::build(schema, &scope, &rows, shell);
             let extra = &mut read.playbook.extra;
             extra.insert(APPLIED_KEY.to_owned(), before.clone().into());
             extra.insert(RESERVED_KEY.to_owned(), elsewhere.into());
@@ -404,12 +411,19 @@ impl Store {
                 with_shared: true,
                 ..opts.clone()
             };
-            let written = write::sync(conn, schema, false, &scope, &pb, &opts)?;
+            let known = write::Known {
+                create: false,
+                own,
+                rows: Some(rows),
+                layout: stored,
+            };
+            let written = write::sync(conn, schema, known, &scope, &pb, &opts)?;
             Ok((Some(written), value))
         })();
         match result {
             Ok(v) => {
                 self.conn.commit()?;
+                self.own |= v.0.is_some();
                 Ok(v)
             }
             Err(e) => {
@@ -430,18 +444,17 @@ impl Store {
         if !opts.with_shared {
             scope.shared = None;
         }
-        let result = write::sync(
-            &mut *self.conn,
-            schema,
-            self.schema.is_none(),
-            &scope,
-            pb,
-            opts,
-        );
+        let known = write::Known {
+            create: self.schema.is_none(),
+            own: self.own,
+            ..write::Known::default()
+        };
+        let result = write::sync(&mut *self.conn, schema, known, &scope, pb, opts);
         match result {
             Ok(written) => {
                 self.conn.commit()?;
                 self.schema = Some(schema);
+                self.own = true;
                 Ok(written)
             }
             Err(e) => {

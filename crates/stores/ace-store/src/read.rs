@@ -35,7 +35,7 @@ pub struct StoreRead {
 pub(crate) fn build(
     schema: &'static Schema,
     scope: &Scope,
-    rows: Vec<Row>,
+    rows: &[Row],
     shell: Option<Shell>,
 ) -> StoreRead {
     let names = schema.columns.all();

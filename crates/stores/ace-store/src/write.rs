@@ -175,9 +175,14 @@ pub(crate) fn ids_elsewhere(
     Ok(out)
 }
 
-/// The delta IDs recorded as applied to `scope`'s playbook.
-pub(crate) fn applied(conn: &mut dyn Connection, scope: &Scope) -> Result<Vec<String>, Error> {
-    if !conn.tables()?.iter().any(|t| t.name == "ace_applied") {
+/// The delta IDs recorded as applied to `scope`'s playbook; `own`: the
+/// database has ace-tools' tables.
+pub(crate) fn applied(
+    conn: &mut dyn Connection,
+    scope: &Scope,
+    own: bool,
+) -> Result<Vec<String>, Error> {
+    if !own {
         return Ok(Vec::new());
     }
     Ok(conn
@@ -193,21 +198,44 @@ pub(crate) fn applied(conn: &mut dyn Connection, scope: &Scope) -> Result<Vec<St
         .collect())
 }
 
-/// What ace-tools kept of `scope`'s playbook, if anything.
-pub(crate) fn shell(conn: &mut dyn Connection, scope: &Scope) -> Result<Option<Shell>, Error> {
-    if !conn.tables()?.iter().any(|t| t.name == "ace_layout") {
-        return Ok(None);
+/// What ace-tools kept of `scope`'s playbook, if anything: as stored, and
+/// read. `own`: the database has ace-tools' tables.
+pub(crate) fn shell(
+    conn: &mut dyn Connection,
+    scope: &Scope,
+    own: bool,
+) -> Result<(Option<String>, Option<Shell>), Error> {
+    if !own {
+        return Ok((None, None));
     }
     let rows = conn.query(
         "SELECT layout FROM ace_layout WHERE scope = $1",
         &[Cell::text(scope.key())],
     )?;
-    Ok(rows.into_iter().next().and_then(|r| match r.first() {
-        // A layout that does not parse (edited by hand) is as none: the
-        // rows alone are the playbook.
-        Some(Cell::Text(t)) => serde_json::from_str(t).ok(),
-        _ => None,
-    }))
+    let stored = rows
+        .into_iter()
+        .next()
+        .and_then(|r| match r.into_iter().next() {
+            Some(Cell::Text(t)) => Some(t),
+            _ => None,
+        });
+    // A layout that does not parse (edited by hand) is as none: the rows
+    // alone are the playbook.
+    let shell = stored.as_deref().and_then(|t| serde_json::from_str(t).ok());
+    Ok((stored, shell))
+}
+
+/// What [`sync`] knows already of the database.
+#[derive(Default)]
+pub(crate) struct Known {
+    /// The schema's tables are missing: make them.
+    pub create: bool,
+    /// ace-tools' own tables are there.
+    pub own: bool,
+    /// The scope's rows, read in this transaction.
+    pub rows: Option<Vec<Row>>,
+    /// The layout as stored, left alone when the write would store it again.
+    pub layout: Option<String>,
 }
 
 /// The values an entry's row holds, by column.
@@ -220,16 +248,18 @@ struct Values {
 pub(crate) fn sync(
     conn: &mut dyn Connection,
     schema: &'static Schema,
-    create: bool,
+    known: Known,
     scope: &Scope,
     pb: &Playbook,
     opts: &WriteOptions,
 ) -> Result<Written, Error> {
     let d = conn.dialect();
-    if create {
+    if known.create {
         conn.batch((schema.ddl)(d))?;
     }
-    conn.batch(own_ddl(d))?;
+    if !known.own {
+        conn.batch(own_ddl(d))?;
+    }
     let now = crate::time::to_sql(&opts.now);
     for id in &opts.applied {
         let n = conn.execute(
@@ -243,7 +273,10 @@ pub(crate) fn sync(
         }
     }
     let names = schema.columns.all();
-    let current: Vec<Row> = select(conn, schema, scope)?;
+    let current: Vec<Row> = match known.rows {
+        Some(rows) => rows,
+        None => select(conn, schema, scope)?,
+    };
     let mut by_id: HashMap<String, Row> = HashMap::with_capacity(current.len());
     let mut current_order = Vec::with_capacity(current.len());
     for row in current {
@@ -402,10 +435,12 @@ pub(crate) fn sync(
         layout,
     })
     .map_err(|e| Error::Refused(format!("the playbook's layout: {e}")))?;
-    conn.execute(
-        "INSERT INTO ace_layout (scope, layout) VALUES ($1, $2) ON CONFLICT (scope) DO UPDATE SET layout = excluded.layout",
-        &[Cell::text(scope.key()), Cell::text(layout)],
-    )?;
+    if known.layout.as_deref() != Some(layout.as_str()) {
+        conn.execute(
+            "INSERT INTO ace_layout (scope, layout) VALUES ($1, $2) ON CONFLICT (scope) DO UPDATE SET layout = excluded.layout",
+            &[Cell::text(scope.key()), Cell::text(layout)],
+        )?;
+    }
     Ok(written)
 }
 
