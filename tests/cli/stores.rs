@@ -965,3 +965,39 @@ fn a_merged_views_project_markers_are_read_written_and_migrated() {
         "finance\n"
     );
 }
+
+#[test]
+fn entries_without_times_stay_without_them_after_an_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ace.db");
+    let at = loc(&db, "");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &at, "-q", "--now", "2026-01-01T00:00:00Z"])
+        .assert()
+        .success();
+    Process::new(ace_apply_bin())
+        .args([&at, plus_one(dir.path(), 1, "cal-00001").to_str().unwrap()])
+        .args(["--in-place", "-q", "--now", "2026-02-01T00:00:00Z"])
+        .status()
+        .map(|s| assert!(s.success()))
+        .unwrap();
+    let json = convert().args([&at, "--to", "json", "-q"]).output().unwrap().stdout;
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let times: Vec<(&str, Option<&str>)> = v["playbook"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["id"].as_str().unwrap(), e["updated_at"].as_str()))
+        .collect();
+    // Only the entry the apply changed has a time: the apply's.
+    assert_eq!(
+        times,
+        [
+            ("str-00001", None),
+            ("str-00002", None),
+            ("cal-00001", Some("2026-02-01T00:00:00Z")),
+            ("mis-00001", None)
+        ]
+    );
+}

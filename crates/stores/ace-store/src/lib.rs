@@ -63,13 +63,11 @@ pub(crate) struct Shell {
     /// read back as none while they still do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uncounted: Vec<String>,
-    /// The entries that had no times, and the time their rows were
-    /// stamped with: those read back with none while the row still holds
-    /// that time.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unstamped: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stamp: Option<String>,
+    /// The entries that had no times, by the time their rows were stamped
+    /// with (as the column holds it): those read back with none while
+    /// their rows still hold that time.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unstamped: std::collections::BTreeMap<String, Vec<String>>,
     /// The file's layout ([`ace_model::Layout`]), for a rewrite in the
     /// format it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]

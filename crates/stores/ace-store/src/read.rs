@@ -47,22 +47,27 @@ pub(crate) fn build(
         layout: None,
         schema,
     };
-    let (mut pb, order, uncounted, unstamped, stamp) = match shell {
+    let (mut pb, order, uncounted, unstamped) = match shell {
         Some(s) => {
             out.layout = s.layout;
-            (s.playbook, s.order, s.uncounted, s.unstamped, s.stamp)
+            (s.playbook, s.order, s.uncounted, s.unstamped)
         }
         None => (
             Playbook::default(),
             Vec::new(),
             Vec::new(),
-            Vec::new(),
-            None,
+            Default::default(),
         ),
     };
     let uncounted: std::collections::HashSet<String> = uncounted.into_iter().collect();
-    let unstamped: std::collections::HashSet<String> = unstamped.into_iter().collect();
-    let stamp = stamp.as_deref().map(crate::time::from_sql);
+    // Each unstamped entry's ID, with the time its row was stamped with.
+    let stamp_of: HashMap<String, String> = unstamped
+        .into_iter()
+        .flat_map(|(t, ids)| {
+            let t = crate::time::from_sql(&t);
+            ids.into_iter().map(move |id| (id, t.clone()))
+        })
+        .collect();
     let mut key_of_title: HashMap<String, String> = pb
         .sections
         .iter()
@@ -162,9 +167,11 @@ pub(crate) fn build(
         let time = |t: Option<String>| t.map(|t| crate::time::from_sql(&t));
         e.created_at = time(text(c.created.unwrap_or(""), cell(c.created), &mut bad));
         e.updated_at = time(text(c.updated.unwrap_or(""), cell(c.updated), &mut bad));
-        let stamped = |t: &Option<String>| t.is_none() || *t == stamp;
-        if unstamped.contains(&e.id) && stamped(&e.created_at) && stamped(&e.updated_at) {
-            (e.created_at, e.updated_at) = (None, None);
+        if let Some(stamp) = stamp_of.get(&e.id) {
+            let stamped = |t: &Option<String>| t.as_ref().is_none_or(|t| t == stamp);
+            if stamped(&e.created_at) && stamped(&e.updated_at) {
+                (e.created_at, e.updated_at) = (None, None);
+            }
         }
         if let Some(used) = text(c.used.unwrap_or(""), cell(c.used), &mut bad) {
             let used = crate::time::from_sql(&used);

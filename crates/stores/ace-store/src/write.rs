@@ -412,12 +412,23 @@ pub(crate) fn sync(
         .filter(|e| e.helpful.is_none() && e.harmful.is_none())
         .map(|e| e.id.clone())
         .collect();
-    let unstamped: Vec<String> = entries
+    // A row there before keeps its times (an entry without any does not
+    // replace them); a new one holds now.
+    let created = schema.columns.created.and_then(at);
+    let mut unstamped: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for e in entries
         .iter()
         .filter(|e| e.created_at.is_none() && e.updated_at.is_none())
-        .map(|e| e.id.clone())
-        .collect();
-    let stamp = (!unstamped.is_empty()).then(|| now.clone());
+    {
+        let held = created.and_then(|i| match &by_id.get(&e.id)?.cells[i] {
+            Cell::Text(t) => Some(t.clone()),
+            _ => None,
+        });
+        unstamped
+            .entry(held.unwrap_or_else(|| now.clone()))
+            .or_default()
+            .push(e.id.clone());
+    }
     let order = entries.into_iter().map(|e| e.id).collect();
     let layout = std::mem::take(&mut kept.layout)
         .0
@@ -431,7 +442,6 @@ pub(crate) fn sync(
         order,
         uncounted,
         unstamped,
-        stamp,
         layout,
     })
     .map_err(|e| Error::Refused(format!("the playbook's layout: {e}")))?;
