@@ -162,46 +162,10 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
     };
     let old_playbook = args.emit_delta.as_ref().map(|_| subject.playbook.clone());
     let applied = crate::leave_to_exit(ace_apply::run_curated(subject, &deltas, opts, curate));
-    // A file that is no delta of any dialect is an input error, as an
-    // unreadable playbook is: the user named the wrong file, or it is
-    // broken, and writing the playbook as if applied would hide that.
-    let unreadable: Vec<&str> = applied
-        .files
-        .iter()
-        .filter_map(|f| f.unreadable.as_deref())
-        .collect();
-    if !unreadable.is_empty() {
-        for why in &unreadable {
-            eprintln!("{why}");
-        }
-        error(
-            PROG,
-            format!(
-                "{} delta file(s) could not be read; nothing applied or written",
-                unreadable.len()
-            ),
-        );
-        return Ok(ExitStatus::Findings);
+    if let Some(stop) = report(args, &applied) {
+        return Ok(stop);
     }
     let refused = applied.refused();
-    if !args.quiet || args.report == Report::Json {
-        let mut err = std::io::stderr().lock();
-        let _ = match args.report {
-            Report::Json => writeln!(
-                err,
-                "{}",
-                serde_json::to_string(&applied.report_json()).unwrap_or_default()
-            ),
-            Report::Text => write!(err, "{}", applied.report_text(PROG)),
-        };
-    }
-    if args.strict && refused > 0 {
-        error(
-            PROG,
-            format!("--strict: {refused} delta(s) refused; nothing written"),
-        );
-        return Ok(ExitStatus::Findings);
-    }
     let findings_code = if refused > 0 {
         ExitStatus::Findings
     } else {
@@ -307,6 +271,33 @@ fn apply_rows(
     let done = ace_apply::rows::apply(location, &deltas, &ready.run, how)
         .map_err(|e| Box::new((Stop::Usage(e), None)))?;
     let applied = &done.applied;
+    if let Some(stop) = report(args, applied) {
+        return Ok(stop);
+    }
+    let refused = applied.refused();
+    if args.check && applied.outcome.changed() {
+        if !args.quiet {
+            error(
+                PROG,
+                format!("{location}: applying the deltas would change it"),
+            );
+        }
+        return Ok(ExitStatus::Findings);
+    }
+    Ok(match refused {
+        0 => ExitStatus::Ok,
+        _ => ExitStatus::Findings,
+    })
+}
+
+/// Says what the apply did: the delta files that did not read (then
+/// nothing was written, exit 1), and the report unless `--quiet`. The
+/// status to stop with, when it stops the run: unreadable files, or a
+/// refusal under `--strict`.
+fn report(args: &Args, applied: &ace_apply::Applied<'_>) -> Option<ExitStatus> {
+    // A file that is no delta of any dialect is an input error, as an
+    // unreadable playbook is: the user named the wrong file, or it is
+    // broken, and writing the playbook as if applied would hide that.
     let unreadable: Vec<&str> = applied
         .files
         .iter()
@@ -323,7 +314,7 @@ fn apply_rows(
                 unreadable.len()
             ),
         );
-        return Ok(ExitStatus::Findings);
+        return Some(ExitStatus::Findings);
     }
     let refused = applied.refused();
     if !args.quiet || args.report == Report::Json {
@@ -342,21 +333,9 @@ fn apply_rows(
             PROG,
             format!("--strict: {refused} delta(s) refused; nothing written"),
         );
-        return Ok(ExitStatus::Findings);
+        return Some(ExitStatus::Findings);
     }
-    if args.check && applied.outcome.changed() {
-        if !args.quiet {
-            error(
-                PROG,
-                format!("{location}: applying the deltas would change it"),
-            );
-        }
-        return Ok(ExitStatus::Findings);
-    }
-    Ok(match refused {
-        0 => ExitStatus::Ok,
-        _ => ExitStatus::Findings,
-    })
+    None
 }
 
 /// `--emit-delta`: what `--dedup` and `--prune` would change, as one delta

@@ -135,22 +135,27 @@ fn convert(args: &Args) -> Result<(), Stopped> {
         companion.as_ref(),
     )
     .map_err(at)?;
-    let mut report = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
     // A new output holds no lock, and may replace what `--force` allows.
     let output = ace_fs::Held::default().forcing(args.force);
-    let written = convert::write_output(
-        &parsed.playbook,
-        to,
-        &ctx,
-        &dest,
-        args.strict,
-        Some(held.as_ref().unwrap_or(&output)),
-        &mut report,
-    );
-    let written = written.map_err(at)?;
+    let held = held.as_ref().unwrap_or(&output);
+    write_file(args, &parsed.playbook, to, &ctx, dest, held).map_err(at)
+}
+
+/// `pb` written as `to` to `dest` (its losses reported, `--strict`
+/// refusing them), and `--id-map`'s file beside it.
+fn write_file(
+    args: &Args,
+    pb: &ace_model::Playbook,
+    to: ace_registry::Format,
+    ctx: &ace_registry::WriteCtx,
+    dest: Destination,
+    held: &ace_fs::Held,
+) -> Result<(), Stop> {
+    let mut report = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
+    let written = convert::write_output(pb, to, ctx, &dest, args.strict, Some(held), &mut report)?;
     match (&args.id_map, dest) {
         (Some(path), Destination::File(_) | Destination::Stdout) => {
-            convert::write_id_map(path, &written.id_changes).map_err(|e| at(e.into()))
+            convert::write_id_map(path, &written.id_changes).map_err(Stop::from)
         }
         _ => Ok(()),
     }
@@ -196,24 +201,8 @@ fn from_store(
     let ctx = write_ctx(args, now, sections);
     let dest =
         convert::destination(to, args.output.as_deref(), false, &source, None).map_err(at)?;
-    let mut report = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
     let output = ace_fs::Held::default().forcing(args.force);
-    let written = convert::write_output(
-        &parsed.playbook,
-        to,
-        &ctx,
-        &dest,
-        args.strict,
-        Some(&output),
-        &mut report,
-    )
-    .map_err(at)?;
-    match (&args.id_map, dest) {
-        (Some(path), Destination::File(_) | Destination::Stdout) => {
-            convert::write_id_map(path, &written.id_changes).map_err(|e| at(e.into()))
-        }
-        _ => Ok(()),
-    }
+    write_file(args, &parsed.playbook, to, &ctx, dest, &output).map_err(at)
 }
 
 /// `pb` written into the database at `store`, in one transaction, after

@@ -83,7 +83,7 @@ fn entries(json: &[u8]) -> Vec<(String, String, String, serde_json::Value, serde
 /// the rows and the markdown that comes back.
 fn round_trip(file: &Path) {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     convert()
         .arg(file)
         .args(["-o", &loc(&db, ""), "-q"])
@@ -155,7 +155,7 @@ fn every_corpus_markdown_playbook_migrates_into_ace_claude_mcp_and_back() {
 #[test]
 fn the_first_generation_is_read_and_written() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP_V1.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP_V1.ddl)(Dialect::Sqlite));
     // The rows the first schema.sql seeded itself with.
     sqlite3(
         &db,
@@ -199,7 +199,7 @@ fn the_first_generation_is_read_and_written() {
 #[test]
 fn a_project_reads_the_global_entries_first_in_each_section() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     let global = dir.path().join("global.md");
     std::fs::write(
         &global,
@@ -257,7 +257,7 @@ fn a_project_reads_the_global_entries_first_in_each_section() {
 #[test]
 fn an_id_another_project_holds_is_refused_with_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     convert()
         .arg(fixture("canonical.md"))
         .args(["-o", &loc(&db, ""), "-q"])
@@ -278,7 +278,7 @@ fn an_id_another_project_holds_is_refused_with_nothing_written() {
 #[test]
 fn a_value_of_the_wrong_type_is_a_finding_at_its_table_key_and_column() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     convert()
         .arg(fixture("canonical.md"))
         .args(["-o", &loc(&db, ""), "-q"])
@@ -455,7 +455,7 @@ fn a_fifo_or_a_text_file_is_not_opened_as_a_database() {
 #[test]
 fn ace_validate_checks_a_database_beside_files() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     convert()
         .arg(fixture("canonical.md"))
         .args(["-o", &loc(&db, ""), "-q"])
@@ -712,7 +712,7 @@ fn twenty_agents(location: &str, count: impl Fn() -> i64) {
 #[test]
 fn twenty_agents_count_once_each_in_sqlite() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     convert()
         .arg(fixture("canonical.md"))
         .args(["-o", &loc(&db, ""), "-q"])
@@ -841,7 +841,7 @@ fn a_killed_apply_leaves_postgres_as_it_was() {
 #[test]
 fn ace_diff_and_ace_view_read_a_database() {
     let dir = tempfile::tempdir().unwrap();
-    let db = made_with(dir.path(), (CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
     let at = loc(&db, "");
     convert()
         .arg(fixture("canonical.md"))
@@ -982,7 +982,11 @@ fn entries_without_times_stay_without_them_after_an_apply() {
         .status()
         .map(|s| assert!(s.success()))
         .unwrap();
-    let json = convert().args([&at, "--to", "json", "-q"]).output().unwrap().stdout;
+    let json = convert()
+        .args([&at, "--to", "json", "-q"])
+        .output()
+        .unwrap()
+        .stdout;
     let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
     let times: Vec<(&str, Option<&str>)> = v["playbook"]["entries"]
         .as_array()

@@ -33,7 +33,7 @@ pub struct Schema {
     /// (its append-only ADR): a removal quarantines.
     pub journal: bool,
     /// The DDL that makes the schema, per engine.
-    pub ddl: fn(Dialect) -> &'static str,
+    pub ddl: fn(Dialect) -> String,
     /// Which of the lint rules that depend on a project's conventions
     /// hold for its rows.
     pub lint: LintProfile,
@@ -116,6 +116,17 @@ CREATE TABLE IF NOT EXISTS ace_layout (
     }
 }
 
+/// `sqlite`, SQLite's DDL, as Postgres takes it where the two differ: an
+/// integer key that counts by itself is `SERIAL`.
+fn portable(d: Dialect, sqlite: &str) -> String {
+    match d {
+        Dialect::Sqlite => sqlite.to_owned(),
+        Dialect::Postgres => {
+            sqlite.replace("INTEGER PRIMARY KEY AUTOINCREMENT", "SERIAL PRIMARY KEY")
+        }
+    }
+}
+
 /// ace_claude_mcp's D1 schema at a2ae8b0 (`schema.sql`), without its OAuth
 /// tables.
 pub static CLAUDE_MCP: Schema = Schema {
@@ -161,10 +172,10 @@ pub static CLAUDE_MCP: Schema = Schema {
     },
 };
 
-fn claude_mcp_ddl(d: Dialect) -> &'static str {
-    match d {
-        Dialect::Sqlite => {
-            "CREATE TABLE IF NOT EXISTS users (
+fn claude_mcp_ddl(d: Dialect) -> String {
+    portable(
+        d,
+        "CREATE TABLE IF NOT EXISTS users (
     user_id TEXT PRIMARY KEY,
     google_sub TEXT UNIQUE,
     email TEXT,
@@ -200,48 +211,8 @@ CREATE TABLE IF NOT EXISTS reflections (
 );
 CREATE INDEX IF NOT EXISTS idx_entries_user_project ON entries(user_id, project_id);
 CREATE INDEX IF NOT EXISTS idx_entries_user_section ON entries(user_id, project_id, section);
-CREATE INDEX IF NOT EXISTS idx_reflections_user ON reflections(user_id, project_id);"
-        }
-        Dialect::Postgres => {
-            "CREATE TABLE IF NOT EXISTS users (
-    user_id TEXT PRIMARY KEY,
-    google_sub TEXT UNIQUE,
-    email TEXT,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS projects (
-    project_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    description TEXT,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    PRIMARY KEY (project_id, user_id)
-);
-CREATE TABLE IF NOT EXISTS entries (
-    entry_id TEXT NOT NULL,
-    project_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    section TEXT NOT NULL,
-    content TEXT NOT NULL,
-    helpful_count INTEGER DEFAULT 0,
-    harmful_count INTEGER DEFAULT 0,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    PRIMARY KEY (entry_id, user_id)
-);
-CREATE TABLE IF NOT EXISTS reflections (
-    id SERIAL PRIMARY KEY,
-    project_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    task_summary TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    learnings TEXT NOT NULL,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX IF NOT EXISTS idx_entries_user_project ON entries(user_id, project_id);
-CREATE INDEX IF NOT EXISTS idx_entries_user_section ON entries(user_id, project_id, section);
-CREATE INDEX IF NOT EXISTS idx_reflections_user ON reflections(user_id, project_id);"
-        }
-    }
+CREATE INDEX IF NOT EXISTS idx_reflections_user ON reflections(user_id, project_id);",
+    )
 }
 
 /// ace_claude_mcp's first D1 schema (6b88556): one user, `entries(id,
@@ -287,10 +258,10 @@ pub static CLAUDE_MCP_V1: Schema = Schema {
     },
 };
 
-fn claude_mcp_v1_ddl(d: Dialect) -> &'static str {
-    match d {
-        Dialect::Sqlite => {
-            "CREATE TABLE IF NOT EXISTS projects (
+fn claude_mcp_v1_ddl(d: Dialect) -> String {
+    portable(
+        d,
+        "CREATE TABLE IF NOT EXISTS projects (
     id TEXT PRIMARY KEY,
     description TEXT,
     created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
@@ -315,37 +286,8 @@ CREATE TABLE IF NOT EXISTS reflections (
 );
 CREATE INDEX IF NOT EXISTS idx_entries_project ON entries(project_id);
 CREATE INDEX IF NOT EXISTS idx_entries_section ON entries(project_id, section);
-CREATE INDEX IF NOT EXISTS idx_reflections_project ON reflections(project_id);"
-        }
-        Dialect::Postgres => {
-            "CREATE TABLE IF NOT EXISTS projects (
-    id TEXT PRIMARY KEY,
-    description TEXT,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS entries (
-    id TEXT PRIMARY KEY,
-    project_id TEXT DEFAULT 'global',
-    section TEXT NOT NULL,
-    content TEXT NOT NULL,
-    helpful INTEGER DEFAULT 0,
-    harmful INTEGER DEFAULT 0,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
-    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE IF NOT EXISTS reflections (
-    id SERIAL PRIMARY KEY,
-    project_id TEXT DEFAULT 'global',
-    task_summary TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    learnings TEXT NOT NULL,
-    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX IF NOT EXISTS idx_entries_project ON entries(project_id);
-CREATE INDEX IF NOT EXISTS idx_entries_section ON entries(project_id, section);
-CREATE INDEX IF NOT EXISTS idx_reflections_project ON reflections(project_id);"
-        }
-    }
+CREATE INDEX IF NOT EXISTS idx_reflections_project ON reflections(project_id);",
+    )
 }
 
 /// ace-playbook's `playbook_bullets` and `diff_journal_entries`, as its
@@ -392,8 +334,8 @@ pub static ACE_PLAYBOOK: Schema = Schema {
 /// ace-playbook's stages, as SQLAlchemy stores its enum (by name).
 pub const STAGES: [&str; 4] = ["SHADOW", "STAGING", "PROD", "QUARANTINED"];
 
-fn ace_playbook_ddl(d: Dialect) -> &'static str {
-    match d {
+fn ace_playbook_ddl(d: Dialect) -> String {
+    let sql = match d {
         Dialect::Sqlite => {
             "CREATE TABLE IF NOT EXISTS playbook_bullets (
     id VARCHAR(36) NOT NULL,
@@ -472,7 +414,8 @@ CREATE TABLE IF NOT EXISTS diff_journal_entries (
 CREATE INDEX IF NOT EXISTS ix_diff_journal_entries_bullet_id ON diff_journal_entries (bullet_id);
 CREATE INDEX IF NOT EXISTS ix_diff_journal_entries_timestamp ON diff_journal_entries (timestamp);"
         }
-    }
+    };
+    sql.to_owned()
 }
 
 /// Every schema, in the order detection tries them.

@@ -255,7 +255,7 @@ pub(crate) fn sync(
 ) -> Result<Written, Error> {
     let d = conn.dialect();
     if known.create {
-        conn.batch((schema.ddl)(d))?;
+        conn.batch(&(schema.ddl)(d))?;
     }
     if !known.own {
         conn.batch(own_ddl(d))?;
