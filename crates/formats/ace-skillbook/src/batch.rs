@@ -648,27 +648,11 @@ pub fn insight_source(m: &Map<String, Value>) -> Value {
 /// sort_keys=True, ensure_ascii=False)` writes it.
 fn fingerprint(m: &Map<String, Value>) -> String {
     use sha2::{Digest, Sha256};
-    let sorted = sort_keys(&Value::Object(m.clone()));
+    let sorted = ace_pyjson::sort_keys(&Value::Object(m.clone()));
     let mut text = String::new();
     ace_pyjson::dump_line(&sorted, false, &mut text);
     let digest = Sha256::digest(text.as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn sort_keys(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sort_keys(&m[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sort_keys).collect()),
-        other => other.clone(),
-    }
 }
 
 /// The generation a batch for playbook `old` is written in: a skillbook

@@ -829,22 +829,7 @@ fn python_json(v: &Value) -> String {
 
 /// `json.dumps(v, sort_keys=True)`.
 fn python_json_sorted(v: &Value) -> String {
-    fn sorted(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sorted(&m[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-            other => other.clone(),
-        }
-    }
-    python_json(&sorted(v))
+    python_json(&ace_pyjson::sort_keys(v))
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

@@ -6,6 +6,24 @@
 
 use serde_json::{Number, Value};
 
+/// `v` with every object's keys in the order `json.dumps(sort_keys=True)`
+/// prints them: by code point, which is UTF-8's byte order.
+pub fn sort_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sort_keys(&m[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sort_keys).collect()),
+        other => other.clone(),
+    }
+}
+
 /// Where the printer's text goes: a string, the writers' block-wise
 /// [`ace_exec::Out`], or a comparison with the text read.
 pub trait Text {
