@@ -268,8 +268,21 @@ fn apply_rows(
         write: args.in_place && !args.check,
         strict: args.strict,
     };
-    let done = ace_apply::rows::apply(location, &deltas, &ready.run, how)
-        .map_err(|e| Box::new((Stop::Usage(e), None)))?;
+    let done = match ace_apply::rows::apply(location, &deltas, &ready.run, how)
+        .map_err(|e| Box::new((Stop::Usage(e), None)))?
+    {
+        Ok(done) => done,
+        // Rows that do not read, as a playbook file that does not: its
+        // findings, exit 1, nothing applied.
+        Err(unread) => {
+            crate::print_diagnostics(&location.shown(), &unread.listing, &unread.diagnostics);
+            error(
+                PROG,
+                format!("{location}: the playbook has errors; nothing applied"),
+            );
+            return Ok(ExitStatus::Findings);
+        }
+    };
     let applied = &done.applied;
     if let Some(stop) = report(args, applied) {
         return Ok(stop);

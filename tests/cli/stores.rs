@@ -297,6 +297,21 @@ fn a_value_of_the_wrong_type_is_a_finding_at_its_table_key_and_column() {
             "table entries, key cal-00001, column helpful_count: found \"lots\"; expected a whole number",
         ))
         .stderr(predicates::str::contains("ACE091"));
+    // Applied to, it exits as a playbook file that does not read: 1,
+    // nothing applied.
+    let before = sqlite3(&db, ".dump entries");
+    let out = Process::new(ace_apply_bin())
+        .args([
+            &loc(&db, ""),
+            plus_one(dir.path(), 1, "str-00001").to_str().unwrap(),
+        ])
+        .arg("--in-place")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("column helpful_count"), "{err}");
+    assert_eq!(sqlite3(&db, ".dump entries"), before);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use ace_model::{Error, Severity};
+use ace_model::{Diagnostic, Error, Severity};
 use ace_registry::store::{self, Change, StoreLocation, WriteOptions, Written};
 
 use crate::pipeline::{run_rows, Applied, DeltaSource, RunOptions};
@@ -15,6 +15,15 @@ use crate::pipeline::{run_rows, Applied, DeltaSource, RunOptions};
 pub struct RowsApplied<'a> {
     pub applied: Applied<'a>,
     pub written: Option<Written>,
+}
+
+/// A playbook whose rows do not read (ACE091): the listing of its rows,
+/// which the findings' spans point into, and the findings. Nothing was
+/// applied or written; the caller reports it as an input that does not
+/// read as a playbook.
+pub struct Unreadable {
+    pub listing: String,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// How [`apply`] writes.
@@ -30,15 +39,15 @@ pub struct RowsOptions {
 
 /// Applies `deltas` to the playbook at `location` in one transaction. A
 /// delta file that does not read writes nothing, as with a file. A row
-/// the reader finds wrong (ACE091) refuses the whole apply: writing the
-/// playbook back would write the row without the value it could not
-/// read.
+/// the reader finds wrong (ACE091) stops the whole apply ([`Unreadable`]):
+/// writing the playbook back would write the row without the value it
+/// could not read.
 pub fn apply<'a>(
     location: &StoreLocation,
     deltas: &[DeltaSource<'a>],
     opts: &RunOptions<'_>,
     how: RowsOptions,
-) -> Result<RowsApplied<'a>, Error> {
+) -> Result<Result<RowsApplied<'a>, Unreadable>, Error> {
     let (wait, write) = (how.wait, how.write);
     let mut db = store::open(location, false)?;
     let options = WriteOptions {
@@ -47,15 +56,23 @@ pub fn apply<'a>(
         ..WriteOptions::default()
     };
     let (written, applied) = db.update(&options, |read| {
-        if let Some(d) = read
+        if read
             .diagnostics
             .iter()
-            .find(|d| d.severity == Severity::Error)
+            .any(|d| d.severity == Severity::Error)
         {
-            return Err(Error::Refused(format!(
-                "{location}: {} {}; fix the row before applying; nothing written",
-                d.code, d.message
-            )));
+            let diagnostics = read
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect();
+            return Ok(Change {
+                playbook: None,
+                value: Err(Unreadable {
+                    listing: read.listing,
+                    diagnostics,
+                }),
+            });
         }
         let curation = read.schema.curation();
         let mut applied = run_rows(read.playbook, &curation, deltas, opts);
@@ -65,8 +82,8 @@ pub fn apply<'a>(
             .then(|| std::mem::take(&mut applied.playbook));
         Ok(Change {
             playbook,
-            value: applied,
+            value: Ok(applied),
         })
     })?;
-    Ok(RowsApplied { applied, written })
+    Ok(applied.map(|applied| RowsApplied { applied, written }))
 }

@@ -712,8 +712,18 @@ fn apply_location(
             write: true,
             strict,
         };
-        let done = ace_apply::rows::apply(&loc, &sources, &ready.run, how)
-            .map_err(|e| Stop::plain(e.to_string()))?;
+        let done = match ace_apply::rows::apply(&loc, &sources, &ready.run, how)
+            .map_err(|e| Stop::plain(e.to_string()))?
+        {
+            Ok(done) => done,
+            Err(unread) => {
+                let d = &unread.diagnostics[0];
+                return Err(Stop::plain(format!(
+                    "{loc}: {}: {}; nothing applied",
+                    d.code, d.message
+                )));
+            }
+        };
         let applied = &done.applied;
         if let Some(why) = applied.files.iter().find_map(|f| f.unreadable.as_deref()) {
             return Err(Stop::plain(format!("{why}; nothing applied or written")));
