@@ -43,6 +43,18 @@ fn load_delta_files(args: &Args) -> Result<Vec<(Source, Option<String>)>, Stoppe
         .collect()
 }
 
+/// The loaded delta files as the pipeline reads them.
+fn delta_sources(loaded: &[(Source, Option<String>)]) -> Vec<DeltaSource<'_>> {
+    loaded
+        .iter()
+        .map(|(s, name)| DeltaSource {
+            name: &s.name,
+            file_name: name.as_deref(),
+            text: &s.text,
+        })
+        .collect()
+}
+
 fn check_scope(scope: Option<&ace_config::WriteScope>, dest: &Destination) -> Result<(), Stopped> {
     let Some(scope) = scope else {
         return Ok(());
@@ -145,14 +157,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
     };
     let now = ready.run.apply.now.clone();
     let loaded_deltas = load_delta_files(args)?;
-    let deltas: Vec<DeltaSource> = loaded_deltas
-        .iter()
-        .map(|(s, name)| DeltaSource {
-            name: &s.name,
-            file_name: name.as_deref(),
-            text: &s.text,
-        })
-        .collect();
+    let deltas = delta_sources(&loaded_deltas);
     let (opts, curate) = (&ready.run, &ready.curate);
     let subject = Subject {
         format,
@@ -255,14 +260,7 @@ fn apply_rows(
         )));
     }
     let loaded_deltas = load_delta_files(args)?;
-    let deltas: Vec<DeltaSource> = loaded_deltas
-        .iter()
-        .map(|(s, name)| DeltaSource {
-            name: &s.name,
-            file_name: name.as_deref(),
-            text: &s.text,
-        })
-        .collect();
+    let deltas = delta_sources(&loaded_deltas);
     let how = ace_apply::rows::RowsOptions {
         wait: args.lock_timeout,
         write: args.in_place && !args.check,

@@ -470,6 +470,25 @@ fn apply(
         .map_err(|s| s.raise(py))
 }
 
+/// The names the deltas' findings and report give them: `#1`, `#2`...,
+/// their places in the list.
+fn delta_names(deltas: &[String]) -> Vec<String> {
+    (1..=deltas.len()).map(|i| format!("#{i}")).collect()
+}
+
+/// The delta texts, each under its name, as the pipeline reads them.
+fn delta_sources<'a>(deltas: &'a [String], names: &'a [String]) -> Vec<ace_apply::DeltaSource<'a>> {
+    deltas
+        .iter()
+        .zip(names)
+        .map(|(text, name)| ace_apply::DeltaSource {
+            name,
+            file_name: None,
+            text,
+        })
+        .collect()
+}
+
 /// The apply `args` ask for, as `ace-apply`'s flags would.
 fn ready_of(args: &ApplyArgs) -> Result<ace_apply::Ready, Stop> {
     let registry = Registry::builtin();
@@ -546,16 +565,8 @@ fn apply_texts(
     let ctx = ace_registry::ReadCtx::min(ace_model::Severity::Error);
     let input = ace_registry::convert::read_input_with(&source, format, companion, &ctx)
         .map_err(|stop| stopped(&source, format, stop))?;
-    let names: Vec<String> = (1..=deltas.len()).map(|i| format!("#{i}")).collect();
-    let sources: Vec<ace_apply::DeltaSource> = deltas
-        .iter()
-        .zip(&names)
-        .map(|(text, name)| ace_apply::DeltaSource {
-            name,
-            file_name: None,
-            text,
-        })
-        .collect();
+    let names = delta_names(deltas);
+    let sources = delta_sources(deltas, &names);
     let subject = ace_apply::Subject {
         format,
         text: &source.text,
@@ -695,16 +706,8 @@ fn apply_location(
     py.detach(|| -> Result<String, Stop> {
         let loc = store_location(&location)?;
         let ready = ready_of(&args)?;
-        let names: Vec<String> = (1..=deltas.len()).map(|i| format!("#{i}")).collect();
-        let sources: Vec<ace_apply::DeltaSource> = deltas
-            .iter()
-            .zip(&names)
-            .map(|(text, name)| ace_apply::DeltaSource {
-                name,
-                file_name: None,
-                text,
-            })
-            .collect();
+        let names = delta_names(&deltas);
+        let sources = delta_sources(&deltas, &names);
         let wait = std::time::Duration::try_from_secs_f64(lock_timeout)
             .map_err(|_| Stop::plain(format!("lock_timeout={lock_timeout}: expected seconds")))?;
         let how = ace_apply::rows::RowsOptions {

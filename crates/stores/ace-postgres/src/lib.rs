@@ -118,6 +118,15 @@ fn param(cell: &Cell, ty: &Type) -> Box<dyn ToSql + Sync> {
     }
 }
 
+/// `params` as the types `stmt`'s parameters were inferred as take them.
+fn bound(params: &[Cell], stmt: &postgres::Statement) -> Vec<Box<dyn ToSql + Sync>> {
+    params
+        .iter()
+        .zip(stmt.params())
+        .map(|(c, t)| param(c, t))
+        .collect()
+}
+
 /// A result column's value as a cell.
 fn cell(row: &postgres::Row, i: usize) -> Cell {
     let ty = row.columns()[i].type_();
@@ -187,11 +196,7 @@ impl Connection for Conn {
 
     fn query(&mut self, sql: &str, params: &[Cell]) -> Result<Vec<Vec<Cell>>, Error> {
         let stmt = self.prepared(sql)?;
-        let bound: Vec<Box<dyn ToSql + Sync>> = params
-            .iter()
-            .zip(stmt.params())
-            .map(|(c, t)| param(c, t))
-            .collect();
+        let bound = bound(params, &stmt);
         let refs: Vec<&(dyn ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
         let rows = self.client.query(&stmt, &refs).map_err(|e| self.err(e))?;
         Ok(rows
@@ -202,11 +207,7 @@ impl Connection for Conn {
 
     fn execute(&mut self, sql: &str, params: &[Cell]) -> Result<u64, Error> {
         let stmt = self.prepared(sql)?;
-        let bound: Vec<Box<dyn ToSql + Sync>> = params
-            .iter()
-            .zip(stmt.params())
-            .map(|(c, t)| param(c, t))
-            .collect();
+        let bound = bound(params, &stmt);
         let refs: Vec<&(dyn ToSql + Sync)> = bound.iter().map(|b| &**b).collect();
         self.client.execute(&stmt, &refs).map_err(|e| self.err(e))
     }

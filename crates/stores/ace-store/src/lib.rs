@@ -339,15 +339,21 @@ impl Store {
         }
     }
 
-    /// The playbook the location selects.
-    pub fn read(&mut self) -> Result<StoreRead, Error> {
-        let Some(schema) = self.schema else {
-            return Err(Error::Refused(format!(
+    /// The database's schema; a database without one holds no playbook
+    /// to read or apply to.
+    fn existing_schema(&self) -> Result<&'static Schema, Error> {
+        self.schema.ok_or_else(|| {
+            Error::Refused(format!(
                 "{}: the database has no playbook tables; ace-tools knows:\n{}",
                 self.location,
                 schema::known()
-            )));
-        };
+            ))
+        })
+    }
+
+    /// The playbook the location selects.
+    pub fn read(&mut self) -> Result<StoreRead, Error> {
+        let schema = self.existing_schema()?;
         let scope = self.scope()?;
         let rows = write::select(&mut *self.conn, schema, &scope)?;
         let (_, shell) = write::shell(&mut *self.conn, &scope, self.own)?;
@@ -366,13 +372,7 @@ impl Store {
         opts: &WriteOptions,
         change: impl FnOnce(StoreRead) -> Result<Change<T>, Error>,
     ) -> Result<(Option<Written>, T), Error> {
-        let Some(schema) = self.schema else {
-            return Err(Error::Refused(format!(
-                "{}: the database has no playbook tables; ace-tools knows:\n{}",
-                self.location,
-                schema::known()
-            )));
-        };
+        let schema = self.existing_schema()?;
         let scope = self.scope()?;
         self.conn.begin(&scope.key(), opts.wait)?;
         let conn = &mut *self.conn;
