@@ -231,7 +231,18 @@ pub fn print_diagnostics(name: &str, text: &str, diags: &[ace_model::Diagnostic]
 
 /// Prints `prog: error: message` on stderr.
 pub fn error(prog: &str, message: impl std::fmt::Display) {
-    eprintln!("{prog}: error: {message}");
+    crate::say!("{prog}: error: {message}");
+}
+
+/// Prints one message on stderr, as `eprintln!` does, with the control
+/// characters a file name, a location or a row may carry shown as
+/// `[U+XXXX]`: an escape sequence in an untrusted repository's file name
+/// is never run by the user's terminal.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}", ace_model::controls::visible(&format!($($arg)*)))
+    };
 }
 
 /// `--color`, as ace-validate and ace-diff take it.

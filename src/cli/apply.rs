@@ -78,8 +78,9 @@ pub struct Args {
     /// an AGENTS.md, a directory receives AGENTS.md and playbook.yaml.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<String>,
-    /// Replace a file that is read-only or has other hard links (refused
-    /// otherwise: exit 2, nothing written).
+    /// Replace a file that is read-only or has other hard links, or write
+    /// to a SQLite file marked read-only (refused otherwise: exit 2,
+    /// nothing written).
     #[arg(long)]
     pub force: bool,
     /// Rewrite the playbook (and its playbook.yaml) itself.

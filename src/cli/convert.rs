@@ -125,8 +125,9 @@ pub struct Args {
     /// Fail with exit 1, writing nothing, if anything would be lost.
     #[arg(long)]
     pub strict: bool,
-    /// Replace a file that is read-only or has other hard links (refused
-    /// otherwise: exit 2, nothing written).
+    /// Replace a file that is read-only or has other hard links, or write
+    /// to a SQLite file marked read-only (refused otherwise: exit 2,
+    /// nothing written).
     #[arg(long)]
     pub force: bool,
     /// Rewrite the input file itself.

@@ -265,8 +265,9 @@ fn apply_rows(
         wait: args.lock_timeout,
         write: args.in_place && !args.check,
         strict: args.strict,
+        force: args.force,
     };
-    let done = match ace_apply::rows::apply(location, &deltas, &ready.run, how)
+    let done = match ace_apply::rows::apply(location, &deltas, ready, how)
         .map_err(|e| Box::new((Stop::Usage(e), None)))?
     {
         Ok(done) => done,
@@ -316,7 +317,7 @@ fn report(args: &Args, applied: &ace_apply::Applied<'_>) -> Option<ExitStatus> {
         .collect();
     if !unreadable.is_empty() {
         for why in &unreadable {
-            eprintln!("{why}");
+            crate::say!("{why}");
         }
         error(
             PROG,
@@ -376,7 +377,7 @@ fn emit_delta(
     let (value, lost) = ace_apply::render::write_delta(delta, dialect, old, format, now, note)
         .ok_or_else(|| usage(format!("ace-tools does not write {}", dialect.name())))?;
     for l in &lost {
-        eprintln!("{PROG}: warning: {l}");
+        crate::say!("{PROG}: warning: {l}");
     }
     let text = format!(
         "{}\n",
@@ -385,7 +386,7 @@ fn emit_delta(
     ace_fs::write_atomic(path, text.as_bytes(), None)
         .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     if !args.quiet {
-        eprintln!(
+        crate::say!(
             "{PROG}: wrote {} change(s) as {} to {}; the playbook is left as it is",
             delta.ops.len(),
             dialect.what(),

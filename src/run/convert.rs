@@ -226,7 +226,7 @@ fn into_store(
         applied: Vec::new(),
         with_shared: false,
     };
-    ace_registry::store::write(store, pb, &opts)?;
+    ace_registry::store::write(store, pb, &opts, args.force)?;
     Ok(())
 }
 
@@ -390,7 +390,7 @@ fn report_block_losses(args: &Args, losses: &[LossEntry], name: &str) {
     fields.sort_unstable();
     fields.dedup();
     if !fields.is_empty() && !args.quiet {
-        eprintln!(
+        crate::say!(
             "{PROG}: {name}: the block leaves out fields the agent does not read, which the playbook keeps: {} (--strict or --report json lists each)",
             fields.join(", ")
         );

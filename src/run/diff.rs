@@ -86,7 +86,7 @@ pub fn run(args: &Args) -> ExitStatus {
             let (delta, lost) = render::as_delta(&d, dialect, &old_pb, old_fmt, &now, &note)
                 .expect("ace-diff offers the dialects ace-tools writes");
             for l in &lost {
-                eprintln!("{PROG}: warning: {l}");
+                crate::say!("{PROG}: warning: {l}");
             }
             print(&format!(
                 "{}\n",

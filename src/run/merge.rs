@@ -97,17 +97,17 @@ fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
         ThreeWay::ByLines {
             file, why, clean, ..
         } => {
-            eprintln!(
+            crate::say!(
                 "{name}: {PROG}: {file} is not a readable {} playbook ({why}); merged line by line",
                 format.name()
             );
             if !clean {
-                eprintln!("{name}: conflict: lines changed on both sides; marked");
+                crate::say!("{name}: conflict: lines changed on both sides; marked");
             }
         }
         ThreeWay::Merged { merged, .. } => {
             for r in &merged.refused {
-                eprintln!("{name}: {PROG}: THEIRS' change not applied: {r}");
+                crate::say!("{name}: {PROG}: THEIRS' change not applied: {r}");
             }
             let theirs = || args.theirs_label.clone();
             let ids = ace_apply::merge::id_map_json(
@@ -116,7 +116,7 @@ fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
             );
             report_ids(args, &name, &ids)?;
             for r in &merged.conflicts {
-                eprintln!("{name}:{}: conflict: {}", r.line, r.message);
+                crate::say!("{name}:{}: conflict: {}", r.line, r.message);
                 report.push(r.to_json(&name));
             }
             write_json(args.conflicts.as_deref(), &report)?;
@@ -131,7 +131,7 @@ fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
         ..
     } = &three
     {
-        eprintln!(
+        crate::say!(
             "{name}: conflict: the merged file does not read as a {} playbook ({why}); resolve it by hand",
             format.name()
         );
@@ -153,9 +153,9 @@ fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), 
             new.as_str().unwrap_or_default(),
         );
         if m["joined"] == true {
-            eprintln!("{name}: {PROG}: new entry `{old}` of {run} is `{new}`, added before it: one entry, counters added");
+            crate::say!("{name}: {PROG}: new entry `{old}` of {run} is `{new}`, added before it: one entry, counters added");
         } else {
-            eprintln!("{name}: {PROG}: new entry `{old}` of {run} renumbered `{new}`: the ID was taken by another new entry");
+            crate::say!("{name}: {PROG}: new entry `{old}` of {run} renumbered `{new}`: the ID was taken by another new entry");
         }
     }
     write_json(args.id_map.as_deref(), ids)
@@ -210,7 +210,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<ExitStatus, ExitStatus> {
     let merged = ace_apply::merge::merge_runs(format, &base_src.text, &base, &refs, &now);
     let run_name = |i: usize| run_srcs[i].name.clone();
     for (i, r) in &merged.refused {
-        eprintln!("{}: {PROG}: change not applied: {r}", run_name(*i));
+        crate::say!("{}: {PROG}: change not applied: {r}", run_name(*i));
     }
     let out_name = match args.output.as_deref() {
         Some(p) if p != Path::new("-") => {
@@ -239,7 +239,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<ExitStatus, ExitStatus> {
     let report = merged.conflicts_json(format, &out_name, &names);
     for c in &report {
         let kept = c["kept_run"].as_str().unwrap_or("BASE");
-        eprintln!(
+        crate::say!(
             "{out_name}:{}: conflict: `{}` {}: {kept} kept {}, {}'s {} not applied",
             c["line"],
             c["entry"].as_str().unwrap_or_default(),

@@ -129,7 +129,7 @@ pub fn run(args: Args) -> ExitStatus {
                 true => "is no ACE file or is excluded by ace.toml",
                 false => "is excluded by ace.toml",
             };
-            eprintln!("{PROG}: every file given {why}; nothing to check");
+            crate::say!("{PROG}: every file given {why}; nothing to check");
             return ExitStatus::Ok;
         }
         return ExitStatus::Refused;

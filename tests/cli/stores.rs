@@ -8,7 +8,7 @@ use std::process::Command as Process;
 use ace_store::schema::{CLAUDE_MCP, CLAUDE_MCP_V1};
 use ace_store::Dialect;
 
-use super::{convert, fixture};
+use super::{convert, fixture, validate};
 
 /// Runs `sql` on the database at `db` with the `sqlite3` shell (Debian's
 /// `sqlite3` package, which `.ci/run` installs); its output.
@@ -1019,4 +1019,132 @@ fn entries_without_times_stay_without_them_after_an_apply() {
             ("mis-00001", None)
         ]
     );
+}
+
+/// A canonical playbook migrated into a new SQLite file at `db`, and a
+/// delta raising `str-00002`'s helpful counter beside it.
+fn playbook_and_delta(dir: &Path, db: &Path) -> PathBuf {
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(db, ""), "-q"])
+        .assert()
+        .success();
+    plus_one(dir, 1, "str-00002")
+}
+
+fn ace_apply() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("ace-apply").unwrap()
+}
+
+fn view() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("ace-view").unwrap()
+}
+
+fn helpful(db: &Path) -> String {
+    sqlite3(
+        db,
+        "SELECT helpful_count FROM entries WHERE entry_id = 'str-00002'",
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn the_write_scope_bounds_a_sqlite_file_through_its_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("outside.db");
+    let delta = playbook_and_delta(dir.path(), &outside);
+    std::fs::create_dir(dir.path().join("inside")).unwrap();
+    std::os::unix::fs::symlink("../outside.db", dir.path().join("inside/link.db")).unwrap();
+    let before = std::fs::read(&outside).unwrap();
+    ace_apply()
+        .current_dir(dir.path())
+        .args([
+            "sqlite:inside/link.db",
+            delta.to_str().unwrap(),
+            "--in-place",
+        ])
+        .args(["--write-scope", "inside/*.db"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("outside the write scope"));
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
+    // The same file named inside the scope is written.
+    std::fs::rename(&outside, dir.path().join("inside/real.db")).unwrap();
+    ace_apply()
+        .current_dir(dir.path())
+        .args([
+            "sqlite:inside/real.db",
+            delta.to_str().unwrap(),
+            "--in-place",
+        ])
+        .args(["--write-scope", "inside/*.db"])
+        .assert()
+        .success();
+    assert_eq!(helpful(&dir.path().join("inside/real.db")).trim(), "1");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_read_only_sqlite_file_is_written_only_with_force() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ro.db");
+    let delta = playbook_and_delta(dir.path(), &db);
+    std::fs::set_permissions(&db, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let location = loc(&db, "");
+    ace_apply()
+        .args([&location, delta.to_str().unwrap(), "--in-place"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "read-only; nothing written (--force writes to it)",
+        ));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &location])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("read-only"));
+    // Checking writes nothing, so the mark does not stop it.
+    ace_apply()
+        .args([&location, delta.to_str().unwrap(), "--check"])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("would change it"));
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    ace_apply()
+        .args([&location, delta.to_str().unwrap(), "--in-place", "--force"])
+        .assert()
+        .success();
+    assert_eq!(helpful(&db).trim(), "1");
+    let mode = std::fs::metadata(&db).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444, "the mark stays");
+}
+
+#[test]
+fn a_control_character_in_a_location_is_shown_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("b\u{1b}[2Jad.db");
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    sqlite3(
+        &db,
+        "UPDATE entries SET helpful_count = 'x' WHERE entry_id = 'str-00002'",
+    );
+    for out in [
+        validate().arg(loc(&db, "")).output().unwrap(),
+        view()
+            .arg(format!("sqlite:{}-missing", db.display()))
+            .output()
+            .unwrap(),
+    ] {
+        let text = [out.stdout, out.stderr].concat();
+        let text = String::from_utf8(text).unwrap();
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(text.contains("b[U+001B][2Jad.db"), "{text}");
+    }
 }

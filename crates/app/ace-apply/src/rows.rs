@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use ace_model::{Diagnostic, Error, Severity};
-use ace_registry::store::{self, Change, StoreLocation, WriteOptions, Written};
+use ace_registry::store::{self, Access, Change, Db, StoreLocation, WriteOptions, Written};
 
-use crate::pipeline::{run_rows, Applied, DeltaSource, RunOptions};
+use crate::pipeline::{run_rows, Applied, DeltaSource};
+use crate::Ready;
 
 /// What an apply to a database did: the engine's result (its report) and
 /// what was written, `None` when nothing changed or nothing was to be
@@ -35,21 +36,37 @@ pub struct RowsOptions {
     pub write: bool,
     /// Write nothing when a delta is refused (`--strict`).
     pub strict: bool,
+    /// Write to a SQLite file marked read-only (`--force`).
+    pub force: bool,
 }
 
 /// Applies `deltas` to the playbook at `location` in one transaction. A
 /// delta file that does not read writes nothing, as with a file. A row
 /// the reader finds wrong (ACE091) stops the whole apply ([`Unreadable`]):
 /// writing the playbook back would write the row without the value it
-/// could not read.
+/// could not read. A SQLite file is written only inside the write scope,
+/// as a playbook file is; a database on a server is no file, and the
+/// scope does not bound it.
 pub fn apply<'a>(
     location: &StoreLocation,
     deltas: &[DeltaSource<'a>],
-    opts: &RunOptions<'_>,
+    ready: &Ready,
     how: RowsOptions,
 ) -> Result<Result<RowsApplied<'a>, Unreadable>, Error> {
-    let (wait, write) = (how.wait, how.write);
-    let mut db = store::open(location, false)?;
+    let (wait, write, opts) = (how.wait, how.write, &ready.run);
+    let access = match write {
+        true => {
+            if let (Some(scope), Db::Sqlite(path)) = (&ready.scope, &location.db) {
+                scope.check(path)?;
+            }
+            Access::Write {
+                create: false,
+                force: how.force,
+            }
+        }
+        false => Access::Read,
+    };
+    let mut db = store::open(location, access)?;
     let options = WriteOptions {
         now: opts.apply.now.clone(),
         wait,

@@ -11,7 +11,9 @@ use crate::Parsed;
 /// Every database engine, by the locations it serves.
 static ENGINES: &[&dyn Engine] = &[&ace_sqlite::ENGINE, &ace_postgres::ENGINE];
 
-pub use ace_store::{Change, Location as StoreLocation, Store, StoreRead, WriteOptions, Written};
+pub use ace_store::{
+    Access, Change, Db, Location as StoreLocation, Store, StoreRead, WriteOptions, Written,
+};
 
 /// `arg` as a database location, `None` when it names a file (or standard
 /// input) to read as a playbook file.
@@ -19,14 +21,14 @@ pub fn location(arg: &str) -> Result<Option<Location>, Error> {
     Location::parse(arg)
 }
 
-/// Opens `location`; `create`: a new SQLite file may be made (a write).
-pub fn open(location: &Location, create: bool) -> Result<Store, Error> {
+/// Opens `location` for what `access` says.
+pub fn open(location: &Location, access: Access) -> Result<Store, Error> {
     let engine = ENGINES.iter().find(|e| e.serves(location)).ok_or_else(|| {
         Error::Usage(format!(
             "{location}: ace-tools has no engine for this kind of database"
         ))
     })?;
-    Store::open(*engine, location, create)
+    Store::open(*engine, location, access)
 }
 
 /// A database location read: a source for the reports (named by the
@@ -41,7 +43,7 @@ pub struct StoreInput {
 
 /// The playbook at `location` ([`StoreInput`]).
 pub fn read(location: &Location) -> Result<StoreInput, Stop> {
-    let mut store = open(location, false)?;
+    let mut store = open(location, Access::Read)?;
     let read = store.read()?;
     let source = Source {
         name: location.shown(),
@@ -85,7 +87,7 @@ pub fn losses(location: &Location, pb: &Playbook) -> Result<(Vec<LossEntry>, Str
     // write.
     let existing = match &location.db {
         ace_store::Db::Sqlite(path) if !path.exists() => None,
-        _ => open(location, false)?.schema,
+        _ => open(location, Access::Read)?.schema,
     };
     let schema = existing
         .or_else(|| {
@@ -102,7 +104,17 @@ pub fn losses(location: &Location, pb: &Playbook) -> Result<(Vec<LossEntry>, Str
     ))
 }
 
-/// Writes `pb` to `location` in one transaction (see [`Store::write`]).
-pub fn write(location: &Location, pb: &Playbook, opts: &WriteOptions) -> Result<Written, Error> {
-    open(location, true)?.write(pb, opts)
+/// Writes `pb` to `location` in one transaction (see [`Store::write`]);
+/// `force`: a SQLite file marked read-only is written all the same.
+pub fn write(
+    location: &Location,
+    pb: &Playbook,
+    opts: &WriteOptions,
+    force: bool,
+) -> Result<Written, Error> {
+    let access = Access::Write {
+        create: true,
+        force,
+    };
+    open(location, access)?.write(pb, opts)
 }

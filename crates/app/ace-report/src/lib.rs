@@ -224,12 +224,12 @@ fn render_human(
     writeln!(
         out,
         "{}:{}:{}: {}[{}]: {}",
-        r.name,
+        ace_model::controls::visible(r.name),
         start.line,
         start.col,
         style.severity(d.severity),
         d.code,
-        visible(&d.message)
+        ace_model::controls::visible(&d.message)
     )?;
     if !frame {
         return Ok(());
@@ -269,7 +269,10 @@ fn render_human(
         writeln!(
             out,
             "{pad} = note: {} at {}:{}:{}",
-            rel.message, r.name, pos.line, pos.col
+            ace_model::controls::visible(&rel.message),
+            ace_model::controls::visible(r.name),
+            pos.line,
+            pos.col
         )?;
     }
     if let Some(help) = &d.help {
@@ -322,39 +325,15 @@ fn clip(line: &str, start: usize, end: usize, width: usize) -> Shown<'_> {
     let after = if to < line.len() { CUT } else { "" };
     let end = end.min(to).max(start);
     let (lead, span, tail) = (
-        visible(&line[from..start]),
-        visible(&line[start..end]),
-        visible(&line[end..to]),
+        ace_model::controls::visible(&line[from..start]),
+        ace_model::controls::visible(&line[start..end]),
+        ace_model::controls::visible(&line[end..to]),
     );
     Shown {
         text: format!("{before}{lead}{span}{tail}{after}").into(),
         lead: UnicodeWidthStr::width(before) + UnicodeWidthStr::width(&*lead),
         width: UnicodeWidthStr::width(&*span).max(1),
     }
-}
-
-/// `s` as a terminal may show it: a control character (an escape
-/// sequence would be run by the terminal) and a character that reorders
-/// or hides text (ACE090) written as `[U+XXXX]`.
-fn visible(s: &str) -> std::borrow::Cow<'_, str> {
-    let shown = |c: char| {
-        ace_model::controls::is_raw_control(c)
-            || (c as u32) >= 0x80 && (c as u32) < 0xa0
-            || ace_model::controls::hidden(c).is_some()
-    };
-    if !s.chars().any(shown) {
-        return s.into();
-    }
-    s.chars()
-        .map(|c| {
-            if shown(c) {
-                format!("[U+{:04X}]", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect::<String>()
-        .into()
 }
 
 /// Byte offset of 1-based character column `col` in `line`.
@@ -531,10 +510,8 @@ pub fn render_losses_text(
             (n, None) if n > 1 => format!(" ({n} times)"),
             _ => String::new(),
         };
-        writeln!(
-            out,
-            "{level}[{code}] {name}: {target}: `{field}`{which}: {reason}"
-        )?;
+        let line = format!("{level}[{code}] {name}: {target}: `{field}`{which}: {reason}");
+        writeln!(out, "{}", ace_model::controls::visible(&line))?;
     }
     Ok(())
 }

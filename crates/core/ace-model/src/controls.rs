@@ -16,6 +16,27 @@ pub fn is_raw_control(c: char) -> bool {
     (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}'
 }
 
+/// `s` as a terminal may show it: a control character (an escape
+/// sequence would be run by the terminal) and a character that reorders
+/// or hides text (ACE090) written as `[U+XXXX]`. Tab, line feed and
+/// carriage return stay: messages are laid out with them.
+pub fn visible(s: &str) -> Cow<'_, str> {
+    let shown =
+        |c: char| is_raw_control(c) || ('\u{80}'..'\u{a0}').contains(&c) || hidden(c).is_some();
+    if !s.chars().any(shown) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if shown(c) {
+            out.push_str(&format!("[U+{:04X}]", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
 /// What a character that hides text is, when it is one: a bidirectional
 /// control, which reorders what is shown (Trojan Source, CVE-2021-42574),
 /// a Unicode tag character, which no one sees but a model reads (hidden

@@ -661,7 +661,8 @@ fn write_location(
             wait: std::time::Duration::from_secs(60),
             ..Default::default()
         };
-        ace_registry::store::write(&loc, &pb, &opts).map_err(|e| Stop::plain(e.to_string()))?;
+        ace_registry::store::write(&loc, &pb, &opts, false)
+            .map_err(|e| Stop::plain(e.to_string()))?;
         Ok(lines)
     })
     .map_err(|s| s.raise(py))
@@ -714,8 +715,9 @@ fn apply_location(
             wait,
             write: true,
             strict,
+            force: false,
         };
-        let done = match ace_apply::rows::apply(&loc, &sources, &ready.run, how)
+        let done = match ace_apply::rows::apply(&loc, &sources, &ready, how)
             .map_err(|e| Stop::plain(e.to_string()))?
         {
             Ok(done) => done,

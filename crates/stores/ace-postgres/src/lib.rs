@@ -7,7 +7,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use ace_model::Error;
-use ace_store::{sql, Cell, Connection, Db, Dialect, Engine, Location, Table};
+use ace_store::{sql, Access, Cell, Connection, Db, Dialect, Engine, Location, Table};
 use postgres::types::{ToSql, Type};
 use postgres::{Client, NoTls};
 
@@ -25,7 +25,7 @@ impl Engine for Postgres {
         matches!(location.db, Db::Postgres(_))
     }
 
-    fn open(&self, location: &Location, _create: bool) -> Result<Box<dyn Connection>, Error> {
+    fn open(&self, location: &Location, _access: Access) -> Result<Box<dyn Connection>, Error> {
         let Db::Postgres(url) = &location.db else {
             return Err(Error::Usage(format!("{location}: not a Postgres location")));
         };

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use ace_model::Error;
-use ace_store::{sql, Cell, Connection, Db, Dialect, Engine, Location, Table};
+use ace_store::{sql, Access, Cell, Connection, Db, Dialect, Engine, Location, Table};
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::OpenFlags;
 
@@ -20,9 +20,13 @@ impl Engine for Sqlite {
         matches!(location.db, Db::Sqlite(_))
     }
 
-    fn open(&self, location: &Location, create: bool) -> Result<Box<dyn Connection>, Error> {
+    fn open(&self, location: &Location, access: Access) -> Result<Box<dyn Connection>, Error> {
         let Db::Sqlite(path) = &location.db else {
             return Err(Error::Usage(format!("{location}: not a SQLite location")));
+        };
+        let (create, force) = match access {
+            Access::Read => (false, false),
+            Access::Write { create, force } => (create, force),
         };
         let exists = path.exists();
         if !exists && !create {
@@ -39,24 +43,32 @@ impl Engine for Sqlite {
                 "not a SQLite database (its header says otherwise)",
             ));
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
-            | if create {
-                OpenFlags::SQLITE_OPEN_CREATE
-            } else {
-                OpenFlags::empty()
-            };
-        let conn = rusqlite::Connection::open_with_flags(path, flags)
-            .or_else(|_| {
-                rusqlite::Connection::open_with_flags(
-                    path,
-                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-                )
-            })
-            .map_err(|e| Error::io(path, e))?;
+        // The user's read-only mark holds for a write, as it does for a
+        // playbook file: root's open would ignore it, so the file is not
+        // opened for writing at all.
+        let marked = matches!(access, Access::Write { .. })
+            && !force
+            && std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly());
+        let read_only = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = match marked {
+            true => rusqlite::Connection::open_with_flags(path, read_only),
+            false => {
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                    | if create {
+                        OpenFlags::SQLITE_OPEN_CREATE
+                    } else {
+                        OpenFlags::empty()
+                    };
+                rusqlite::Connection::open_with_flags(path, flags)
+                    .or_else(|_| rusqlite::Connection::open_with_flags(path, read_only))
+            }
+        }
+        .map_err(|e| Error::io(path, e))?;
         Ok(Box::new(Conn {
             conn,
             location: location.clone(),
+            marked,
         }))
     }
 }
@@ -68,14 +80,22 @@ fn is_empty(path: &Path) -> bool {
 struct Conn {
     conn: rusqlite::Connection,
     location: Location,
+    /// Opened read-only for a write because the file is marked read-only.
+    marked: bool,
 }
 
 impl Conn {
     fn err(&self, e: rusqlite::Error) -> Error {
-        let Db::Sqlite(path) = &self.location.db else {
-            unreachable!("a SQLite connection has a SQLite location")
-        };
-        Error::io(path, e)
+        let shown = self.location.shown();
+        let path = Path::new(&shown);
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::ReadOnly) => Error::io(
+                path,
+                "cannot be written (a read-only file, or a folder where its journal cannot be \
+                 made); nothing written",
+            ),
+            _ => Error::io(path, e),
+        }
     }
 }
 
@@ -158,19 +178,12 @@ impl Connection for Conn {
         let params: Vec<SqlValue> = params.iter().map(to_sql).collect();
         let mut rows = st
             .query(rusqlite::params_from_iter(params))
-            .map_err(|e| Error::io(Path::new(&self.location.shown()), e))?;
+            .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
-        while let Some(row) = rows
-            .next()
-            .map_err(|e| Error::io(Path::new(&self.location.shown()), e))?
-        {
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
             let mut cells = Vec::with_capacity(n);
             for i in 0..n {
-                cells.push(
-                    row.get_ref(i)
-                        .map(from_sql)
-                        .map_err(|e| Error::io(Path::new(&self.location.shown()), e))?,
-                );
+                cells.push(row.get_ref(i).map(from_sql).map_err(|e| self.err(e))?);
             }
             out.push(cells);
         }
@@ -185,7 +198,7 @@ impl Connection for Conn {
             .map_err(|e| self.err(e))?;
         st.execute(rusqlite::params_from_iter(params))
             .map(|n| n as u64)
-            .map_err(|e| Error::io(Path::new(&self.location.shown()), e))
+            .map_err(|e| self.err(e))
     }
 
     fn batch(&mut self, sql: &str) -> Result<(), Error> {
@@ -193,6 +206,12 @@ impl Connection for Conn {
     }
 
     fn begin(&mut self, _lock: &str, wait: Duration) -> Result<(), Error> {
+        if self.marked {
+            return Err(Error::io(
+                Path::new(&self.location.shown()),
+                "read-only; nothing written (--force writes to it)",
+            ));
+        }
         // One writer at a time for the whole file: `BEGIN IMMEDIATE` takes
         // the write lock before anything is read, so that two runs never
         // both read the same counter and write it back.

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 pub use location::{Db, Location, Selector};
 pub use read::StoreRead;
 pub use schema::Schema;
-pub use sql::{Cell, Connection, Dialect, Engine, Table};
+pub use sql::{Access, Cell, Connection, Dialect, Engine, Table};
 pub use write::{losses, Written};
 
 /// The rows a location selects, resolved against the database: one
@@ -188,10 +188,9 @@ pub struct WriteOptions {
 }
 
 impl Store {
-    /// Opens `location` with `engine`. `create`: a SQLite file that is not
-    /// there is made, for a write; a read of a missing file is an error.
-    pub fn open(engine: &dyn Engine, location: &Location, create: bool) -> Result<Store, Error> {
-        let mut conn = engine.open(location, create)?;
+    /// Opens `location` with `engine` for what `access` says.
+    pub fn open(engine: &dyn Engine, location: &Location, access: Access) -> Result<Store, Error> {
+        let mut conn = engine.open(location, access)?;
         let tables = conn.tables()?;
         let schema = match schema::detect(&tables) {
             schema::Detected::Schema(s) => Some(s),

@@ -93,6 +93,10 @@ pub struct Projects {
     /// The owner column, where projects belong to users.
     pub user: Option<&'static str>,
     pub description: &'static str,
+    /// When the project was made: written with the run's time rather
+    /// than left to the column's default, so that a migration made again
+    /// is the same database.
+    pub created: &'static str,
 }
 
 /// ace-tools' own tables, beside any schema's: the delta IDs applied, for
@@ -157,6 +161,7 @@ pub static CLAUDE_MCP: Schema = Schema {
         id: "project_id",
         user: Some("user_id"),
         description: "description",
+        created: "created_at",
     }),
     journal: false,
     ddl: claude_mcp_ddl,
@@ -245,6 +250,7 @@ pub static CLAUDE_MCP_V1: Schema = Schema {
         id: "id",
         user: None,
         description: "description",
+        created: "created_at",
     }),
     journal: false,
     ddl: claude_mcp_v1_ddl,

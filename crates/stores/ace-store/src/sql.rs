@@ -74,13 +74,24 @@ pub trait Connection {
     fn rollback(&mut self) -> Result<(), Error>;
 }
 
+/// What a database is opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reading: a SQLite file that is not there is an error.
+    Read,
+    /// Writing. `create`: a SQLite file that is not there is made.
+    /// `force`: a SQLite file marked read-only is written all the same,
+    /// as `--force` replaces a read-only playbook file; without it such a
+    /// file is opened read-only, even by root, and a write is refused.
+    Write { create: bool, force: bool },
+}
+
 /// An engine: opens the locations it serves.
 pub trait Engine: Sync {
     /// Whether `location` is this engine's.
     fn serves(&self, location: &Location) -> bool;
-    /// Opens `location`; `create`: a SQLite file that is not there is
-    /// made (a read never makes one).
-    fn open(&self, location: &Location, create: bool) -> Result<Box<dyn Connection>, Error>;
+    /// Opens `location` for what `access` says.
+    fn open(&self, location: &Location, access: Access) -> Result<Box<dyn Connection>, Error>;
 }
 
 /// The message of a writer that waited `wait` for another, as the file

@@ -382,21 +382,32 @@ pub(crate) fn sync(
         written.removed += 1;
     }
     if let Some(p) = &schema.projects {
+        let stamp = |n: usize| match d {
+            Dialect::Sqlite => format!("${n}"),
+            Dialect::Postgres => format!("CAST(CAST(${n} AS TEXT) AS TIMESTAMP)"),
+        };
         for project in &projects {
             let (sql, params) = match (p.user, &scope.user) {
                 (Some(user_col), Some(user)) => (
                     format!(
-                        "INSERT INTO {} ({}, {user_col}, {}) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                        p.table, p.id, p.description
+                        "INSERT INTO {} ({}, {user_col}, {}, {}) VALUES ($1, $2, $3, {stamp}) ON CONFLICT DO NOTHING",
+                        p.table, p.id, p.description, p.created,
+                        stamp = stamp(4)
                     ),
-                    vec![Cell::text(project), Cell::text(user), Cell::Null],
+                    vec![
+                        Cell::text(project),
+                        Cell::text(user),
+                        Cell::Null,
+                        Cell::text(&*now),
+                    ],
                 ),
                 _ => (
                     format!(
-                        "INSERT INTO {} ({}, {}) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                        p.table, p.id, p.description
+                        "INSERT INTO {} ({}, {}, {}) VALUES ($1, $2, {stamp}) ON CONFLICT DO NOTHING",
+                        p.table, p.id, p.description, p.created,
+                        stamp = stamp(3)
                     ),
-                    vec![Cell::text(project), Cell::Null],
+                    vec![Cell::text(project), Cell::Null, Cell::text(&*now)],
                 ),
             };
             conn.execute(&sql, &params)?;
