@@ -1148,3 +1148,212 @@ fn a_control_character_in_a_location_is_shown_escaped() {
         assert!(text.contains("b[U+001B][2Jad.db"), "{text}");
     }
 }
+
+/// ace_claude_mcp's folder as its server leaves it: the global playbook it
+/// seeds, a project of its own, and a project whose file is there but
+/// which `projects.json` does not list.
+fn ace_folder(dir: &Path) -> PathBuf {
+    let ace = dir.join(".ace");
+    std::fs::create_dir_all(ace.join("playbooks")).unwrap();
+    std::fs::write(
+        ace.join("playbooks/global.md"),
+        "## STRATEGIES & INSIGHTS\n\
+         [str-00001] helpful=0 harmful=0 :: Break complex problems into smaller, manageable steps.\n\
+         [str-00002] helpful=0 harmful=0 :: Validate assumptions before proceeding with solutions.\n\
+         \n\
+         ## FORMULAS & CALCULATIONS\n\
+         [cal-00001] helpful=0 harmful=0 :: ROI = (Gain - Cost) / Cost * 100\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ace.join("playbooks/finance.md"),
+        "# Project: finance\n\n\n## STRATEGIES & INSIGHTS\n\
+         [str-00003] helpful=2 harmful=0 :: Reconcile the ledger before the monthly close.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ace.join("playbooks/ops.md"),
+        "# Project: ops\n\n\n## STRATEGIES & INSIGHTS\n\
+         [str-00007] helpful=0 harmful=0 :: Page the on-call engineer before restarting prod.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ace.join("projects.json"),
+        "{\n  \"global\": {\n    \"description\": \"Universal patterns and insights\"\n  },\n  \"finance\": {\n    \"description\": \"Money\"\n  }\n}",
+    )
+    .unwrap();
+    ace
+}
+
+fn folder_loc(ace: &Path, project: &str) -> String {
+    format!("{}#project={project}", ace.display())
+}
+
+#[test]
+fn a_project_of_the_one_file_per_project_folder_reads_as_its_server_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ace = ace_folder(dir.path());
+    // What ace_core.read_playbook("finance") returns for these files.
+    let view = "## STRATEGIES & INSIGHTS\n\
+        [str-00001] helpful=0 harmful=0 :: Break complex problems into smaller, manageable steps.\n\
+        [str-00002] helpful=0 harmful=0 :: Validate assumptions before proceeding with solutions.\n\
+        [str-00003] helpful=2 harmful=0 [finance] :: Reconcile the ledger before the monthly close.\n\
+        \n\
+        ## FORMULAS & CALCULATIONS\n\
+        [cal-00001] helpful=0 harmful=0 :: ROI = (Gain - Cost) / Cost * 100\n";
+    convert()
+        .args([&folder_loc(&ace, "finance"), "--to", "markdown", "-q"])
+        .assert()
+        .success()
+        .stdout(view);
+    validate()
+        .arg(folder_loc(&ace, "finance"))
+        .args(["--select", "ACE014,ACE091"])
+        .assert()
+        .success();
+    // A bare folder is still a folder of files to check.
+    validate().arg(&ace).assert().success();
+    // A project name is a file name in the folder, never a path.
+    convert()
+        .args([&folder_loc(&ace, "../x"), "--to", "markdown"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("a file name"));
+}
+
+#[test]
+fn an_apply_to_a_project_of_the_folder_writes_each_file_its_own_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let ace = ace_folder(dir.path());
+    let ops = std::fs::read(ace.join("playbooks/ops.md")).unwrap();
+    let add = dir.path().join("add.json");
+    std::fs::write(
+        &add,
+        r#"{"operation_type": "ADD", "section": "STRATEGIES & INSIGHTS", "content": "Close the month only after the bank feed arrives"}"#,
+    )
+    .unwrap();
+    let counters = dir.path().join("counters.json");
+    std::fs::write(
+        &counters,
+        r#"{"counters": [{"id": "str-00001", "helpful_delta": 1}, {"id": "str-00003", "helpful_delta": 1}]}"#,
+    )
+    .unwrap();
+    ace_apply()
+        .args([&folder_loc(&ace, "finance"), add.to_str().unwrap()])
+        .args([counters.to_str().unwrap(), "--in-place", "-q"])
+        .assert()
+        .success();
+    // The new entry is finance's, numbered past global's and finance's
+    // IDs as `_get_next_id` numbers over the listed projects; each
+    // counter is raised in its own project's file.
+    assert_eq!(
+        std::fs::read_to_string(ace.join("playbooks/finance.md")).unwrap(),
+        "# Project: finance\n\n## STRATEGIES & INSIGHTS\n\
+         [str-00003] helpful=3 harmful=0 :: Reconcile the ledger before the monthly close.\n\
+         [str-00004] helpful=0 harmful=0 :: Close the month only after the bank feed arrives\n"
+    );
+    let global = std::fs::read_to_string(ace.join("playbooks/global.md")).unwrap();
+    assert!(
+        global.contains("[str-00001] helpful=1 harmful=0 :: Break"),
+        "{global}"
+    );
+    assert!(!global.contains("str-00004"), "{global}");
+    assert_eq!(std::fs::read(ace.join("playbooks/ops.md")).unwrap(), ops);
+    // A project not listed yet gets its file and its line in
+    // projects.json, as `create_project` makes them.
+    ace_apply()
+        .args([&folder_loc(&ace, "legal"), add.to_str().unwrap()])
+        .args(["--in-place", "-q"])
+        .assert()
+        .success();
+    let legal = std::fs::read_to_string(ace.join("playbooks/legal.md")).unwrap();
+    assert!(legal.starts_with("# Project: legal\n"), "{legal}");
+    assert!(
+        legal.contains("[str-00005] helpful=0 harmful=0 :: Close"),
+        "{legal}"
+    );
+    let projects: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ace.join("projects.json")).unwrap()).unwrap();
+    assert_eq!(projects["legal"]["description"], "");
+    assert_eq!(projects["finance"]["description"], "Money");
+}
+
+#[test]
+fn the_folder_migrates_into_sqlite_and_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let ace = ace_folder(dir.path());
+    let db = dir.path().join("ace.db");
+    convert()
+        .args([&folder_loc(&ace, "finance"), "-o", &loc(&db, ""), "-q"])
+        .assert()
+        .success();
+    assert_eq!(
+        sqlite3(
+            &db,
+            "SELECT entry_id, project_id, helpful_count FROM entries ORDER BY entry_id"
+        ),
+        "cal-00001|global|0\nstr-00001|global|0\nstr-00002|global|0\nstr-00003|finance|2\n"
+    );
+    // Back into a new folder, the shared project selected: each entry to
+    // its project's file.
+    let back = dir.path().join("back");
+    std::fs::create_dir(&back).unwrap();
+    convert()
+        .args([
+            &loc(&db, "#project=finance"),
+            "-o",
+            &folder_loc(&back, "global"),
+            "-q",
+        ])
+        .assert()
+        .success();
+    for project in ["global", "finance"] {
+        let path = format!("playbooks/{project}.md");
+        let old = std::fs::read_to_string(ace.join(&path)).unwrap();
+        let new = std::fs::read_to_string(back.join(&path)).unwrap();
+        let lines = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter(|l| l.starts_with('['))
+                .map(str::to_owned)
+                .collect()
+        };
+        assert_eq!(lines(&new), lines(&old), "{project}");
+    }
+    convert()
+        .args([&folder_loc(&back, "finance"), "--to", "markdown", "-q"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "[str-00003] helpful=2 harmful=0 [finance] :: Reconcile",
+        ));
+}
+
+#[test]
+fn concurrent_applies_to_the_folder_each_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let ace = ace_folder(dir.path());
+    let location = folder_loc(&ace, "finance");
+    let children: Vec<_> = (1..=10)
+        .map(|n| {
+            let d = plus_one(dir.path(), n, "str-00003");
+            Process::new(ace_apply_bin())
+                .args([&location, d.to_str().unwrap(), "--in-place", "-q"])
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let finance = std::fs::read_to_string(ace.join("playbooks/finance.md")).unwrap();
+    assert!(
+        finance.contains("[str-00003] helpful=12 harmful=0"),
+        "{finance}"
+    );
+}

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ace_model::{Diagnostic, Error, Severity};
-use ace_registry::store::{self, Access, Change, Db, StoreLocation, WriteOptions, Written};
+use ace_registry::store::{self, Access, Change, StoreLocation, WriteOptions, Written};
 
 use crate::pipeline::{run_rows, Applied, DeltaSource};
 use crate::Ready;
@@ -44,9 +44,9 @@ pub struct RowsOptions {
 /// delta file that does not read writes nothing, as with a file. A row
 /// the reader finds wrong (ACE091) stops the whole apply ([`Unreadable`]):
 /// writing the playbook back would write the row without the value it
-/// could not read. A SQLite file is written only inside the write scope,
-/// as a playbook file is; a database on a server is no file, and the
-/// scope does not bound it.
+/// could not read. A SQLite file or a folder's project files are written
+/// only inside the write scope, as a playbook file is; a database on a
+/// server is no file, and the scope does not bound it.
 pub fn apply<'a>(
     location: &StoreLocation,
     deltas: &[DeltaSource<'a>],
@@ -56,8 +56,10 @@ pub fn apply<'a>(
     let (wait, write, opts) = (how.wait, how.write, &ready.run);
     let access = match write {
         true => {
-            if let (Some(scope), Db::Sqlite(path)) = (&ready.scope, &location.db) {
-                scope.check(path)?;
+            if let Some(scope) = &ready.scope {
+                for path in store::files(location) {
+                    scope.check(&path)?;
+                }
             }
             Access::Write {
                 create: false,
@@ -66,13 +68,12 @@ pub fn apply<'a>(
         }
         false => Access::Read,
     };
-    let mut db = store::open(location, access)?;
     let options = WriteOptions {
         now: opts.apply.now.clone(),
         wait,
         ..WriteOptions::default()
     };
-    let (written, applied) = db.update(&options, |read| {
+    let (written, applied) = store::update(location, access, &options, |read| {
         if read
             .diagnostics
             .iter()
@@ -91,8 +92,7 @@ pub fn apply<'a>(
                 }),
             });
         }
-        let curation = read.schema.curation();
-        let mut applied = run_rows(read.playbook, &curation, deltas, opts);
+        let mut applied = run_rows(read.playbook, &read.curation, deltas, opts);
         let unreadable = applied.files.iter().any(|f| f.unreadable.is_some());
         let refused = how.strict && applied.refused() > 0;
         let playbook = (write && !unreadable && !refused && applied.outcome.changed())

@@ -7,6 +7,7 @@
 pub mod block;
 pub mod capabilities;
 pub mod convert;
+mod folder;
 mod mapping_doc;
 mod pair;
 mod registry;

@@ -43,6 +43,9 @@ pub struct StoreInput {
 
 /// The playbook at `location` ([`StoreInput`]).
 pub fn read(location: &Location) -> Result<StoreInput, Stop> {
+    if let Db::Folder(_) = location.db {
+        return crate::folder::read(location);
+    }
     let mut store = open(location, Access::Read)?;
     let read = store.read()?;
     let source = Source {
@@ -83,10 +86,14 @@ pub fn has_errors(parsed: &Parsed) -> bool {
 /// What writing `pb` to `location` loses, for the loss report: the
 /// database's schema's, or the one a new database gets.
 pub fn losses(location: &Location, pb: &Playbook) -> Result<(Vec<LossEntry>, String), Error> {
+    if let Db::Folder(_) = location.db {
+        let written = crate::write(crate::Format::MARKDOWN, pb);
+        return Ok((written.losses, format!("{} (markdown)", location.shown())));
+    }
     // A file not there yet is not made for this: `--strict` may stop the
     // write.
     let existing = match &location.db {
-        ace_store::Db::Sqlite(path) if !path.exists() => None,
+        Db::Sqlite(path) if !path.exists() => None,
         _ => open(location, Access::Read)?.schema,
     };
     let schema = existing
@@ -112,9 +119,66 @@ pub fn write(
     opts: &WriteOptions,
     force: bool,
 ) -> Result<Written, Error> {
+    if let Db::Folder(_) = location.db {
+        return crate::folder::write(location, pb, opts, force);
+    }
     let access = Access::Write {
         create: true,
         force,
     };
     open(location, access)?.write(pb, opts)
+}
+
+/// What [`update`]'s change is given: the playbook read under the write
+/// lock, the listing its findings point into, the reader's findings, and
+/// how the location's playbooks are curated.
+pub struct Reading {
+    pub playbook: Playbook,
+    pub listing: String,
+    pub diagnostics: Vec<ace_model::Diagnostic>,
+    pub curation: ace_format::Curation,
+}
+
+/// Reads the playbook at `location` and writes back what `change` makes
+/// of it, with no other writer in between (see [`Store::update`]); with
+/// `access` [`Access::Read`], nothing is written.
+pub fn update<T>(
+    location: &Location,
+    access: Access,
+    opts: &WriteOptions,
+    change: impl FnOnce(Reading) -> Result<Change<T>, Error>,
+) -> Result<(Option<Written>, T), Error> {
+    let (write, force) = match access {
+        Access::Read => (false, false),
+        Access::Write { force, .. } => (true, force),
+    };
+    if let Db::Folder(_) = location.db {
+        return crate::folder::update(location, force, write, opts, change);
+    }
+    open(location, access)?.update(opts, |read| {
+        change(Reading {
+            curation: read.schema.curation(),
+            playbook: read.playbook,
+            listing: read.listing,
+            diagnostics: read.diagnostics,
+        })
+    })
+}
+
+/// The files a write to `location` may change, for the write scope: a
+/// SQLite file, a folder's project files and `projects.json`; none for a
+/// database on a server.
+pub fn files(location: &Location) -> Vec<std::path::PathBuf> {
+    match &location.db {
+        Db::Sqlite(path) => vec![path.clone()],
+        Db::Postgres(_) => Vec::new(),
+        Db::Folder(dir) => {
+            let project = location.select.project.as_deref().unwrap_or("global");
+            vec![
+                dir.join("projects.json"),
+                dir.join("playbooks").join("global.md"),
+                dir.join("playbooks").join(format!("{project}.md")),
+            ]
+        }
+    }
 }

@@ -29,6 +29,11 @@ pub enum Db {
     Sqlite(PathBuf),
     /// A libpq connection URL (`postgres://` or `postgresql://`).
     Postgres(String),
+    /// ace_claude_mcp's folder (`~/.ace`): `playbooks/{project}.md`, one
+    /// markdown playbook per project, and `projects.json`. Named with a
+    /// selector (`~/.ace#project=finance`), so that a bare folder stays a
+    /// folder of files to check.
+    Folder(PathBuf),
 }
 
 /// Which rows make the playbook: a project (ace_claude_mcp's
@@ -78,12 +83,14 @@ impl Location {
             Db::Sqlite(PathBuf::from(path))
         } else if let Some(url) = postgres_url(base) {
             Db::Postgres(url)
+        } else if fragment.is_some() && Path::new(base).is_dir() {
+            Db::Folder(PathBuf::from(base))
         } else if fragment.is_some() && Path::new(base).exists() {
             if !is_sqlite_file(Path::new(base)) {
                 return Err(Error::value(
                     "location",
                     arg,
-                    "a database: a selector after `#` goes with `sqlite:PATH`, `postgres://…` or a SQLite file",
+                    "a database: a selector after `#` goes with `sqlite:PATH`, `postgres://…`, a SQLite file or ace_claude_mcp's folder (`~/.ace`)",
                 ));
             }
             Db::Sqlite(PathBuf::from(base))
@@ -103,6 +110,7 @@ impl Location {
         let db = match &self.db {
             Db::Sqlite(p) => format!("sqlite:{}", p.display()),
             Db::Postgres(url) => redact(url),
+            Db::Folder(dir) => dir.display().to_string(),
         };
         let select = self.select.fragment();
         match select.is_empty() {
