@@ -1357,3 +1357,155 @@ fn concurrent_applies_to_the_folder_each_count() {
         "{finance}"
     );
 }
+
+/// The venv of tests/ace_playbook/install.sh: SQLAlchemy, Alembic and
+/// psycopg2 from PyPI, which run ace-playbook's migration and models.
+fn ace_playbook_venv() -> PathBuf {
+    let venv = PathBuf::from(std::env::var("ACE_PLAYBOOK_VENV").expect(
+        "ACE_PLAYBOOK_VENV: make it with tests/ace_playbook/install.sh DIR and export DIR",
+    ));
+    assert!(
+        venv.join("bin/alembic").exists(),
+        "ACE_PLAYBOOK_VENV={} has no alembic: run tests/ace_playbook/install.sh on it",
+        venv.display()
+    );
+    venv
+}
+
+/// Runs `program` of the venv in tests/ace_playbook with the database at
+/// SQLAlchemy URL `url`; its standard output.
+fn in_ace_playbook(venv: &Path, url: &str, args: &[&str]) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ace_playbook");
+    let out = Process::new(venv.join("bin").join(args[0]))
+        .args(&args[1..])
+        .current_dir(&dir)
+        .env("ACE_PLAYBOOK_DB", url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// ace-playbook's own migration makes the database and its own models add
+/// bullets; ace-tools reads every one, applies a counter and a new bullet,
+/// and the models load what it wrote, with a journal row per write whose
+/// hashes are the models' `compute_bullet_hash`.
+fn ace_playbook_round_trip(url: &str, location: &str) {
+    let venv = ace_playbook_venv();
+    in_ace_playbook(
+        &venv,
+        url,
+        &["alembic", "-c", "alembic.ini", "upgrade", "head"],
+    );
+    in_ace_playbook(&venv, url, &["python", "rows.py", "seed"]);
+    let dump = |venv: &Path| -> serde_json::Value {
+        serde_json::from_str(&in_ace_playbook(venv, url, &["python", "rows.py", "dump"])).unwrap()
+    };
+    let seeded = dump(&venv);
+    let bullets = seeded["bullets"].as_array().unwrap();
+    assert_eq!(bullets.len(), 3);
+    let json = convert()
+        .args([location, "--to", "json", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let read: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let entries = read["playbook"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 3);
+    for b in bullets {
+        let e = entries.iter().find(|e| e["id"] == b["id"]).unwrap();
+        assert_eq!(e["content"], b["content"]);
+        assert_eq!(e["helpful"], b["helpful_count"]);
+        assert_eq!(e["harmful"], b["harmful_count"]);
+        assert_eq!(
+            e.get("tags").cloned().unwrap_or(serde_json::json!([])),
+            b["tags"]
+        );
+    }
+    let first = bullets.iter().find(|b| b["section"] == "Helpful").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let counter = dir.path().join("counter.json");
+    std::fs::write(
+        &counter,
+        format!(
+            r#"{{"delta_id": "delta-2026-03-02-001", "counters": [{{"id": {}, "helpful_delta": 1}}]}}"#,
+            first["id"]
+        ),
+    )
+    .unwrap();
+    let add = dir.path().join("add.json");
+    std::fs::write(
+        &add,
+        r#"{"operation_type": "ADD", "section": "Helpful", "content": "Check the carrier tracking page before you escalate a lost parcel"}"#,
+    )
+    .unwrap();
+    Process::new(ace_apply_bin())
+        .args([location, counter.to_str().unwrap(), add.to_str().unwrap()])
+        .args(["--in-place", "-q"])
+        .status()
+        .map(|s| assert!(s.success()))
+        .unwrap();
+    let after = dump(&venv);
+    let bullets = after["bullets"].as_array().unwrap();
+    assert_eq!(bullets.len(), 4);
+    let raised = bullets.iter().find(|b| b["id"] == first["id"]).unwrap();
+    assert_eq!(raised["helpful_count"], 5);
+    assert_eq!(raised["tags"], first["tags"]);
+    assert_eq!(raised["embedding"], 384, "the embedding is kept");
+    let new = bullets
+        .iter()
+        .find(|b| {
+            b["content"] == "Check the carrier tracking page before you escalate a lost parcel"
+        })
+        .unwrap();
+    let id = new["id"].as_str().unwrap();
+    assert!(
+        id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{id}"
+    );
+    assert_eq!(new["stage"], "SHADOW");
+    assert_eq!(new["domain_id"], "support");
+    let journal = after["journal"].as_array().unwrap();
+    assert_eq!(journal.len(), 2, "{journal:?}");
+    let inc = journal
+        .iter()
+        .find(|j| j["bullet_id"] == first["id"])
+        .unwrap();
+    assert_eq!(inc["operation"], "INCREMENT_HELPFUL");
+    assert_eq!(inc["before_hash"], first["hash"]);
+    assert_eq!(inc["after_hash"], raised["hash"]);
+    let added = journal
+        .iter()
+        .find(|j| j["bullet_id"] == new["id"])
+        .unwrap();
+    assert_eq!(added["operation"], "ADD_NEW");
+    assert_eq!(added["before_hash"], serde_json::Value::Null);
+    assert_eq!(added["after_hash"], new["hash"]);
+}
+
+#[test]
+#[ignore = "needs ACE_PLAYBOOK_VENV"]
+fn ace_playbooks_own_migration_and_models_read_what_ace_tools_writes_in_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("ace_playbook.db");
+    // SQLAlchemy's URL, four slashes for an absolute path: the location
+    // ace-playbook's DATABASE_URL holds is one ace-tools takes as it is.
+    let url = format!("sqlite:///{}", db.display());
+    ace_playbook_round_trip(&url, &url);
+}
+
+#[test]
+#[ignore = "needs ACE_PLAYBOOK_VENV and ACE_POSTGRES_URL"]
+fn ace_playbooks_own_migration_and_models_read_what_ace_tools_writes_in_postgres() {
+    let url = postgres_db("ace_playbook_models");
+    let sqlalchemy = url.replacen("postgresql://", "postgresql+psycopg2://", 1);
+    ace_playbook_round_trip(&sqlalchemy, &sqlalchemy);
+}

@@ -87,8 +87,13 @@ impl IdScheme {
         match self.stem {
             Stem::Hash => is_hex8(id).then(|| (String::new(), 0)),
             // A dated ID is not a prefix and a number: its number counts
-            // for its day alone.
-            Stem::SectionPrefix | Stem::SectionWord if IdScheme::DATED.parse(id).is_some() => None,
+            // for its day alone. Nor is a UUID (ace-playbook's bullets),
+            // whose last digits only look like one.
+            Stem::SectionPrefix | Stem::SectionWord
+                if IdScheme::DATED.parse(id).is_some() || is_uuid(id) =>
+            {
+                None
+            }
             Stem::SectionPrefix | Stem::SectionWord => {
                 let p = ids::parse_prefixed(id)?;
                 Some((p.prefix.to_owned(), p.number))
@@ -129,6 +134,16 @@ pub fn section_word(section: Option<&str>) -> String {
 
 fn is_hex8(id: &str) -> bool {
     id.len() == 8 && id.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// `8-4-4-4-12` hex digits.
+fn is_uuid(id: &str) -> bool {
+    let groups: Vec<&str> = id.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn is_date(s: &str) -> bool {
@@ -404,6 +419,17 @@ mod tests {
             ..Entry::default()
         };
         Allocator::new(pb, own, 0).mint(pb, &e, &SectionMap::default(), day, None)
+    }
+
+    #[test]
+    fn uuids_are_not_numbered_ids_whose_digits_end_them() {
+        let uuids = pb(&[
+            "e7fb45bf-f85f-4690-81d0-1163d1306bd2",
+            "a93d995d-2c64-4a3d-818d-d4c52911e7c0",
+            "bc050bb0-af91-44a5-b8f4-e7bf9bc4523a",
+        ]);
+        let id = next(&uuids, IdScheme::HEX, "2026-01-02");
+        assert!(is_hex8(&id), "{id}");
     }
 
     #[test]

@@ -1,0 +1,3 @@
+"""${message}"""
+revision = ${repr(up_revision)}
+down_revision = ${repr(down_revision)}
