@@ -563,3 +563,30 @@ def test_a_database_location_reads_writes_and_applies_as_the_tools_do(tmp_path):
         ace_tools.read(EXAMPLE.read_text(), location=where)
     with pytest.raises(ace_tools.AceError, match="expected sqlite:PATH"):
         ace_tools.read(location=str(tmp_path / "missing.md"))
+
+
+def test_the_one_file_per_project_folder_is_a_location(tmp_path):
+    ace = tmp_path / ".ace"
+    (ace / "playbooks").mkdir(parents=True)
+    (ace / "playbooks" / "global.md").write_text(
+        "## STRATEGIES & INSIGHTS\n"
+        "[str-00001] helpful=0 harmful=0 :: Break complex problems into smaller, manageable steps.\n"
+    )
+    (ace / "playbooks" / "finance.md").write_text(
+        "# Project: finance\n\n## STRATEGIES & INSIGHTS\n"
+        "[str-00002] helpful=1 harmful=0 :: Reconcile the ledger before the monthly close.\n"
+    )
+    where = f"{ace}#project=finance"
+    model = ace_tools.read(location=where)
+    entries = model["playbook"]["entries"]
+    assert [e["id"] for e in entries] == ["str-00001", "str-00002"]
+    assert entries[1]["project_id"] == "finance" and "project_id" not in entries[0]
+    add = json.dumps(
+        {"operation_type": "ADD", "section": "STRATEGIES & INSIGHTS",
+         "content": "Book accruals on the last business day of the month"}
+    )
+    ace_tools.apply(location=where, deltas=[add])
+    finance = (ace / "playbooks" / "finance.md").read_text()
+    assert "[str-00003] helpful=0 harmful=0 :: Book accruals" in finance
+    assert "str-00003" not in (ace / "playbooks" / "global.md").read_text()
+    assert json.loads((ace / "projects.json").read_text())["finance"] == {"description": ""}

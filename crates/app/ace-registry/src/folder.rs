@@ -12,7 +12,7 @@ use ace_model::{Error, Playbook, Severity};
 use ace_store::{Change, Location, WriteOptions, Written, LEDGER, RESERVED_KEY};
 
 use crate::convert::{self, Stop};
-use crate::store::{Reading, StoreInput};
+use crate::located::{Reading, StoreInput};
 use crate::{Format, ReadCtx, WriteCtx};
 
 /// The project whose entries every project reads beside its own.

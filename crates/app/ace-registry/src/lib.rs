@@ -8,6 +8,7 @@ pub mod block;
 pub mod capabilities;
 pub mod convert;
 mod folder;
+mod located;
 mod mapping_doc;
 mod pair;
 mod registry;

@@ -6,6 +6,7 @@ use ace_model::{Error, LossEntry, Playbook, Severity};
 use ace_store::{Engine, Location};
 
 use crate::convert::Stop;
+pub use crate::located::{Reading, StoreInput};
 use crate::Parsed;
 
 /// Every database engine, by the locations it serves.
@@ -29,16 +30,6 @@ pub fn open(location: &Location, access: Access) -> Result<Store, Error> {
         ))
     })?;
     Store::open(*engine, location, access)
-}
-
-/// A database location read: a source for the reports (named by the
-/// location, its text the listing of the rows that findings point into),
-/// the playbook and the reader's findings, and which convention-bound lint
-/// rules hold for the schema's rows.
-pub struct StoreInput {
-    pub source: Source,
-    pub parsed: Parsed,
-    pub lint: crate::LintProfile,
 }
 
 /// The playbook at `location` ([`StoreInput`]).
@@ -127,16 +118,6 @@ pub fn write(
         force,
     };
     open(location, access)?.write(pb, opts)
-}
-
-/// What [`update`]'s change is given: the playbook read under the write
-/// lock, the listing its findings point into, the reader's findings, and
-/// how the location's playbooks are curated.
-pub struct Reading {
-    pub playbook: Playbook,
-    pub listing: String,
-    pub diagnostics: Vec<ace_model::Diagnostic>,
-    pub curation: ace_format::Curation,
 }
 
 /// Reads the playbook at `location` and writes back what `change` makes

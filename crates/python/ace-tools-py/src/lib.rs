@@ -605,7 +605,8 @@ fn store_location(location: &str) -> Result<ace_registry::store::StoreLocation, 
     match ace_registry::store::location(location) {
         Ok(Some(l)) => Ok(l),
         Ok(None) => Err(Stop::plain(format!(
-            "location={location:?}: expected sqlite:PATH, a SQLite file or a postgresql:// URL"
+            "location={location:?}: expected sqlite:PATH, a SQLite file, a postgresql:// URL \
+             or ace_claude_mcp's folder with a project (DIR#project=NAME)"
         ))),
         Err(e) => Err(Stop::plain(e.to_string())),
     }
