@@ -1213,6 +1213,20 @@ fn a_project_of_the_one_file_per_project_folder_reads_as_its_server_reads_it() {
         .success();
     // A bare folder is still a folder of files to check.
     validate().arg(&ace).assert().success();
+    // A FIFO in the folder is never opened.
+    #[cfg(unix)]
+    {
+        let fifo = ace.join("playbooks/fifo.md");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        convert()
+            .args([&folder_loc(&ace, "fifo"), "--to", "markdown"])
+            .timeout(std::time::Duration::from_secs(20))
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("not a regular file"));
+    }
     // A project name is a file name in the folder, never a path.
     convert()
         .args([&folder_loc(&ace, "../x"), "--to", "markdown"])

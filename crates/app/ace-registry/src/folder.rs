@@ -130,8 +130,13 @@ impl<'a> Folder<'a> {
     /// The playbook of `project`'s file, `None` when there is no file.
     fn read_file(&self, project: &str) -> Result<Option<Playbook>, Stop> {
         let path = self.file(project);
-        if !path.exists() {
-            return Ok(None);
+        match std::fs::metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e).into()),
+            // A FIFO or a device in the folder is never opened: reading it
+            // could block, and it is no project's playbook.
+            Ok(m) if !m.is_file() => return Err(Error::io(&path, "not a regular file").into()),
+            Ok(_) => {}
         }
         let source = ace_fs::load(&path)?;
         let ctx = ReadCtx::min(Severity::Error);
