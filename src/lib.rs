@@ -1,4 +1,4 @@
-//! What the six binaries share: their arguments (`cli`), input loading
+//! What the seven binaries share: their arguments (`cli`), input loading
 //! and locking, the exit model ([`ExitStatus`]), how findings and errors
 //! are printed, and the pre-commit hooks they are run by. What they do
 //! lives in the library crates.
@@ -141,39 +141,6 @@ pub fn lock_wait(seconds: &str) -> Result<std::time::Duration, String> {
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(std::time::Duration::from_secs_f64)
         .ok_or_else(|| format!("`{seconds}`: expected a number of seconds"))
-}
-
-/// Locks the input of an update in place before it is read, so that
-/// concurrent updates of one playbook take turns (`ace_fs::Held`). The
-/// companion is locked after it, once the format is known
-/// ([`lock_companion`]). Standard input holds nothing.
-pub fn lock_input(arg: &str, wait: std::time::Duration) -> Result<ace_fs::Held, ace_model::Error> {
-    if arg == "-" {
-        return Ok(ace_fs::Held::default());
-    }
-    ace_fs::Held::lock(&[Path::new(arg)], wait).map_err(Into::into)
-}
-
-/// Adds to `held` the companion an update of `input` as `format` will
-/// read and rewrite: `sections` when given, else the one beside it.
-pub fn lock_companion(
-    held: &mut ace_fs::Held,
-    format: Format,
-    input: Option<&Path>,
-    sections: Option<&Path>,
-    wait: std::time::Duration,
-) -> Result<(), ace_model::Error> {
-    if format.companion().is_none() {
-        return Ok(());
-    }
-    let path = match sections {
-        Some(p) => Some(p.to_owned()),
-        None => input.and_then(|p| format.companion_beside(p)),
-    };
-    match path {
-        Some(p) => held.lock_more(&p, wait).map_err(Into::into),
-        None => Ok(()),
-    }
 }
 
 /// Sets up the process before anything is written. A file-size limit

@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod convert;
 pub mod diff;
+pub mod mcp;
 pub mod merge;
 pub mod validate;
 pub mod view;
@@ -29,6 +30,7 @@ pub fn commands() -> Vec<clap::Command> {
         diff::Args::command(),
         merge::Args::command(),
         view::Args::command(),
+        mcp::Args::command(),
     ]
 }
 

@@ -8,7 +8,7 @@ use crate::{error, load_input, ExitStatus};
 use ace_apply::{Compat, DeltaSource, Output, Subject};
 use ace_fs::Source;
 use ace_model::{LossEntry, Severity};
-use ace_registry::convert::{self, Destination, Stop};
+use ace_registry::convert::{self, Stop};
 
 use crate::cli::apply::*;
 
@@ -53,23 +53,6 @@ fn delta_sources(loaded: &[(Source, Option<String>)]) -> Vec<DeltaSource<'_>> {
             text: &s.text,
         })
         .collect()
-}
-
-fn check_scope(scope: Option<&ace_config::WriteScope>, dest: &Destination) -> Result<(), Stopped> {
-    let Some(scope) = scope else {
-        return Ok(());
-    };
-    let paths: Vec<&Path> = match dest {
-        Destination::Stdout => Vec::new(),
-        Destination::File(p) => vec![p],
-        Destination::Pair {
-            main, companion, ..
-        } => vec![main, companion],
-    };
-    for p in paths {
-        scope.check(p).map_err(usage)?;
-    }
-    Ok(())
 }
 
 /// The apply the flags ask for.
@@ -121,7 +104,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
     // updates of one playbook each see the one before.
     let mut held = match args.in_place {
         true => Some(
-            crate::lock_input(&args.playbook, args.lock_timeout)
+            ace_apply::place::lock_input(&args.playbook, args.lock_timeout)
                 .map_err(usage)?
                 .forcing(args.force),
         ),
@@ -141,7 +124,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         )));
     }
     if let Some(held) = held.as_mut() {
-        crate::lock_companion(
+        ace_apply::place::lock_companion(
             held,
             format,
             source.path.as_deref(),
@@ -225,7 +208,7 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
         input.companion.as_ref(),
     )
     .map_err(|s| Box::new((s, None)))?;
-    check_scope(ready.scope.as_ref(), &dest)?;
+    ace_apply::place::check_scope(ready.scope.as_ref(), &dest).map_err(|e| usage(e.to_string()))?;
     let mut on_losses = |losses: &[LossEntry], target: &str| report_losses(args, losses, target);
     // A new output holds no lock, and may replace what `--force` allows.
     let output = ace_fs::Held::default().forcing(args.force);

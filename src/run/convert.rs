@@ -49,7 +49,7 @@ fn convert(args: &Args) -> Result<(), Stopped> {
     // updates of one file each see the one before.
     let mut held = match args.in_place {
         true => Some(
-            crate::lock_input(input, args.lock_timeout)
+            ace_apply::place::lock_input(input, args.lock_timeout)
                 .map_err(|e| at(e.into()))?
                 .forcing(args.force),
         ),
@@ -250,7 +250,7 @@ fn read_as(
         }
     };
     if let Some(held) = held {
-        crate::lock_companion(
+        ace_apply::place::lock_companion(
             held,
             from,
             source.path.as_deref(),

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod convert;
 pub mod diff;
+pub mod mcp;
 pub mod merge;
 pub mod validate;
 pub mod view;

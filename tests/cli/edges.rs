@@ -602,7 +602,7 @@ fn a_yaml_rewrite_keeps_unknown_scalars_as_written() {
 fn completions_and_man_pages_are_made_from_the_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let scripts = ace_tools::cli::write_completions(dir.path()).unwrap();
-    assert_eq!(scripts.len(), 30, "six tools, five shells");
+    assert_eq!(scripts.len(), 35, "seven tools, five shells");
     let bash = dir.path().join("ace-convert.bash");
     let status = std::process::Command::new("bash")
         .arg("-n")
@@ -622,7 +622,7 @@ fn completions_and_man_pages_are_made_from_the_definitions() {
         assert!(text.contains(value), "{value}");
     }
     let pages = ace_tools::cli::write_man_pages(dir.path()).unwrap();
-    assert_eq!(pages.len(), 6);
+    assert_eq!(pages.len(), 7);
     let apply = std::fs::read_to_string(dir.path().join("ace-apply.1")).unwrap();
     assert!(
         apply.starts_with(".ie") || apply.contains(".TH ace-apply"),

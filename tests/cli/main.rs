@@ -22,6 +22,7 @@ mod exit;
 mod hostile;
 mod kayba;
 mod losses;
+mod mcp;
 mod merge;
 mod merge_runs;
 mod readme;

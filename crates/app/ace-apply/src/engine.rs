@@ -813,10 +813,13 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 // A counted entry has helpful and harmful, the pair every
                 // counted line of the spec has: an entry without counters
                 // counted helpful once is `helpful=1 harmful=0`. kayba's
-                // neutral stays absent unless the count moves it.
+                // neutral stays absent unless the count moves it. A count
+                // down stops at 0, as ace_claude_mcp's `update_counters`
+                // stops it: a counter is never negative (ACE005).
                 let add = |counter: &mut Option<i64>, by: i64, always: bool| {
                     if by != 0 || counter.is_some() || always {
-                        *counter = Some(counter.unwrap_or(0).saturating_add(by));
+                        let was = counter.unwrap_or(0);
+                        *counter = Some(was.saturating_add(by).max(was.min(0)));
                     }
                 };
                 add(&mut e.helpful, *helpful, true);

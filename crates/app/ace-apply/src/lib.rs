@@ -18,6 +18,7 @@ mod engine;
 pub mod into;
 pub mod merge;
 pub mod pipeline;
+pub mod place;
 pub mod prune;
 pub mod render;
 mod request;

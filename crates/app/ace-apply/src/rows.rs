@@ -14,6 +14,8 @@ use crate::Ready;
 /// what was written, `None` when nothing changed or nothing was to be
 /// written.
 pub struct RowsApplied<'a> {
+    /// The playbook as read, before the deltas.
+    pub before: ace_model::Playbook,
     pub applied: Applied<'a>,
     pub written: Option<Written>,
 }
@@ -92,15 +94,20 @@ pub fn apply<'a>(
                 }),
             });
         }
-        let mut applied = run_rows(read.playbook, &read.curation, deltas, opts);
+        let before = read.playbook.clone();
+        let applied = run_rows(read.playbook, &read.curation, deltas, opts);
         let unreadable = applied.files.iter().any(|f| f.unreadable.is_some());
         let refused = how.strict && applied.refused() > 0;
         let playbook = (write && !unreadable && !refused && applied.outcome.changed())
-            .then(|| std::mem::take(&mut applied.playbook));
+            .then(|| applied.playbook.clone());
         Ok(Change {
             playbook,
-            value: Ok(applied),
+            value: Ok((before, applied)),
         })
     })?;
-    Ok(applied.map(|applied| RowsApplied { applied, written }))
+    Ok(applied.map(|(before, applied)| RowsApplied {
+        before,
+        applied,
+        written,
+    }))
 }

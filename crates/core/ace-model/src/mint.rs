@@ -159,7 +159,7 @@ pub fn next_day(date: &str) -> Option<String> {
     let y: u32 = date.get(0..4)?.parse().ok()?;
     let m: u32 = date.get(5..7)?.parse().ok()?;
     let d: u32 = date.get(8..10)?.parse().ok()?;
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let leap = (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
     let days = match m {
         2 if leap => 29,
         2 => 28,
