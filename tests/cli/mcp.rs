@@ -300,11 +300,11 @@ fn bad_calls_are_tool_errors_and_the_server_stays_up() {
     ]);
     let r = results(&drive(dir.path(), calls, pb.to_str().unwrap()));
     let expected = [
-        "`nope-00009`, which the playbook does not have",
+        "Entry 'nope-00009' not found in playbook.",
         "no section \"NO SUCH SECTION\"",
         "invalid JSON",
         "`content` is 10485760 bytes; ace-mcp takes at most 65536",
-        "`nope-00009`, which the playbook does not have",
+        "Entry 'nope-00009' not found in playbook.",
     ];
     for (i, want) in expected.iter().enumerate() {
         assert!(r[i].0, "call {i} is an error: {}", r[i].1);

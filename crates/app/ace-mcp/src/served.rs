@@ -214,7 +214,7 @@ impl Served {
             "counters": [{"id": id, "helpful_delta": helpful, "harmful_delta": harmful}]
         });
         let placed = self.apply_delta(&delta.to_string(), None)?;
-        refused(&placed)?;
+        refused(&placed, id)?;
         let counts = |pb: &Playbook| {
             pb.entries
                 .iter()
@@ -242,7 +242,7 @@ impl Served {
             "operation_type": "ADD", "section": section, "content": content.trim()
         });
         let placed = self.apply_delta(&delta.to_string(), project)?;
-        refused(&placed)?;
+        refused(&placed, "")?;
         let before: std::collections::HashSet<&str> = placed
             .before
             .entries
@@ -275,7 +275,7 @@ impl Served {
         // curators retire entries.
         let delta = serde_json::json!({"op": "deprecateEntry", "entryId": id});
         let placed = self.apply_delta(&delta.to_string(), None)?;
-        refused(&placed)?;
+        refused(&placed, id)?;
         Ok(format!("Removed entry [{id}]"))
     }
 
@@ -328,10 +328,17 @@ impl Served {
     }
 }
 
-/// A refused delta as the tool's failure, with the engine's reason.
-fn refused(placed: &Placed) -> Result<(), Failure> {
+/// A refused delta as the tool's failure, with the engine's reason; an
+/// unknown `id` in ace_claude_mcp's words.
+fn refused(placed: &Placed, id: &str) -> Result<(), Failure> {
     if placed.refused == 0 {
         return Ok(());
+    }
+    let unknown = placed.report["rejected"]
+        .as_array()
+        .is_some_and(|r| r.iter().any(|v| v["reason"] == "unknown-id"));
+    if unknown && !id.is_empty() {
+        return Err(format!("Entry '{id}' not found in playbook."));
     }
     let reasons: Vec<String> = placed.report["rejected"]
         .as_array()

@@ -177,6 +177,20 @@ impl<'a> Folder<'a> {
             e.project_id = Some(self.project.clone());
             e
         }));
+        // As the server's merged view: a section with no entry in either
+        // file is not shown.
+        let used: std::collections::HashSet<&str> = out
+            .entries
+            .iter()
+            .filter_map(|e| e.section.as_deref())
+            .collect();
+        let keep: Vec<bool> = out
+            .sections
+            .iter()
+            .map(|s| used.contains(s.key.as_str()))
+            .collect();
+        let mut keep = keep.into_iter();
+        out.sections.retain(|_| keep.next().unwrap_or(true));
         Ok(out)
     }
 
