@@ -155,7 +155,10 @@ impl Selector {
         Ok(s)
     }
 
-    /// `project=…&user=…&stage=…&schema=…`, the fields set, in that order.
+    /// `project=…&user=…&stage=…&schema=…`, the fields set, in that order,
+    /// each value percent-encoded where [`Selector::parse`] would read it
+    /// otherwise: a project named `a&user=b` selects that project, never
+    /// another user.
     pub fn fragment(&self) -> String {
         [
             ("project", &self.project),
@@ -164,7 +167,7 @@ impl Selector {
             ("schema", &self.schema),
         ]
         .iter()
-        .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={v}")))
+        .filter_map(|(k, v)| v.as_ref().map(|v| format!("{k}={}", percent_encode(v))))
         .collect::<Vec<_>>()
         .join("&")
     }
@@ -215,6 +218,20 @@ pub fn redact(url: &str) -> String {
             .find(['&', '#'])
             .map_or(out.len(), |e| start + e);
         out.replace_range(start..end, "***");
+    }
+    out
+}
+
+/// `s` with `%`, `&`, `#`, `=` and control characters written as `%XX`,
+/// which [`percent_decode`] reads back.
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '%' | '&' | '#' | '=') || c.is_ascii_control() {
+            out.push_str(&format!("%{:02X}", c as u32));
+        } else {
+            out.push(c);
+        }
     }
     out
 }
@@ -283,6 +300,18 @@ mod tests {
         }
         let e = Location::parse("postgres://me:s3cret@h/db#nope=1").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");
+    }
+
+    #[test]
+    fn a_selector_written_out_reads_back_as_it_was() {
+        let select = Selector {
+            project: Some("a&user=b#c%d=é".into()),
+            user: Some("ana".into()),
+            ..Selector::default()
+        };
+        let fragment = select.fragment();
+        assert_eq!(fragment, "project=a%26user%3Db%23c%25d%3Dé&user=ana");
+        assert_eq!(Selector::parse(&fragment).unwrap(), select);
     }
 
     #[test]
