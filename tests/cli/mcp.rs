@@ -89,16 +89,205 @@ fn still_valid(file: &Path) {
         .success();
 }
 
-const TOOLS: [&str; 8] = [
+const TOOLS: [&str; 12] = [
     "add_entry",
     "apply_delta",
+    "create_project",
+    "curate_playbook",
     "get_section",
+    "list_projects",
+    "log_reflection",
     "read_playbook",
     "remove_entry",
     "search_playbook",
     "update_counters",
     "validate",
 ];
+
+/// ace-validate on `file`, as a step of the client's calls.
+fn check(file: &Path) -> serde_json::Value {
+    let bin = assert_cmd::cargo::cargo_bin("ace-validate");
+    serde_json::json!({"run": [bin, file, "--output-format", "concise"]})
+}
+
+/// Every tool called once on `file` (the writes each followed by
+/// ace-validate on it), with what the format in it needs: a section, an
+/// entry of it, and an entry to remove.
+fn every_tool(
+    dir: &Path,
+    file: &Path,
+    section: &str,
+    entry: &str,
+    doomed: &str,
+) -> Vec<(String, bool, String)> {
+    let calls = serde_json::json!([
+        {"tool": "read_playbook", "args": {}},
+        {"tool": "get_section", "args": {"section": section}},
+        {"tool": "add_entry", "args": {"section": section, "content": "Restate the question in your own words before you answer it", "project_id": "finance"}},
+        check(file),
+        {"tool": "update_counters", "args": {"entry_id": entry, "helpful_delta": 1, "harmful_delta": 0}},
+        check(file),
+        {"tool": "update_counters", "args": {"entry_id": doomed, "helpful_delta": 0, "harmful_delta": 99}},
+        check(file),
+        {"tool": "curate_playbook", "args": {}},
+        check(file),
+        {"tool": "remove_entry", "args": {"entry_id": entry}},
+        check(file),
+        {"tool": "search_playbook", "args": {"query": "question"}},
+        {"tool": "log_reflection", "args": {"task_summary": "Answered a support ticket", "outcome": "success", "learnings": ["Restate the question first"], "project_id": "finance"}},
+        check(file),
+        {"tool": "list_projects", "args": {}},
+        {"tool": "create_project", "args": {"project_id": "finance", "description": "Money"}},
+        {"tool": "apply_delta", "args": {"delta": {"counters": [{"id": entry, "helpful_delta": 1}]}}},
+        check(file),
+        {"tool": "validate", "args": {}},
+        {"read_resource": file_uri(file)},
+    ]);
+    let out = drive(dir, calls, file.to_str().unwrap());
+    assert_eq!(out["tools"], serde_json::json!(TOOLS));
+    assert_eq!(out["resources"][0]["uri"], file_uri(file));
+    out["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["tool"].as_str().unwrap().to_owned(),
+                c["is_error"].as_bool().unwrap(),
+                c["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn file_uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+/// The answer of the `n`th call of `tool`, which succeeded.
+fn answer<'a>(r: &'a [(String, bool, String)], tool: &str, n: usize) -> &'a str {
+    let (_, err, text) = r
+        .iter()
+        .filter(|(t, _, _)| t == tool)
+        .nth(n)
+        .unwrap_or_else(|| panic!("no call {n} of {tool}"));
+    assert!(!err, "{tool} #{n}: {text}");
+    text
+}
+
+#[test]
+#[ignore = "needs ACE_MCP_VENV"]
+fn every_tool_on_a_markdown_playbook_a_skillbook_and_a_claude_md_block() {
+    let dir = tempfile::tempdir().unwrap();
+    // ace-validate runs from the folder: relative names.
+    let md = dir.path().join("playbook.md");
+    std::fs::copy(fixture("canonical.md"), &md).unwrap();
+    let r = every_tool(
+        dir.path(),
+        &md,
+        "STRATEGIES & INSIGHTS",
+        "str-00001",
+        "str-00002",
+    );
+    for (tool, err, text) in &r {
+        assert!(!err, "{tool}: {text}");
+    }
+    assert_eq!(
+        answer(&r, "add_entry", 0),
+        "Added entry [str-00003] to 'STRATEGIES & INSIGHTS' (project: finance)"
+    );
+    assert_eq!(
+        answer(&r, "curate_playbook", 0),
+        "Removed 1 harmful entries: ['str-00002']\nNo duplicate entries found."
+    );
+    assert_eq!(answer(&r, "list_projects", 0), "- global\n- finance");
+    assert_eq!(
+        answer(&r, "create_project", 0),
+        "Project 'finance' already exists."
+    );
+    assert!(answer(&r, "log_reflection", 0).starts_with("Logged reflection with 1 learning(s)"));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.contains("[str-00003] helpful=0 harmful=0 [finance] :: Restate the question"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("str-00002") && !text.contains("str-00001"),
+        "{text}"
+    );
+    assert_eq!(answer(&r, "read_resource", 0), text);
+    let log = std::fs::read_to_string(dir.path().join("playbook.md.reflections.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(log.trim_end()).unwrap();
+    assert_eq!(
+        line["learnings"],
+        serde_json::json!(["Restate the question first"])
+    );
+    assert_eq!(line["project_id"], "finance");
+
+    // kayba's skillbook: no projects, so the project is a loss said in the
+    // answer; a removed or curated skill is deprecated, as kayba retires
+    // them.
+    let sb = dir.path().join("skillbook.json");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/kayba-skillbook.json"),
+        &sb,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sb).unwrap()).unwrap();
+    let mut ids: Vec<&String> = v["skills"].as_object().unwrap().keys().collect();
+    ids.sort();
+    // The first skill is active, and so is the last (the second is
+    // `invalid` already, which curation leaves alone).
+    let (entry, doomed) = (ids[0].clone(), ids[ids.len() - 1].clone());
+    let section = v["skills"][&entry]["section"].as_str().unwrap().to_owned();
+    let r = every_tool(dir.path(), &sb, &section, &entry, &doomed);
+    for (tool, err, text) in &r {
+        let expected = tool == "create_project";
+        assert_eq!(*err, expected, "{tool}: {text}");
+    }
+    let create = &r.iter().find(|c| c.0 == "create_project").unwrap().2;
+    assert!(create.contains("keeps no list of projects"), "{create}");
+    assert!(
+        answer(&r, "add_entry", 0).contains("does not keep"),
+        "{r:?}"
+    );
+    assert_eq!(
+        answer(&r, "curate_playbook", 0),
+        format!("Removed 1 harmful entries: ['{doomed}']\nNo duplicate entries found.")
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sb).unwrap()).unwrap();
+    assert_eq!(v["skills"][&doomed]["status"], "deprecated");
+    assert_eq!(v["skills"][&entry]["status"], "deprecated");
+
+    // A CLAUDE.md whose managed block holds a markdown playbook: every
+    // other byte stays.
+    let claude = dir.path().join("CLAUDE.md");
+    let head = "# my-service\n\nRun `make test` before committing.\n";
+    std::fs::write(&claude, head).unwrap();
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["--into", claude.to_str().unwrap()])
+        .assert()
+        .success();
+    let r = every_tool(
+        dir.path(),
+        &claude,
+        "COMMON MISTAKES TO AVOID",
+        "mis-00001",
+        "str-00002",
+    );
+    for (tool, err, text) in &r {
+        assert!(!err, "{tool}: {text}");
+    }
+    let text = std::fs::read_to_string(&claude).unwrap();
+    assert!(text.starts_with(head), "{text}");
+    assert!(
+        text.contains("[mis-00002] helpful=0 harmful=0 [finance] ::"),
+        "{text}"
+    );
+    assert!(!text.contains("str-00002"), "{text}");
+    still_valid(&claude);
+}
 
 #[test]
 #[ignore = "needs ACE_MCP_VENV"]

@@ -169,6 +169,7 @@ impl Curate {
                     .or(t.curation)
                     .unwrap_or(ace_check::LintOptions::default().threshold),
                 deprecate: asked.deprecate,
+                among: crate::prune::Among::All,
             }),
         };
         Ok(Curate { dedup, prune })

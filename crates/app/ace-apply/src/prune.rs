@@ -30,6 +30,32 @@ pub struct PruneOptions {
     pub threshold: i64,
     /// Deprecate rather than remove, where the format holds a status.
     pub deprecate: bool,
+    /// Which entries may go: a project's own, in a playbook that holds
+    /// several (ace_claude_mcp's curation of one project). A budget
+    /// counts only these.
+    pub among: Among,
+}
+
+/// The entries a prune may choose from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Among {
+    #[default]
+    All,
+    /// Those in no project (or in `shared`, the project every other
+    /// reads beside its own).
+    Unmarked { shared: String },
+    /// Those in this project.
+    Project(String),
+}
+
+impl Among {
+    pub fn holds(&self, e: &Entry) -> bool {
+        match self {
+            Among::All => true,
+            Among::Unmarked { shared } => e.project_id.as_ref().is_none_or(|p| p == shared),
+            Among::Project(p) => e.project_id.as_deref() == Some(p),
+        }
+    }
 }
 
 /// Why an entry was pruned.
@@ -145,7 +171,9 @@ pub fn plan(
     let mut chosen: Vec<(usize, Why)> = Vec::new();
     let mut gone = vec![false; pb.entries.len()];
     for (i, e) in pb.entries.iter().enumerate() {
-        if budget::retired(e) {
+        if !opts.among.holds(e) {
+            gone[i] = true;
+        } else if budget::retired(e) {
             if !opts.deprecate {
                 chosen.push((i, Why::Retired));
                 gone[i] = true;
@@ -381,6 +409,7 @@ pub fn fit(
         budget: budget.clone(),
         threshold: i64::MAX,
         deprecate: false,
+        among: Among::All,
     };
     let without = |d: Option<&Delta>| {
         let mut kept = pb.clone();

@@ -10,5 +10,5 @@ mod target;
 
 pub use atomic::{write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
-pub use lock::{Held, LockError, Stamp};
+pub use lock::{append_locked, Held, LockError, Stamp};
 pub use target::destination;

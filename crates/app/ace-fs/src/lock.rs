@@ -111,6 +111,38 @@ impl From<LockError> for ace_model::Error {
     }
 }
 
+/// Appends `bytes` to the file `path` names (made if there is none)
+/// under its lock, waiting at most `wait`: lines that processes append
+/// at once to one log stay whole and apart. Anything but a regular file
+/// is refused, so a FIFO never blocks the append.
+pub fn append_locked(path: &Path, bytes: &[u8], wait: Duration) -> Result<(), LockError> {
+    use std::io::Write as _;
+    let err = |e: io::Error| LockError::Io(path.to_owned(), e);
+    let at = destination(path).map_err(err)?;
+    crate::target::regular_or_missing(&at).map_err(err)?;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.append(true).create(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // A FIFO put in its place after the check above opens without
+        // waiting for a reader, and is refused below.
+        opts.custom_flags(libc::O_NONBLOCK);
+    }
+    let mut file = opts.open(&at).map_err(err)?;
+    crate::target::regular_or_missing(&at).map_err(err)?;
+    let held = Held::lock(&[&at], wait)?;
+    if !file.metadata().map_err(err)?.is_file() {
+        return Err(err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file; nothing written",
+        )));
+    }
+    file.write_all(bytes).map_err(err)?;
+    drop(held);
+    Ok(())
+}
+
 /// Files locked for one update, in the order given; released when
 /// dropped (or when the process ends, however it ends). It also carries
 /// what the update may replace: with [`Held::forcing`], a read-only file

@@ -5,12 +5,19 @@
 //! (`rmcp`) needs, stays inside this crate.
 
 pub mod served;
+pub mod similar;
 
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    ErrorData, Implementation, ListResourcesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
 use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
 
 pub use served::Served;
@@ -79,6 +86,33 @@ pub struct DeltaArgs {
     /// a skill delta, the paper's curator operations, a kayba update
     /// batch, playbook events): its JSON text, or the JSON itself.
     pub delta: serde_json::Value,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct ReflectionArgs {
+    /// What the task was.
+    pub task_summary: String,
+    /// How it went (ace_claude_mcp's Worker takes success, partial or
+    /// failure).
+    pub outcome: String,
+    /// What was learned, one insight each.
+    pub learnings: Vec<String>,
+    pub project_id: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct CurateArgs {
+    /// The project to curate (default: every project).
+    pub project_id: Option<String>,
+    /// An entry goes when harmful > helpful + this (default 3).
+    pub harmful_threshold: Option<i64>,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+pub struct ProjectArgs {
+    /// The new project's ID (a file name, in a folder of playbooks).
+    pub project_id: String,
+    pub description: Option<String>,
 }
 
 /// The longest text argument a tool takes, in bytes: an entry is advice,
@@ -175,6 +209,63 @@ impl Server {
     }
 
     #[tool(
+        description = "Log a task's reflection (summary, outcome, learnings) for later curation into the playbook."
+    )]
+    async fn log_reflection(
+        &self,
+        Parameters(a): Parameters<ReflectionArgs>,
+    ) -> Result<String, String> {
+        bounded("task_summary", &a.task_summary, MAX_TEXT)?;
+        bounded("outcome", &a.outcome, MAX_TEXT)?;
+        bounded("learnings", &a.learnings.concat(), MAX_TEXT)?;
+        let s = self.served.clone();
+        blocking(move || {
+            s.log_reflection(
+                &a.task_summary,
+                &a.outcome,
+                &a.learnings,
+                a.project_id.as_deref(),
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Remove the entries with harmful > helpful + harmful_threshold (deprecate them where the format keeps a status), and list entries more than 80% alike."
+    )]
+    async fn curate_playbook(
+        &self,
+        Parameters(a): Parameters<CurateArgs>,
+    ) -> Result<String, String> {
+        let s = self.served.clone();
+        blocking(move || {
+            s.curate_playbook(a.project_id.as_deref(), a.harmful_threshold.unwrap_or(3))
+        })
+        .await
+    }
+
+    #[tool(description = "List the playbook's projects, with their descriptions.")]
+    async fn list_projects(&self) -> Result<String, String> {
+        let s = self.served.clone();
+        blocking(move || s.list_projects()).await
+    }
+
+    #[tool(description = "Create a project for entries of one domain, read beside global's.")]
+    async fn create_project(
+        &self,
+        Parameters(a): Parameters<ProjectArgs>,
+    ) -> Result<String, String> {
+        bounded("project_id", &a.project_id, MAX_TEXT)?;
+        bounded(
+            "description",
+            a.description.as_deref().unwrap_or(""),
+            MAX_TEXT,
+        )?;
+        let s = self.served.clone();
+        blocking(move || s.create_project(&a.project_id, a.description.as_deref())).await
+    }
+
+    #[tool(
         description = "Apply a delta of any dialect ace-apply reads, in place, under the playbook's lock; returns ace-apply's report as JSON."
     )]
     async fn apply_delta(&self, Parameters(a): Parameters<DeltaArgs>) -> Result<String, String> {
@@ -200,10 +291,57 @@ impl Server {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let s = self.served.clone();
+        let stored = blocking(move || s.resource())
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        let size = stored.text.len() as u64;
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(
+            stored.uri, "playbook",
+        )
+        .with_description("The playbook ace-mcp serves, as it is stored")
+        .with_mime_type(stored.mime)
+        .with_size(size)]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let s = self.served.clone();
+        let stored = blocking(move || s.resource())
+            .await
+            .map_err(|e| ErrorData::internal_error(e, None))?;
+        if request.uri != stored.uri {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource {:?}; ace-mcp serves {:?}",
+                    request.uri, stored.uri
+                ),
+                None,
+            ));
+        }
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(stored.text, stored.uri).with_mime_type(stored.mime)
+        ])
+        .into())
+    }
+
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("ace-mcp", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("ace-mcp", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
             "An ACE playbook of learned strategies, served by ace-tools: read it before a task, \
              update_counters after using an entry, add_entry for a new insight.",
         )

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use ace_fs::{Held, Source};
 use ace_model::{Error, Playbook, Severity};
-use ace_store::{Change, Location, WriteOptions, Written, LEDGER, RESERVED_KEY};
+use ace_store::{
+    Change, Location, Project, Reflection, WriteOptions, Written, LEDGER, RESERVED_KEY,
+};
 
 use crate::convert::{self, Stop};
 use crate::located::{Reading, StoreInput};
@@ -376,6 +378,103 @@ impl<'a> Folder<'a> {
     }
 }
 
+impl Folder<'_> {
+    /// `projects.json`'s projects, in its order, as `list_projects` lists
+    /// them.
+    fn project_list(&self) -> Result<Vec<Project>, Error> {
+        Ok(self
+            .projects()?
+            .0
+            .into_iter()
+            .map(|(id, meta)| Project {
+                id,
+                description: meta
+                    .get("description")
+                    .and_then(|d| d.as_str())
+                    .map(str::to_owned),
+            })
+            .collect())
+    }
+
+    /// `id` added to `projects.json`, and its file made, as
+    /// ace_claude_mcp's `create_project` does; `false` when it is listed
+    /// already.
+    fn create_project(
+        &self,
+        id: &str,
+        description: Option<&str>,
+        wait: std::time::Duration,
+        force: bool,
+    ) -> Result<bool, Error> {
+        if !is_file_name(id) {
+            return Err(Error::value(
+                "project_id",
+                id,
+                "a name that is a file name (letters, digits, `-`, `_`, `.`, not starting with `.`)",
+            ));
+        }
+        let file = self.file(id);
+        let held = Held::lock(&[self.projects_file(), file.clone()], wait)
+            .map(|h| h.forcing(force))
+            .map_err(|e| Error::Refused(format!("{}: {e}", self.shown)))?;
+        let (mut projects, _) = self.projects()?;
+        if projects.contains_key(id) {
+            return Ok(false);
+        }
+        projects.insert(
+            id.to_owned(),
+            serde_json::json!({ "description": description.unwrap_or("") }),
+        );
+        let mut text = String::new();
+        ace_pyjson::dump(&serde_json::Value::Object(projects), 2, true, &mut text);
+        held.unchanged()
+            .map_err(|e| Error::Refused(format!("{e}")))?;
+        let dir = self.dir.join("playbooks");
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        if std::fs::symlink_metadata(&file).is_err() {
+            let new = crate::write_with(Format::MARKDOWN, &new_file(id), &WriteCtx::default()).text;
+            ace_fs::write_atomic(&file, new.as_bytes(), Some(&held))
+                .map_err(|e| Error::io(&file, e))?;
+        }
+        let path = self.projects_file();
+        ace_fs::write_atomic(&path, text.as_bytes(), Some(&held))
+            .map_err(|e| Error::io(&path, e))?;
+        Ok(true)
+    }
+
+    /// `r` appended to `reflections/{project}.jsonl` as ace_claude_mcp's
+    /// `log_reflection` writes it, stamped `now`; the file written.
+    fn reflect(
+        &self,
+        r: &Reflection,
+        now: &str,
+        wait: std::time::Duration,
+    ) -> Result<PathBuf, Error> {
+        if !is_file_name(&r.project) {
+            return Err(Error::value(
+                "project_id",
+                &r.project,
+                "a name that is a file name (letters, digits, `-`, `_`, `.`, not starting with `.`)",
+            ));
+        }
+        let dir = self.dir.join("reflections");
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let path = dir.join(format!("{}.jsonl", r.project));
+        let line = serde_json::json!({
+            "timestamp": now,
+            "task_summary": r.task_summary,
+            "outcome": r.outcome,
+            "learnings": r.learnings,
+        });
+        let mut text = String::new();
+        ace_pyjson::dump_line(&line, true, &mut text);
+        text.push('\n');
+        ace_fs::append_locked(&path, text.as_bytes(), wait)
+            .map_err(|e| Error::Refused(format!("{}: {e}", self.shown)))?;
+        Ok(path)
+    }
+}
+
 /// A project file ace_claude_mcp's `_ensure_playbook` would make.
 fn new_file(project: &str) -> Playbook {
     Playbook {
@@ -454,6 +553,32 @@ pub(crate) fn update<T>(
     };
     let written = folder.write(&pb, &opts, &held)?;
     Ok((Some(written), value))
+}
+
+/// The projects `projects.json` lists ([`Folder::project_list`]).
+pub(crate) fn projects(location: &Location) -> Result<Vec<Project>, Error> {
+    Folder::of(location)?.project_list()
+}
+
+/// [`Folder::create_project`].
+pub(crate) fn create_project(
+    location: &Location,
+    id: &str,
+    description: Option<&str>,
+    wait: std::time::Duration,
+    force: bool,
+) -> Result<bool, Error> {
+    Folder::of(location)?.create_project(id, description, wait, force)
+}
+
+/// [`Folder::reflect`].
+pub(crate) fn reflect(
+    location: &Location,
+    r: &Reflection,
+    now: &str,
+    wait: std::time::Duration,
+) -> Result<PathBuf, Error> {
+    Folder::of(location)?.reflect(r, now, wait)
 }
 
 #[cfg(test)]

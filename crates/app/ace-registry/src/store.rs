@@ -13,7 +13,8 @@ use crate::Parsed;
 static ENGINES: &[&dyn Engine] = &[&ace_sqlite::ENGINE, &ace_postgres::ENGINE];
 
 pub use ace_store::{
-    Access, Change, Db, Location as StoreLocation, Store, StoreRead, WriteOptions, Written,
+    Access, Change, Db, Location as StoreLocation, Project, Reflection, Store, StoreRead,
+    WriteOptions, Written,
 };
 
 /// `arg` as a database location, `None` when it names a file (or standard
@@ -162,4 +163,54 @@ pub fn files(location: &Location) -> Vec<std::path::PathBuf> {
             ]
         }
     }
+}
+
+/// The projects `location` lists: a folder's `projects.json`, in its
+/// order; a database's table of projects, by ID.
+pub fn projects(location: &Location) -> Result<Vec<Project>, Error> {
+    if let Db::Folder(_) = location.db {
+        return crate::folder::projects(location);
+    }
+    open(location, Access::Read)?.projects()
+}
+
+/// Lists project `id` at `location` (a folder also gets its file), made
+/// at `now`; `false` when it is listed already. `force`: as for
+/// [`write`].
+pub fn create_project(
+    location: &Location,
+    id: &str,
+    description: Option<&str>,
+    now: &str,
+    wait: std::time::Duration,
+    force: bool,
+) -> Result<bool, Error> {
+    if let Db::Folder(_) = location.db {
+        return crate::folder::create_project(location, id, description, wait, force);
+    }
+    let access = Access::Write {
+        create: false,
+        force,
+    };
+    open(location, access)?.create_project(id, description, now, wait)
+}
+
+/// Logs reflection `r` at `location`, made at `now`: a folder's
+/// `reflections/{project}.jsonl`, a database's table of reflections. The
+/// file written, for a folder.
+pub fn reflect(
+    location: &Location,
+    r: &Reflection,
+    now: &str,
+    wait: std::time::Duration,
+    force: bool,
+) -> Result<Option<std::path::PathBuf>, Error> {
+    if let Db::Folder(_) = location.db {
+        return crate::folder::reflect(location, r, now, wait).map(Some);
+    }
+    let access = Access::Write {
+        create: false,
+        force,
+    };
+    open(location, access)?.reflect(r, now, wait).map(|()| None)
 }

@@ -33,16 +33,25 @@ fn operation(n: &Node) -> Delta {
     d.created_at = text("timestamp");
     let kind = text("operation_type").unwrap_or_default();
     match (kind.to_ascii_uppercase().as_str(), text("section"), text("content")) {
-        ("ADD", Some(section), Some(content)) => d.ops.push(Op {
-            change: Change::Add(Entry {
+        ("ADD", Some(section), Some(content)) => {
+            let mut entry = Entry {
                 section: Some(section),
                 content,
                 helpful: Some(0),
                 harmful: Some(0),
                 ..Entry::default()
-            }),
-            span: n.span,
-        }),
+            };
+            // ace-tools' own key: the project marker of ace_claude_mcp's
+            // playbook (`[id] ... [project] :: text`), which the paper's
+            // operations have no key for.
+            if let Some(p) = text("project_id") {
+                entry.project_id = Some(p);
+            }
+            d.ops.push(Op {
+                change: Change::Add(entry),
+                span: n.span,
+            })
+        }
         ("ADD", ..) => d.refuse(
             Reason::Invalid,
             n.span,

@@ -181,6 +181,12 @@ pub fn write_into(pb: &Playbook, opts: &Options, out: &mut Out<'_>) -> WriteRepo
         conformed = conform(pb, era, &clock, &mut losses);
         &conformed
     } else {
+        // The file's own layout prints each skill as it was; a field no
+        // skill has a place for (an entry added by a delta from another
+        // format) is said lost here, as a conversion says it.
+        for e in &pb.entries {
+            unplaced(e, &mut losses);
+        }
         pb
     };
     let (pb, id_changes) = unique_ids(pb, &mut losses);

@@ -4,6 +4,7 @@
 //! [`sql::Connection`].
 
 pub mod location;
+mod projects;
 mod read;
 pub mod schema;
 pub mod sql;
@@ -17,6 +18,7 @@ use ace_model::{Error, Playbook};
 use serde::{Deserialize, Serialize};
 
 pub use location::{Db, Location, Selector};
+pub use projects::{Project, Reflection};
 pub use read::StoreRead;
 pub use schema::Schema;
 pub use sql::{Access, Cell, Connection, Dialect, Engine, Table};

@@ -28,6 +28,11 @@ pub struct Schema {
     /// The table of projects, if the schema keeps one: a project written
     /// to gets a row there, as the project's own server makes it.
     pub projects: Option<Projects>,
+    /// The table the project's server logs task reflections in
+    /// (ace_claude_mcp's `reflections`: `project_id`, `user_id` where the
+    /// entry table has users, `task_summary`, `outcome`, `learnings`,
+    /// `created_at`), if the schema keeps one.
+    pub reflections: Option<&'static str>,
     /// Whether each write of an entry adds a row to ace-playbook's
     /// `diff_journal_entries`, and entries are never deleted or rewritten
     /// (its append-only ADR): a removal quarantines.
@@ -163,6 +168,7 @@ pub static CLAUDE_MCP: Schema = Schema {
         description: "description",
         created: "created_at",
     }),
+    reflections: Some("reflections"),
     journal: false,
     ddl: claude_mcp_ddl,
     // ace_core.py's `_get_next_id`: the highest number of the prefix
@@ -252,6 +258,7 @@ pub static CLAUDE_MCP_V1: Schema = Schema {
         description: "description",
         created: "created_at",
     }),
+    reflections: Some("reflections"),
     journal: false,
     ddl: claude_mcp_v1_ddl,
     ids: IdScheme::PREFIXED,
@@ -323,6 +330,7 @@ pub static ACE_PLAYBOOK: Schema = Schema {
     default_project: "default",
     default_user: "default",
     projects: None,
+    reflections: None,
     journal: true,
     ddl: ace_playbook_ddl,
     // ace-playbook's IDs carry no order (uuid4); eight hex digits fit its
