@@ -23,6 +23,7 @@ mod hostile;
 mod kayba;
 mod losses;
 mod mcp;
+mod mcp_peer;
 mod merge;
 mod merge_runs;
 mod readme;

@@ -37,11 +37,35 @@ def tool(*args, check=True, input=None):
 
 def test_no_rust_toolchain_is_used():
     assert shutil.which("cargo") is None and shutil.which("rustc") is None
-    for name in ("ace-convert", "ace-validate", "ace-apply", "ace-diff", "ace-merge", "ace-view"):
+    for name in ("ace-convert", "ace-validate", "ace-apply", "ace-diff", "ace-merge", "ace-view", "ace-mcp"):
         exe = shutil.which(name)
         assert exe, name
         # Native executables, not Python scripts that start an interpreter.
         assert pathlib.Path(exe).read_bytes()[:4] == b"\x7fELF", exe
+
+
+def test_the_wheels_ace_mcp_serves_a_playbook(tmp_path):
+    # The console entry a client's configuration names: it answers MCP's
+    # initialize and lists the tools, over standard input and output.
+    pb = tmp_path / "playbook.md"
+    pb.write_text("## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Check units\n")
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    out = subprocess.run(
+        [shutil.which("ace-mcp"), str(pb)],
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    answers = {a["id"]: a for a in map(json.loads, out.stdout.splitlines()) if "id" in a}
+    assert answers[1]["result"]["serverInfo"]["name"] == "ace-mcp"
+    names = {t["name"] for t in answers[2]["result"]["tools"]}
+    assert {"read_playbook", "update_counters", "curate_playbook", "apply_delta"} <= names
 
 
 def test_formats_are_the_tools_formats():

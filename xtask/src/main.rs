@@ -8,6 +8,7 @@ mod compare;
 mod curation;
 mod hostile;
 mod kayba;
+mod mcp;
 mod merge;
 mod prune;
 mod scale;
@@ -436,9 +437,9 @@ fn mbps(bytes: usize, d: Duration) -> f64 {
 /// Runs the named benchmark groups, or all of them when none is named, so
 /// that one figure can be re-measured without the minutes the others take.
 fn bench(only: &[String]) -> Result<(), String> {
-    const GROUPS: [&str; 13] = [
+    const GROUPS: [&str; 14] = [
         "markdown", "skill", "tron", "batch", "process", "scale", "apply", "prune", "merge",
-        "tokens", "kayba", "hostile", "stores",
+        "tokens", "kayba", "hostile", "stores", "mcp",
     ];
     if let Some(bad) = only.iter().find(|g| !GROUPS.contains(&g.as_str())) {
         return Err(format!(
@@ -448,10 +449,11 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     // The kayba comparison needs kayba's code (ACE_KAYBA), the tokens one
     // node and js-tiktoken (ACE_TRON_JS), the stores one a Postgres
-    // (ACE_POSTGRES_URL), and the hostile inputs take minutes and
+    // (ACE_POSTGRES_URL), the MCP one the client's venv and the corpus
+    // (ACE_MCP_VENV, ACE_CORPUS), and the hostile inputs take minutes and
     // gigabytes: asked for only.
     let wants = |g: &str| {
-        (only.is_empty() && !["kayba", "tokens", "hostile", "stores"].contains(&g))
+        (only.is_empty() && !["kayba", "tokens", "hostile", "stores", "mcp"].contains(&g))
             || only.iter().any(|o| o == g)
     };
     println!("building release binaries ...");
@@ -514,6 +516,9 @@ fn bench(only: &[String]) -> Result<(), String> {
     }
     if wants("stores") {
         stores::stores_bench(&root().join("target/release"))?;
+    }
+    if wants("mcp") {
+        mcp::mcp_bench(&root().join("target/release"))?;
     }
     Ok(())
 }

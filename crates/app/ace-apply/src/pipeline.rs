@@ -458,26 +458,45 @@ pub fn run_rows<'a>(
     curation: &ace_registry::Curation,
     deltas: &[DeltaSource<'a>],
     opts: &RunOptions<'_>,
+    curate: &Curate,
 ) -> Applied<'a> {
-    let (files, batch) = read_all(deltas, opts);
+    let (files, mut batch) = read_all(deltas, opts);
     let mut playbook = playbook;
+    let mut curated = Curated {
+        prune: curate.prune.is_some(),
+        ..Curated::default()
+    };
+    if let Some(p) = &curate.prune {
+        // Planned on the rows as the deltas leave them; a database has no
+        // text whose tokens a plan could measure (`rows::apply` refuses a
+        // token budget).
+        let mut current = playbook.clone();
+        crate::apply(&mut current, batch.clone(), curation, &opts.apply);
+        let plan = crate::prune::plan("", &current, p, curation.status, |_| None);
+        curated.removed_for_deprecated |= p.deprecate && !curation.status && plan.delta.is_some();
+        curated.pruned = plan.pruned;
+        if let Some(delta) = plan.delta {
+            batch.push((CURATION, delta));
+        }
+    }
     let outcome = crate::apply(&mut playbook, batch, curation, &opts.apply);
     let output = match outcome.changed() {
         true => Output::Whole,
         false => Output::Same,
     };
-    Applied {
+    let applied = Applied {
         format: Format::JSON,
         text: "",
         companion: None,
         playbook,
-        files,
+        files: Vec::new(),
         outcome,
         output,
         splice_losses: Vec::new(),
         curated: Curated::default(),
         wctx: WriteCtx::default().with_now(Some(opts.apply.now.clone())),
-    }
+    };
+    finish_curated(applied, files, curated)
 }
 
 /// The delta files read, and their deltas as one batch, each with the

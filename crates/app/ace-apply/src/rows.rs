@@ -56,6 +56,21 @@ pub fn apply<'a>(
     how: RowsOptions,
 ) -> Result<Result<RowsApplied<'a>, Unreadable>, Error> {
     let (wait, write, opts) = (how.wait, how.write, &ready.run);
+    if ready.curate.dedup.is_some() {
+        return Err(Error::Usage(format!(
+            "{}: --dedup merges entries of a playbook file; a database location takes --prune",
+            location.shown()
+        )));
+    }
+    if let Some(p) = &ready.curate.prune {
+        let b = &p.budget;
+        if b.whole.max_tokens.is_some() || b.sections.iter().any(|(_, l)| l.max_tokens.is_some()) {
+            return Err(Error::Usage(format!(
+                "{}: a token budget counts a file's text; a database location is pruned to --max-entries",
+                location.shown()
+            )));
+        }
+    }
     let access = match write {
         true => {
             if let Some(scope) = &ready.scope {
@@ -95,7 +110,7 @@ pub fn apply<'a>(
             });
         }
         let before = read.playbook.clone();
-        let applied = run_rows(read.playbook, &read.curation, deltas, opts);
+        let applied = run_rows(read.playbook, &read.curation, deltas, opts, &ready.curate);
         let unreadable = applied.files.iter().any(|f| f.unreadable.is_some());
         let refused = how.strict && applied.refused() > 0;
         let playbook = (write && !unreadable && !refused && applied.outcome.changed())
