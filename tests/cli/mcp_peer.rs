@@ -145,7 +145,9 @@ impl Servers {
     fn start(&self, who: &str, calls: &serde_json::Value) -> std::process::Child {
         let python = venv().join("bin/python");
         let ace_mcp = assert_cmd::cargo::cargo_bin("ace-mcp");
-        let location = format!("{}/.ace#project=global", self.home(who).display());
+        // The folder alone, as its server is pointed at it: its global
+        // project.
+        let location = format!("{}/.ace", self.home(who).display());
         let command: Vec<&std::ffi::OsStr> = match who {
             "theirs" => vec![python.as_os_str(), self.peer.as_os_str()],
             _ => vec![ace_mcp.as_os_str(), location.as_ref()],

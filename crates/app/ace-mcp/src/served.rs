@@ -49,9 +49,19 @@ impl Served {
         &self,
         project: Option<&str>,
     ) -> Result<Option<ace_registry::store::StoreLocation>, Failure> {
-        let Some(mut loc) =
-            ace_registry::store::location(&self.location).map_err(|e| e.to_string())?
-        else {
+        let mut parsed =
+            ace_registry::store::location(&self.location).map_err(|e| e.to_string())?;
+        // ace_claude_mcp's folder named as its server knows it, without a
+        // selector: its global project.
+        let dir = Path::new(&self.location);
+        if parsed.is_none()
+            && dir.is_dir()
+            && (dir.join("playbooks").is_dir() || dir.join("projects.json").is_file())
+        {
+            parsed = ace_registry::store::location(&format!("{}#project={SHARED}", self.location))
+                .map_err(|e| e.to_string())?;
+        }
+        let Some(mut loc) = parsed else {
             return Ok(None);
         };
         if let Some(p) = project {
@@ -623,8 +633,16 @@ impl Served {
     /// as [`Served::read_playbook`] gives it, under the location's name.
     pub fn resource(&self) -> Result<Stored, Failure> {
         if let Some(loc) = self.store(None)? {
+            let uri = match &loc.db {
+                Db::Folder(dir) => {
+                    let dir = std::path::absolute(dir).map_err(|e| e.to_string())?;
+                    let project = loc.select.project.as_deref().unwrap_or(SHARED);
+                    format!("{}#project={project}", file_uri(&dir))
+                }
+                _ => loc.shown(),
+            };
             return Ok(Stored {
-                uri: loc.shown(),
+                uri,
                 mime: "text/markdown",
                 text: self.read_playbook(None, None)?,
             });
