@@ -8,7 +8,7 @@ use std::process::{Command as Process, Stdio};
 
 use super::{convert, fixture, validate};
 
-fn venv() -> PathBuf {
+pub(super) fn venv() -> PathBuf {
     let venv = PathBuf::from(
         std::env::var("ACE_MCP_VENV")
             .expect("ACE_MCP_VENV: make it with tests/mcp/install.sh DIR and export DIR"),

@@ -7,18 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 
-fn venv() -> PathBuf {
-    let venv = PathBuf::from(
-        std::env::var("ACE_MCP_VENV")
-            .expect("ACE_MCP_VENV: make it with tests/mcp/install.sh DIR and export DIR"),
-    );
-    assert!(
-        venv.join("bin/python").exists(),
-        "ACE_MCP_VENV={} has no python: run tests/mcp/install.sh on it",
-        venv.display()
-    );
-    venv
-}
+use super::mcp::venv;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
