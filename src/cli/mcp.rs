@@ -6,8 +6,9 @@ use std::path::PathBuf;
 pub const PROG: &str = "ace-mcp";
 
 /// Serve one playbook to agents over MCP, on standard input and output:
-/// the tools of ace_claude_mcp's server (read_playbook, get_section,
-/// add_entry, update_counters, remove_entry, search_playbook) and
+/// the ten tools of ace_claude_mcp's server (read_playbook, get_section,
+/// add_entry, update_counters, remove_entry, log_reflection,
+/// curate_playbook, search_playbook, list_projects, create_project) and
 /// ace-tools' own (apply_delta, validate).
 ///
 /// Every write goes through ace-apply's in-place path: the playbook's
@@ -28,4 +29,9 @@ pub struct Args {
     /// Use this configuration file instead of the nearest ace.toml.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Write to a playbook marked read-only (or a file with other hard
+    /// links), as `ace-apply --force` does; without it, such a write is
+    /// the tool's error.
+    #[arg(long)]
+    pub force: bool,
 }

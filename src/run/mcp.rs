@@ -9,6 +9,7 @@ pub fn run(args: &Args) -> ExitStatus {
         location: args.location.clone(),
         wait: args.lock_timeout,
         config: args.config.clone(),
+        force: args.force,
     };
     match ace_mcp::serve(served) {
         Ok(()) => ExitStatus::Ok,

@@ -28,6 +28,11 @@ fn ace_mcp() -> PathBuf {
 /// The client started on `calls` against `ace-mcp LOCATION`, not waited
 /// for.
 fn client(dir: &Path, calls: &serde_json::Value, location: &str) -> std::process::Child {
+    client_with(dir, calls, &[location])
+}
+
+/// [`client`], ace-mcp given `args`.
+fn client_with(dir: &Path, calls: &serde_json::Value, args: &[&str]) -> std::process::Child {
     let script = dir.join(format!("calls-{}.json", rand_name()));
     std::fs::write(&script, calls.to_string()).unwrap();
     Process::new(venv().join("bin/python"))
@@ -35,7 +40,7 @@ fn client(dir: &Path, calls: &serde_json::Value, location: &str) -> std::process
         .arg(&script)
         .arg("--")
         .arg(ace_mcp())
-        .arg(location)
+        .args(args)
         .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -545,4 +550,40 @@ fn malformed_json_rpc_leaves_the_server_answering() {
     }
     drop(stdin);
     assert!(server.wait().unwrap().success());
+}
+
+#[test]
+#[ignore = "needs ACE_MCP_VENV"]
+fn a_read_only_playbook_is_written_only_with_force() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("playbook.md");
+    std::fs::copy(fixture("canonical.md"), &pb).unwrap();
+    std::fs::set_permissions(&pb, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::read(&pb).unwrap();
+    let calls = serde_json::json!([
+        {"tool": "update_counters", "args": {"entry_id": "str-00001", "helpful_delta": 1, "harmful_delta": 0}},
+    ]);
+    let path = pb.to_str().unwrap();
+    let out = client_with(dir.path(), &calls, &[path])
+        .wait_with_output()
+        .unwrap();
+    let r = results(&serde_json::from_slice(&out.stdout).unwrap());
+    assert!(r[0].0, "{}", r[0].1);
+    assert!(
+        r[0].1.contains("read-only; nothing written (--force"),
+        "{}",
+        r[0].1
+    );
+    assert_eq!(std::fs::read(&pb).unwrap(), before);
+    let out = client_with(dir.path(), &calls, &["--force", path])
+        .wait_with_output()
+        .unwrap();
+    let r = results(&serde_json::from_slice(&out.stdout).unwrap());
+    assert!(!r[0].0, "{}", r[0].1);
+    assert!(std::fs::read_to_string(&pb)
+        .unwrap()
+        .contains("[str-00001] helpful=6 harmful=0 ::"));
+    let mode = std::fs::metadata(&pb).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444, "the mark is kept");
 }

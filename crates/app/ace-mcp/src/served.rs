@@ -33,6 +33,8 @@ pub struct Served {
     /// ace.toml to use (`--config`); `None` looks for one from the
     /// current directory, as the tools do.
     pub config: Option<std::path::PathBuf>,
+    /// Replace a read-only playbook (`--force`).
+    pub force: bool,
 }
 
 /// A location read: the playbook, and the format of the file it is in
@@ -253,7 +255,7 @@ impl Served {
     ) -> Result<Placed, Failure> {
         let how = InPlace {
             wait: self.wait,
-            force: false,
+            force: self.force,
             strict: false,
         };
         let placed = place::apply(target, deltas, ready, how).map_err(|s| stop_message(&s))?;
@@ -350,7 +352,7 @@ impl Served {
             self.in_scope(&ready, &dir.join("playbooks").join(format!("{id}.md")))?;
         }
         let now = ace_model::time::now(None).map_err(|e| e.to_string())?;
-        let made = store::create_project(&loc, id, description, &now, self.wait, false)
+        let made = store::create_project(&loc, id, description, &now, self.wait, self.force)
             .map_err(|e| e.to_string())?;
         Ok(match (made, description) {
             (false, _) => format!("Project '{id}' already exists."),
@@ -384,7 +386,7 @@ impl Served {
                     let file = dir.join("reflections").join(format!("{project}.jsonl"));
                     self.in_scope(&ready, &file)?;
                 }
-                store::reflect(&loc, &r, &now, self.wait, false).map_err(|e| e.to_string())?;
+                store::reflect(&loc, &r, &now, self.wait, self.force).map_err(|e| e.to_string())?;
             }
             None => {
                 let path = reflections_beside(Path::new(&self.location))?;
