@@ -80,6 +80,17 @@ impl Served {
         })
     }
 
+    /// The served file's whole playbook, every project's entries, and
+    /// its format.
+    fn read_file(&self) -> Result<(Playbook, Format), Failure> {
+        let source = ace_fs::load(Path::new(&self.location)).map_err(|e| e.to_string())?;
+        let format = Registry::builtin().detect(source.path.as_deref(), &source.text);
+        let ctx = ace_registry::ReadCtx::min(Severity::Error);
+        let input =
+            convert::read_input(&source, format, None, &ctx).map_err(|s| stop_message(&s))?;
+        Ok((input.parsed.playbook, format))
+    }
+
     fn read(&self, project: Option<&str>) -> Result<Read, Failure> {
         if let Some(loc) = self.store(project)? {
             let input = ace_registry::store::read(&loc).map_err(|s| stop_message(&s))?;
@@ -88,12 +99,7 @@ impl Served {
                 format: None,
             });
         }
-        let source = ace_fs::load(Path::new(&self.location)).map_err(|e| e.to_string())?;
-        let format = Registry::builtin().detect(source.path.as_deref(), &source.text);
-        let ctx = ace_registry::ReadCtx::min(Severity::Error);
-        let input =
-            convert::read_input(&source, format, None, &ctx).map_err(|s| stop_message(&s))?;
-        let mut playbook = input.parsed.playbook;
+        let (mut playbook, format) = self.read_file()?;
         // One file holds every project its lines are marked with: a
         // project's view is the unmarked entries and its own.
         let want = project.unwrap_or(SHARED);
@@ -316,13 +322,9 @@ impl Served {
     /// The shared project, then each project a file's entries are marked
     /// with, in the order they first appear.
     fn file_projects(&self) -> Result<Vec<String>, Failure> {
-        let source = ace_fs::load(Path::new(&self.location)).map_err(|e| e.to_string())?;
-        let format = Registry::builtin().detect(source.path.as_deref(), &source.text);
-        let ctx = ace_registry::ReadCtx::min(Severity::Error);
-        let input =
-            convert::read_input(&source, format, None, &ctx).map_err(|s| stop_message(&s))?;
+        let (playbook, _) = self.read_file()?;
         let mut out = vec![SHARED.to_owned()];
-        for e in &input.parsed.playbook.entries {
+        for e in &playbook.entries {
             if let Some(p) = &e.project_id {
                 if !out.contains(p) {
                     out.push(p.clone());
@@ -391,19 +393,8 @@ impl Served {
             None => {
                 let path = reflections_beside(Path::new(&self.location))?;
                 self.in_scope(&ready, &path)?;
-                let mut line = serde_json::json!({
-                    "timestamp": now,
-                    "task_summary": task_summary,
-                    "outcome": outcome,
-                    "learnings": learnings,
-                });
-                if project != SHARED {
-                    line["project_id"] = project.clone().into();
-                }
-                let mut text = String::new();
-                ace_pyjson::dump_line(&line, true, &mut text);
-                text.push('\n');
-                ace_fs::append_locked(&path, text.as_bytes(), self.wait)
+                let line = r.json_line(&now, project != SHARED);
+                ace_fs::append_locked(&path, line.as_bytes(), self.wait)
                     .map_err(|e| e.to_string())?;
             }
         }

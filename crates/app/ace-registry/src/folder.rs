@@ -332,11 +332,7 @@ impl<'a> Folder<'a> {
             }
         }
         if listed_new {
-            // As `_save_projects` writes it: `json.dumps(indent=2)`, no
-            // final newline.
-            let mut text = String::new();
-            ace_pyjson::dump(&serde_json::Value::Object(projects), 2, true, &mut text);
-            files.push((self.projects_file(), text));
+            files.push((self.projects_file(), projects_text(projects)));
         }
         held.unchanged()
             .map_err(|e| Error::Refused(format!("{e}")))?;
@@ -425,8 +421,7 @@ impl Folder<'_> {
             id.to_owned(),
             serde_json::json!({ "description": description.unwrap_or("") }),
         );
-        let mut text = String::new();
-        ace_pyjson::dump(&serde_json::Value::Object(projects), 2, true, &mut text);
+        let text = projects_text(projects);
         held.unchanged()
             .map_err(|e| Error::Refused(format!("{e}")))?;
         let dir = self.dir.join("playbooks");
@@ -460,19 +455,18 @@ impl Folder<'_> {
         let dir = self.dir.join("reflections");
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let path = dir.join(format!("{}.jsonl", r.project));
-        let line = serde_json::json!({
-            "timestamp": now,
-            "task_summary": r.task_summary,
-            "outcome": r.outcome,
-            "learnings": r.learnings,
-        });
-        let mut text = String::new();
-        ace_pyjson::dump_line(&line, true, &mut text);
-        text.push('\n');
-        ace_fs::append_locked(&path, text.as_bytes(), wait)
+        ace_fs::append_locked(&path, r.json_line(now, false).as_bytes(), wait)
             .map_err(|e| Error::Refused(format!("{}: {e}", self.shown)))?;
         Ok(path)
     }
+}
+
+/// `projects.json` as `_save_projects` writes it: `json.dumps(indent=2)`,
+/// no final newline.
+fn projects_text(projects: serde_json::Map<String, serde_json::Value>) -> String {
+    let mut text = String::new();
+    ace_pyjson::dump(&serde_json::Value::Object(projects), 2, true, &mut text);
+    text
 }
 
 /// A project file ace_claude_mcp's `_ensure_playbook` would make.

@@ -25,6 +25,28 @@ pub struct Reflection {
     pub learnings: Vec<String>,
 }
 
+impl Reflection {
+    /// The reflection as a line of ace_claude_mcp's
+    /// `reflections/{project}.jsonl` (`json.dumps` of its fields), stamped
+    /// `now`; with `project`, a `project_id` too, for a log that holds
+    /// several projects' reflections.
+    pub fn json_line(&self, now: &str, project: bool) -> String {
+        let mut line = serde_json::json!({
+            "timestamp": now,
+            "task_summary": self.task_summary,
+            "outcome": self.outcome,
+            "learnings": self.learnings,
+        });
+        if project {
+            line["project_id"] = self.project.clone().into();
+        }
+        let mut text = String::new();
+        ace_pyjson::dump_line(&line, true, &mut text);
+        text.push('\n');
+        text
+    }
+}
+
 /// `$n` as a time for a `TIMESTAMP` column.
 fn stamp(d: Dialect, n: usize) -> String {
     match d {
