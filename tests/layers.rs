@@ -55,9 +55,38 @@ fn packages() -> Vec<String> {
     let text = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
     let manifest: toml::Table = toml::from_str(&text).unwrap();
     let members = manifest["workspace"]["members"].as_array().unwrap();
-    std::iter::once(".".to_owned())
-        .chain(members.iter().map(|m| m.as_str().unwrap().to_owned()))
-        .collect()
+    let mut out = vec![".".to_owned()];
+    for m in members {
+        expand(m.as_str().unwrap(), &mut out);
+    }
+    out
+}
+
+/// A member path, its `*` parts matched against the folders that exist,
+/// as Cargo matches them: every folder it names that holds a Cargo.toml.
+fn expand(pattern: &str, out: &mut Vec<String>) {
+    let Some((head, rest)) = pattern.split_once('*') else {
+        out.push(pattern.to_owned());
+        return;
+    };
+    let rest = rest.strip_prefix('/').unwrap_or(rest);
+    let mut names: Vec<String> = std::fs::read_dir(root().join(head))
+        .unwrap_or_else(|e| panic!("{head}: {e}"))
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = format!("{head}{name}");
+        if rest.is_empty() {
+            if root().join(&path).join("Cargo.toml").exists() {
+                out.push(path);
+            }
+        } else {
+            expand(&format!("{path}/{rest}"), out);
+        }
+    }
 }
 
 /// The workspace crates a manifest depends on, normal and build

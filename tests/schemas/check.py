@@ -6,8 +6,11 @@ against the PlaybookPatch of the vAgenda ACE extension, the skill's
 delta.schema.json and an array of ace-tools' transcription of ace_beads'
 AceDelta.
 
-tests/migration.rs saves every corpus playbook converted to skill-json and
-to vAgenda JSON under OUT/skill-json and OUT/vagenda-json. Skill playbooks
+tests/migration.rs saves every corpus playbook converted to skill-json, to
+vAgenda JSON and to DannyMac180/ACE's dump under OUT/skill-json,
+OUT/vagenda-json and OUT/dannymac; the dumps, and the deltas in
+DannyMac180's operations (OUT/dannymac-ops), are checked against the
+schemas ace-tools wrote from that project's code (schemas/dannymac). Skill playbooks
 are checked against the skill's bullet.schema.json (each bullet, through a
 wrapper); vAgenda documents against the bundled schemas of the version they
 declare: vAgenda 0.2 core plus the ACE extension's Playbook at
@@ -110,7 +113,15 @@ def prepare(tmp: pathlib.Path) -> dict:
         "type": "array",
         "items": ace_delta,
     }))
+    # The schemas ace-tools writes from a project's code (schemas/README.md),
+    # by the name of the format or dialect whose outputs they check.
+    own = tmp / "own"
+    own.mkdir()
+    copy(SCHEMAS / "dannymac" / "dump.schema.json", own / "dump.schema.json")
+    copy(SCHEMAS / "dannymac" / "delta.schema.json", own / "delta.schema.json")
     return {
+        "dannymac": own / "dump.schema.json",
+        "dannymac-ops": own / "delta.schema.json",
         "acepatch": v02 / "patch.schema.json",
         "skill-delta": skill / "delta.schema.json",
         "acedelta": curator / "ace-deltas.schema.json",
@@ -142,11 +153,13 @@ def main() -> int:
         groups.setdefault("skill", []).append(f)
     for f in sorted((out / "vagenda-json").glob("*.json")):
         groups.setdefault(version_of(f), []).append(f)
+    for f in sorted((out / "dannymac").glob("*.json")):
+        groups.setdefault("dannymac", []).append(f)
     # tests/diff_dialects.rs saves the deltas ace-diff writes of fixtures.
-    for dialect in ("acepatch", "skill-delta", "acedelta"):
+    for dialect in ("acepatch", "skill-delta", "acedelta", "dannymac-ops"):
         for f in sorted((out / dialect).glob("*.json")):
             groups.setdefault(dialect, []).append(f)
-    required = ("skill", "0.2", "acepatch", "skill-delta", "acedelta")
+    required = ("skill", "0.2", "acepatch", "skill-delta", "acedelta", "dannymac", "dannymac-ops")
     if not all(groups.get(k) for k in required):
         print(f"check.py: no outputs under {out}: {sorted(groups)}", file=sys.stderr)
         return 1

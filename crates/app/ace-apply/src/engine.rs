@@ -323,6 +323,9 @@ impl<'p> State<'p> {
     /// order they come.
     fn anchor(&mut self, e: &Entry) -> usize {
         let n = self.pb.entries.len();
+        if self.curation.appends {
+            return n;
+        }
         if self.of_section.is_none() {
             let mut m: HashMap<Option<String>, Vec<usize>> = HashMap::new();
             // Entries come in runs of one section: the key is looked up
@@ -519,6 +522,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
         match change {
             Change::Add(e) => {
                 if !e.id.is_empty()
+                    && !d.rules.add_replaces
                     && (st.find(&Target::Id(e.id.clone())).is_some() || !new_ids.insert(&e.id))
                 {
                     return refuse(
@@ -705,6 +709,20 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 e.origin = ace_model::Origin::default();
                 if let Some(s) = e.section.clone() {
                     e.section = Some(st.section(&s, &d.rules));
+                }
+                let same = (d.rules.add_replaces && !e.id.is_empty())
+                    .then(|| st.find(&Target::Id(e.id.clone())))
+                    .flatten();
+                if let Some(s) = same {
+                    let old = st.entry_mut(s);
+                    e.origin = old.origin;
+                    if e.created_at.is_none() {
+                        e.created_at.clone_from(&old.created_at);
+                    }
+                    *old = e;
+                    st.by_key = None;
+                    touched.push(s);
+                    continue;
                 }
                 if e.id.is_empty() || st.by_id.contains_key(&e.id) {
                     let today = now.get(..10).unwrap_or("1970-01-01");

@@ -86,7 +86,7 @@ impl fmt::Display for Format {
 /// The registry: every format in the order help texts list them (which
 /// also breaks ties in detection), then the delta dialects, in the same
 /// way. The checks for documents that are not playbooks are the dialects'.
-const BUILTIN: [Format; 10] = [
+const BUILTIN: &[Format] = &[
     Format::MARKDOWN,
     Format::AGENTS_MD,
     Format::PLAYBOOK_YAML,
@@ -95,17 +95,19 @@ const BUILTIN: [Format; 10] = [
     Format::VAGENDA_TRON,
     Format::new(&ace_skillbook::FORMAT),
     Format::new(&ace_kaybamd::FORMAT),
+    Format::new(&ace_dannymac::FORMAT),
     Format::new(&crate::block::MANAGED_BLOCK),
     Format::JSON,
 ];
 
-const DIALECTS: [&dyn DeltaDialect; 6] = [
+const DIALECTS: &[&dyn DeltaDialect] = &[
     &ace_skillbook::KAYBA_BATCH,
     &ace_curator::ACEDELTA,
     &ace_vagenda::ACEPATCH,
     &ace_skill::SKILL_DELTA,
     &ace_markdown::CURATOR_OPS,
     &ace_vagenda::EVENTS,
+    &ace_dannymac::OPS,
 ];
 
 /// What [`Registry::detect_head`] found.
@@ -161,7 +163,7 @@ impl Registry {
                 dialects: Vec::new(),
                 checks: Vec::new(),
             };
-            for d in DIALECTS {
+            for &d in DIALECTS {
                 r = r.with_dialect(d);
             }
             r

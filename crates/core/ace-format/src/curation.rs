@@ -37,6 +37,10 @@ pub struct Curation {
     /// (kayba's `similarity_decisions` of `KEEP`): de-duplication never
     /// merges them.
     pub kept_apart: Option<KeptApart>,
+    /// The file is one list in the order its project's store keeps, which
+    /// appends: a new entry goes after every other, not after the last of
+    /// its section.
+    pub appends: bool,
     /// The delta dialect that speaks of this format's files, by name: what
     /// `ace-apply --emit-delta` writes unless told otherwise.
     pub dialect: Option<&'static str>,

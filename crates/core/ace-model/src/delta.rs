@@ -219,6 +219,10 @@ pub struct Rules {
     /// An operation on an ID the playbook lacks is passed over, not
     /// refused.
     pub skip_unknown_ids: bool,
+    /// An added entry whose ID the playbook has replaces that entry, in
+    /// its place, keeping its `created_at` when the new one has none:
+    /// DannyMac180/ACE's `merge.apply_delta` overwrites by ID.
+    pub add_replaces: bool,
     /// A new entry whose section and normalized text the playbook, or the
     /// delta, already has is refused.
     pub unique_text: bool,
@@ -255,6 +259,7 @@ impl Rules {
     /// The canonical changes and nothing more.
     pub const PLAIN: Rules = Rules {
         skip_unknown_ids: false,
+        add_replaces: false,
         unique_text: false,
         deprecate: None,
         new_section_weight: None,

@@ -149,6 +149,7 @@ impl Schema {
             ledger: Some(&LEDGER),
             counter: None,
             kept_apart: None,
+            appends: false,
             dialect: None,
         }
     }
