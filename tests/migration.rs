@@ -238,7 +238,7 @@ fn check_with(
     // Saved for the independent schema check, unless the source breaks
     // its own schema (a vAgenda document kept whole keeps its flaws).
     if let Some(dir) = save.filter(|_| s.errors.is_empty()) {
-        if matches!(target.name(), "skill-json" | "vagenda-json" | "dannymac") {
+        if target.imp().extensions().first() == Some(&"json") {
             let stem = s.path.file_name().unwrap().to_string_lossy();
             let out = dir.join(target.name());
             std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;

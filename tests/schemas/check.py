@@ -10,7 +10,9 @@ tests/migration.rs saves every corpus playbook converted to skill-json, to
 vAgenda JSON and to DannyMac180/ACE's dump under OUT/skill-json,
 OUT/vagenda-json and OUT/dannymac; the dumps, and the deltas in
 DannyMac180's operations (OUT/dannymac-ops), are checked against the
-schemas ace-tools wrote from that project's code (schemas/dannymac). Skill playbooks
+schemas ace-tools wrote from that project's code (schemas/dannymac). Every
+such schema is named after the format or dialect it checks, and found by
+that name: its outputs are required. Skill playbooks
 are checked against the skill's bullet.schema.json (each bullet, through a
 wrapper); vAgenda documents against the bundled schemas of the version they
 declare: vAgenda 0.2 core plus the ACE extension's Playbook at
@@ -113,15 +115,7 @@ def prepare(tmp: pathlib.Path) -> dict:
         "type": "array",
         "items": ace_delta,
     }))
-    # The schemas ace-tools writes from a project's code (schemas/README.md),
-    # by the name of the format or dialect whose outputs they check.
-    own = tmp / "own"
-    own.mkdir()
-    copy(SCHEMAS / "dannymac" / "dump.schema.json", own / "dump.schema.json")
-    copy(SCHEMAS / "dannymac" / "delta.schema.json", own / "delta.schema.json")
     return {
-        "dannymac": own / "dump.schema.json",
-        "dannymac-ops": own / "delta.schema.json",
         "acepatch": v02 / "patch.schema.json",
         "skill-delta": skill / "delta.schema.json",
         "acedelta": curator / "ace-deltas.schema.json",
@@ -131,6 +125,24 @@ def prepare(tmp: pathlib.Path) -> dict:
         "0.3": v03 / "vagenda-core.schema.json",
         "0.4": v04 / "vcontext-core.schema.json",
     }
+
+
+def own_schemas(tmp: pathlib.Path) -> dict:
+    """The schemas ace-tools writes from a project's code (schemas/README.md),
+    each named after the format or dialect whose outputs it checks
+    (`schemas/dannymac/dannymac-ops.schema.json`), all in one folder so that
+    one may refer to another of its project by file name."""
+    own = tmp / "own"
+    own.mkdir()
+    found = {}
+    for f in sorted(SCHEMAS.glob("*/*.schema.json")):
+        # The published schemas, and ace_beads' transcribed ones, are
+        # applied by prepare() as their projects compose them.
+        if f.parent.name in ("skill", "vagenda", "curator"):
+            continue
+        copy(f, own / f.name)
+        found[f.name[: -len(".schema.json")]] = own / f.name
+    return found
 
 
 def version_of(path: pathlib.Path) -> str:
@@ -153,19 +165,25 @@ def main() -> int:
         groups.setdefault("skill", []).append(f)
     for f in sorted((out / "vagenda-json").glob("*.json")):
         groups.setdefault(version_of(f), []).append(f)
-    for f in sorted((out / "dannymac").glob("*.json")):
-        groups.setdefault("dannymac", []).append(f)
     # tests/diff_dialects.rs saves the deltas ace-diff writes of fixtures.
-    for dialect in ("acepatch", "skill-delta", "acedelta", "dannymac-ops"):
+    for dialect in ("acepatch", "skill-delta", "acedelta"):
         for f in sorted((out / dialect).glob("*.json")):
             groups.setdefault(dialect, []).append(f)
-    required = ("skill", "0.2", "acepatch", "skill-delta", "acedelta", "dannymac", "dannymac-ops")
-    if not all(groups.get(k) for k in required):
-        print(f"check.py: no outputs under {out}: {sorted(groups)}", file=sys.stderr)
-        return 1
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         schemas = prepare(pathlib.Path(tmp))
+        # Every format and dialect with a schema of ours has outputs: the
+        # tests save each JSON format's conversions and each dialect's deltas
+        # under its name.
+        own = own_schemas(pathlib.Path(tmp))
+        schemas.update(own)
+        for name in own:
+            groups[name] = sorted((out / name).glob("*.json"))
+        required = ("skill", "0.2", "acepatch", "skill-delta", "acedelta", *own)
+        if not all(groups.get(k) for k in required):
+            print(f"check.py: no outputs under {out} for {[k for k in required if not groups.get(k)]}",
+                  file=sys.stderr)
+            return 1
         for kind, files in sorted(groups.items()):
             if kind not in schemas:
                 print(f"check.py: vAgenda version {kind} has no bundled schema: {files}", file=sys.stderr)
