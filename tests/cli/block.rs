@@ -519,3 +519,58 @@ fn a_kayba_block_keeps_issue_and_insight_through_an_update_and_numbers_as_kayba(
         host("## context\n- [context-00001]\n  Keywords: reading\n  Issue: Agents answer too early\n  Insight: Read the whole question.\n\n- [context-00005]\n  Keywords: context\n  Issue: Dates mislead\n  Insight: Say the time zone.\n\n## harness\n- [harness-00002]\n  Keywords: tests\n  Issue: The runner needs PYTHONPATH\n  Insight: Export PYTHONPATH in the test script.\n\n- [harness-00003]\n  Keywords: builds\n  Issue: The build cache goes stale after a branch switch\n\n- [harness-00004]\n  Keywords: harness\n  Issue: Tool calls hang")
     );
 }
+
+/// A CLAUDE.md that Code Engine ACE's plugin 3.3.2 set up (`/ace-claude-init`
+/// appended its instructions between versioned markers), with the user's
+/// prose around them and CRLF line breaks.
+const CODE_ENGINE_V3: &str = "# billing-api\r\n\r\nOur conventions come first.\r\n\r\n<!-- ACE_SECTION_START v3.3.2 -->\r\n# ACE Orchestration Plugin - Automatic Learning Cycle\r\n\r\n## ✅ Step 2: If Trigger Found → INVOKE RETRIEVAL SKILL FIRST\r\n```\r\nSkill: ace-orchestration:ace-playbook-retrieval\r\n```\r\n- **Implementation**: implement, build, create, add, develop, write\r\n<!-- ACE_SECTION_END v3.3.2 -->\r\n\r\n## Deploying\r\n\r\nTag a release; CI does the rest.";
+
+#[test]
+fn a_code_engine_v3_block_gets_the_current_markers_and_the_prose_stays_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = dir.path().join("CLAUDE.md");
+    std::fs::write(&claude, CODE_ENGINE_V3).unwrap();
+    // Read as a managed block: its instructions are no entries, said once.
+    cmd("ace-validate")
+        .arg(&claude)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(
+            "CLAUDE.md:5:1: warning[ACE088]: Code Engine ACE's block v3.3.2 holds that plugin's instructions",
+        ));
+    cmd("ace-convert")
+        .arg(playbook(dir.path()))
+        .arg("--into")
+        .arg(&claude)
+        .assert()
+        .success();
+    let out = std::fs::read_to_string(&claude).unwrap();
+    let start = CODE_ENGINE_V3.find("<!-- ACE_SECTION_START").unwrap();
+    let end_marker = "<!-- ACE_SECTION_END v3.3.2 -->";
+    let after = &CODE_ENGINE_V3[CODE_ENGINE_V3.find(end_marker).unwrap() + end_marker.len()..];
+    assert!(out.starts_with(&CODE_ENGINE_V3[..start]), "{out}");
+    assert!(out.ends_with(after), "{out}");
+    let block = &out[start..out.len() - after.len()];
+    assert!(block.starts_with(&format!("{START}\r\n")), "{block}");
+    assert!(block.ends_with(END), "{block}");
+    assert!(!out.contains("ACE_SECTION") && !out.contains("ace-orchestration"));
+    // The file now reads as the playbook, in the prompt style.
+    let text = cmd("ace-convert")
+        .arg(&claude)
+        .args(["--to", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    assert_eq!(v["playbook"]["entries"].as_array().unwrap().len(), 5);
+    // And again: nothing changes.
+    cmd("ace-convert")
+        .arg(playbook(dir.path()))
+        .arg("--into")
+        .arg(&claude)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), out);
+}

@@ -176,6 +176,35 @@ fn read_block(text: &str, ctx: &ReadCtx) -> Result<ReadOutput, Diagnostic> {
         });
     };
     let inner = &text[b.inner.clone()];
+    if let Some(version) = &b.code_engine {
+        // Code Engine's block holds its plugin's instructions, never a
+        // playbook: its bullets are not entries.
+        let mut pb = Playbook::default();
+        set_layout(
+            &mut pb,
+            Style::Prompt,
+            &text[..b.inner.start],
+            &text[b.inner.end..],
+            None,
+        );
+        let line_end = b.start.end - text[b.start.clone()].len()
+            + text[b.start.clone()].trim_end_matches(['\n', '\r']).len();
+        let v = if version.is_empty() {
+            String::new()
+        } else {
+            format!(" v{version}")
+        };
+        return Ok(ReadOutput {
+            playbook: pb,
+            diagnostics: vec![Diagnostic::new(
+                &rules::BLOCK_CONTENT,
+                Span::new(b.start.start, line_end),
+                format!(
+                    "Code Engine ACE's block{v} holds that plugin's instructions, not playbook entries; `ace-convert PLAYBOOK --into FILE` replaces it, markers included, and keeps the rest of the file"
+                ),
+            )],
+        });
+    }
     let style = Style::of(inner);
     let mut read = match style.format() {
         Some(f) => {
@@ -327,7 +356,11 @@ impl PlaybookFormat for ManagedBlock {
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
         let text_like =
             input.syntax() == Syntax::Text || input.extension().as_deref() == Some("mdc");
-        if !text_like || memchr::memmem::find(input.text.as_bytes(), b"ACE:").is_none() {
+        let bytes = input.text.as_bytes();
+        if !text_like
+            || (memchr::memmem::find(bytes, b"ACE:").is_none()
+                && memchr::memmem::find(bytes, b"ACE_SECTION_").is_none())
+        {
             return None;
         }
         ace_block::has_markers(input.text).then_some(Confidence::Declared)

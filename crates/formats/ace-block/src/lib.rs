@@ -9,7 +9,12 @@
 //!
 //! in CLAUDE.md, AGENTS.md, GEMINI.md, `.github/copilot-instructions.md` or
 //! a Cursor `.mdc` rule. kayba's Claude Code integration (0.7.3 to 0.8.x)
-//! wrote its skillbook there; ace-tools writes any playbook there. This
+//! wrote its skillbook there; ace-tools writes any playbook there. Code
+//! Engine ACE's plugin (before 5.5) put its instructions between
+//! `<!-- ACE_SECTION_START vX.Y.Z -->` and `<!-- ACE_SECTION_END vX.Y.Z -->`;
+//! such a block is found as well, and a write replaces its marker lines
+//! with kayba's (Code Engine's own clean-up deletes everything between
+//! its markers, a playbook put there included). This
 //! crate knows the markers only: where the block is, whether the markers
 //! are sound, and how to put new text between them without changing a
 //! byte outside. What the block holds is read and written by the format
@@ -44,6 +49,9 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Marker {
     pub kind: Kind,
+    /// The plugin version a Code Engine marker names (`3.3.2`); `None`
+    /// for kayba's markers.
+    pub version: Option<String>,
     /// 1-based.
     pub line: usize,
     /// The line, its line break included.
@@ -62,6 +70,9 @@ pub struct Block {
     /// The markers' lines, 1-based.
     pub start_line: usize,
     pub end_line: usize,
+    /// The plugin version of a Code Engine block's start marker, whose
+    /// markers a write replaces with kayba's.
+    pub code_engine: Option<String>,
 }
 
 /// Markers that do not make one block: nothing may be written then, as
@@ -85,22 +96,38 @@ impl std::fmt::Display for MarkerError {
 impl std::error::Error for MarkerError {}
 
 /// The marker a line is, if it is one: the marker alone on its line, with
-/// any white space around it. kayba's text after `ACE:START` is not
-/// required (`<!-- ACE:START -->` is a start marker too).
-fn kind_of(line: &str) -> Option<Kind> {
+/// any white space around it, and the version a Code Engine marker names.
+/// kayba's text after `ACE:START` is not required (`<!-- ACE:START -->` is
+/// a start marker too); Code Engine's markers name a version or none.
+fn kind_of(line: &str) -> Option<(Kind, Option<String>)> {
     let t = line.trim();
     let body = t.strip_prefix("<!--")?.strip_suffix("-->")?.trim();
     let word = |w: &str| {
         body.strip_prefix(w)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t', '-']))
     };
+    let versioned = |w: &str| -> Option<String> {
+        let rest = body.strip_prefix(w)?;
+        if rest.is_empty() {
+            return Some(String::new());
+        }
+        let v = rest.strip_prefix([' ', '\t'])?.trim();
+        (!v.contains(char::is_whitespace)).then(|| v.trim_start_matches('v').to_owned())
+    };
     if word("ACE:START") {
-        Some(Kind::Start)
+        Some((Kind::Start, None))
     } else if word("ACE:END") {
-        Some(Kind::End)
+        Some((Kind::End, None))
+    } else if let Some(v) = versioned("ACE_SECTION_START") {
+        Some((Kind::Start, Some(v)))
     } else {
-        None
+        versioned("ACE_SECTION_END").map(|v| (Kind::End, Some(v)))
     }
+}
+
+/// Whether `text` may hold a marker at all.
+fn may_hold(text: &str) -> bool {
+    text.contains("ACE:") || text.contains("ACE_SECTION_")
 }
 
 /// The fence a line opens or closes (its character and length), if it is
@@ -122,7 +149,7 @@ fn fence(line: &str) -> Option<(u8, usize)> {
 /// Every marker line of `text`, outside fenced code (a CLAUDE.md that
 /// shows the markers in an example has no block for it).
 pub fn markers(text: &str) -> Vec<Marker> {
-    if !text.contains("ACE:") {
+    if !may_hold(text) {
         return Vec::new();
     }
     scan(text).markers
@@ -132,7 +159,7 @@ pub fn markers(text: &str) -> Vec<Marker> {
 /// that never closes (which [`locate`] refuses, so they are not taken for
 /// an example either).
 pub fn has_markers(text: &str) -> bool {
-    if !text.contains("ACE:") {
+    if !may_hold(text) {
         return false;
     }
     let scan = scan(text);
@@ -159,7 +186,7 @@ fn scan(text: &str) -> Scan {
     // ends it all the same.
     let mut inside = false;
     let mut at = 0;
-    let markers_possible = text.contains("ACE:");
+    let markers_possible = may_hold(text);
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let span = at..at + raw.len();
         at += raw.len();
@@ -180,9 +207,10 @@ fn scan(text: &str) -> Scan {
                 }
                 (Some(_), None) => {
                     if markers_possible {
-                        if let Some(kind) = kind_of(line) {
+                        if let Some((kind, version)) = kind_of(line) {
                             hidden.push(Marker {
                                 kind,
+                                version,
                                 line: i + 1,
                                 span,
                             });
@@ -196,10 +224,11 @@ fn scan(text: &str) -> Scan {
         if !markers_possible {
             continue;
         }
-        if let Some(kind) = kind_of(line) {
+        if let Some((kind, version)) = kind_of(line) {
             inside = kind == Kind::Start;
             found.push(Marker {
                 kind,
+                version,
                 line: i + 1,
                 span,
             });
@@ -225,7 +254,7 @@ fn lines(ms: &[&Marker]) -> String {
 /// the fence was meant to end before them cannot be told, and taking them
 /// for an example would make every update append another block.
 pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
-    if !text.contains("ACE:") {
+    if !may_hold(text) {
         return Ok(None);
     }
     let Scan {
@@ -255,12 +284,27 @@ pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
     };
     match (starts.as_slice(), ends.as_slice()) {
         ([], []) => Ok(None),
+        ([s], [e]) if s.line < e.line && s.version.is_some() != e.version.is_some() => {
+            let whose = |m: &Marker| match m.version {
+                Some(_) => "Code Engine's `ACE_SECTION_*`",
+                None => "kayba's `ACE:*`",
+            };
+            Err(fail(format!(
+                "the start marker (line {}) is {} and the end marker (line {}) is {}: a block \
+                 opens and closes with one kind",
+                s.line,
+                whose(s),
+                e.line,
+                whose(e)
+            )))
+        }
         ([s], [e]) if s.line < e.line => Ok(Some(Block {
             start: s.span.clone(),
             inner: s.span.end..e.span.start,
             end: e.span.clone(),
             start_line: s.line,
             end_line: e.line,
+            code_engine: s.version.clone(),
         })),
         ([s], [e]) => Err(fail(format!(
             "the end marker `{END}` (line {}) comes before the start marker `{START}` (line {})",
@@ -311,7 +355,7 @@ pub fn place(host: &str) -> Result<Option<Block>, MarkerError> {
 /// text holds `<!-- ACE:END -->` on a line of its own) behind a `\\`, so
 /// the block ends where it should; `None` when no line is one.
 pub fn escape_markers(content: &str) -> Option<String> {
-    if !content.contains("ACE:") {
+    if !may_hold(content) {
         return None;
     }
     let mut changed = false;
@@ -359,6 +403,21 @@ pub fn splice(host: &str, block: Option<&Block>, content: &str) -> String {
     let nl = line_break(host);
     let content = with_breaks(content, nl);
     match block {
+        Some(b) if b.code_engine.is_some() => {
+            // Code Engine's marker lines become kayba's, each keeping its
+            // line break (an end marker on the last line may have none).
+            let end_break =
+                &host[b.end.clone()][host[b.end.clone()].trim_end_matches(['\n', '\r']).len()..];
+            let mut s = String::with_capacity(host.len() + content.len() + 64);
+            s.push_str(&host[..b.start.start]);
+            s.push_str(START);
+            s.push_str(nl);
+            s.push_str(&content);
+            s.push_str(END);
+            s.push_str(end_break);
+            s.push_str(&host[b.end.end..]);
+            s
+        }
         Some(b) => {
             let mut s = String::with_capacity(host.len() + content.len());
             s.push_str(&host[..b.inner.start]);
@@ -390,6 +449,28 @@ pub fn splice(host: &str, block: Option<&Block>, content: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_code_engine_block_gets_kaybas_markers_and_keeps_the_prose() {
+        let text = "# Mine\r\n\r\n<!-- ACE_SECTION_START v3.3.2 -->\r\n# ACE Orchestration Plugin\r\n- **Implementation**: implement\r\n<!-- ACE_SECTION_END v3.3.2 -->\r\nafter, byte for byte\r\n";
+        let b = locate(text).unwrap().unwrap();
+        assert_eq!(b.code_engine.as_deref(), Some("3.3.2"));
+        assert_eq!((b.start_line, b.end_line), (3, 6));
+        let out = splice(text, Some(&b), "[s-1] helpful=0 harmful=0 :: x\n");
+        assert_eq!(
+            out,
+            "# Mine\r\n\r\n<!-- ACE:START - Do not edit manually -->\r\n[s-1] helpful=0 harmful=0 :: x\r\n<!-- ACE:END -->\r\nafter, byte for byte\r\n"
+        );
+        let again = locate(&out).unwrap().unwrap();
+        assert_eq!(again.code_engine, None);
+        let mixed = "<!-- ACE_SECTION_START v3.2.40 -->\nx\n<!-- ACE:END -->\n";
+        assert!(locate(mixed).unwrap_err().message.contains("one kind"));
+        assert_eq!(
+            kind_of("<!-- ACE_SECTION_END -->"),
+            Some((Kind::End, Some(String::new())))
+        );
+        assert_eq!(kind_of("<!-- ACE_SECTION_STARTS -->"), None);
+    }
 
     #[test]
     fn a_block_is_found_between_its_markers() {
