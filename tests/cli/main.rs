@@ -577,14 +577,18 @@ fn list_formats_names_every_format() {
             .collect()
     };
     assert_eq!(row("what each holds"), names);
-    // Tags have a place in every format but the markdown playbook,
-    // AGENTS.md and the managed block (whose default style is markdown's);
-    // a format whose project writes `[]` for none shows them changed.
+    // Each column is what the registry finds its format holds.
     let tags = row("tags");
-    for (name, held) in names.iter().zip(&tags) {
-        let none = ["markdown", "agents-md", "managed-block"].contains(name);
-        assert_eq!(held == "-", none, "tags in {name}: {held}");
+    for (&f, held) in ace_registry::Format::all().iter().zip(&tags) {
+        let found = ace_registry::capabilities::capabilities(f)
+            .into_iter()
+            .find(|(label, _)| *label == "tags")
+            .map(|(_, h)| h.mark());
+        assert_eq!(Some(held.as_str()), found, "tags in {f}");
     }
+    // The markdown playbook has no place for tags; the skill's playbook does.
+    assert_eq!(tags[0], "-");
+    assert_eq!(tags[3], "yes");
     assert_eq!(row("entry id without a digit")[0], "changed");
 }
 
