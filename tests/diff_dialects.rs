@@ -253,6 +253,7 @@ fn a_diff_applied_gives_the_new_version_of_every_fixture_in_every_dialect() {
         ("json", "markdown/canonical.md"),
         ("skillbook", "markdown/canonical.md"),
         ("dannymac", "markdown/canonical.md"),
+        ("code-engine", "markdown/canonical.md"),
     ];
     let (mut runs, mut expected) = (0, 0);
     for (name, rel) in fixtures {

@@ -14,6 +14,7 @@ fn fixture(name: &str) -> PathBuf {
 mod apply;
 mod block;
 mod budget;
+mod code_engine;
 mod concurrent;
 mod dannymac;
 mod dates;

@@ -96,6 +96,7 @@ const BUILTIN: &[Format] = &[
     Format::new(&ace_skillbook::FORMAT),
     Format::new(&ace_kaybamd::FORMAT),
     Format::new(&ace_dannymac::FORMAT),
+    Format::new(&ace_codeengine::FORMAT),
     Format::new(&crate::block::MANAGED_BLOCK),
     Format::JSON,
 ];
@@ -108,6 +109,7 @@ const DIALECTS: &[&dyn DeltaDialect] = &[
     &ace_markdown::CURATOR_OPS,
     &ace_vagenda::EVENTS,
     &ace_dannymac::OPS,
+    &ace_codeengine::DELTA,
 ];
 
 /// What [`Registry::detect_head`] found.

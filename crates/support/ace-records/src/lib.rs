@@ -319,6 +319,13 @@ fn js(v: &Value, indent: usize, level: usize, out: &mut String) {
     }
 }
 
+/// A number as JavaScript reads it (`JSON.parse` makes `1.0` the number
+/// `1`): how a reader for a JavaScript program's files takes it, so that a
+/// rewrite that prints `1` changes nothing.
+pub fn js_read(n: &Number) -> Number {
+    serde_json::from_str(&js_number(n)).unwrap_or_else(|_| n.clone())
+}
+
 /// A number as JavaScript prints it: a whole value without a fraction,
 /// any other in the shortest form that reads back the same, with no
 /// exponent from 1e-7 up to 1e21.

@@ -52,8 +52,9 @@ fn compare(
 }
 
 /// What `back`, the written text read back, does not give of `pb`, each
-/// loss with `reason`. The entries are compared in order; one whose ID
-/// came back otherwise is an ID change.
+/// loss with `reason`. An entry is compared with the one of its ID, else
+/// with the one at its place, which is then an ID change; entries or
+/// sections that come back in another order are reported as such.
 pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteReport {
     let mut losses: Vec<LossEntry> = Vec::new();
     let top = |p: &Playbook| object(serde_json::to_value(p).unwrap_or_default());
@@ -81,12 +82,34 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
             losses.lose(rule, None, format!("sections[{}].{field}", s.key), reason)
         });
     }
+    // The sections read back in another order.
+    let kept: Vec<usize> = pb
+        .sections
+        .iter()
+        .filter_map(|s| back.sections.iter().position(|t| t.key == s.key))
+        .collect();
+    if kept.windows(2).any(|w| w[0] > w[1]) {
+        losses.lose(&rules::VALUE_CONVERTED, None, "sections", reason);
+    }
+    // Each entry is found by its ID, else (a format that keeps no IDs) at
+    // its own place.
+    let mut used = vec![false; back.entries.len()];
+    let mut order = Vec::new();
     let mut id_changes = Vec::new();
     for (i, e) in pb.entries.iter().enumerate() {
-        let Some(f) = back.entries.get(i) else {
+        let found = back
+            .entries
+            .iter()
+            .enumerate()
+            .position(|(j, f)| !used[j] && f.id == e.id)
+            .or_else(|| (i < used.len() && !used[i]).then_some(i));
+        let Some(j) = found else {
             losses.lose(&rules::DROPPED_FIELD, Some(&e.id), "entry", reason);
             continue;
         };
+        used[j] = true;
+        order.push(j);
+        let f = &back.entries[j];
         if f.id != e.id {
             losses.lose(&rules::VALUE_CONVERTED, Some(&e.id), "id", reason);
             id_changes.push(IdChange {
@@ -102,6 +125,9 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
         compare(&ea, &eb, &["id"], |rule, field| {
             losses.lose(rule, Some(&e.id), field, reason)
         });
+    }
+    if order.windows(2).any(|w| w[0] > w[1]) {
+        losses.lose(&rules::VALUE_CONVERTED, None, "entries", reason);
     }
     WriteReport { losses, id_changes }
 }
