@@ -11,6 +11,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+mod ace_playbook_files;
 mod apply;
 mod block;
 mod budget;

@@ -97,6 +97,7 @@ const BUILTIN: &[Format] = &[
     Format::new(&ace_kaybamd::FORMAT),
     Format::new(&ace_dannymac::FORMAT),
     Format::new(&ace_codeengine::FORMAT),
+    Format::new(&ace_aceplaybook::FORMAT),
     Format::new(&crate::block::MANAGED_BLOCK),
     Format::JSON,
 ];
