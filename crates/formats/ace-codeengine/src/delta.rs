@@ -22,8 +22,7 @@
 //! `id` alone a `remove`, any other an `update`.
 
 use ace_format::{
-    CheckCtx, Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, DocumentCheck, Sniff,
-    WrittenDelta,
+    Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, DocumentCheck, Sniff, WrittenDelta,
 };
 use ace_jsonspan::{Kind, Node};
 use ace_model::delta::{Change, Delta, Op, Reason, Target};
@@ -412,33 +411,14 @@ impl DeltaDialect for Deltas {
 }
 
 /// The findings on a delta, for ace-validate.
-pub struct Check;
-
-pub static CHECK: Check = Check;
+pub static CHECK: ace_records::DeltaCheck = ace_records::DeltaCheck {
+    name: "code-engine-delta",
+    describe: "Code Engine ACE's delta payloads, each bullet as its command takes it",
+    sniff,
+    findings: |text| Ok(parse(text)?.map(|(_, d)| d).unwrap_or_default()),
+};
 
 static CHECKS: [&dyn DocumentCheck; 1] = [&CHECK];
-
-impl DocumentCheck for Check {
-    fn name(&self) -> &'static str {
-        "code-engine-delta"
-    }
-
-    fn describe(&self) -> &'static str {
-        "Code Engine ACE's delta payloads, each bullet as its command takes it"
-    }
-
-    fn claims(&self, _: &str, text: &str) -> bool {
-        sniff(text)
-    }
-
-    fn check(&self, text: &str, _: &CheckCtx<'_>) -> Vec<Diagnostic> {
-        match parse(text) {
-            Ok(Some((_, diags))) => diags,
-            Ok(None) => Vec::new(),
-            Err(d) => vec![d],
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -19,8 +19,7 @@
 //! load, a `PATCH` without `patch`), the delta is refused whole.
 
 use ace_format::{
-    CheckCtx, Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, DocumentCheck, Sniff,
-    WrittenDelta,
+    Confidence, DeltaDialect, DeltaReadCtx, DeltaWriteCtx, DocumentCheck, Sniff, WrittenDelta,
 };
 use ace_jsonspan::Node;
 use ace_model::delta::{Change, Delta, Op, Reason, Rules, Target};
@@ -324,33 +323,14 @@ impl DeltaDialect for Ops {
 }
 
 /// The findings on a delta, for ace-validate.
-pub struct Check;
-
-pub static CHECK: Check = Check;
+pub static CHECK: ace_records::DeltaCheck = ace_records::DeltaCheck {
+    name: "dannymac-ops",
+    describe: "DannyMac180/ACE's delta: each operation as `merge.apply_delta` reads it",
+    sniff,
+    findings: |text| Ok(parse(text)?.map(|(_, d)| d).unwrap_or_default()),
+};
 
 static CHECKS: [&dyn DocumentCheck; 1] = [&CHECK];
-
-impl DocumentCheck for Check {
-    fn name(&self) -> &'static str {
-        "dannymac-ops"
-    }
-
-    fn describe(&self) -> &'static str {
-        "DannyMac180/ACE's delta: each operation as `merge.apply_delta` reads it"
-    }
-
-    fn claims(&self, _: &str, text: &str) -> bool {
-        sniff(text)
-    }
-
-    fn check(&self, text: &str, _: &CheckCtx<'_>) -> Vec<Diagnostic> {
-        match parse(text) {
-            Ok(Some((_, diags))) => diags,
-            Ok(None) => Vec::new(),
-            Err(d) => vec![d],
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -116,7 +116,11 @@ pub fn read(
         return None;
     };
     ace_jsonspan::duplicate_keys(node, diags);
-    let mut e = Entry::default();
+    // The record is where findings on the entry point.
+    let mut e = Entry {
+        origin: ace_model::Origin(Some(node.span)),
+        ..Entry::default()
+    };
     for m in members {
         let Some(f) = fields.iter().find(|f| f.key == m.key.as_str()) else {
             e.extra.insert(m.key.clone(), m.value.to_value());
@@ -263,6 +267,35 @@ pub fn sections_of(entries: &[Entry]) -> Vec<ace_model::Section> {
         }
     }
     out
+}
+
+/// ace-validate's check of a record-list dialect's delta files: the
+/// findings its reader makes, each at its value.
+pub struct DeltaCheck {
+    pub name: &'static str,
+    pub describe: &'static str,
+    /// Whether a text is one of the dialect's files.
+    pub sniff: fn(&str) -> bool,
+    /// The reader's findings on a text; the error when it does not parse.
+    pub findings: fn(&str) -> Result<Vec<Diagnostic>, Diagnostic>,
+}
+
+impl ace_format::DocumentCheck for DeltaCheck {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn describe(&self) -> &'static str {
+        self.describe
+    }
+
+    fn claims(&self, _: &str, text: &str) -> bool {
+        (self.sniff)(text)
+    }
+
+    fn check(&self, text: &str, _: &ace_format::CheckCtx<'_>) -> Vec<Diagnostic> {
+        (self.findings)(text).unwrap_or_else(|d| vec![d])
+    }
 }
 
 /// The layout a project's writer prints JSON in.
