@@ -50,7 +50,7 @@ fn artifact_location(name: &str, cwd: Option<&Path>) -> Value {
             let rel = rel.trim_start_matches("./");
             json!({"uri": uri(rel), "uriBaseId": SRCROOT})
         }
-        None => json!({"uri": format!("file://{}", uri(name))}),
+        None => json!({"uri": file_uri(name)}),
     }
 }
 
@@ -60,6 +60,27 @@ fn level(sev: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Info => "note",
     }
+}
+
+/// An absolute path as a `file:` URI (RFC 8089): `/home/x` as
+/// `file:///home/x`; on Windows, `C:\x\y` as `file:///C:/x/y` (the drive's
+/// colon kept), a UNC path `\\server\share\x` as `file://server/share/x`,
+/// and the verbatim forms `\\?\C:\x` and `\\?\UNC\server\x` as the paths
+/// they stand for.
+pub(crate) fn file_uri(path: &str) -> String {
+    let path = match path.strip_prefix(r"\\?\UNC\") {
+        Some(rest) => format!(r"\\{rest}"),
+        None => path.strip_prefix(r"\\?\").unwrap_or(path).to_owned(),
+    };
+    if let Some(unc) = path.strip_prefix(r"\\") {
+        return format!("file://{}", uri(unc));
+    }
+    let slashed = path.replace('\\', "/");
+    let b = slashed.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return format!("file:///{}:{}", &slashed[..1], uri(&slashed[2..]));
+    }
+    format!("file://{}", uri(&slashed))
 }
 
 /// A file name as a relative URI reference: `/` separators, and every byte
@@ -166,11 +187,11 @@ pub(crate) fn render(reports: &[FileReport], out: &mut dyn Write) -> io::Result<
         "results": results,
     });
     if let Some(cwd) = &cwd {
-        let mut root = uri(&cwd.to_string_lossy());
+        let mut root = file_uri(&cwd.to_string_lossy());
         if !root.ends_with('/') {
             root.push('/');
         }
-        run["originalUriBaseIds"] = json!({SRCROOT: {"uri": format!("file://{root}")}});
+        run["originalUriBaseIds"] = json!({SRCROOT: {"uri": root}});
     }
     let log = json!({
         "$schema": SCHEMA,
@@ -184,6 +205,29 @@ pub(crate) fn render(reports: &[FileReport], out: &mut dyn Write) -> io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_paths_are_file_uris_with_their_drive() {
+        assert_eq!(
+            file_uri(r"C:\Users\me\play book.md"),
+            "file:///C:/Users/me/play%20book.md"
+        );
+        assert_eq!(
+            file_uri(r"\\?\D:\repo\AGENTS.md"),
+            "file:///D:/repo/AGENTS.md"
+        );
+        assert_eq!(
+            file_uri(r"\\server\share\pb.md"),
+            "file://server/share/pb.md"
+        );
+        assert_eq!(
+            file_uri(r"\\?\UNC\server\share\pb.md"),
+            "file://server/share/pb.md"
+        );
+        assert_eq!(file_uri("/home/me/pb.md"), "file:///home/me/pb.md");
+        // A relative Windows name keeps `/` separators under %SRCROOT%.
+        assert_eq!(uri(r"docs\play books\pb.md"), "docs/play%20books/pb.md");
+    }
 
     #[test]
     fn help_links_only_for_a_real_repository() {
