@@ -16,19 +16,6 @@ fn cmd(bin: &str) -> Command {
     c
 }
 
-fn entries(path: &Path) -> Vec<Value> {
-    let out = cmd("ace-convert")
-        .arg(path)
-        .args(["--to", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: Value = serde_json::from_slice(&out).unwrap();
-    v["playbook"]["entries"].as_array().unwrap().clone()
-}
-
 #[test]
 #[ignore = "needs ACE_CORPUS"]
 fn the_readme_list_reads_with_every_bullet_and_rewrites_byte_for_byte() {
@@ -36,7 +23,7 @@ fn the_readme_list_reads_with_every_bullet_and_rewrites_byte_for_byte() {
     let readme = corpus
         .join("other/jmanhype__ace-playbook__.specify__memory__playbooks__README.md.block01.json");
     assert!(readme.exists(), "{} is missing", readme.display());
-    let e = entries(&readme);
+    let e = crate::entries_of(&readme);
     assert_eq!(e.len(), 2);
     assert_eq!(e[0]["id"], "str-00001");
     assert_eq!(
@@ -88,7 +75,7 @@ fn the_trainer_file_and_a_markdown_playbook_written_as_one_load_in_the_trainer()
         .arg(&written)
         .assert()
         .success();
-    for (file, n) in [(&trainer, 2), (&written, entries(&md).len())] {
+    for (file, n) in [(&trainer, 2), (&written, crate::entries_of(&md).len())] {
         let load = std::process::Command::new(venv.join("bin/python"))
             .arg(root.join("tests/ace_playbook/load_trainer.py"))
             .arg(file)
@@ -103,7 +90,7 @@ fn the_trainer_file_and_a_markdown_playbook_written_as_one_load_in_the_trainer()
         );
         let loaded: Vec<Value> = serde_json::from_slice(&load.stdout).unwrap();
         assert_eq!(loaded.len(), n, "{}", file.display());
-        let ours = entries(file);
+        let ours = crate::entries_of(file);
         for (a, b) in loaded.iter().zip(&ours) {
             assert_eq!(a["content"], b["content"]);
             assert_eq!(a["helpful_count"], b["helpful"]);

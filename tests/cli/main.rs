@@ -40,6 +40,21 @@ fn convert() -> Command {
     Command::cargo_bin("ace-convert").unwrap()
 }
 
+/// The entries of a playbook file, as `ace-convert FILE --to json` gives
+/// them.
+fn entries_of(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let out = convert()
+        .arg(path)
+        .args(["--to", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    v["playbook"]["entries"].as_array().unwrap().clone()
+}
+
 fn validate() -> Command {
     let mut c = Command::cargo_bin("ace-validate").unwrap();
     c.env_remove("GITHUB_ACTIONS").env_remove("FORCE_COLOR");

@@ -187,8 +187,7 @@ fn read_block(text: &str, ctx: &ReadCtx) -> Result<ReadOutput, Diagnostic> {
             &text[b.inner.end..],
             None,
         );
-        let line_end = b.start.end - text[b.start.clone()].len()
-            + text[b.start.clone()].trim_end_matches(['\n', '\r']).len();
+        let line_end = b.start.start + text[b.start.clone()].trim_end_matches(['\n', '\r']).len();
         let v = if version.is_empty() {
             String::new()
         } else {

@@ -234,25 +234,13 @@ pub fn write(pb: &Playbook, shape: Option<Shape>) -> (String, WriteReport) {
         time: "",
     };
     // A section the file was read with stays as it is in a rewrite.
-    let section = |e: &Entry| -> Value {
-        let key = e.section.as_deref().unwrap_or("");
-        Value::from(if own { key } else { section_for(shape, key) })
-    };
     let bullets: Vec<Value> = pb
         .entries
         .iter()
         .map(|e| {
-            let mut rec = writer.record(e, None);
-            rec.insert("section".into(), section(e));
-            // The record's keys in the shape's order.
-            let mut ordered = Map::new();
-            for f in fields {
-                if let Some(v) = rec.remove(f.key) {
-                    ordered.insert(f.key.to_owned(), v);
-                }
-            }
-            ordered.extend(rec);
-            Value::Object(ordered)
+            let key = e.section.as_deref().unwrap_or("");
+            let section = if own { key } else { section_for(shape, key) };
+            Value::Object(writer.record(e, Some(section)))
         })
         .collect();
     let mut text = String::new();

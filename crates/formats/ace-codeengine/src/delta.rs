@@ -170,7 +170,7 @@ fn changes(b: &Node, command: &str) -> Result<Vec<Change>, (Span, String)> {
                     at,
                     format!(
                         "Invalid section: {section}; expected one of {}",
-                        crate::sections_list()
+                        ace_records::one_of(&crate::SECTIONS)
                     ),
                 ));
             }

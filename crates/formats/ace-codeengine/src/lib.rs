@@ -71,14 +71,6 @@ pub fn section_for(key: &str) -> &'static str {
     }
 }
 
-fn sections_list() -> String {
-    SECTIONS
-        .iter()
-        .map(|s| format!("`{s}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Whether a text is an export: `playbook`, an object, holding one of the
 /// four sections.
 pub fn sniff(text: &str) -> bool {
@@ -142,7 +134,7 @@ pub fn read(text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
                     format_args!(
                         "section `{}` is none of the server's; expected one of {}",
                         g.key,
-                        sections_list()
+                        ace_records::one_of(&SECTIONS)
                     ),
                 ));
             }

@@ -82,11 +82,6 @@ pub fn section_for(key: &str) -> &'static str {
     }
 }
 
-fn expected_sections() -> String {
-    let names: Vec<String> = SECTIONS.iter().map(|s| format!("`{s}`")).collect();
-    names.join(", ")
-}
-
 /// Whether a text is a dump: an object with `bullets` whose records carry
 /// `last_used` and `added_at`, which `Bullet.model_dump()` always writes
 /// and no other format's bullets have.
@@ -156,7 +151,7 @@ pub fn read(text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {
                                 at.span,
                                 format_args!(
                                     "section `{s}` does not load; expected one of {} (or an old name `SECTION_MIGRATION_MAP` maps)",
-                                    expected_sections()
+                                    ace_records::one_of(&SECTIONS)
                                 ),
                             ));
                         }

@@ -92,7 +92,7 @@ fn change(node: &Node) -> Result<Option<Change>, (Span, String)> {
                     at,
                     format!(
                         "section `{section}` does not load; expected one of {}",
-                        crate::expected_sections()
+                        ace_records::one_of(&crate::SECTIONS)
                     ),
                 ));
             };

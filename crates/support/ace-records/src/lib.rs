@@ -252,6 +252,15 @@ impl Writer<'_> {
     }
 }
 
+/// `names` for a message: each in backticks, joined by commas.
+pub fn one_of(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The sections of `entries` in the order they first appear, as the
 /// playbook's section list.
 pub fn sections_of(entries: &[Entry]) -> Vec<ace_model::Section> {
