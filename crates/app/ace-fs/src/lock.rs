@@ -1,9 +1,11 @@
 //! Files held for one read–change–write cycle, so that concurrent
 //! writers of one playbook take turns instead of overwriting each other.
 //!
-//! The lock is an advisory `flock` on the file itself (symbolic links
-//! followed), not a lock file beside it: nothing is left behind by a
-//! killed process, and the kernel releases the lock with the descriptor.
+//! The lock is on the file itself (symbolic links followed): `flock`
+//! through the standard library on Unix, and on Windows `LockFileEx` on
+//! one byte past the content (`try_lock` says why). It is not a lock file
+//! beside it: nothing is left behind by a killed process, and the system
+//! releases the lock with the descriptor.
 //! Because a write renames a new file over the old one, a process that
 //! waited on the old file holds a lock on a file no longer named; after
 //! taking the lock it checks that the path still names the file it locked,
@@ -61,9 +63,11 @@ impl Stamp {
         (self.dev, self.ino) == (other.dev, other.ino)
     }
 
+    /// Without inode numbers in the standard library, a file replaced
+    /// by a rename is told by its size and time.
     #[cfg(not(unix))]
-    fn same_file(&self, _: &Stamp) -> bool {
-        true
+    fn same_file(&self, other: &Stamp) -> bool {
+        (self.len, self.modified) == (other.len, other.modified)
     }
 }
 
@@ -300,33 +304,70 @@ fn open_for_lock(path: &Path) -> io::Result<File> {
 /// Takes an exclusive advisory lock without blocking; `false` if another
 /// descriptor holds one. File systems without locks (some network mounts)
 /// count as locked: the stamp check before the rename still holds there.
-#[cfg(unix)]
+///
+/// The standard library's whole-file lock is `flock` on Unix (Linux and
+/// macOS alike): advisory, so readers that take no lock read on.
+#[cfg(not(windows))]
 fn try_lock(file: &File) -> io::Result<bool> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: the descriptor is open and owned by `file` for the call.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let err = io::Error::last_os_error();
-    match err.raw_os_error() {
-        Some(libc::EWOULDBLOCK) => Ok(false),
-        Some(libc::EINTR) => Ok(false),
-        Some(libc::ENOLCK | libc::EOPNOTSUPP) => Ok(true),
-        _ => Err(err),
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => match e.kind() {
+            io::ErrorKind::Interrupted => Ok(false),
+            io::ErrorKind::Unsupported => Ok(true),
+            #[cfg(unix)]
+            _ if matches!(e.raw_os_error(), Some(libc::ENOLCK | libc::EOPNOTSUPP)) => Ok(true),
+            _ => Err(e),
+        },
     }
 }
 
-#[cfg(not(unix))]
-fn try_lock(_: &File) -> io::Result<bool> {
-    Ok(true)
+/// On Windows a lock is mandatory for the bytes it covers, and the
+/// standard library's lock covers the whole file: the holder itself could
+/// then not read the file through its other handles, nor could anyone
+/// else. So one byte far past any playbook's end is locked instead (as
+/// SQLite locks its pending byte): writers exclude each other there, and
+/// every byte of content stays readable to all.
+#[cfg(windows)]
+fn try_lock(file: &File) -> io::Result<bool> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Foundation::{ERROR_LOCK_VIOLATION, ERROR_NOT_SUPPORTED};
+    use windows_sys::Win32::Storage::FileSystem::{
+        LockFileEx, LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY,
+    };
+    use windows_sys::Win32::System::IO::OVERLAPPED;
+    const LOCK_BYTE: u64 = 1 << 62;
+    // SAFETY: OVERLAPPED is plain data; all-zero is its documented start.
+    let mut at: OVERLAPPED = unsafe { std::mem::zeroed() };
+    at.Anonymous.Anonymous.Offset = LOCK_BYTE as u32;
+    at.Anonymous.Anonymous.OffsetHigh = (LOCK_BYTE >> 32) as u32;
+    // SAFETY: the handle is open and owned by `file` for the call, and
+    // `at` outlives it (the handle is synchronous: the call completes).
+    let ok = unsafe {
+        LockFileEx(
+            file.as_raw_handle() as _,
+            LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY,
+            0,
+            1,
+            0,
+            &mut at,
+        )
+    };
+    if ok != 0 {
+        return Ok(true);
+    }
+    let err = io::Error::last_os_error();
+    match err.raw_os_error().map(|c| c as u32) {
+        Some(ERROR_LOCK_VIOLATION) => Ok(false),
+        Some(ERROR_NOT_SUPPORTED) => Ok(true),
+        _ => Err(err),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
     #[test]
     fn a_second_holder_waits_and_times_out() {
         let dir = tempfile::tempdir().unwrap();
