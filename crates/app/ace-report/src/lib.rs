@@ -406,6 +406,17 @@ fn render_json(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> {
 
 /// GitHub's workflow-command escaping: `%`, CR and LF in data, plus `,` and
 /// `:` in property values.
+/// An annotation names its file as the repository does, without the `./`
+/// that a walk of `.` puts before each name: GitHub matches it against the
+/// pull request's paths as written.
+fn repo_relative(name: &str) -> &str {
+    let mut name = name;
+    while let Some(rest) = name.strip_prefix("./").or_else(|| name.strip_prefix(".\\")) {
+        name = rest;
+    }
+    name
+}
+
 fn gh_escape(s: &str, property: bool) -> String {
     let mut o = s
         .replace('%', "%25")
@@ -454,7 +465,7 @@ fn render_github(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> 
             writeln!(
                 out,
                 "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-                gh_escape(r.name, true),
+                gh_escape(repo_relative(r.name), true),
                 s.line,
                 s.col,
                 e.line,
@@ -725,6 +736,14 @@ mod tests {
         assert_eq!(json[0]["related"][0]["line"], 1);
         let gh = render_str(OutputFormat::Github, text);
         assert_eq!(gh, "::error file=p.md,line=2,col=2,endLine=2,endColumn=7,title=ACE002 duplicate-id::duplicate ID `a-1`\n");
+    }
+
+    #[test]
+    fn annotations_name_files_as_the_repository_does() {
+        assert_eq!(repo_relative("./knowledge/p.md"), "knowledge/p.md");
+        assert_eq!(repo_relative(".\\knowledge\\p.md"), "knowledge\\p.md");
+        assert_eq!(repo_relative("knowledge/p.md"), "knowledge/p.md");
+        assert_eq!(repo_relative("../p.md"), "../p.md");
     }
 
     #[test]

@@ -13,9 +13,9 @@ use crate::{errors_of, json, SchemaError};
 const BASE: &str = "https://ace-tools.invalid/schemas/curator/";
 
 pub mod files {
-    pub const ACE_DELTA: &str = include_str!("../../../../schemas/curator/ace-delta.schema.json");
-    pub const INPUT: &str = include_str!("../../../../schemas/curator/curator-input.schema.json");
-    pub const OUTPUT: &str = include_str!("../../../../schemas/curator/curator-output.schema.json");
+    pub const ACE_DELTA: &str = include_str!("../schemas/curator/ace-delta.schema.json");
+    pub const INPUT: &str = include_str!("../schemas/curator/curator-input.schema.json");
+    pub const OUTPUT: &str = include_str!("../schemas/curator/curator-output.schema.json");
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

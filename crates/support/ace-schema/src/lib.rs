@@ -77,13 +77,12 @@ const SKILL_BASE: &str = "https://claude.com/schemas/ace/";
 
 /// The bundled files, by name; `bullet.schema.json` is per generation.
 pub mod files {
-    pub const BULLET_GEN1: &str = include_str!("../../../../schemas/skill/bullet.gen1.schema.json");
-    pub const BULLET_GEN2: &str = include_str!("../../../../schemas/skill/bullet.schema.json");
-    pub const DELTA: &str = include_str!("../../../../schemas/skill/delta.schema.json");
+    pub const BULLET_GEN1: &str = include_str!("../schemas/skill/bullet.gen1.schema.json");
+    pub const BULLET_GEN2: &str = include_str!("../schemas/skill/bullet.schema.json");
+    pub const DELTA: &str = include_str!("../schemas/skill/delta.schema.json");
     pub const REFLECTOR_OUTPUT: &str =
-        include_str!("../../../../schemas/skill/reflector_output.schema.json");
-    pub const CURATOR_OUTPUT: &str =
-        include_str!("../../../../schemas/skill/curator_output.schema.json");
+        include_str!("../schemas/skill/reflector_output.schema.json");
+    pub const CURATOR_OUTPUT: &str = include_str!("../schemas/skill/curator_output.schema.json");
 }
 
 fn json(text: &str) -> Value {
@@ -459,7 +458,7 @@ mod tests {
     #[test]
     fn bundled_files_are_unchanged() {
         use sha2::{Digest, Sha256};
-        let readme = include_str!("../../../../schemas/README.md");
+        let readme = include_str!("../schemas/README.md");
         let mut all = vec![
             ("bullet.gen1.schema.json", files::BULLET_GEN1),
             ("bullet.schema.json", files::BULLET_GEN2),

@@ -67,20 +67,16 @@ pub enum VagendaSchema {
 
 /// The bundled files (provenance and SHA-256 in `schemas/README.md`).
 pub mod files {
-    pub const CORE_V02: &str =
-        include_str!("../../../../schemas/vagenda/vagenda-core.v0.2.schema.json");
-    pub const ACE: &str =
-        include_str!("../../../../schemas/vagenda/vagenda-extension-ace.schema.json");
+    pub const CORE_V02: &str = include_str!("../schemas/vagenda/vagenda-core.v0.2.schema.json");
+    pub const ACE: &str = include_str!("../schemas/vagenda/vagenda-extension-ace.schema.json");
     pub const PLAYBOOKS_V02: &str =
-        include_str!("../../../../schemas/vagenda/vagenda-extension-playbooks.v0.2.schema.json");
-    pub const CORE_V03: &str =
-        include_str!("../../../../schemas/vagenda/vagenda-core.v0.3.schema.json");
+        include_str!("../schemas/vagenda/vagenda-extension-playbooks.v0.2.schema.json");
+    pub const CORE_V03: &str = include_str!("../schemas/vagenda/vagenda-core.v0.3.schema.json");
     pub const PLAYBOOKS_V03: &str =
-        include_str!("../../../../schemas/vagenda/vagenda-extension-playbooks.v0.3.schema.json");
-    pub const CORE_V04: &str =
-        include_str!("../../../../schemas/vagenda/vcontext-core.schema.json");
+        include_str!("../schemas/vagenda/vagenda-extension-playbooks.v0.3.schema.json");
+    pub const CORE_V04: &str = include_str!("../schemas/vagenda/vcontext-core.schema.json");
     pub const PLAYBOOKS_V04: &str =
-        include_str!("../../../../schemas/vagenda/vcontext-extension-playbooks.schema.json");
+        include_str!("../schemas/vagenda/vcontext-extension-playbooks.schema.json");
 
     /// Every bundled file with its name in `schemas/vagenda/`.
     pub const ALL: [(&str, &str); 7] = [
