@@ -73,19 +73,15 @@ def evaluate(expr, ctx, status):
         return v
 
     # Precedence as GitHub's: ! over ==/!= over && over ||.
-    def parse_or(i):
-        left, i = parse_and(i)
-        while i < len(tokens) and tokens[i].group("op") == "||":
-            right, i = parse_and(i + 1)
-            left = left or right
-        return left, i
+    def level(op, lower, combine):
+        def parse(i):
+            left, i = lower(i)
+            while i < len(tokens) and tokens[i].group("op") == op:
+                right, i = lower(i + 1)
+                left = combine(left, right)
+            return left, i
 
-    def parse_and(i):
-        left, i = parse_eq(i)
-        while i < len(tokens) and tokens[i].group("op") == "&&":
-            right, i = parse_eq(i + 1)
-            left = left and right
-        return left, i
+        return parse
 
     def parse_eq(i):
         left, i = parse_not(i)
@@ -105,6 +101,8 @@ def evaluate(expr, ctx, status):
             return v, i + 1
         return value(tokens[i]), i + 1
 
+    parse_and = level("&&", parse_eq, lambda a, b: a and b)
+    parse_or = level("||", parse_and, lambda a, b: a or b)
     result, end = parse_or(0)
     if end != len(tokens):
         raise SystemExit(f"FAIL: unsupported expression in action.yml: {expr!r}")
