@@ -2,11 +2,12 @@
 //! links, files that are not ACE files, closed pipes, help texts, history
 //! per format, long lines, interrupted writes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::validate::write;
-use super::{convert, fixture, validate};
+use super::{convert, validate};
 
+#[cfg(unix)]
 /// The names in `dir`, sorted.
 fn names_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -432,7 +433,7 @@ fn an_interrupted_write_leaves_the_target_untouched() {
     let target = write(&out_dir, "playbook.json", "old\n");
     // A file-size limit: the write fails with EFBIG and is reported.
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ace-convert"));
-    cmd.arg(fixture("canonical.md"))
+    cmd.arg(super::fixture("canonical.md"))
         .args(["--to", "json", "-o"])
         .arg(&target);
     // SAFETY: only setrlimit runs in the child before exec; it allocates
@@ -517,7 +518,7 @@ fn an_interrupted_write_leaves_the_target_untouched() {
 /// written); false if it ended first.
 #[cfg(target_os = "linux")]
 fn wait_for_output_fd(pid: u32, dir: &Path) -> bool {
-    let fds = PathBuf::from(format!("/proc/{pid}/fd"));
+    let fds = std::path::PathBuf::from(format!("/proc/{pid}/fd"));
     let dir = dir.canonicalize().unwrap();
     for _ in 0..60_000 {
         let Ok(entries) = std::fs::read_dir(&fds) else {

@@ -15,6 +15,7 @@ fn tool(bin: &str) -> Command {
     c
 }
 
+#[cfg(unix)]
 /// A vAgenda patch: one more helpful on `str-00001`.
 const DELTA: &str = r#"{"operations": [{"op": "incrementCounter", "entryId": "str-00001", "delta": {"helpfulCount": 1}}]}"#;
 

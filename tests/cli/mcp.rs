@@ -552,6 +552,7 @@ fn malformed_json_rpc_leaves_the_server_answering() {
     assert!(server.wait().unwrap().success());
 }
 
+#[cfg(unix)]
 #[test]
 #[ignore = "needs ACE_MCP_VENV"]
 fn a_read_only_playbook_is_written_only_with_force() {

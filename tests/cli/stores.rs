@@ -1021,6 +1021,7 @@ fn entries_without_times_stay_without_them_after_an_apply() {
     );
 }
 
+#[cfg(unix)]
 /// A canonical playbook migrated into a new SQLite file at `db`, and a
 /// delta raising `str-00002`'s helpful counter beside it.
 fn playbook_and_delta(dir: &Path, db: &Path) -> PathBuf {
@@ -1040,6 +1041,7 @@ fn view() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("ace-view").unwrap()
 }
 
+#[cfg(unix)]
 fn helpful(db: &Path) -> String {
     sqlite3(
         db,
