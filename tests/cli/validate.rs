@@ -357,12 +357,18 @@ fn sarif_output_locates_each_finding() {
         root.starts_with("file:///") && root.ends_with('/'),
         "{root}"
     );
-    // The package names no real repository, so no link leads nowhere.
-    let rule = &log["runs"][0]["tool"]["driver"]["rules"][0];
-    assert!(rule.get("helpUri").is_none(), "{rule}");
-    assert!(log["runs"][0]["tool"]["driver"]
-        .get("informationUri")
-        .is_none());
+    // Each rule links to its paragraph of docs/rules.md in the repository
+    // the package names.
+    let rules_doc = format!("{}/blob/main/docs/rules.md", env!("CARGO_PKG_REPOSITORY"));
+    let driver = &log["runs"][0]["tool"]["driver"];
+    let rule = driver["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "ACE002")
+        .unwrap();
+    assert_eq!(rule["helpUri"], format!("{rules_doc}#ace002"), "{rule}");
+    assert_eq!(driver["informationUri"], rules_doc.as_str());
 }
 
 /// Checked against the OASIS SARIF 2.1.0 schema (errata 01), bundled in
