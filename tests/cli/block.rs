@@ -555,16 +555,7 @@ fn a_code_engine_v3_block_gets_the_current_markers_and_the_prose_stays_byte_for_
     assert!(block.ends_with(END), "{block}");
     assert!(!out.contains("ACE_SECTION") && !out.contains("ace-orchestration"));
     // The file now reads as the playbook, in the prompt style.
-    let text = cmd("ace-convert")
-        .arg(&claude)
-        .args(["--to", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v: serde_json::Value = serde_json::from_slice(&text).unwrap();
-    assert_eq!(v["playbook"]["entries"].as_array().unwrap().len(), 5);
+    assert_eq!(super::entries_of(&claude).len(), 5);
     // And again: nothing changes.
     cmd("ace-convert")
         .arg(playbook(dir.path()))

@@ -44,7 +44,7 @@ if [ -n "$unpinned" ]; then
   exit 1
 fi
 echo "release: every action pinned by commit"
-bash packaging/release/versions.sh "v$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)"
+bash packaging/release/versions.sh
 
 "$venv/bin/maturin" sdist --out "$work/sdist" -m crates/python/ace-tools-py/Cargo.toml
 "$venv/bin/maturin" sdist --out "$work/sdist"

@@ -140,22 +140,7 @@ pub fn measure(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The child's wall time, peak RSS and success. Peak RSS comes from
-/// `wait4`'s accounting, which Unix alone has; elsewhere it is 0, and the
-/// benchmarks' memory columns say nothing there.
-#[cfg(not(unix))]
-fn spawn_and_wait(cmd: &mut Command) -> Result<(Duration, u64, bool), String> {
-    let t = Instant::now();
-    let status = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map_err(|e| e.to_string())?;
-    Ok((t.elapsed(), 0, status.success()))
-}
-
-#[cfg(unix)]
+/// The child's wall time, peak RSS and success, its output discarded.
 fn spawn_and_wait(cmd: &mut Command) -> Result<(Duration, u64, bool), String> {
     let t = Instant::now();
     let child = cmd
@@ -164,19 +149,33 @@ fn spawn_and_wait(cmd: &mut Command) -> Result<(Duration, u64, bool), String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| e.to_string())?;
+    let (ok, peak) = wait_with_peak(child)?;
+    Ok((t.elapsed(), peak, ok))
+}
+
+/// Success and peak RSS, from `wait4`'s accounting.
+#[cfg(unix)]
+fn wait_with_peak(child: std::process::Child) -> Result<(bool, u64), String> {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 fills it for the child we spawned
     // and have not waited for.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let took = t.elapsed();
     if r != pid {
         return Err(format!("wait4: {}", std::io::Error::last_os_error()));
     }
     let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
     // ru_maxrss is in kilobytes on Linux.
-    Ok((took, usage.ru_maxrss as u64 * 1024, ok))
+    Ok((ok, usage.ru_maxrss as u64 * 1024))
+}
+
+/// Success alone: only Unix has `wait4`'s accounting, so the peak is 0
+/// and the benchmarks' memory columns say nothing there.
+#[cfg(not(unix))]
+fn wait_with_peak(mut child: std::process::Child) -> Result<(bool, u64), String> {
+    let status = child.wait().map_err(|e| e.to_string())?;
+    Ok((status.success(), 0))
 }
 
 fn convert(
