@@ -15,7 +15,8 @@
 //! The two builds take turns, the one to start swapping every round, so
 //! that a change in the machine's load falls on both; the table gives
 //! each one's median of `--runs` (5 by default) and NEW's time as a
-//! multiple of OLD's.
+//! multiple of OLD's. Formats OLD does not list (`--list-formats`) are
+//! left out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,12 +58,17 @@ pub fn speed(args: &[String]) -> Result<(), String> {
             }
         }
     }
+    // A format newer than OLD is left out: OLD has nothing to time.
+    let known = listed_formats(&old)?;
     let (dir, keep) = crate::scratch("speed")?;
     println!("| entries | format | operation | old | new | new / old |");
     println!("|---|---|---|---|---|---|");
     for &n in &sizes {
         let pb = crate::gen_playbook(n);
         for &format in Format::all() {
+            if !known.iter().any(|k| k == format.name()) {
+                continue;
+            }
             let fdir = dir.join(format!("{n}-{}", format.name()));
             let files = ace_registry::write_files(format, &pb, &Default::default());
             let input = files
@@ -120,6 +126,24 @@ pub fn speed(args: &[String]) -> Result<(), String> {
         let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(())
+}
+
+/// The formats the ace-convert in `dir` lists (`--list-formats`): the
+/// first word of each line up to the blank line before the table.
+fn listed_formats(dir: &Path) -> Result<Vec<String>, String> {
+    let tool = dir.join("ace-convert");
+    let out = Command::new(&tool)
+        .arg("--list-formats")
+        .output()
+        .map_err(|e| format!("{}: {e}", tool.display()))?;
+    if !out.status.success() {
+        return Err(format!("{} --list-formats failed", tool.display()));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect())
 }
 
 fn convert_args(input: &Path, to: Format, out: &Path) -> Vec<String> {

@@ -91,9 +91,9 @@ pub fn map_runs_mut<I: Send, T: Send>(
     if !worth_it(items.len()) {
         return vec![f(0, items)];
     }
-    // Runs enough for every thread to get several: with a few long ones,
-    // one thread works on alone at the end.
-    let run = (items.len() / (4 * rayon::current_num_threads())).clamp(64, RUN);
+    // Runs enough for every thread to get many: with a few long ones, one
+    // thread works on alone at the end.
+    let run = (items.len() / (16 * rayon::current_num_threads())).clamp(64, RUN);
     items
         .par_chunks_mut(run)
         .enumerate()

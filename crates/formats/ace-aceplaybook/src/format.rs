@@ -35,7 +35,7 @@ impl PlaybookFormat for AcePlaybook {
     }
 
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
-        (input.syntax() == Syntax::Json && crate::sniff(input.text).is_some())
+        (input.syntax() == Syntax::Json && crate::sniff(input).is_some())
             .then_some(Confidence::Marker)
     }
 

@@ -79,13 +79,14 @@ impl Shape {
 }
 
 /// The shape of a text, when it is one of the project's files: the
-/// trainer's by its `training_config`, the list by bullets with counters
-/// and a section but no `id` (the skill's lists have IDs and titles).
-pub fn sniff(text: &str) -> Option<Shape> {
-    let t = text.trim_start_matches('\u{feff}').trim_start();
-    if t.starts_with('{') && t.contains("\"training_config\"") && t.contains("\"bullets\"") {
+/// trainer's by its root object's `training_config` and `bullets`, the
+/// list by bullets with counters and a section but no `id` (the skill's
+/// lists have IDs and titles).
+pub fn sniff(input: &ace_format::Sniff<'_>) -> Option<Shape> {
+    if input.root() == Some(b'{') && input.top_has("training_config") && input.top_has("bullets") {
         return Some(Shape::Trainer);
     }
+    let t = input.text.trim_start_matches('\u{feff}').trim_start();
     let mut end = t.len().min(4096);
     while !t.is_char_boundary(end) {
         end -= 1;
@@ -303,7 +304,10 @@ mod tests {
 
     #[test]
     fn the_readme_list_reads_with_ids_of_its_own_and_writes_back() {
-        assert_eq!(sniff(README), Some(Shape::List));
+        assert_eq!(
+            sniff(&ace_format::Sniff::new(None, README)),
+            Some(Shape::List)
+        );
         let r = read(README, &ReadCtx::default()).unwrap().parsed;
         assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
         let ids: Vec<&str> = r.playbook.entries.iter().map(|e| e.id.as_str()).collect();
@@ -317,7 +321,10 @@ mod tests {
     #[test]
     fn an_empty_trainer_file_is_the_trainers_bytes() {
         let text = "{\n  \"version\": \"v1.0.0\",\n  \"created_at\": \"2025-11-04T10:00:00.123456\",\n  \"training_config\": {\n    \"dataset\": \"gsm8k\",\n    \"num_examples\": 0,\n    \"generator_model\": \"gpt-4o-mini\",\n    \"reflector_model\": \"gpt-4o-mini\"\n  },\n  \"bullets\": []\n}";
-        assert_eq!(sniff(text), Some(Shape::Trainer));
+        assert_eq!(
+            sniff(&ace_format::Sniff::new(None, text)),
+            Some(Shape::Trainer)
+        );
         let pb = read(text, &ReadCtx::default()).unwrap().parsed.playbook;
         assert_eq!(write(&pb, None).0, text);
     }

@@ -84,13 +84,21 @@ pub fn section_for(key: &str) -> &'static str {
 
 /// Whether a text is a dump: an object with `bullets` whose records carry
 /// `last_used` and `added_at`, which `Bullet.model_dump()` always writes
-/// and no other format's bullets have.
+/// and no other format's bullets have. The keys are looked for in the
+/// text's first 64 KiB, where a dump's first bullet is: a large skill
+/// playbook, which has `bullets` too, is not searched to its end.
 pub fn sniff(text: &str) -> bool {
+    const HEAD: usize = 1 << 16;
     let t = text.trim_start_matches('\u{feff}').trim_start();
-    t.starts_with('{')
-        && t.contains("\"bullets\"")
-        && t.contains("\"added_at\"")
-        && t.contains("\"last_used\"")
+    let mut end = t.len().min(HEAD);
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &t[..end];
+    head.starts_with('{')
+        && head.contains("\"bullets\"")
+        && head.contains("\"added_at\"")
+        && head.contains("\"last_used\"")
 }
 
 /// Reads a dump.

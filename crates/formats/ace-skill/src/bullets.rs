@@ -19,7 +19,6 @@ use ace_schema::Generation;
 use serde_json::Value;
 
 use crate::checks::{self, Hint};
-use crate::delta::DocumentKind;
 use crate::fields::KeyOrder;
 use crate::layout::Layout;
 use crate::parts::{
@@ -34,9 +33,11 @@ const BULLETS: Split = Split {
     members: &[],
 };
 
-/// Reads a skill playbook and what [`crate::sniff`] says it is.
-/// `schema`: run the bullet schema checks.
-pub(crate) fn read(text: &str, schema: bool) -> Result<(ReadOutput, DocumentKind), Diagnostic> {
+/// Reads a skill playbook, what [`crate::sniff`] says it is, and the root
+/// object's keys (detection's confirmation of a guess from a large file's
+/// head need not scan the text again). `schema`: run the bullet schema
+/// checks.
+pub(crate) fn read(text: &str, schema: bool) -> Result<crate::read::Classified, Diagnostic> {
     let parse = |sink: Option<&mut dyn ItemSink>| match sink {
         Some(sink) => ace_jsonspan::parse_with(text, sink),
         None => ace_jsonspan::parse(text),
@@ -61,10 +62,16 @@ pub(crate) fn read(text: &str, schema: bool) -> Result<(ReadOutput, DocumentKind
     };
     let mut items = items.unwrap_or_else(|| Container::of_nodes(Vec::new(), Vec::new()));
     let kind = crate::kind_of(&doc.root);
+    let top = doc.root.members().map(|members| {
+        members
+            .iter()
+            .map(|m| (m.key.to_string(), text.as_bytes()[m.value.span.start]))
+            .collect()
+    });
     let Some(read) = read_items(text, schema, array_root, &doc, &mut items) else {
         return Err(unparsed());
     };
-    Ok((read.assemble(doc, &items), kind))
+    Ok((read.assemble(doc, &items), kind, top))
 }
 
 /// Reads the bullets `items` of `doc`; `None` if one does not parse.

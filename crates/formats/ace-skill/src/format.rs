@@ -80,18 +80,14 @@ impl PlaybookFormat for SkillJson {
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
-        let (parsed, kind) = crate::read_classified(text, ctx.min)?;
+        let (parsed, kind, top) = crate::read_classified(text, ctx.min)?;
         let other = (kind != DocumentKind::Playbook).then(|| Other {
             what: kind.name(),
             applying: "deltas",
             check: Some(&DELTAS as &dyn DocumentCheck),
             keeps_read_findings: false,
         });
-        Ok(Read {
-            parsed,
-            other,
-            top: None,
-        })
+        Ok(Read { parsed, other, top })
     }
 
     fn write(&self, pb: &Playbook, ctx: &WriteCtx, out: &mut Out<'_>) -> WriteReport {

@@ -254,7 +254,7 @@ fn read_fields(
             _ => false,
         };
         if !kept {
-            e.extra.insert(f.key.to_owned(), v.to_value());
+            e.extra.insert(f.key, v.to_value());
         }
     }
     let opens = Span::new(at.start, at.start + 1);
