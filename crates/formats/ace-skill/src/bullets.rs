@@ -37,7 +37,7 @@ const BULLETS: Split = Split {
 /// object's keys (detection's confirmation of a guess from a large file's
 /// head need not scan the text again). `schema`: run the bullet schema
 /// checks.
-pub(crate) fn read(text: &str, schema: bool) -> Result<crate::read::Classified, Diagnostic> {
+pub(crate) fn read(text: &str, schema: bool) -> Result<crate::Classified, Diagnostic> {
     let parse = |sink: Option<&mut dyn ItemSink>| match sink {
         Some(sink) => ace_jsonspan::parse_with(text, sink),
         None => ace_jsonspan::parse(text),

@@ -30,6 +30,10 @@ pub use format::{Deltas, SkillDeltas, SkillJson, DELTAS, FORMAT, GENERATION, SKI
 pub use read::{read, read_classified, read_with};
 pub use writer::{write, write_into, write_with, WriteOptions, WriteOutput};
 
+/// A read ([`read_classified`]), what the text is ([`sniff`]'s kind), and
+/// its root object's keys.
+pub type Classified = (ReadOutput, DocumentKind, Option<ace_format::TopKeys>);
+
 /// The playbook `extra` key that holds the file's layout.
 pub const LAYOUT_KEY: &str = "skill_json";
 

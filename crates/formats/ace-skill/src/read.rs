@@ -2,12 +2,6 @@
 
 use ace_model::{rules, Diagnostic, ReadOutput, Severity};
 
-use crate::delta::DocumentKind;
-
-/// A read, what the text is ([`crate::sniff`]'s kind), and its root
-/// object's keys.
-pub type Classified = (ReadOutput, DocumentKind, Option<ace_format::TopKeys>);
-
 /// Reads a skill playbook: `{version, schema_version, last_updated,
 /// bullets: [...], metadata?}` or a bare array of bullets. Only JSON that
 /// does not parse is an error.
@@ -28,6 +22,6 @@ pub fn read_with(text: &str, min: Severity) -> Result<ReadOutput, Diagnostic> {
 /// playbook twice to learn it is not one. A delta read this way is read as
 /// a playbook; only the kind is of use then. Last, the keys of the root
 /// object with the first byte of each value ([`ace_format::Read::top`]).
-pub fn read_classified(text: &str, min: Severity) -> Result<Classified, Diagnostic> {
+pub fn read_classified(text: &str, min: Severity) -> Result<crate::Classified, Diagnostic> {
     crate::bullets::read(text, rules::PLAYBOOK_SCHEMA.severity >= min)
 }
