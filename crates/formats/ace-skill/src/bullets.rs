@@ -62,12 +62,7 @@ pub(crate) fn read(text: &str, schema: bool) -> Result<crate::Classified, Diagno
     };
     let mut items = items.unwrap_or_else(|| Container::of_nodes(Vec::new(), Vec::new()));
     let kind = crate::kind_of(&doc.root);
-    let top = doc.root.members().map(|members| {
-        members
-            .iter()
-            .map(|m| (m.key.to_string(), text.as_bytes()[m.value.span.start]))
-            .collect()
-    });
+    let top = ace_jsonspan::top_keys(&doc.root, text);
     let Some(read) = read_items(text, schema, array_root, &doc, &mut items) else {
         return Err(unparsed());
     };

@@ -66,12 +66,7 @@ pub(crate) fn read_top(
     want: Want,
 ) -> Result<(ReadOutput, Option<ace_format::TopKeys>), Diagnostic> {
     let (doc, skills) = crate::apart::read(text, want.layout)?;
-    let top = doc.root.members().map(|members| {
-        members
-            .iter()
-            .map(|m| (m.key.to_string(), text.as_bytes()[m.value.span.start]))
-            .collect()
-    });
+    let top = ace_jsonspan::top_keys(&doc.root, text);
     assemble(text, want, doc, skills).map(|out| (out, top))
 }
 

@@ -397,6 +397,18 @@ impl<'s> SinkPath<'s> {
     }
 }
 
+/// The keys of the root object of `text`'s parse `root`, each with the
+/// first byte of its value, in order (what format detection reads of a
+/// JSON file's root); `None` when the root is not an object.
+pub fn top_keys(root: &Node, text: &str) -> Option<Vec<(String, u8)>> {
+    root.members().map(|members| {
+        members
+            .iter()
+            .map(|m| (m.key.to_string(), text.as_bytes()[m.value.span.start]))
+            .collect()
+    })
+}
+
 /// The one value in `range` of `text`, its spans into the whole text: a
 /// piece of a document parsed again, say a bullet a reader let go of.
 /// `None` when the range is not a value alone.
