@@ -63,6 +63,18 @@ fi
 ls "$wheels"/ace_tools_native-*.whl "$wheels"/ace_tools-*.whl >/dev/null
 "$venv/bin/twine" check --strict "$wheels"/ace_tools_native-*.whl "$wheels"/ace_tools-*.whl "$work"/sdist/*.tar.gz
 
+# cargo unpacks the packaged crates under CARGO_HOME/registry/src, in a
+# folder named from the package folder's path, and reuses what an earlier run
+# unpacked there for the same version: a fresh clone at the same path would be
+# built from the older sources. A home of its own for this step, sharing only
+# the crates.io index and downloads, starts each run clean.
+real_home="${CARGO_HOME:-$HOME/.cargo}"
+mkdir -p "$real_home/registry/index" "$real_home/registry/cache" "$work/cargo-home/registry"
+ln -s "$real_home/registry/index" "$work/cargo-home/registry/index"
+ln -s "$real_home/registry/cache" "$work/cargo-home/registry/cache"
+for f in config.toml config; do
+  [ -f "$real_home/$f" ] && cp "$real_home/$f" "$work/cargo-home/"
+done
 # --allow-dirty: the tests before this one leave build output in the tree.
-cargo publish --workspace --dry-run --locked --allow-dirty
+CARGO_HOME="$work/cargo-home" cargo publish --workspace --dry-run --locked --allow-dirty
 echo "release: all checks passed"
