@@ -219,36 +219,57 @@ fn directory_walks_skip_schemas_and_show_files_lists_what_is_checked() {
         .contains("not an ACE artifact"));
 }
 
-/// `ace-validate DIR | head`: the reader leaves; the tool stops writing,
-/// says nothing, and exits with the status its findings give.
+/// `ace-validate DIR | head`, `ace-convert FILE | head`: the reader
+/// leaves; the tool stops writing, says nothing, and exits with the status
+/// its findings give.
 #[test]
 fn a_closed_pipe_stops_the_output_quietly() {
     use std::io::Read;
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
-    let mut text = String::from("## STRATEGIES & INSIGHTS\n\n");
-    for _ in 0..3000 {
-        text.push_str("[str-00001] helpful=1 harmful=0 :: The same ID, again and again.\n");
+    let mut repeated = String::from("## STRATEGIES & INSIGHTS\n\n");
+    let mut numbered = repeated.clone();
+    for n in 1..=3000 {
+        repeated.push_str("[str-00001] helpful=1 harmful=0 :: The same ID, again and again.\n");
+        numbered.push_str(&format!(
+            "[str-{n:05}] helpful=1 harmful=0 :: Advice number {n}, kept apart.\n"
+        ));
     }
-    let p = write(dir.path(), "playbook.md", &text);
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ace-validate"))
-        .args(["--isolated", "--color", "never"])
-        .arg(&p)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut head = [0u8; 200];
-    stdout.read_exact(&mut head).unwrap();
-    drop(stdout);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "",
-        "nothing said about the pipe"
-    );
-    assert_eq!(out.status.code(), Some(1), "the findings' status");
+    let repeated = write(dir.path(), "repeated.md", &repeated);
+    let numbered = write(dir.path(), "numbered.md", &numbered);
+    let runs = [
+        (
+            "ace-validate",
+            vec!["--isolated", "--color", "never"],
+            &repeated,
+            1,
+        ),
+        ("ace-convert", vec!["--to", "json"], &numbered, 0),
+    ];
+    for (bin, args, input, status) in runs {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin(bin))
+            .args(args)
+            .arg(input)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut head = [0u8; 200];
+        stdout.read_exact(&mut head).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "",
+            "{bin}: nothing said about the pipe"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(status),
+            "{bin}: the findings' status"
+        );
+    }
 }
 
 #[test]

@@ -452,7 +452,12 @@ pub fn write_output(
             if !strict {
                 check(&written.losses)?;
             }
-            sent.map_err(io(Path::new("<stdout>")))?;
+            // A reader that went away (`| head`) is not an error, as in
+            // ace_fs::write_stdout, which every other tool's output uses.
+            match sent {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                other => other.map(drop).map_err(io(Path::new("<stdout>")))?,
+            }
             Ok(written)
         }
         Destination::File(path) => {

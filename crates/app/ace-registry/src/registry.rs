@@ -340,11 +340,7 @@ impl Registry {
                 settled: true,
             };
         }
-        let mut cut = PEEK as usize;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let (format, told) = self.detect_told(path, &text[..cut]);
+        let (format, told) = self.detect_told(path, ace_format::head(text, PEEK as usize));
         Detected {
             format,
             told,

@@ -22,6 +22,17 @@ pub mod top;
 pub use curation::{AppliedDelta, Curation, IdScheme, Ledger};
 pub use dialect::{DeltaDialect, DeltaReadCtx, DeltaWriteCtx, WrittenDelta};
 
+/// The first `n` bytes of `text` at most, cut back to a character
+/// boundary: the head a sniff looks in, so that a large file is not
+/// searched to its end.
+pub fn head(text: &str, n: usize) -> &str {
+    let mut end = text.len().min(n);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// How sure a format is that a file is one of its own. Detection takes the
 /// highest; a tie goes to the format listed first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -571,4 +582,17 @@ pub trait DocumentCheck: Sync {
 
     /// Every finding for `text`.
     fn check(&self, text: &str, ctx: &CheckCtx<'_>) -> Vec<Diagnostic>;
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn head_cuts_back_to_a_character_boundary() {
+        assert_eq!(super::head("abc", 2), "ab");
+        assert_eq!(super::head("abc", 9), "abc");
+        // é is two bytes: a cut inside it keeps the byte before.
+        assert_eq!(super::head("aé", 2), "a");
+        assert_eq!(super::head("aé", 3), "aé");
+        assert_eq!(super::head("", 4), "");
+    }
 }

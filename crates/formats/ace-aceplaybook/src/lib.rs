@@ -87,11 +87,7 @@ pub fn sniff(input: &ace_format::Sniff<'_>) -> Option<Shape> {
         return Some(Shape::Trainer);
     }
     let t = input.text.trim_start_matches('\u{feff}').trim_start();
-    let mut end = t.len().min(4096);
-    while !t.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &t[..end];
+    let head = ace_format::head(t, 4096);
     (t.starts_with('[')
         && head.contains("\"helpful_count\"")
         && head.contains("\"section\"")

@@ -89,12 +89,7 @@ pub fn section_for(key: &str) -> &'static str {
 /// playbook, which has `bullets` too, is not searched to its end.
 pub fn sniff(text: &str) -> bool {
     const HEAD: usize = 1 << 16;
-    let t = text.trim_start_matches('\u{feff}').trim_start();
-    let mut end = t.len().min(HEAD);
-    while !t.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &t[..end];
+    let head = ace_format::head(text.trim_start_matches('\u{feff}').trim_start(), HEAD);
     head.starts_with('{')
         && head.contains("\"bullets\"")
         && head.contains("\"added_at\"")

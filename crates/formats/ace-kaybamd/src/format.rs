@@ -52,11 +52,7 @@ impl PlaybookFormat for KaybaMarkdown {
         {
             return Some(Confidence::Name);
         }
-        let mut end = input.text.len().min(HEAD);
-        while !input.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        crate::detect(&input.text[..end]).map(|_| Confidence::Marker)
+        crate::detect(ace_format::head(input.text, HEAD)).map(|_| Confidence::Marker)
     }
 
     fn read(&self, text: &str, _: &ReadCtx) -> Result<Read, Diagnostic> {

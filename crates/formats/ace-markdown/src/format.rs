@@ -37,11 +37,10 @@ impl PlaybookFormat for Markdown {
         if input.syntax() != Syntax::Text {
             return None;
         }
-        let mut end = input.text.len().min(HEAD);
-        while !input.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        if input.text[..end].lines().any(is_entry_line) {
+        if ace_format::head(input.text, HEAD)
+            .lines()
+            .any(is_entry_line)
+        {
             Some(Confidence::Content)
         } else {
             Some(Confidence::Likely)

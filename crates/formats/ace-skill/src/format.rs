@@ -232,11 +232,7 @@ impl Ledger for SkillLedger {
 /// few kilobytes. Any other array (a test suite, a list of records) is no
 /// skill playbook to claim in a walk.
 fn bullets_in_head(text: &str) -> bool {
-    let mut end = text.len().min(4096);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &text[..end];
+    let head = ace_format::head(text, 4096);
     let inner = head.trim_start_matches('\u{feff}').trim_start();
     let empty = inner
         .strip_prefix('[')
