@@ -338,10 +338,12 @@ fn string(f: &Field<'_>, name: &str, diags: &mut Vec<Diagnostic>) -> Option<Stri
 
 /// A v2 skill's `keywords`: a list of strings.
 fn keywords(f: &Field<'_>, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
-    let words: Option<Vec<String>> = f
-        .value
-        .items()
-        .and_then(|items| items.iter().map(|(w, _)| w.map(str::to_owned)).collect());
+    let words: Option<Vec<String>> = match &f.value {
+        Val::Words(words) => Some(words.iter().map(|&(w, _)| w.to_owned()).collect()),
+        v => v
+            .items()
+            .and_then(|items| items.iter().map(|(w, _)| w.map(str::to_owned)).collect()),
+    };
     if words.is_none() {
         diags.push(shape(f.span, "`keywords` is a list of strings"));
     }
