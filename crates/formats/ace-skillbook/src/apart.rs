@@ -6,8 +6,8 @@
 //! ([`ace_jsonspan::split`]); each is read straight from it where its
 //! members are plain, else parsed and read as a tree, by the same
 //! [`read_taken_skill`] code. The tree keeps the object's keys (the skill IDs),
-//! so duplicate IDs are reported by the parse as before and each read is
-//! given its ID in order by [`crate::read::assemble`].
+//! so duplicate IDs are reported by the parse as before, and each run of
+//! skills is given its IDs ([`crate::skill::Run`]) on the core that read it.
 //!
 //! What the reads apart cannot settle alone makes [`read`] give the whole
 //! tree and no reads: a first skill that is not an object (the template of
@@ -20,7 +20,7 @@ use ace_jsonspan::{Document, ItemSink, Taken};
 use ace_model::Diagnostic;
 
 use crate::member::MEMBER_DEPTH;
-use crate::skill::{era_of, key_order, read_skill_text, read_taken_skill, Skills};
+use crate::skill::{era_of, key_order, read_skill_text, read_taken_skill, Run, Skills};
 
 /// Both eras' objects of skills.
 const ERAS: Split = Split {
@@ -80,21 +80,21 @@ fn read_apart(
         }
     }?;
     let kept = orders.then_some(template.as_slice());
+    let v2 = doc.root.get("schema_version").is_some();
     let runs = ace_exec::par::map_runs_mut(items, |first, run| {
-        let mut reads = Vec::with_capacity(run.len());
-        for (i, item) in run.iter_mut().enumerate() {
-            reads.push(match item {
-                Taken::Text(span) => {
-                    let key = keys[first + i].key.as_str();
-                    read_skill_text(text, *span, kept, Some(key))?
-                }
+        let mut settled = Run::new(v2, orders);
+        settled.entries.reserve(run.len());
+        for (item, m) in run.iter_mut().zip(&keys[first..]) {
+            let read = match item {
+                Taken::Text(span) => read_skill_text(text, *span, kept, Some(m.key.as_str()))?,
                 Taken::Node(node) => read_taken_skill(node, kept),
-            });
+            };
+            settled.settle(m, read);
         }
-        Some(reads)
+        Some(settled)
     });
     Some(Skills {
-        reads: runs.into_iter().collect::<Option<_>>()?,
+        runs: runs.into_iter().collect::<Option<_>>()?,
         template: Some(template),
     })
 }

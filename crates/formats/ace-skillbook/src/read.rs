@@ -3,12 +3,10 @@
 use std::collections::{HashMap, HashSet};
 
 use ace_jsonspan::{Kind, Member, Node};
-use ace_model::{rules, Diagnostic, Entry, Origin, Playbook, ReadOutput, Section, Severity, Span};
+use ace_model::{rules, Diagnostic, Entry, Playbook, ReadOutput, Section, Severity, Span};
 use serde_json::{json, Map, Value};
 
-use crate::skill::{
-    era_of, id_number, key_order, read_skill, section_of, shape, SkillRead, Skills,
-};
+use crate::skill::{era_of, id_number, key_order, read_skill, section_of, shape, Run, Skills};
 use crate::{Era, LAYOUT_KEY};
 
 /// Reads a skillbook. Only JSON that does not parse is the error; a
@@ -111,7 +109,7 @@ pub(crate) fn assemble(
     // Key orders are compared with the template only to keep them: without
     // the layout there is none.
     let (template, mut apart) = match apart {
-        Some(skills) => (skills.template, Some(skills.reads)),
+        Some(skills) => (skills.template, Some(skills.runs)),
         None if want.layout => (
             members
                 .iter()
@@ -136,22 +134,15 @@ pub(crate) fn assemble(
                     ));
                     continue;
                 };
-                let reads = apart.take().unwrap_or_else(|| {
-                    vec![items
-                        .iter()
-                        .map(|s| read_skill(&s.value, template.as_deref()))
-                        .collect()]
+                let runs = apart.take().unwrap_or_else(|| {
+                    let mut run = Run::new(v2, want.layout);
+                    for s in items {
+                        run.settle(s, read_skill(&s.value, template.as_deref()));
+                    }
+                    vec![run]
                 });
-                lists.push((at, reads.iter().flatten().find_map(|r| r.list)));
-                settle(
-                    items,
-                    reads,
-                    v2,
-                    want.layout,
-                    &mut pb,
-                    &mut kept,
-                    &mut diags,
-                );
+                lists.push((at, runs.iter().find_map(|r| r.list)));
+                absorb(runs, &mut pb, &mut kept, &mut diags);
             }
             "skills" | "bullets" => {
                 // Both eras' keys: the other one is kept, and said.
@@ -341,140 +332,18 @@ fn unknown_key(m: &Member, pb: &mut Playbook, diags: &mut Vec<Diagnostic>) {
     pb.extra.insert(m.key.to_string(), m.value.to_value());
 }
 
-/// The skills of one era object: each read given its key (`items`, in
-/// order with `reads`), and the key orders that differ from the template.
-/// `layout`: whether what only a rewrite uses is kept.
-fn settle(
-    items: &[Member],
-    runs: Vec<Vec<SkillRead>>,
-    v2: bool,
-    layout: bool,
-    pb: &mut Playbook,
-    kept: &mut Kept,
-    diags: &mut Vec<Diagnostic>,
-) {
-    // Each run's entries are settled on whichever core takes it, straight
-    // into their places in the playbook's list: settling them into a list
-    // of their own and copying that in faulted in the memory of every
-    // entry twice.
-    let mut counts = Vec::with_capacity(runs.len());
-    let mut first = 0;
-    for reads in &runs {
-        let items = items.get(first..).unwrap_or_default();
-        counts.push(
-            items
-                .iter()
-                .zip(reads)
-                .filter(|(_, r)| r.entry.is_some())
-                .count(),
-        );
-        first += reads.len();
-    }
-    let start = pb.entries.len();
+/// The runs of skills of one era object, read and settled, put into `pb`
+/// and `kept` in order.
+fn absorb(runs: Vec<Run>, pb: &mut Playbook, kept: &mut Kept, diags: &mut Vec<Diagnostic>) {
     pb.entries
-        .resize_with(start + counts.iter().sum::<usize>(), Entry::default);
-    let mut slots = &mut pb.entries[start..];
-    let mut parts = Vec::with_capacity(runs.len());
-    let mut first = 0;
-    for (reads, n) in runs.into_iter().zip(counts) {
-        let (mine, rest) = std::mem::take(&mut slots).split_at_mut(n);
-        slots = rest;
-        let len = reads.len();
-        parts.push((first, reads, mine));
-        first += len;
+        .reserve(runs.iter().map(|r| r.entries.len()).sum::<usize>());
+    for r in runs {
+        pb.entries.extend(r.entries);
+        diags.extend(r.diags);
+        kept.no_insight.extend(r.no_insight);
+        kept.differing.extend(r.differing);
+        kept.v2_skills |= r.v2_skills;
     }
-    let settled = ace_exec::par::map_parts(parts, first, |(first, reads, mine)| {
-        let mut out = Settled::default();
-        let items = items.get(first..).unwrap_or_default();
-        let mut put = mine.iter_mut();
-        for (m, read) in items.iter().zip(reads) {
-            // A skill that gives no entry takes no slot.
-            if let Some(e) = settle_one(m, read, v2, layout, &mut out) {
-                if let Some(slot) = put.next() {
-                    *slot = e;
-                }
-            }
-        }
-        out
-    });
-    for s in settled {
-        diags.extend(s.diags);
-        kept.no_insight.extend(s.no_insight);
-        kept.differing.extend(s.differing);
-        kept.v2_skills |= s.v2_skills;
-    }
-}
-
-/// What settling a run of skills leaves besides their entries, in order.
-#[derive(Default)]
-struct Settled {
-    diags: Vec<Diagnostic>,
-    no_insight: Vec<(String, Value)>,
-    differing: Vec<(String, Value)>,
-    v2_skills: bool,
-}
-
-/// The entry of skill `m` read as `read`, given its ID; what else the
-/// read says goes to `out`.
-fn settle_one(
-    m: &Member,
-    read: SkillRead,
-    v2: bool,
-    layout: bool,
-    out: &mut Settled,
-) -> Option<Entry> {
-    let key = m.key.as_str();
-    let Some(mut e) = read.entry else {
-        if let Some(odd) = read.odd {
-            out.diags.extend(odd.diags);
-        }
-        return None;
-    };
-    e.origin = Origin::from(read.content_at.unwrap_or(m.key_span));
-    out.v2_skills |= read.v2;
-    let Some(odd) = read.odd else {
-        if e.id.is_empty() {
-            e.id = key.to_owned();
-        }
-        return Some(e);
-    };
-    let odd = *odd;
-    out.diags.extend(odd.diags);
-    match odd.id_field {
-        Some((Some(id), _)) if id == key => e.id = id,
-        Some((_, span)) => {
-            e.id = key.to_owned();
-            let mut d = shape(
-                span,
-                format!(
-                    "the skill's `id` is not its key `{key}`; the framework looks skills up by key, and a rewrite writes the key for both"
-                ),
-            );
-            d.severity = Severity::Warning;
-            out.diags.push(d);
-        }
-        None if e.id.is_empty() => e.id = key.to_owned(),
-        // The reader made it from the `id` field, which is the key.
-        None => {}
-    }
-    match (v2, odd.no_issue, odd.no_content) {
-        (true, Some(at), _) => out.diags.push(shape(
-            at,
-            format!("skill `{key}` has no `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)"),
-        )),
-        (false, _, Some(at)) if !read.v2 => {
-            out.diags.push(shape(at, format!("skill `{key}` has no `content`")))
-        }
-        _ => {}
-    }
-    if odd.no_insight && layout {
-        out.no_insight
-            .push((key.to_owned(), Value::from(e.content.as_str())));
-    }
-    if let Some(order) = odd.order {
-        out.differing.push((key.to_owned(), order));
-    }
-    Some(e)
 }
 
 /// What the skills' reads leave for the layout.

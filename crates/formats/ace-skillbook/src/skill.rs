@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use ace_jsonspan::{Kind, Node};
-use ace_model::{rules, Diagnostic, Entry, Evidence, Span, Status};
+use ace_jsonspan::{Kind, Member, Node};
+use ace_model::{rules, Diagnostic, Entry, Evidence, Origin, Severity, Span, Status};
 
 use crate::lint::{keyword, section};
 use crate::member::{key_bit, Field, Val, MEMBER_DEPTH, V2_BITS};
@@ -41,8 +41,113 @@ pub(crate) fn key_order(skill: &Node) -> Option<Vec<String>> {
 /// order of the first (an object: they are read apart no other way).
 pub(crate) struct Skills {
     /// In runs, in order.
-    pub(crate) reads: Vec<Vec<SkillRead>>,
+    pub(crate) runs: Vec<Run>,
     pub(crate) template: Option<Vec<String>>,
+}
+
+/// A run of skills read and given their IDs: their entries, and what else
+/// their reads say, in order. Each run is settled on the core that read
+/// it, while its reads are in that core's cache.
+pub(crate) struct Run {
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) diags: Vec<Diagnostic>,
+    /// The v2 skills whose `insight` is `null`, with their issue.
+    pub(crate) no_insight: Vec<(String, Value)>,
+    /// The key orders that differ from the template.
+    pub(crate) differing: Vec<(String, Value)>,
+    /// Whether any skill has v2 keys.
+    pub(crate) v2_skills: bool,
+    /// The first list of scalars in the run's skills.
+    pub(crate) list: Option<Span>,
+    /// Whether the file is v2 (it has `schema_version`).
+    v2: bool,
+    /// Whether what only a rewrite uses is kept.
+    layout: bool,
+}
+
+impl Run {
+    pub(crate) fn new(v2: bool, layout: bool) -> Run {
+        Run {
+            entries: Vec::new(),
+            diags: Vec::new(),
+            no_insight: Vec::new(),
+            differing: Vec::new(),
+            v2_skills: false,
+            list: None,
+            v2,
+            layout,
+        }
+    }
+
+    /// Adds skill `m`, read as `read`: its entry, given its ID, unless it
+    /// gives none.
+    pub(crate) fn settle(&mut self, m: &Member, read: SkillRead) {
+        if self.list.is_none() {
+            self.list = read.list;
+        }
+        if let Some(e) = self.settle_one(m, read) {
+            self.entries.push(e);
+        }
+    }
+
+    /// The entry of skill `m` read as `read`, given its ID; what else the
+    /// read says goes to the run.
+    fn settle_one(&mut self, m: &Member, read: SkillRead) -> Option<Entry> {
+        let (v2, layout) = (self.v2, self.layout);
+        let out = self;
+        let key = m.key.as_str();
+        let Some(mut e) = read.entry else {
+            if let Some(odd) = read.odd {
+                out.diags.extend(odd.diags);
+            }
+            return None;
+        };
+        e.origin = Origin::from(read.content_at.unwrap_or(m.key_span));
+        out.v2_skills |= read.v2;
+        let Some(odd) = read.odd else {
+            if e.id.is_empty() {
+                e.id = key.to_owned();
+            }
+            return Some(e);
+        };
+        let odd = *odd;
+        out.diags.extend(odd.diags);
+        match odd.id_field {
+            Some((Some(id), _)) if id == key => e.id = id,
+            Some((_, span)) => {
+                e.id = key.to_owned();
+                let mut d = shape(
+                span,
+                format!(
+                    "the skill's `id` is not its key `{key}`; the framework looks skills up by key, and a rewrite writes the key for both"
+                ),
+            );
+                d.severity = Severity::Warning;
+                out.diags.push(d);
+            }
+            None if e.id.is_empty() => e.id = key.to_owned(),
+            // The reader made it from the `id` field, which is the key.
+            None => {}
+        }
+        match (v2, odd.no_issue, odd.no_content) {
+        (true, Some(at), _) => out.diags.push(shape(
+            at,
+            format!("skill `{key}` has no `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)"),
+        )),
+        (false, _, Some(at)) if !read.v2 => {
+            out.diags.push(shape(at, format!("skill `{key}` has no `content`")))
+        }
+        _ => {}
+    }
+        if odd.no_insight && layout {
+            out.no_insight
+                .push((key.to_owned(), Value::from(e.content.as_str())));
+        }
+        if let Some(order) = odd.order {
+            out.differing.push((key.to_owned(), order));
+        }
+        Some(e)
+    }
 }
 
 /// A skill's value read on its own: all of it but what needs its key (its
