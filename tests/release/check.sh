@@ -73,7 +73,7 @@ mkdir -p "$real_home/registry/index" "$real_home/registry/cache" "$work/cargo-ho
 ln -s "$real_home/registry/index" "$work/cargo-home/registry/index"
 ln -s "$real_home/registry/cache" "$work/cargo-home/registry/cache"
 for f in config.toml config; do
-  [ -f "$real_home/$f" ] && cp "$real_home/$f" "$work/cargo-home/"
+  if [ -f "$real_home/$f" ]; then cp "$real_home/$f" "$work/cargo-home/"; fi
 done
 # --allow-dirty: the tests before this one leave build output in the tree.
 CARGO_HOME="$work/cargo-home" cargo publish --workspace --dry-run --locked --allow-dirty

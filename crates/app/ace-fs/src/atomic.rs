@@ -358,9 +358,15 @@ pub fn write_stdout<'a>(pieces: impl IntoIterator<Item = &'a str>) -> io::Result
         .into_iter()
         .try_for_each(|s| out.write_all(s.as_bytes()))
         .and_then(|()| out.flush());
+    reader_left_is_ok(written)
+}
+
+/// `written`, a write to standard output, with a reader that went away (a
+/// closed pipe, `| head`) taken as no error.
+pub fn reader_left_is_ok<T>(written: io::Result<T>) -> io::Result<()> {
     match written {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
+        other => other.map(drop),
     }
 }
 

@@ -8,7 +8,7 @@ mod load;
 mod lock;
 mod target;
 
-pub use atomic::{write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
+pub use atomic::{reader_left_is_ok, write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use lock::{append_locked, Held, LockError, Stamp};
 pub use target::destination;

@@ -452,12 +452,7 @@ pub fn write_output(
             if !strict {
                 check(&written.losses)?;
             }
-            // A reader that went away (`| head`) is not an error, as in
-            // ace_fs::write_stdout, which every other tool's output uses.
-            match sent {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                other => other.map(drop).map_err(io(Path::new("<stdout>")))?,
-            }
+            ace_fs::reader_left_is_ok(sent).map_err(io(Path::new("<stdout>")))?;
             Ok(written)
         }
         Destination::File(path) => {

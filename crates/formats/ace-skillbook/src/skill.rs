@@ -80,78 +80,69 @@ impl Run {
     }
 
     /// Adds skill `m`, read as `read`: its entry, given its ID, unless it
-    /// gives none.
+    /// gives none; what else the read says goes to the run.
     pub(crate) fn settle(&mut self, m: &Member, read: SkillRead) {
         if self.list.is_none() {
             self.list = read.list;
         }
-        if let Some(e) = self.settle_one(m, read) {
-            self.entries.push(e);
-        }
-    }
-
-    /// The entry of skill `m` read as `read`, given its ID; what else the
-    /// read says goes to the run.
-    fn settle_one(&mut self, m: &Member, read: SkillRead) -> Option<Entry> {
-        let (v2, layout) = (self.v2, self.layout);
-        let out = self;
         let key = m.key.as_str();
         let Some(mut e) = read.entry else {
             if let Some(odd) = read.odd {
-                out.diags.extend(odd.diags);
+                self.diags.extend(odd.diags);
             }
-            return None;
+            return;
         };
         e.origin = Origin::from(read.content_at.unwrap_or(m.key_span));
-        out.v2_skills |= read.v2;
+        self.v2_skills |= read.v2;
         let Some(odd) = read.odd else {
             if e.id.is_empty() {
                 e.id = key.to_owned();
             }
-            return Some(e);
+            self.entries.push(e);
+            return;
         };
         let odd = *odd;
-        out.diags.extend(odd.diags);
+        self.diags.extend(odd.diags);
         match odd.id_field {
             Some((Some(id), _)) if id == key => e.id = id,
             Some((_, span)) => {
                 e.id = key.to_owned();
                 let mut d = shape(
-                span,
-                format!(
-                    "the skill's `id` is not its key `{key}`; the framework looks skills up by key, and a rewrite writes the key for both"
-                ),
-            );
+                    span,
+                    format!(
+                        "the skill's `id` is not its key `{key}`; the framework looks skills up by key, and a rewrite writes the key for both"
+                    ),
+                );
                 d.severity = Severity::Warning;
-                out.diags.push(d);
+                self.diags.push(d);
             }
             None if e.id.is_empty() => e.id = key.to_owned(),
             // The reader made it from the `id` field, which is the key.
             None => {}
         }
-        match (v2, odd.no_issue, odd.no_content) {
-        (true, Some(at), _) => out.diags.push(shape(
-            at,
-            format!("skill `{key}` has no `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)"),
-        )),
-        (false, _, Some(at)) if !read.v2 => {
-            out.diags.push(shape(at, format!("skill `{key}` has no `content`")))
+        match (self.v2, odd.no_issue, odd.no_content) {
+            (true, Some(at), _) => self.diags.push(shape(
+                at,
+                format!("skill `{key}` has no `issue`: kayba 0.13 refuses to load the skillbook (`issue is required and must be non-empty`)"),
+            )),
+            (false, _, Some(at)) if !read.v2 => {
+                self.diags.push(shape(at, format!("skill `{key}` has no `content`")))
+            }
+            _ => {}
         }
-        _ => {}
-    }
-        if odd.no_insight && layout {
-            out.no_insight
+        if odd.no_insight && self.layout {
+            self.no_insight
                 .push((key.to_owned(), Value::from(e.content.as_str())));
         }
         if let Some(order) = odd.order {
-            out.differing.push((key.to_owned(), order));
+            self.differing.push((key.to_owned(), order));
         }
-        Some(e)
+        self.entries.push(e);
     }
 }
 
 /// A skill's value read on its own: all of it but what needs its key (its
-/// ID), which [`settle`] adds. The read apart makes these on any
+/// ID), which [`Run::settle`] adds. The read apart makes these on any
 /// thread, one for each of a large skillbook's skills, so what a skill
 /// kayba saved never has is boxed apart.
 #[derive(Debug, PartialEq)]
