@@ -17,6 +17,11 @@
 //! each one's median of `--runs` (5 by default) and NEW's time as a
 //! multiple of OLD's. Formats OLD does not list (`--list-formats`) are
 //! left out.
+//!
+//! With `--instructions`, each build runs each operation once under
+//! valgrind's cachegrind, and the table gives the instructions each
+//! executed, on all its threads: the work done, which a shared or busy
+//! machine does not change the way it changes times.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,10 +30,11 @@ use std::time::Duration;
 use ace_registry::Format;
 
 pub fn speed(args: &[String]) -> Result<(), String> {
-    let usage = "usage: cargo xtask speed OLD_BIN_DIR NEW_BIN_DIR [--entries N[,N...]] [--runs N]";
+    let usage = "usage: cargo xtask speed OLD_BIN_DIR NEW_BIN_DIR [--entries N[,N...]] [--runs N] [--instructions]";
     let mut dirs = Vec::new();
     let mut sizes = vec![1_000, 10_000];
     let mut runs = 5;
+    let mut count = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -47,6 +53,7 @@ pub fn speed(args: &[String]) -> Result<(), String> {
                 let v = it.next().ok_or(usage)?;
                 runs = v.parse().map_err(|_| format!("--runs {v}: not a number"))?;
             }
+            "--instructions" => count = true,
             _ => dirs.push(PathBuf::from(a)),
         }
     }
@@ -111,13 +118,19 @@ pub fn speed(args: &[String]) -> Result<(), String> {
                 ops.push(("apply".into(), args.to_vec(), "ace-apply"));
             }
             for (op, args, tool) in ops {
-                let [o, w] = alternate(runs, [&old, &new], tool, &args)?;
+                let row = if count {
+                    let [o, w] = [&old, &new].map(|b| instructions(b, tool, &args));
+                    let [o, w] = [o?, w?].map(|i| i as f64 / 1e6);
+                    (format!("{o:.1} M"), format!("{w:.1} M"), w / o)
+                } else {
+                    let [o, w] = alternate(runs, [&old, &new], tool, &args)?;
+                    let ms = |d| format!("{:.1} ms", crate::ms(d));
+                    (ms(o), ms(w), w.as_secs_f64() / o.as_secs_f64())
+                };
+                let (o, w, ratio) = row;
                 println!(
-                    "| {n} | {} | {op} | {:.1} ms | {:.1} ms | {:.2} |",
-                    format.name(),
-                    crate::ms(o),
-                    crate::ms(w),
-                    w.as_secs_f64() / o.as_secs_f64()
+                    "| {n} | {} | {op} | {o} | {w} | {ratio:.3} |",
+                    format.name()
                 );
             }
         }
@@ -183,4 +196,28 @@ fn alternate(
         v[v.len() / 2]
     };
     Ok([median(&mut times[0]), median(&mut times[1])])
+}
+
+/// The instructions one run of `tool args` executes, all threads
+/// together, as cachegrind counts them.
+fn instructions(bin: &Path, tool: &str, args: &[String]) -> Result<u64, String> {
+    let out = Command::new("valgrind")
+        .args([
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(bin.join(tool))
+        .args(args)
+        .env("SOURCE_DATE_EPOCH", "1767225600")
+        .output()
+        .map_err(|e| format!("valgrind (needed by --instructions): {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("{tool} under valgrind failed: {err}"));
+    }
+    err.lines()
+        .find_map(|l| l.split_once("I   refs:"))
+        .and_then(|(_, n)| n.trim().replace(',', "").parse().ok())
+        .ok_or_else(|| format!("no instruction count in valgrind's report: {err}"))
 }

@@ -105,7 +105,7 @@ impl IdScheme {
                 if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
                     return None;
                 }
-                let ok = match t.split_once("{date}") {
+                let ok = match dated(t) {
                     Some((before, after)) => stem
                         .strip_prefix(before)
                         .and_then(|r| r.strip_suffix(after))
@@ -138,12 +138,19 @@ fn is_hex8(id: &str) -> bool {
 
 /// `8-4-4-4-12` hex digits.
 fn is_uuid(id: &str) -> bool {
-    let groups: Vec<&str> = id.split('-').collect();
-    groups.len() == 5
-        && groups
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+    id.len() == 36
+        && id.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// A text stem's parts before and after `{date}`, if it has one. Looked
+/// for by its `{`: every ID of a file is parsed, and a substring search
+/// is set up anew for each.
+fn dated(t: &str) -> Option<(&str, &str)> {
+    t.match_indices('{')
+        .find_map(|(at, _)| Some((&t[..at], t[at..].strip_prefix("{date}")?)))
 }
 
 fn is_date(s: &str) -> bool {
@@ -274,8 +281,10 @@ impl Allocator {
             Stem::Hash => self.hash(e, seed),
             Stem::SectionPrefix => self.numbered(ids::prefix_for(pb, e, sections)),
             Stem::SectionWord => self.numbered(section_word(e.section.as_deref())),
-            Stem::Text(t) if t.contains("{date}") => self.dated(t, day),
-            Stem::Text(t) => self.numbered(t.to_owned()),
+            Stem::Text(t) => match dated(t) {
+                Some(parts) => self.dated(parts, day),
+                None => self.numbered(t.to_owned()),
+            },
         };
         self.taken.insert(id.clone());
         id
@@ -300,13 +309,13 @@ impl Allocator {
 
     /// The next number of the day, or of the first later day with one
     /// free when the day is full.
-    fn dated(&mut self, template: &str, day: &str) -> String {
+    fn dated(&mut self, (before, after): (&str, &str), day: &str) -> String {
         let width = self.scheme.width;
         let max = self.scheme.max.unwrap_or(u64::MAX);
         let resumed = self.resume.get(day).cloned();
         let mut date = resumed.clone().unwrap_or_else(|| day.to_owned());
         loop {
-            let stem = template.replace("{date}", &date);
+            let stem = format!("{before}{date}{after}");
             if !self.highest.contains_key(&stem) {
                 self.highest.insert(stem.clone(), 0);
             }

@@ -71,13 +71,24 @@ pub fn section_for(key: &str) -> &'static str {
     }
 }
 
-/// Whether a text is an export: `playbook`, an object, holding one of the
-/// four sections.
+/// Whether a text is an export: the first key of the first `playbook`
+/// object is one of the four sections, as the export prints them. Told
+/// there, not by a search of the whole text: every JSON file with a
+/// `playbook` object (the canonical one) is asked.
 pub fn sniff(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim_start();
+    let first_key = t.match_indices("\"playbook\"").find_map(|(at, key)| {
+        let rest = t[at + key.len()..].trim_start().strip_prefix(':')?;
+        rest.trim_start().strip_prefix('{').map(str::trim_start)
+    });
     t.starts_with('{')
-        && t.contains("\"playbook\"")
-        && SECTIONS.iter().any(|s| t.contains(&format!("\"{s}\"")))
+        && first_key.is_some_and(|r| {
+            SECTIONS.iter().any(|s| {
+                r.strip_prefix('"')
+                    .and_then(|r| r.strip_prefix(s))
+                    .is_some_and(|r| r.starts_with('"'))
+            })
+        })
 }
 
 /// Reads an export.
@@ -237,6 +248,17 @@ mod tests {
     /// The documented export with its `[...]` placeholders as empty lists,
     /// which `ace-export-patterns.md` shows as invalid JSON.
     const DOCUMENTED: &str = "{\n  \"playbook\": {\n    \"strategies_and_hard_rules\": [\n      {\n        \"id\": \"ctx-xxx\",\n        \"content\": \"Pattern content...\",\n        \"helpful\": 5,\n        \"harmful\": 0,\n        \"confidence\": 1,\n        \"evidence\": [],\n        \"observations\": 10\n      }\n    ],\n    \"useful_code_snippets\": [],\n    \"troubleshooting_and_pitfalls\": [],\n    \"apis_to_use\": []\n  }\n}\n";
+
+    #[test]
+    fn an_export_is_told_by_the_first_key_of_its_playbook() {
+        assert!(sniff(DOCUMENTED));
+        let named = r#"{"name": "playbook", "playbook": {"apis_to_use": []}}"#;
+        assert!(sniff(named));
+        let canonical = r#"{"format": "x", "playbook": {"title": "t", "entries": [{"section": "apis_to_use"}]}}"#;
+        assert!(!sniff(canonical));
+        assert!(!sniff(r#"{"playbook": {"apis_to_use_more": []}}"#));
+        assert!(!sniff(r#"["playbook", {"apis_to_use": []}]"#));
+    }
 
     #[test]
     fn the_documented_export_reads_and_writes_back_byte_for_byte() {

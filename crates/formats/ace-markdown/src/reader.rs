@@ -574,8 +574,14 @@ impl<'a> SharedPrefix<'a> {
 /// such as `see [str-00001]` has no counters after it and is no head.
 fn glued_head(text: &str) -> Option<usize> {
     let mut from = 0;
-    while let Some(k) = text[from..].find("] helpful=") {
+    // Each `]` is looked at: a substring search, set up anew for each
+    // entry's text, cost more than the text's scan.
+    while let Some(k) = text[from..].find(']') {
         let close = from + k;
+        from = close + 1;
+        if !text[close..].starts_with("] helpful=") {
+            continue;
+        }
         let open = text[..close].rfind('[');
         if let Some(open) = open.filter(|&o| o > 0) {
             let id = &text[open + 1..close];
@@ -589,7 +595,6 @@ fn glued_head(text: &str) -> Option<usize> {
                 return Some(open);
             }
         }
-        from = close + 1;
     }
     None
 }

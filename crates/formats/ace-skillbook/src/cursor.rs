@@ -85,14 +85,16 @@ impl<'t> Cursor<'t> {
 
     /// JSON's white space; the parser's other kinds are left to it.
     fn ws(&mut self) -> Option<()> {
-        while let Some(b) = self.peek() {
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
-                0x0b | 0x0c | 0x80.. | b'/' => return None,
-                _ => break,
-            }
+        let rest = &self.b[self.pos..self.end];
+        let n = rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
+        self.pos += n;
+        match rest.get(n) {
+            Some(0x0b | 0x0c | 0x80.. | b'/') => None,
+            _ => Some(()),
         }
-        Some(())
     }
 
     /// After a member or an item: `,` and more to come (`false`), or
