@@ -600,8 +600,10 @@ impl Writer<'_, '_> {
     fn dropped_entry_fields(&mut self, e: &Entry) {
         let present = e.optional_fields();
         for (name, is_present) in present {
-            let marked = name == "project_id" && e.project_id.as_deref().is_some_and(marker_holds);
-            if is_present && !marked {
+            // Asked of present fields alone: the name is compared for each.
+            if is_present
+                && !(name == "project_id" && e.project_id.as_deref().is_some_and(marker_holds))
+            {
                 self.losses.lose(
                     &rules::DROPPED_FIELD,
                     Some(&e.id),
