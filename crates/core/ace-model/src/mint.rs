@@ -99,13 +99,19 @@ impl IdScheme {
                 Some((p.prefix.to_owned(), p.number))
             }
             Stem::Text(t) => {
+                // Told first by the text before `{date}`: most IDs a file
+                // has are of another scheme, and each is parsed.
+                let parts = dated(t);
+                if !id.starts_with(parts.map_or(t, |(before, _)| before)) {
+                    return None;
+                }
                 // Any number of digits: a file's IDs may have outgrown the
                 // width new ones are written in.
                 let (stem, n) = id.rsplit_once('-')?;
                 if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
                     return None;
                 }
-                let ok = match dated(t) {
+                let ok = match parts {
                     Some((before, after)) => stem
                         .strip_prefix(before)
                         .and_then(|r| r.strip_suffix(after))
