@@ -118,7 +118,7 @@ pub fn speed(args: &[String]) -> Result<(), String> {
                 ops.push(("apply".into(), args.to_vec(), "ace-apply"));
             }
             for (op, args, tool) in ops {
-                let row = if count {
+                let (o, w, ratio) = if count {
                     let [o, w] = [&old, &new].map(|b| instructions(b, tool, &args));
                     let [o, w] = [o?, w?].map(|i| i as f64 / 1e6);
                     (format!("{o:.1} M"), format!("{w:.1} M"), w / o)
@@ -127,7 +127,6 @@ pub fn speed(args: &[String]) -> Result<(), String> {
                     let ms = |d| format!("{:.1} ms", crate::ms(d));
                     (ms(o), ms(w), w.as_secs_f64() / o.as_secs_f64())
                 };
-                let (o, w, ratio) = row;
                 println!(
                     "| {n} | {} | {op} | {o} | {w} | {ratio:.3} |",
                     format.name()

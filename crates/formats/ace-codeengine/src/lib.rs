@@ -77,18 +77,20 @@ pub fn section_for(key: &str) -> &'static str {
 /// `playbook` object (the canonical one) is asked.
 pub fn sniff(text: &str) -> bool {
     let t = text.trim_start_matches('\u{feff}').trim_start();
+    if !t.starts_with('{') {
+        return false;
+    }
     let first_key = t.match_indices("\"playbook\"").find_map(|(at, key)| {
         let rest = t[at + key.len()..].trim_start().strip_prefix(':')?;
         rest.trim_start().strip_prefix('{').map(str::trim_start)
     });
-    t.starts_with('{')
-        && first_key.is_some_and(|r| {
-            SECTIONS.iter().any(|s| {
-                r.strip_prefix('"')
-                    .and_then(|r| r.strip_prefix(s))
-                    .is_some_and(|r| r.starts_with('"'))
-            })
+    first_key.is_some_and(|r| {
+        SECTIONS.iter().any(|s| {
+            r.strip_prefix('"')
+                .and_then(|r| r.strip_prefix(s))
+                .is_some_and(|r| r.starts_with('"'))
         })
+    })
 }
 
 /// Reads an export.
