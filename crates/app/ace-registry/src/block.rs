@@ -355,14 +355,7 @@ impl PlaybookFormat for ManagedBlock {
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
         let text_like =
             input.syntax() == Syntax::Text || input.extension().as_deref() == Some("mdc");
-        let bytes = input.text.as_bytes();
-        if !text_like
-            || (memchr::memmem::find(bytes, b"ACE:").is_none()
-                && memchr::memmem::find(bytes, b"ACE_SECTION_").is_none())
-        {
-            return None;
-        }
-        ace_block::has_markers(input.text).then_some(Confidence::Declared)
+        (text_like && ace_block::has_markers(input.text)).then_some(Confidence::Declared)
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {

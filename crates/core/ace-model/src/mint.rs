@@ -306,7 +306,7 @@ impl Allocator {
         let n = self.highest.entry(key).or_default();
         loop {
             *n += 1;
-            let id = format!("{stem}-{:0width$}", *n);
+            let id = numbered_id(&stem, *n, width);
             if !self.taken.contains(&id) {
                 return id;
             }
@@ -319,16 +319,16 @@ impl Allocator {
         let width = self.scheme.width;
         let max = self.scheme.max.unwrap_or(u64::MAX);
         let resumed = self.resume.get(day).cloned();
-        let mut date = resumed.clone().unwrap_or_else(|| day.to_owned());
+        let mut date = resumed.as_deref().unwrap_or(day).to_owned();
         loop {
-            let stem = format!("{before}{date}{after}");
-            if !self.highest.contains_key(&stem) {
-                self.highest.insert(stem.clone(), 0);
-            }
-            let n = self.highest.get_mut(&stem).expect("inserted above");
+            let stem = [before, date.as_str(), after].concat();
+            let n = match self.highest.get_mut(&stem) {
+                Some(n) => n,
+                None => self.highest.entry(stem.clone()).or_insert(0),
+            };
             while *n < max {
                 *n += 1;
-                let id = format!("{stem}-{:0width$}", *n);
+                let id = numbered_id(&stem, *n, width);
                 if !self.taken.contains(&id) {
                     if resumed.as_deref() != Some(date.as_str()) && date != day {
                         self.resume.insert(day.to_owned(), date);
@@ -338,7 +338,7 @@ impl Allocator {
             }
             match next_day(&date) {
                 Some(d) => date = d,
-                None => return format!("{stem}-{max:0width$}"),
+                None => return numbered_id(&stem, max, width),
             }
         }
     }
@@ -397,6 +397,21 @@ fn numbered_like(pb: &Playbook, own: IdScheme) -> IdScheme {
         width,
         ..IdScheme::PREFIXED
     }
+}
+
+/// `{stem}-{n}`, `n` zero-padded to `width` digits, made in one
+/// allocation without `fmt`: a conversion to a dated scheme mints one for
+/// every entry.
+fn numbered_id(stem: &str, n: u64, width: usize) -> String {
+    let mut digits = itoa::Buffer::new();
+    let digits = digits.format(n);
+    let zeros = width.saturating_sub(digits.len());
+    let mut id = String::with_capacity(stem.len() + 1 + zeros + digits.len());
+    id.push_str(stem);
+    id.push('-');
+    id.extend(std::iter::repeat_n('0', zeros));
+    id.push_str(digits);
+    id
 }
 
 /// FNV-1a: a stable hash, the same on every machine and in every version.

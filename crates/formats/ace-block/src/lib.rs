@@ -125,9 +125,14 @@ fn kind_of(line: &str) -> Option<(Kind, Option<String>)> {
     }
 }
 
-/// Whether `text` may hold a marker at all.
+/// Whether `text` may hold a marker at all: one search for both kinds,
+/// which every text a format is sniffed for meets.
 fn may_hold(text: &str) -> bool {
-    text.contains("ACE:") || text.contains("ACE_SECTION_")
+    let b = text.as_bytes();
+    memchr::memmem::find_iter(b, b"ACE").any(|at| {
+        let rest = &b[at + 3..];
+        rest.starts_with(b":") || rest.starts_with(b"_SECTION_")
+    })
 }
 
 /// The fence a line opens or closes (its character and length), if it is

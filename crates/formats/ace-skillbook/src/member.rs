@@ -97,49 +97,74 @@ impl Val<'_> {
     }
 }
 
-/// A bit for each key of a skill in every era (kayba's
-/// [`crate::SKILL_KEYS`] and [`crate::V2_KEYS`]), 0 for any other: a
-/// `match` the compiler makes into a few comparisons, where a search of
-/// the lists compared a key with each in turn.
-pub(crate) fn key_bit(key: &str) -> u32 {
-    1 << match key {
-        "id" => 0,
-        "section" => 1,
-        "content" => 2,
-        "justification" => 3,
-        "evidence" => 4,
-        "helpful" => 5,
-        "harmful" => 6,
-        "neutral" => 7,
-        "created_at" => 8,
-        "updated_at" => 9,
-        "embedding" => 10,
-        "status" => 11,
-        "sources" => 12,
-        "keywords" => 13,
-        "issue" => 14,
-        "insight" => 15,
-        "occurrences" => 16,
-        "active" => 17,
-        "used_count" => 18,
-        "helpful_count" => 19,
-        "harmful_count" => 20,
-        "neutral_count" => 21,
-        _ => return 0,
-    }
+/// The bit of each key of a skill in every era (kayba's
+/// [`crate::SKILL_KEYS`] and [`crate::V2_KEYS`]): a skill's members are
+/// told apart by these, a key's text compared once ([`key_bit`]).
+pub(crate) mod bit {
+    pub(crate) const ID: u32 = 1 << 0;
+    pub(crate) const SECTION: u32 = 1 << 1;
+    pub(crate) const CONTENT: u32 = 1 << 2;
+    pub(crate) const JUSTIFICATION: u32 = 1 << 3;
+    pub(crate) const EVIDENCE: u32 = 1 << 4;
+    pub(crate) const HELPFUL: u32 = 1 << 5;
+    pub(crate) const HARMFUL: u32 = 1 << 6;
+    pub(crate) const NEUTRAL: u32 = 1 << 7;
+    pub(crate) const CREATED_AT: u32 = 1 << 8;
+    pub(crate) const UPDATED_AT: u32 = 1 << 9;
+    pub(crate) const EMBEDDING: u32 = 1 << 10;
+    pub(crate) const STATUS: u32 = 1 << 11;
+    pub(crate) const SOURCES: u32 = 1 << 12;
+    pub(crate) const KEYWORDS: u32 = 1 << 13;
+    pub(crate) const ISSUE: u32 = 1 << 14;
+    pub(crate) const INSIGHT: u32 = 1 << 15;
+    pub(crate) const OCCURRENCES: u32 = 1 << 16;
+    pub(crate) const ACTIVE: u32 = 1 << 17;
+    pub(crate) const USED_COUNT: u32 = 1 << 18;
+    pub(crate) const HELPFUL_COUNT: u32 = 1 << 19;
+    pub(crate) const HARMFUL_COUNT: u32 = 1 << 20;
+    pub(crate) const NEUTRAL_COUNT: u32 = 1 << 21;
+    /// A v2 skill's keys ([`crate::V2_KEYS`]).
+    pub(crate) const V2: u32 = ID
+        | SECTION
+        | CREATED_AT
+        | UPDATED_AT
+        | KEYWORDS
+        | ISSUE
+        | INSIGHT
+        | OCCURRENCES
+        | ACTIVE
+        | USED_COUNT
+        | HELPFUL_COUNT
+        | HARMFUL_COUNT
+        | NEUTRAL_COUNT;
 }
 
-/// The bits of a v2 skill's keys ([`crate::V2_KEYS`]).
-pub(crate) const V2_BITS: u32 = 1 << 0
-    | 1 << 1
-    | 1 << 8
-    | 1 << 9
-    | 1 << 13
-    | 1 << 14
-    | 1 << 15
-    | 1 << 16
-    | 1 << 17
-    | 1 << 18
-    | 1 << 19
-    | 1 << 20
-    | 1 << 21;
+/// The [`bit`] of `key`, 0 for a key of no era.
+pub(crate) fn key_bit(key: &str) -> u32 {
+    use bit::*;
+    match key {
+        "id" => ID,
+        "section" => SECTION,
+        "content" => CONTENT,
+        "justification" => JUSTIFICATION,
+        "evidence" => EVIDENCE,
+        "helpful" => HELPFUL,
+        "harmful" => HARMFUL,
+        "neutral" => NEUTRAL,
+        "created_at" => CREATED_AT,
+        "updated_at" => UPDATED_AT,
+        "embedding" => EMBEDDING,
+        "status" => STATUS,
+        "sources" => SOURCES,
+        "keywords" => KEYWORDS,
+        "issue" => ISSUE,
+        "insight" => INSIGHT,
+        "occurrences" => OCCURRENCES,
+        "active" => ACTIVE,
+        "used_count" => USED_COUNT,
+        "helpful_count" => HELPFUL_COUNT,
+        "harmful_count" => HARMFUL_COUNT,
+        "neutral_count" => NEUTRAL_COUNT,
+        _ => 0,
+    }
+}

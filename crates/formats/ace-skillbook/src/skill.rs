@@ -5,10 +5,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use ace_jsonspan::{Kind, Member, Node};
-use ace_model::{rules, Diagnostic, Entry, Evidence, Origin, Severity, Span, Status};
+use ace_model::{rules, Diagnostic, Entry, Evidence, Extra, Origin, Severity, Span, Status};
 
 use crate::lint::{keyword, section};
-use crate::member::{key_bit, Field, Val, MEMBER_DEPTH, V2_BITS};
+use crate::member::{bit, key_bit, Field, Val, MEMBER_DEPTH};
 use serde_json::Value;
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
@@ -265,19 +265,22 @@ fn read_fields(
     template: Option<&[String]>,
     key: Option<&str>,
 ) -> SkillRead {
-    let mut read = SkillRead::new(fields.iter().find_map(|f| f.value.first_list(f.span)));
+    use bit::*;
+    let mut read = SkillRead::new(None);
     let mut diags = Vec::new();
     let diags = &mut diags;
     let mut e = Entry::new(String::new(), "");
-    // A v2 skill's content is its insight, else its issue.
-    read.content_at = [key_bit("content"), key_bit("insight"), key_bit("issue")]
-        .into_iter()
-        .find_map(|bit| {
-            fields
-                .iter()
-                .find(|f| f.bit == bit && f.value.as_str().is_some())
-                .map(|f| f.span)
-        });
+    // The members kept in `extra`, counted first so that it is made once
+    // with room for them: those of no era, those the model has no field
+    // for, and a v2 skill's issue beside its insight.
+    let (bits, others) = fields.iter().fold((0, 0), |(bits, others), f| {
+        (bits | f.bit, others + usize::from(f.bit == 0))
+    });
+    let kept_apart = JUSTIFICATION | EMBEDDING | SOURCES | OCCURRENCES | USED_COUNT | ISSUE;
+    let room = others + (bits & kept_apart).count_ones() as usize;
+    if room > 0 {
+        e.extra = Extra::with_capacity(room);
+    }
     if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key))) {
         read.odd().order = Some(order);
     }
@@ -285,25 +288,48 @@ fn read_fields(
     // A v2 skill's two texts, which become its content (docs/formats/skillbook.md).
     let mut issue: Option<String> = None;
     let mut insight: Option<String> = None;
-    for f in fields {
+    // Where the first `content`, `insight` and `issue` that is a string
+    // stands: the skill's text is the first of these there is.
+    let mut texts: [Option<Span>; 3] = [None; 3];
+    let mut last = Last::default();
+    for (i, f) in fields.iter().enumerate() {
         let v = &f.value;
-        if matches!(v, Val::Null) && f.bit != 0 {
+        if read.list.is_none() {
+            read.list = v.first_list(f.span);
+        }
+        if f.bit == 0 {
+            e.extra.insert(f.key, v.to_value());
+            continue;
+        }
+        last.0[f.bit.trailing_zeros() as usize] = i;
+        if let (Some(_), Some(slot)) = (
+            v.as_str(),
+            match f.bit {
+                CONTENT => Some(&mut texts[0]),
+                INSIGHT => Some(&mut texts[1]),
+                ISSUE => Some(&mut texts[2]),
+                _ => None,
+            },
+        ) {
+            slot.get_or_insert(f.span);
+        }
+        if matches!(v, Val::Null) {
             // Absent in the model; the key order writes the null back.
-            read.v2 |= f.key == "insight";
+            read.v2 |= f.bit == INSIGHT;
             continue;
         }
         // A value of the wrong type is reported and kept under its key,
         // which the writer gives back as it was.
-        let kept = match f.key {
-            "id" => {
+        let kept = match f.bit {
+            ID => {
                 match v.as_str() {
                     Some(id) if key == Some(id) => e.id = id.to_owned(),
                     id => read.odd().id_field = Some((id.map(str::to_owned), f.span)),
                 }
                 true
             }
-            "section" => set(&mut e.section, string(f, "section", diags)),
-            "content" => match string(f, "content", diags) {
+            SECTION => set(&mut e.section, string(f, diags)),
+            CONTENT => match string(f, diags) {
                 Some(s) => {
                     e.content = s;
                     has_content = true;
@@ -311,22 +337,22 @@ fn read_fields(
                 }
                 None => false,
             },
-            "helpful" | "helpful_count" => set(&mut e.helpful, counter(f, diags)),
-            "harmful" | "harmful_count" => set(&mut e.harmful, counter(f, diags)),
-            "neutral" | "neutral_count" => set(&mut e.neutral, counter(f, diags)),
-            "issue" => {
+            HELPFUL | HELPFUL_COUNT => set(&mut e.helpful, counter(f, diags)),
+            HARMFUL | HARMFUL_COUNT => set(&mut e.harmful, counter(f, diags)),
+            NEUTRAL | NEUTRAL_COUNT => set(&mut e.neutral, counter(f, diags)),
+            ISSUE => {
                 read.v2 = true;
-                set(&mut issue, string(f, "issue", diags))
+                set(&mut issue, string(f, diags))
             }
-            "insight" => {
+            INSIGHT => {
                 read.v2 = true;
-                set(&mut insight, string(f, "insight", diags))
+                set(&mut insight, string(f, diags))
             }
-            "keywords" => {
+            KEYWORDS => {
                 read.v2 = true;
                 set(&mut e.tags, keywords(f, diags))
             }
-            "active" => match v {
+            ACTIVE => match v {
                 Val::Bool(b) => {
                     e.status = Some(if *b {
                         Status::Active
@@ -340,10 +366,10 @@ fn read_fields(
                     false
                 }
             },
-            "created_at" => set(&mut e.created_at, string(f, "created_at", diags)),
-            "updated_at" => set(&mut e.updated_at, string(f, "updated_at", diags)),
-            "status" => set(&mut e.status, string(f, "status", diags).map(Status::from)),
-            "evidence" => set(
+            CREATED_AT => set(&mut e.created_at, string(f, diags)),
+            UPDATED_AT => set(&mut e.updated_at, string(f, diags)),
+            STATUS => set(&mut e.status, string(f, diags).map(Status::from)),
+            EVIDENCE => set(
                 &mut e.evidence,
                 v.as_str().map(|s| vec![Evidence::Text(s.to_owned())]),
             ),
@@ -353,15 +379,32 @@ fn read_fields(
             e.extra.insert(f.key, v.to_value());
         }
     }
+    read.content_at = texts.into_iter().flatten().next();
     let opens = Span::new(at.start, at.start + 1);
     if read.v2 {
-        check_v2(fields, opens, diags);
+        check_v2(fields, &last, opens, diags);
     }
     if !diags.is_empty() {
         read.odd().diags.append(diags);
     }
     finish(&mut read, e, (issue, insight), has_content, opens);
     read
+}
+
+/// The place among a skill's members of the last of each key of any era,
+/// by its [`bit`]: a later member is the one kayba keeps.
+struct Last([usize; 22]);
+
+impl Default for Last {
+    fn default() -> Self {
+        Last([usize::MAX; 22])
+    }
+}
+
+impl Last {
+    fn get<'f, 'a>(&self, fields: &'f [Field<'a>], bit: u32) -> Option<&'f Field<'a>> {
+        fields.get(self.0[bit.trailing_zeros() as usize])
+    }
 }
 
 /// The key order `keys` of a skill, where it is not `template`'s.
@@ -424,10 +467,10 @@ fn set<T>(slot: &mut Option<T>, v: Option<T>) -> bool {
 
 /// A string field; another type is reported (and kept in `extra` by the
 /// caller).
-fn string(f: &Field<'_>, name: &str, diags: &mut Vec<Diagnostic>) -> Option<String> {
+fn string(f: &Field<'_>, diags: &mut Vec<Diagnostic>) -> Option<String> {
     let s = f.value.as_str().map(str::to_owned);
     if s.is_none() {
-        diags.push(shape(f.span, format!("`{name}` is a string")));
+        diags.push(shape(f.span, format!("`{}` is a string", f.key)));
     }
     s
 }
@@ -494,15 +537,10 @@ fn is_normal_keyword(w: &str) -> bool {
 /// kayba 0.13's findings on v2 skill `fields` (`ace/core/skillbook.py`):
 /// what its loader changes, and what it refuses; `opens`: where the skill
 /// opens.
-fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
-    // The last member of each key, found once: a later one is the one
-    // kayba keeps.
-    let mut last = [usize::MAX; 33];
-    for (i, f) in fields.iter().enumerate().filter(|(_, f)| f.bit != 0) {
-        last[f.bit.trailing_zeros() as usize] = i;
-    }
-    let get = |k: &str| fields.get(last[key_bit(k).trailing_zeros() as usize]);
-    if let Some((v, s)) = get("section").and_then(|v| Some((v, v.value.as_str()?))) {
+fn check_v2(fields: &[Field<'_>], last: &Last, opens: Span, diags: &mut Vec<Diagnostic>) {
+    use bit::*;
+    let get = |b: u32| last.get(fields, b);
+    if let Some((v, s)) = get(SECTION).and_then(|v| Some((v, v.value.as_str()?))) {
         match section(s) {
             None => diags.push(warn(
                 v.span,
@@ -527,7 +565,7 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
         }
         _ => false,
     };
-    if let Some(v) = get("keywords").filter(|v| !plain_words(v)) {
+    if let Some(v) = get(KEYWORDS).filter(|v| !plain_words(v)) {
         let items = v.value.items();
         let mut seen: HashSet<Cow<'_, str>> = HashSet::new();
         for &(w, at) in items.iter().flatten() {
@@ -558,7 +596,7 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    match get("issue").and_then(|v| Some((v, v.value.as_str()?))) {
+    match get(ISSUE).and_then(|v| Some((v, v.value.as_str()?))) {
         Some((v, s)) if s.trim().is_empty() => diags.push(Diagnostic::new(
             &rules::SKILLBOOK_SHAPE,
             v.span,
@@ -569,30 +607,30 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
         }
         _ => {}
     }
-    let insight = get("insight").and_then(|v| v.value.as_str()).map(str::trim);
-    if let Some(v) = get("insight").filter(|_| insight.is_some_and(|i| i.is_empty())) {
+    let insight = get(INSIGHT).and_then(|v| v.value.as_str()).map(str::trim);
+    if let Some(v) = get(INSIGHT).filter(|_| insight.is_some_and(|i| i.is_empty())) {
         diags.push(warn(
             v.span,
             "an empty insight: kayba reads it as none".into(),
         ));
     }
-    let is_context = get("section")
+    let is_context = get(SECTION)
         .and_then(|v| v.value.as_str())
         .and_then(section)
         == Some("context");
     if is_context && insight.is_none_or(str::is_empty) {
         diags.push(warn(
-            get("insight").map_or(opens, |v| v.span),
+            get(INSIGHT).map_or(opens, |v| v.span),
             "a `context` skill without an insight: kayba loads it, but its `update_skill` refuses to change it (`context skills require a non-empty insight`)".into(),
         ));
     }
-    if let Some(f) = fields.iter().find(|f| f.key == "embedding") {
+    if let Some(f) = fields.iter().find(|f| f.bit == EMBEDDING) {
         diags.push(warn(
             f.key_span,
             "kayba 0.12 and later keep embeddings in `<stem>.embeddings.npz`, not in the JSON: it drops this on load".into(),
         ));
     }
-    if let Some(v) = get("occurrences") {
+    if let Some(v) = get(OCCURRENCES) {
         if v.value.items().is_none() {
             diags.push(warn(
                 v.span,
@@ -600,7 +638,7 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
             ));
         }
     }
-    if let Some(v) = get("used_count") {
+    if let Some(v) = get(USED_COUNT) {
         if !v.value.is_integer() {
             diags.push(Diagnostic::new(
                 &rules::SKILLBOOK_SHAPE,
@@ -610,7 +648,7 @@ fn check_v2(fields: &[Field<'_>], opens: Span, diags: &mut Vec<Diagnostic>) {
         }
     }
     for f in fields {
-        if f.bit & V2_BITS == 0 && f.key != "embedding" {
+        if f.bit & (V2 | EMBEDDING) == 0 {
             diags.push(warn(
                 f.key_span,
                 format!(
@@ -667,7 +705,7 @@ mod tests {
         }
         assert_eq!(bits.count_ones(), 22);
         let v2 = crate::V2_KEYS.iter().fold(0, |m, k| m | key_bit(k));
-        assert_eq!(v2, V2_BITS);
+        assert_eq!(v2, bit::V2);
         assert_eq!(key_bit("ID"), 0);
     }
 

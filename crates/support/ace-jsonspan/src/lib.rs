@@ -593,7 +593,7 @@ fn overridden(members: &[Member]) -> Vec<(usize, usize)> {
 pub fn number(lexeme: &str) -> Number {
     // An integer lexeme is an integer, `-0` included (serde_json reads `-0`
     // as the float -0.0; Python and the TRON references read 0).
-    if !lexeme.contains(['.', 'e', 'E']) {
+    if !lexeme.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         if let Ok(i) = lexeme.parse::<i64>() {
             return Number::from(i);
         }
