@@ -85,16 +85,19 @@ impl<'t> Cursor<'t> {
 
     /// JSON's white space; the parser's other kinds are left to it.
     fn ws(&mut self) -> Option<()> {
-        let rest = &self.b[self.pos..self.end];
-        let n = rest
-            .iter()
-            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .unwrap_or(rest.len());
-        self.pos += n;
-        match rest.get(n) {
-            Some(0x0b | 0x0c | 0x80.. | b'/') => None,
-            _ => Some(()),
+        // The place is kept in a local: a skill's members are indented
+        // lines, and this is most of the bytes the cursor steps over.
+        let b = &self.b[..self.end];
+        let mut at = self.pos;
+        while let Some(&c) = b.get(at) {
+            match c {
+                b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+                0x0b | 0x0c | 0x80.. | b'/' => return None,
+                _ => break,
+            }
         }
+        self.pos = at;
+        Some(())
     }
 
     /// After a member or an item: `,` and more to come (`false`), or
