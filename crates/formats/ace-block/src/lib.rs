@@ -157,7 +157,7 @@ pub fn markers(text: &str) -> Vec<Marker> {
     if !may_hold(text) {
         return Vec::new();
     }
-    scan(text).markers
+    scan(text, true).markers
 }
 
 /// Whether `text` has markers: outside fenced code, or after a fence
@@ -167,7 +167,7 @@ pub fn has_markers(text: &str) -> bool {
     if !may_hold(text) {
         return false;
     }
-    let scan = scan(text);
+    let scan = scan(text, true);
     !scan.markers.is_empty()
         || scan
             .unclosed
@@ -182,7 +182,9 @@ struct Scan {
     unclosed: Option<(usize, Range<usize>, Vec<Marker>)>,
 }
 
-fn scan(text: &str) -> Scan {
+/// The markers and fences of `text`; `markers_possible`: what
+/// [`may_hold`] says of it, which the caller has asked already.
+fn scan(text: &str, markers_possible: bool) -> Scan {
     let mut found = Vec::new();
     let mut open: Option<(u8, usize, usize, Range<usize>)> = None;
     let mut hidden: Vec<Marker> = Vec::new();
@@ -191,7 +193,6 @@ fn scan(text: &str) -> Scan {
     // ends it all the same.
     let mut inside = false;
     let mut at = 0;
-    let markers_possible = may_hold(text);
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let span = at..at + raw.len();
         at += raw.len();
@@ -265,7 +266,7 @@ pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
     let Scan {
         markers: found,
         unclosed,
-    } = scan(text);
+    } = scan(text, true);
     if let Some((fence_line, fence, hidden)) = unclosed.filter(|(_, _, h)| !h.is_empty()) {
         let refs: Vec<&Marker> = hidden.iter().collect();
         return Err(MarkerError {
@@ -342,7 +343,7 @@ pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
 pub fn place(host: &str) -> Result<Option<Block>, MarkerError> {
     let block = locate(host)?;
     if block.is_none() {
-        if let Some((line, fence, _)) = scan(host).unclosed {
+        if let Some((line, fence, _)) = scan(host, may_hold(host)).unclosed {
             return Err(MarkerError {
                 message: format!(
                     "the code fence opened on line {line} is never closed: a block added at the \

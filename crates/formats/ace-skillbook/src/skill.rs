@@ -302,16 +302,14 @@ fn read_fields(
             continue;
         }
         last.0[f.bit.trailing_zeros() as usize] = i;
-        if let (Some(_), Some(slot)) = (
-            v.as_str(),
-            match f.bit {
-                CONTENT => Some(&mut texts[0]),
-                INSIGHT => Some(&mut texts[1]),
-                ISSUE => Some(&mut texts[2]),
-                _ => None,
-            },
-        ) {
-            slot.get_or_insert(f.span);
+        let text = match f.bit {
+            CONTENT => Some(0),
+            INSIGHT => Some(1),
+            ISSUE => Some(2),
+            _ => None,
+        };
+        if let Some(t) = text.filter(|_| v.as_str().is_some()) {
+            texts[t].get_or_insert(f.span);
         }
         if matches!(v, Val::Null) {
             // Absent in the model; the key order writes the null back.
@@ -392,12 +390,13 @@ fn read_fields(
 }
 
 /// The place among a skill's members of the last of each key of any era,
-/// by its [`bit`]: a later member is the one kayba keeps.
-struct Last([usize; 22]);
+/// by its [`bit`]: a later member is the one kayba keeps. A place for
+/// each bit of a `u32`, so that no bit falls outside it.
+struct Last([usize; 32]);
 
 impl Default for Last {
     fn default() -> Self {
-        Last([usize::MAX; 22])
+        Last([usize::MAX; 32])
     }
 }
 
