@@ -178,6 +178,34 @@ impl PlaybookFormat for Lines {
             let value = serde_json::to_value(s).unwrap();
             losses.extend(lose_unheld(value, &["key"], None, &format!("{key}.")));
         }
+        // A line has no place for the sections' order: they are read back
+        // in the order their first entries come.
+        let mut first_seen: Vec<&str> = Vec::new();
+        for s in pb.entries.iter().filter_map(|e| e.section.as_deref()) {
+            if !first_seen.contains(&s) {
+                first_seen.push(s);
+            }
+        }
+        let held: Vec<&str> = pb
+            .sections
+            .iter()
+            .map(|s| s.key.as_str())
+            .filter(|k| first_seen.contains(k))
+            .collect();
+        if held
+            != first_seen
+                .iter()
+                .copied()
+                .filter(|k| held.contains(k))
+                .collect::<Vec<_>>()
+        {
+            losses.push(LossEntry::new(
+                &rules::DROPPED_FIELD,
+                None,
+                "sections",
+                "the sections are read back in the order their first entries come",
+            ));
+        }
         for e in &pb.entries {
             let value = serde_json::to_value(e).unwrap();
             losses.extend(lose_unheld(value, &HELD, Some(&e.id), ""));
