@@ -246,6 +246,19 @@ fn scan(text: &str, markers_possible: bool) -> Scan {
     }
 }
 
+/// A marker of `kind` as written in the style of `like`: kayba's, or Code
+/// Engine's with the version `like` names, so that a message shows the
+/// file's own form.
+fn text_like(kind: Kind, like: &Marker) -> String {
+    match (&like.version, kind) {
+        (None, _) => kind.text().to_owned(),
+        (Some(v), Kind::Start) if v.is_empty() => "<!-- ACE_SECTION_START -->".to_owned(),
+        (Some(v), Kind::End) if v.is_empty() => "<!-- ACE_SECTION_END -->".to_owned(),
+        (Some(v), Kind::Start) => format!("<!-- ACE_SECTION_START v{v} -->"),
+        (Some(v), Kind::End) => format!("<!-- ACE_SECTION_END v{v} -->"),
+    }
+}
+
 fn lines(ms: &[&Marker]) -> String {
     let n: Vec<String> = ms.iter().map(|m| m.line.to_string()).collect();
     match n.len() {
@@ -313,25 +326,34 @@ pub fn locate(text: &str) -> Result<Option<Block>, MarkerError> {
             code_engine: s.version.clone(),
         })),
         ([s], [e]) => Err(fail(format!(
-            "the end marker `{END}` (line {}) comes before the start marker `{START}` (line {})",
-            e.line, s.line
-        ))),
-        ([s], []) => Err(fail(format!(
-            "the start marker `{START}` (line {}) has no end marker `{END}` after it",
+            "the end marker `{}` (line {}) comes before the start marker `{}` (line {})",
+            text_like(Kind::End, e),
+            e.line,
+            text_like(Kind::Start, s),
             s.line
         ))),
+        ([s], []) => Err(fail(format!(
+            "the start marker `{}` (line {}) has no end marker `{}` after it",
+            text_like(Kind::Start, s),
+            s.line,
+            text_like(Kind::End, s)
+        ))),
         ([], [e]) => Err(fail(format!(
-            "the end marker `{END}` (line {}) has no start marker `{START}` before it",
-            e.line
+            "the end marker `{}` (line {}) has no start marker `{}` before it",
+            text_like(Kind::End, e),
+            e.line,
+            text_like(Kind::Start, e)
         ))),
         _ if starts.len() > 1 => Err(fail(format!(
-            "{} start markers (`{START}`, {}): a file holds one managed block",
+            "{} start markers (`{}`, {}): a file holds one managed block",
             starts.len(),
+            text_like(Kind::Start, starts[0]),
             lines(&starts)
         ))),
         _ => Err(fail(format!(
-            "{} end markers (`{END}`, {}): a file holds one managed block",
+            "{} end markers (`{}`, {}): a file holds one managed block",
             ends.len(),
+            text_like(Kind::End, ends[0]),
             lines(&ends)
         ))),
     }
@@ -516,6 +538,15 @@ mod tests {
             (
                 "<!-- ACE:START -->\n<!-- ACE:END -->\n<!-- ACE:END -->\n",
                 "2 end markers (`<!-- ACE:END -->`, lines 2, 3)",
+            ),
+            // Code Engine's markers are named in its own form.
+            (
+                "<!-- ACE_SECTION_START -->\n",
+                "`<!-- ACE_SECTION_START -->` (line 1) has no end marker `<!-- ACE_SECTION_END -->`",
+            ),
+            (
+                "x\n<!-- ACE_SECTION_END v3.3.2 -->\n",
+                "`<!-- ACE_SECTION_END v3.3.2 -->` (line 2) has no start marker `<!-- ACE_SECTION_START v3.3.2 -->`",
             ),
         ];
         for (text, expected) in cases {
