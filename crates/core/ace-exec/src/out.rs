@@ -60,7 +60,13 @@ impl<'w> Out<'w> {
     /// Reserves room for `additional` more bytes when gathering in memory
     /// (a sink needs no more than a block).
     pub fn reserve(&mut self, additional: usize) {
-        if self.sink.is_none() {
+        if self.sink.is_some() {
+            return;
+        }
+        if self.buf.is_empty() && self.buf.capacity() < additional {
+            // Nothing to keep: growing would copy the old room, unused.
+            self.buf = Vec::with_capacity(additional);
+        } else {
             self.buf.reserve(additional);
         }
     }
