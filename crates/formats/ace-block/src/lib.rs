@@ -43,6 +43,14 @@ impl Kind {
             Kind::End => END,
         }
     }
+
+    /// The word of Code Engine's marker, before its version.
+    fn code_engine_word(self) -> &'static str {
+        match self {
+            Kind::Start => "ACE_SECTION_START",
+            Kind::End => "ACE_SECTION_END",
+        }
+    }
 }
 
 /// A marker line of a text.
@@ -118,10 +126,10 @@ fn kind_of(line: &str) -> Option<(Kind, Option<String>)> {
         Some((Kind::Start, None))
     } else if word("ACE:END") {
         Some((Kind::End, None))
-    } else if let Some(v) = versioned("ACE_SECTION_START") {
+    } else if let Some(v) = versioned(Kind::Start.code_engine_word()) {
         Some((Kind::Start, Some(v)))
     } else {
-        versioned("ACE_SECTION_END").map(|v| (Kind::End, Some(v)))
+        versioned(Kind::End.code_engine_word()).map(|v| (Kind::End, Some(v)))
     }
 }
 
@@ -250,12 +258,11 @@ fn scan(text: &str, markers_possible: bool) -> Scan {
 /// Engine's with the version `like` names, so that a message shows the
 /// file's own form.
 fn text_like(kind: Kind, like: &Marker) -> String {
-    match (&like.version, kind) {
-        (None, _) => kind.text().to_owned(),
-        (Some(v), Kind::Start) if v.is_empty() => "<!-- ACE_SECTION_START -->".to_owned(),
-        (Some(v), Kind::End) if v.is_empty() => "<!-- ACE_SECTION_END -->".to_owned(),
-        (Some(v), Kind::Start) => format!("<!-- ACE_SECTION_START v{v} -->"),
-        (Some(v), Kind::End) => format!("<!-- ACE_SECTION_END v{v} -->"),
+    let word = kind.code_engine_word();
+    match like.version.as_deref() {
+        None => kind.text().to_owned(),
+        Some("") => format!("<!-- {word} -->"),
+        Some(v) => format!("<!-- {word} v{v} -->"),
     }
 }
 
