@@ -150,20 +150,6 @@ pub fn unzip_into<A: Send, B: Send>(
     }
 }
 
-/// `f` of each of `parts`, in order, one task each when their `total`
-/// size (in items) is worth spreading.
-pub fn map_parts<P: Send, R: Send>(
-    parts: Vec<P>,
-    total: usize,
-    f: impl Fn(P) -> R + Sync + Send,
-) -> Vec<R> {
-    if worth_it(total) && parts.len() > 1 {
-        parts.into_par_iter().map(f).collect()
-    } else {
-        parts.into_iter().map(f).collect()
-    }
-}
-
 /// Prints items `0..n` into `out`, `print(range, out)` printing a run of
 /// them: on other threads into buffers appended in order when there are
 /// enough items, else straight into `out`. `print` must print a run the
@@ -229,18 +215,6 @@ mod tests {
 
     fn line(i: usize) -> String {
         format!("item {i} {}\n", "é".repeat(i % 5))
-    }
-
-    /// Parts of uneven sizes give their results in order, on the pool
-    /// and on one thread alike.
-    #[test]
-    fn parts_are_mapped_in_order_on_every_core() {
-        let parts: Vec<usize> = (0..300).map(|i| (i * 37) % 101).collect();
-        let expect: Vec<Vec<usize>> = parts.iter().map(|&n| (0..n).collect()).collect();
-        let total = MIN_ITEMS * 2;
-        let go = || map_parts(parts.clone(), total, |n| (0..n).collect::<Vec<_>>());
-        assert_eq!(go(), expect);
-        assert_eq!(on_one_thread(go), expect);
     }
 
     #[test]
