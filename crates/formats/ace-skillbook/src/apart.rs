@@ -84,9 +84,12 @@ fn read_apart(
     let runs = ace_exec::par::map_runs_mut(items, |first, run| {
         let mut settled = Run::new(v2, orders);
         settled.entries.reserve(run.len());
+        let mut scratch = Vec::with_capacity(16);
         for (item, m) in run.iter_mut().zip(&keys[first..]) {
             let read = match item {
-                Taken::Text(span) => read_skill_text(text, *span, kept, Some(m.key.as_str()))?,
+                Taken::Text(span) => {
+                    read_skill_text(text, *span, kept, Some(m.key.as_str()), &mut scratch)?
+                }
                 Taken::Node(node) => read_taken_skill(node, kept),
             };
             settled.settle(m, read);

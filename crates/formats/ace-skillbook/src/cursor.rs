@@ -14,8 +14,11 @@ use ace_model::Span;
 
 use crate::member::{key_bit, Field, Val, MEMBER_DEPTH};
 
-/// The members of the object at `span` of `text`, if all are plain.
-pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
+/// The members of the object at `span` of `text` into `fields`, emptied
+/// first, if all are plain. The caller keeps `fields` from skill to skill:
+/// a list made for each was a large skillbook's most costly allocation.
+pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>) -> Option<()> {
+    fields.clear();
     text.get(span.start..span.end)?;
     let mut c = Cursor {
         text,
@@ -28,7 +31,6 @@ pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
     }
     c.pos += 1;
     c.ws()?;
-    let mut fields: Vec<Field<'_>> = Vec::with_capacity(16);
     // The keys met, as bits, and whether any is not one of kayba's.
     let (mut seen, mut other) = (0u32, false);
     if c.peek()? == b'}' {
@@ -66,7 +68,7 @@ pub(crate) fn fields(text: &str, span: Span) -> Option<Vec<Field<'_>>> {
             }
         }
     }
-    (c.pos == span.end).then_some(fields)
+    (c.pos == span.end).then_some(())
 }
 
 /// A strict reader of plain JSON. Everything it takes, the parser would

@@ -139,6 +139,41 @@ pub(crate) mod bit {
         | NEUTRAL_COUNT;
 }
 
+/// The key of each [`bit`], by its place (`bit.trailing_zeros()`).
+pub(crate) const KEY_NAMES: [&str; 22] = [
+    "id",
+    "section",
+    "content",
+    "justification",
+    "evidence",
+    "helpful",
+    "harmful",
+    "neutral",
+    "created_at",
+    "updated_at",
+    "embedding",
+    "status",
+    "sources",
+    "keywords",
+    "issue",
+    "insight",
+    "occurrences",
+    "active",
+    "used_count",
+    "helpful_count",
+    "harmful_count",
+    "neutral_count",
+];
+
+/// The key of `f` to keep in an entry's `extra`: a key of an era is not
+/// copied, as each skill of a large skillbook keeps several.
+pub(crate) fn extra_key(f: &Field<'_>) -> ace_model::SmolStr {
+    match KEY_NAMES.get(f.bit.trailing_zeros() as usize) {
+        Some(name) if f.bit != 0 => ace_model::SmolStr::new_static(name),
+        _ => ace_model::SmolStr::new(f.key),
+    }
+}
+
 /// The [`bit`] of `key`, 0 for a key of no era.
 pub(crate) fn key_bit(key: &str) -> u32 {
     use bit::*;

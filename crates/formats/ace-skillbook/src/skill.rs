@@ -5,10 +5,12 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use ace_jsonspan::{Kind, Member, Node};
-use ace_model::{rules, Diagnostic, Entry, Evidence, Extra, Origin, Severity, Span, Status};
+use ace_model::{
+    rules, Diagnostic, Entry, Evidence, Extra, Origin, Severity, SmolStr, Span, Status,
+};
 
 use crate::lint::{keyword, section};
-use crate::member::{bit, key_bit, Field, Val, MEMBER_DEPTH};
+use crate::member::{bit, extra_key, key_bit, Field, Val, MEMBER_DEPTH};
 use serde_json::Value;
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
@@ -231,15 +233,17 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
 /// from the text when its members are plain, else from its parsed tree,
 /// its repeated keys reported; `None` when the text is no JSON value (the
 /// document's parse says where). `key`: the skill's key when it needs no
-/// unescaping, which an `id` field equal to it is taken as here.
-pub(crate) fn read_skill_text(
-    text: &str,
+/// unescaping, which an `id` field equal to it is taken as here;
+/// `scratch`: room for the members, kept from skill to skill.
+pub(crate) fn read_skill_text<'t>(
+    text: &'t str,
     span: Span,
     template: Option<&[String]>,
     key: Option<&str>,
+    scratch: &mut Vec<Field<'t>>,
 ) -> Option<SkillRead> {
-    if let Some(fields) = crate::cursor::fields(text, span) {
-        return Some(read_fields(&fields, span, template, key));
+    if crate::cursor::fields(text, span, scratch).is_some() {
+        return Some(read_fields(scratch, span, template, key));
     }
     let node = ace_jsonspan::parse_at_depth(text, span.start..span.end, MEMBER_DEPTH)?;
     Some(read_taken_skill(&node, template))
@@ -298,7 +302,7 @@ fn read_fields(
             read.list = v.first_list(f.span);
         }
         if f.bit == 0 {
-            e.extra.insert(f.key, v.to_value());
+            e.extra.insert(extra_key(f), v.to_value());
             continue;
         }
         last.0[f.bit.trailing_zeros() as usize] = i;
@@ -374,7 +378,7 @@ fn read_fields(
             _ => false,
         };
         if !kept {
-            e.extra.insert(f.key, v.to_value());
+            e.extra.insert(extra_key(f), v.to_value());
         }
     }
     read.content_at = texts.into_iter().flatten().next();
@@ -429,7 +433,8 @@ pub(crate) fn finish(
     match texts {
         (Some(issue), Some(insight)) => {
             e.content = insight;
-            e.extra.insert("issue", Value::String(issue));
+            e.extra
+                .insert(SmolStr::new_static("issue"), Value::String(issue));
             has_content = true;
         }
         (Some(issue), None) => {
@@ -675,6 +680,7 @@ mod tests {
             r#"{"section": "harness", "issue": "", "insight": " ", "keywords": [], "justification": "j\tk"}"#,
             r#"{"id": null, "content": null, "unknown": null, "evidence": "e", "status": "invalid"}"#,
             r#"{ "content" : "spaced" ,"helpful":0 }"#,
+            r#"{"helpful": 9223372036854775807, "harmful": -9223372036854775808, "neutral": 9223372036854775808, "used_count": -9223372036854775809, "helpful_count": 10}"#,
             r#"{}"#,
         ];
         let template: Vec<String> = crate::V2_KEYS.iter().map(|k| k.to_string()).collect();
@@ -682,16 +688,23 @@ mod tests {
             let span = Span::new(0, text.len());
             let node = ace_jsonspan::parse(text).unwrap().root;
             for t in [None, Some(template.as_slice())] {
-                let from_text = read_skill_text(text, span, t, None).unwrap();
+                let from_text = read_skill_text(text, span, t, None, &mut Vec::new()).unwrap();
                 let from_tree = read_skill(&node, t);
                 assert_eq!(from_text, from_tree, "{text}");
             }
-            let plain = crate::cursor::fields(text, span).is_some();
+            let plain = crate::cursor::fields(text, span, &mut Vec::new()).is_some();
             assert!(plain || text.contains("1.5"), "read from its tree: {text}");
         }
         // The text's own key: an `id` equal to it makes the entry's ID.
         let text = r#"{"id": "k-1", "content": "c"}"#;
-        let read = read_skill_text(text, Span::new(0, text.len()), None, Some("k-1")).unwrap();
+        let read = read_skill_text(
+            text,
+            Span::new(0, text.len()),
+            None,
+            Some("k-1"),
+            &mut Vec::new(),
+        )
+        .unwrap();
         assert_eq!(read.entry.unwrap().id, "k-1");
         assert!(read.odd.is_none());
     }
@@ -703,9 +716,34 @@ mod tests {
             bits |= key_bit(k);
         }
         assert_eq!(bits.count_ones(), 22);
+        for (i, name) in crate::member::KEY_NAMES.iter().enumerate() {
+            assert_eq!(key_bit(name), 1 << i, "{name}");
+        }
         let v2 = crate::V2_KEYS.iter().fold(0, |m, k| m | key_bit(k));
         assert_eq!(v2, bit::V2);
-        assert_eq!(key_bit("ID"), 0);
+        for near in [
+            "ID",
+            "",
+            "i",
+            "ids",
+            "sectionx",
+            "contents",
+            "helpful_",
+            "harmful_counts",
+        ] {
+            assert_eq!(key_bit(near), 0, "{near}");
+        }
+        for near in [
+            "neutrals",
+            "used_counts",
+            "statu",
+            "keyword",
+            "issues",
+            "insights",
+            "actives",
+        ] {
+            assert_eq!(key_bit(near), 0, "{near}");
+        }
     }
 
     /// A repeated key is reported where the text is read, the later value
@@ -713,12 +751,20 @@ mod tests {
     #[test]
     fn repeated_keys_and_broken_text() {
         let text = r#"{"content": "a", "content": "b"}"#;
-        let read = read_skill_text(text, Span::new(0, text.len()), None, None).unwrap();
+        let read =
+            read_skill_text(text, Span::new(0, text.len()), None, None, &mut Vec::new()).unwrap();
         assert_eq!(read.entry.as_ref().unwrap().content, "b");
         let codes: Vec<&str> = read.odd.unwrap().diags.iter().map(|d| d.code).collect();
         assert_eq!(codes, [rules::DUPLICATE_KEY.code]);
         let broken = r#"{"content": "a",}"#;
-        assert!(read_skill_text(broken, Span::new(0, broken.len()), None, None).is_none());
+        assert!(read_skill_text(
+            broken,
+            Span::new(0, broken.len()),
+            None,
+            None,
+            &mut Vec::new()
+        )
+        .is_none());
     }
 
     /// The read of skill `skill` standing in a skillbook from its text, and
@@ -728,7 +774,7 @@ mod tests {
         let head = "{\"skills\": {\"k-00001\": ";
         let text = format!("{head}{skill}}}}}");
         let span = Span::new(head.len(), head.len() + skill.len());
-        let new = read_skill_text(&text, span, template, None);
+        let new = read_skill_text(&text, span, template, None, &mut Vec::new());
         let old = ace_jsonspan::parse_at_depth(&text, span.start..span.end, 2).map(|node| {
             let mut read = read_skill(&node, template);
             let mut repeated = Vec::new();
