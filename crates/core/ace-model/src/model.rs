@@ -525,23 +525,27 @@ impl Entry {
     /// whether it holds a value: writers report the ones their format has no
     /// place for.
     pub fn optional_fields(&self) -> [(&'static str, bool); 16] {
+        // Each box is looked up once: through `Deref`, every field would
+        // look up both, and writers ask this of every entry.
+        let r: &Rare = self;
+        let rr: &Rarer = r;
         [
             ("kind", self.kind.is_some()),
-            ("title", self.title.is_some()),
-            ("tags", self.tags.is_some()),
-            ("evidence", self.evidence.is_some()),
-            ("confidence", self.confidence.is_some()),
-            ("status", self.status.is_some()),
-            ("deprecation_reason", self.deprecation_reason.is_some()),
-            ("created_at", self.created_at.is_some()),
-            ("updated_at", self.updated_at.is_some()),
-            ("supersedes", self.supersedes.is_some()),
-            ("superseded_by", self.superseded_by.is_some()),
-            ("duplicate_of", self.duplicate_of.is_some()),
-            ("links", self.links.is_some()),
-            ("provenance", self.provenance.is_some()),
-            ("scope", self.scope.is_some()),
-            ("project_id", self.project_id.is_some()),
+            ("title", rr.title.is_some()),
+            ("tags", r.tags.is_some()),
+            ("evidence", r.evidence.is_some()),
+            ("confidence", rr.confidence.is_some()),
+            ("status", r.status.is_some()),
+            ("deprecation_reason", rr.deprecation_reason.is_some()),
+            ("created_at", r.created_at.is_some()),
+            ("updated_at", r.updated_at.is_some()),
+            ("supersedes", rr.supersedes.is_some()),
+            ("superseded_by", rr.superseded_by.is_some()),
+            ("duplicate_of", rr.duplicate_of.is_some()),
+            ("links", rr.links.is_some()),
+            ("provenance", rr.provenance.is_some()),
+            ("scope", rr.scope.is_some()),
+            ("project_id", rr.project_id.is_some()),
         ]
     }
 
