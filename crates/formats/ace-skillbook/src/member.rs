@@ -139,36 +139,20 @@ pub(crate) mod bit {
         | NEUTRAL_COUNT;
 }
 
-/// The key of each [`bit`], by its place (`bit.trailing_zeros()`).
-pub(crate) const KEY_NAMES: [&str; 22] = [
-    "id",
-    "section",
-    "content",
-    "justification",
-    "evidence",
-    "helpful",
-    "harmful",
-    "neutral",
-    "created_at",
-    "updated_at",
-    "embedding",
-    "status",
-    "sources",
-    "keywords",
-    "issue",
-    "insight",
-    "occurrences",
-    "active",
-    "used_count",
-    "helpful_count",
-    "harmful_count",
-    "neutral_count",
-];
+/// The key of the [`bit`] at place `i` (`bit.trailing_zeros()`): the
+/// bits follow kayba 0.8's keys in their order, then the v2 keys it lacks.
+pub(crate) fn key_name(i: usize) -> Option<&'static str> {
+    let v2_only = &crate::V2_KEYS[2..11];
+    crate::SKILL_KEYS
+        .get(i)
+        .or_else(|| v2_only.get(i - crate::SKILL_KEYS.len()))
+        .copied()
+}
 
 /// The key of `f` to keep in an entry's `extra`: a key of an era is not
 /// copied, as each skill of a large skillbook keeps several.
 pub(crate) fn extra_key(f: &Field<'_>) -> ace_model::SmolStr {
-    match KEY_NAMES.get(f.bit.trailing_zeros() as usize) {
+    match key_name(f.bit.trailing_zeros() as usize) {
         Some(name) if f.bit != 0 => ace_model::SmolStr::new_static(name),
         _ => ace_model::SmolStr::new(f.key),
     }
