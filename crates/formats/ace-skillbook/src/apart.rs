@@ -164,6 +164,7 @@ mod tests {
         let cases = [
             format!(r#"{{"skills": {{"a-00001": {a}, "b-00002": {b}}}, "next_id": 1}}"#),
             format!(r#"{{"skills": {{"a-00001": {a}, "a-00001": {dup}}}}}"#),
+            format!(r#"{{"skills": {{"c-00003": {dup}, "b-00002": {b}, "a-00001": {a}}}}}"#),
             format!(r#"{{"skills": {{"x": 3, "a-00001": {a}}}}}"#),
             format!(r#"{{"skills": {{"x": [1, 2], "a-00001": {a}}}}}"#),
             format!(r#"{{"skills": {{"a-00001": {a}}}, "skills": {{"b-00002": {b}}}}}"#),
@@ -186,8 +187,8 @@ mod tests {
         assert_eq!(
             settled,
             [
-                true, true, false, false, false, false, false, true, true, false, false, false,
-                false, false, false
+                true, true, true, false, false, false, false, false, true, true, false, false,
+                false, false, false, false
             ]
         );
     }
