@@ -15,8 +15,8 @@ use ace_model::Span;
 use crate::member::{key_bit, Field, Val, MEMBER_DEPTH};
 
 /// The members of the object at `span` of `text` into `fields`, emptied
-/// first, if all are plain. The caller keeps `fields` from skill to skill:
-/// a list made for each was a large skillbook's most costly allocation.
+/// first, if all are plain. The caller keeps `fields` from skill to skill,
+/// so that a large skillbook does not make a list for each.
 pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>) -> Option<()> {
     fields.clear();
     text.get(span.start..span.end)?;
