@@ -86,6 +86,15 @@ impl Extra {
         if let Some(i) = self.position(&key) {
             return Some(std::mem::replace(&mut self.items[i].1, value));
         }
+        self.insert_new(key, value);
+        None
+    }
+
+    /// Puts `key`, which the caller knows is not there, last: a reader
+    /// whose keys are unique already does not look for each.
+    pub fn insert_new(&mut self, key: impl Into<SmolStr>, value: Value) {
+        let key = key.into();
+        debug_assert!(self.position(&key).is_none(), "{key} is there already");
         match &mut self.index {
             Some(index) => {
                 index.insert(key.clone(), self.items.len());
@@ -103,7 +112,6 @@ impl Extra {
                 }
             }
         }
-        None
     }
 
     /// The value of `key`, set to `make()` last if the key is not there.

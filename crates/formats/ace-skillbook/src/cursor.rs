@@ -12,12 +12,13 @@
 
 use ace_model::Span;
 
-use crate::member::{key_bit, Field, Val, MEMBER_DEPTH};
+use crate::member::{key_bit, Field, Keys, Val, MEMBER_DEPTH};
 
 /// The members of the object at `span` of `text` into `fields`, emptied
-/// first, if all are plain. The caller keeps `fields` from skill to skill,
-/// so that a large skillbook does not make a list for each.
-pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>) -> Option<()> {
+/// first, and what their keys are, if all are plain. The caller keeps
+/// `fields` from skill to skill, so that a large skillbook does not make
+/// a list for each.
+pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>) -> Option<Keys> {
     fields.clear();
     text.get(span.start..span.end)?;
     let mut c = Cursor {
@@ -31,8 +32,8 @@ pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>)
     }
     c.pos += 1;
     c.ws()?;
-    // The keys met, as bits, and whether any is not one of kayba's.
-    let (mut seen, mut other) = (0u32, false);
+    // The keys met, as bits, and how many are not kayba's.
+    let (mut seen, mut others) = (0u32, 0);
     if c.peek()? == b'}' {
         c.pos += 1;
     } else {
@@ -40,14 +41,14 @@ pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>)
             let (key, key_span) = c.plain_string()?;
             let bit = key_bit(key);
             let repeated = match bit {
-                0 => other && fields.iter().any(|f| f.key == key),
+                0 => others > 0 && fields.iter().any(|f| f.key == key),
                 b => seen & b != 0,
             };
             if repeated {
                 return None;
             }
             seen |= bit;
-            other |= bit == 0;
+            others += usize::from(bit == 0);
             c.ws()?;
             if c.peek()? != b':' {
                 return None;
@@ -68,7 +69,11 @@ pub(crate) fn fields<'t>(text: &'t str, span: Span, fields: &mut Vec<Field<'t>>)
             }
         }
     }
-    (c.pos == span.end).then_some(())
+    (c.pos == span.end).then_some(Keys {
+        bits: seen,
+        others,
+        unique: true,
+    })
 }
 
 /// A strict reader of plain JSON. Everything it takes, the parser would

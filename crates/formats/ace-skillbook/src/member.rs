@@ -21,6 +21,17 @@ pub(crate) struct Field<'a> {
     pub(crate) value: Val<'a>,
 }
 
+/// What the reader of a skill's members found of their keys.
+#[derive(Clone, Copy)]
+pub(crate) struct Keys {
+    /// The [`bit`]s of all.
+    pub(crate) bits: u32,
+    /// How many are of no era.
+    pub(crate) others: usize,
+    /// Whether each key is met once.
+    pub(crate) unique: bool,
+}
+
 /// A member's value as the reader takes it: read straight from the text
 /// where it has a plain shape ([`crate::cursor`]), else from the parsed
 /// tree.

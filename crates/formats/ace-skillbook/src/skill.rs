@@ -10,7 +10,7 @@ use ace_model::{
 };
 
 use crate::lint::{keyword, section};
-use crate::member::{bit, extra_key, key_bit, Field, Val, MEMBER_DEPTH};
+use crate::member::{bit, extra_key, key_bit, Field, Keys, Val, MEMBER_DEPTH};
 use serde_json::Value;
 
 /// The status of a skill kayba soft-deleted: 0.6 to 0.10 write it as
@@ -196,9 +196,10 @@ impl SkillRead {
     }
 }
 
-/// The fields of an object node.
-fn fields_of(members: &[ace_jsonspan::Member]) -> Vec<Field<'_>> {
-    members
+/// The fields of an object node, and what their keys are; a key may be
+/// met twice.
+fn fields_of(members: &[ace_jsonspan::Member]) -> (Vec<Field<'_>>, Keys) {
+    let fields: Vec<Field<'_>> = members
         .iter()
         .map(|m| Field {
             key: &m.key,
@@ -213,7 +214,20 @@ fn fields_of(members: &[ace_jsonspan::Member]) -> Vec<Field<'_>> {
                 _ => Val::Node(&m.value),
             },
         })
-        .collect()
+        .collect();
+    let keys = fields.iter().fold(
+        Keys {
+            bits: 0,
+            others: 0,
+            unique: false,
+        },
+        |k, f| Keys {
+            bits: k.bits | f.bit,
+            others: k.others + usize::from(f.bit == 0),
+            ..k
+        },
+    );
+    (fields, keys)
 }
 
 /// Reads skill `node`; `template`: the key order to keep its own against,
@@ -226,7 +240,8 @@ pub(crate) fn read_skill(node: &Node, template: Option<&[String]>) -> SkillRead 
             .push(shape(node.span, "a skill is an object"));
         return read;
     };
-    read_fields(&fields_of(members), node.span, template, None)
+    let (fields, keys) = fields_of(members);
+    read_fields(&fields, keys, node.span, template, None)
 }
 
 /// Reads the skill whose value is the text at `span` of `text`, straight
@@ -242,8 +257,8 @@ pub(crate) fn read_skill_text<'t>(
     key: Option<&str>,
     scratch: &mut Vec<Field<'t>>,
 ) -> Option<SkillRead> {
-    if crate::cursor::fields(text, span, scratch).is_some() {
-        return Some(read_fields(scratch, span, template, key));
+    if let Some(keys) = crate::cursor::fields(text, span, scratch) {
+        return Some(read_fields(scratch, keys, span, template, key));
     }
     let node = ace_jsonspan::parse_at_depth(text, span.start..span.end, MEMBER_DEPTH)?;
     Some(read_taken_skill(&node, template))
@@ -265,6 +280,7 @@ pub(crate) fn read_taken_skill(node: &Node, template: Option<&[String]>) -> Skil
 /// is decided, whichever way the members were read.
 fn read_fields(
     fields: &[Field<'_>],
+    keys: Keys,
     at: Span,
     template: Option<&[String]>,
     key: Option<&str>,
@@ -277,14 +293,16 @@ fn read_fields(
     // The members kept in `extra`, counted first so that it is made once
     // with room for them: those of no era, those the model has no field
     // for, and a v2 skill's issue beside its insight.
-    let (bits, others) = fields.iter().fold((0, 0), |(bits, others), f| {
-        (bits | f.bit, others + usize::from(f.bit == 0))
-    });
     let kept_apart = JUSTIFICATION | EMBEDDING | SOURCES | OCCURRENCES | USED_COUNT | ISSUE;
-    let room = others + (bits & kept_apart).count_ones() as usize;
+    let room = keys.others + (keys.bits & kept_apart).count_ones() as usize;
     if room > 0 {
         e.extra = Extra::with_capacity(room);
     }
+    // Unique keys are put in `extra` without looking for each there.
+    let keep = |extra: &mut Extra, f: &Field<'_>| match keys.unique {
+        true => extra.insert_new(extra_key(f), f.value.to_value()),
+        false => drop(extra.insert(extra_key(f), f.value.to_value())),
+    };
     if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key))) {
         read.odd().order = Some(order);
     }
@@ -302,7 +320,7 @@ fn read_fields(
             read.list = v.first_list(f.span);
         }
         if f.bit == 0 {
-            e.extra.insert(extra_key(f), v.to_value());
+            keep(&mut e.extra, f);
             continue;
         }
         last.0[f.bit.trailing_zeros() as usize] = i;
@@ -378,7 +396,7 @@ fn read_fields(
             _ => false,
         };
         if !kept {
-            e.extra.insert(extra_key(f), v.to_value());
+            keep(&mut e.extra, f);
         }
     }
     read.content_at = texts.into_iter().flatten().next();
@@ -389,7 +407,14 @@ fn read_fields(
     if !diags.is_empty() {
         read.odd().diags.append(diags);
     }
-    finish(&mut read, e, (issue, insight), has_content, opens);
+    finish(
+        &mut read,
+        e,
+        (issue, insight),
+        has_content,
+        opens,
+        keys.unique,
+    );
     read
 }
 
@@ -422,19 +447,24 @@ pub(crate) fn own_order<'k>(
 /// Puts entry `e` of a skill into `read`, its content made from a v2
 /// skill's `issue` and `insight` (docs/formats/skillbook.md), and what the
 /// read says of them. `has_content`: whether it had `content`; `opens`:
-/// where the skill opens.
-pub(crate) fn finish(
+/// where the skill opens; `unique`: whether each key was met once, when
+/// a string `issue` is not in `extra` already.
+fn finish(
     read: &mut SkillRead,
     mut e: Entry,
     texts: (Option<String>, Option<String>),
     mut has_content: bool,
     opens: Span,
+    unique: bool,
 ) {
     match texts {
         (Some(issue), Some(insight)) => {
             e.content = insight;
-            e.extra
-                .insert(SmolStr::new_static("issue"), Value::String(issue));
+            let (key, issue) = (SmolStr::new_static("issue"), Value::String(issue));
+            match unique {
+                true => e.extra.insert_new(key, issue),
+                false => drop(e.extra.insert(key, issue)),
+            }
             has_content = true;
         }
         (Some(issue), None) => {
