@@ -46,6 +46,18 @@ pub fn read_deltas(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Dia
     if is_insight(root) {
         return Ok(Some(vec![insight(root, opts)]));
     }
+    // What `classify` takes has one of these keys at the top, or is a list
+    // whose first item has `op`. Another dialect's large patch is told
+    // apart here, before it is copied whole to be classified.
+    let classified = match root.as_array() {
+        Some(items) => items.first().is_none_or(|i| i.get("op").is_some()),
+        None => ["deltas", "rejected", "op"]
+            .iter()
+            .any(|k| root.get(k).is_some()),
+    };
+    if !classified {
+        return Ok(None);
+    }
     let value = root.to_value();
     let nodes: Vec<&Node> = match classify(&value) {
         Some(DocumentKind::Delta) => vec![root],
