@@ -46,19 +46,10 @@ pub fn read_deltas(text: &str, opts: &Options) -> Result<Option<Vec<Delta>>, Dia
     if is_insight(root) {
         return Ok(Some(vec![insight(root, opts)]));
     }
-    // What `classify` takes has one of these keys at the top, or is a list
-    // whose first item has `op`. Another dialect's large patch is told
-    // apart here, before it is copied whole to be classified.
-    let classified = match root.as_array() {
-        Some(items) => items.first().is_none_or(|i| i.get("op").is_some()),
-        None => ["deltas", "rejected", "op"]
-            .iter()
-            .any(|k| root.get(k).is_some()),
-    };
-    if !classified {
-        return Ok(None);
-    }
-    let value = root.to_value();
+    // `classify` looks at the root's members and, in a list, at each
+    // item's members: only that much is copied, not another dialect's
+    // whole patch.
+    let value = root.to_value_within(if root.as_array().is_some() { 2 } else { 1 });
     let nodes: Vec<&Node> = match classify(&value) {
         Some(DocumentKind::Delta) => vec![root],
         Some(DocumentKind::Batch) => root.as_array().unwrap_or(&[]).iter().collect(),

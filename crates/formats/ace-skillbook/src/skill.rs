@@ -298,10 +298,8 @@ fn read_fields(
     if room > 0 {
         e.extra = Extra::with_capacity(room);
     }
-    // Unique keys are put in `extra` without looking for each there.
-    let keep = |extra: &mut Extra, f: &Field<'_>| match keys.unique {
-        true => extra.insert_new(extra_key(f), f.value.to_value()),
-        false => drop(extra.insert(extra_key(f), f.value.to_value())),
+    let keep = |extra: &mut Extra, f: &Field<'_>| {
+        put(extra, keys.unique, extra_key(f), f.value.to_value());
     };
     if let Some(order) = template.and_then(|t| own_order(t, fields.iter().map(|f| f.key))) {
         read.odd().order = Some(order);
@@ -460,11 +458,8 @@ fn finish(
     match texts {
         (Some(issue), Some(insight)) => {
             e.content = insight;
-            let (key, issue) = (SmolStr::new_static("issue"), Value::String(issue));
-            match unique {
-                true => e.extra.insert_new(key, issue),
-                false => drop(e.extra.insert(key, issue)),
-            }
+            let key = SmolStr::new_static("issue");
+            put(&mut e.extra, unique, key, Value::String(issue));
             has_content = true;
         }
         (Some(issue), None) => {
@@ -488,6 +483,15 @@ fn finish(
         read.odd().no_content = Some(opens);
     }
     read.entry = Some(e);
+}
+
+/// Puts `key` in `extra`; `unique`: whether each key of the skill was met
+/// once, when it is put there without a search for it.
+fn put(extra: &mut Extra, unique: bool, key: SmolStr, value: Value) {
+    match unique {
+        true => extra.insert_new(key, value),
+        false => drop(extra.insert(key, value)),
+    }
 }
 
 /// Sets `slot` to a value read; `false` when there is none.
