@@ -96,7 +96,7 @@ pub(crate) fn entries() -> Result<usize, String> {
 
 pub fn apply_bench(bin: &Path) -> Result<(), String> {
     let n = entries()?;
-    let (dir, keep) = crate::scratch("apply")?;
+    let dir = crate::scratch("apply")?;
     let pb = crate::gen_playbook(n);
     let runs = 3;
     println!("\n## ace-apply: {COUNTS} counter updates and {APPENDS} new entries on {n} entries, median of {runs} runs");
@@ -143,9 +143,6 @@ pub fn apply_bench(bin: &Path) -> Result<(), String> {
             crate::ms(apply),
             apply.as_secs_f64() / convert.as_secs_f64()
         );
-    }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(())
 }

@@ -82,7 +82,7 @@ pub fn compare(args: &[String]) -> Result<(), String> {
         }
     }
     let corpus = absolute(corpus.ok_or("no corpus: set ACE_CORPUS or pass --corpus DIR")?)?;
-    let scratch = crate::scratch("compare")?.0;
+    let scratch = crate::scratch("compare")?;
     let inputs_dir = scratch.join("inputs");
     std::fs::create_dir_all(&inputs_dir).map_err(|e| e.to_string())?;
 
@@ -225,7 +225,6 @@ pub fn compare(args: &[String]) -> Result<(), String> {
             });
         }
     });
-    let _ = std::fs::remove_dir_all(&scratch);
     let mut differences = differences.into_inner().unwrap();
     differences.sort();
     for (_, d) in &differences {

@@ -151,7 +151,7 @@ fn kayba_013(root: &Path, what: &str) -> Command {
 }
 
 pub fn hostile_bench(bin: &Path) -> Result<(), String> {
-    let dir: PathBuf = crate::scratch("hostile")?.0;
+    let dir = crate::scratch("hostile")?;
     let tool = |name: &str| Command::new(bin.join(name));
     // A kayba 0.13 skillbook to apply to.
     let book = dir.join("book.json");

@@ -52,7 +52,7 @@ pub fn kayba_bench(bin: &Path) -> Result<(), String> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
     let oracle = crate::root().join("tests/kayba/oracle.py");
-    let dir = crate::scratch("kayba")?.0;
+    let dir = crate::scratch("kayba")?;
     let book = dir.join("skillbook.json");
     let batch = dir.join("batch.json");
     let out = dir.join("out.json");

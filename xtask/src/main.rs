@@ -361,10 +361,37 @@ pub(crate) fn generate(n: usize) -> String {
     out
 }
 
-/// Where a benchmark writes its input files. With `ACE_BENCH_DIR` set they
-/// go to `$ACE_BENCH_DIR/GROUP` and are kept, so that a figure (a peer's
-/// above all) can be checked by hand on the same files.
-pub(crate) fn scratch(group: &str) -> Result<(PathBuf, bool), String> {
+/// Where a benchmark writes its input files, removed when dropped (an
+/// error on the way included). With `ACE_BENCH_DIR` set they go to
+/// `$ACE_BENCH_DIR/GROUP` and are kept, so that a figure (a peer's above
+/// all) can be checked by hand on the same files.
+pub(crate) struct Scratch {
+    dir: PathBuf,
+    pub keep: bool,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+pub(crate) fn scratch(group: &str) -> Result<Scratch, String> {
     let (dir, keep) = match std::env::var_os("ACE_BENCH_DIR") {
         Some(d) => (PathBuf::from(d).join(group), true),
         None => (
@@ -373,7 +400,17 @@ pub(crate) fn scratch(group: &str) -> Result<(PathBuf, bool), String> {
         ),
     };
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok((dir, keep))
+    Ok(Scratch { dir, keep })
+}
+
+/// Where `cargo build --release` puts the binaries: under
+/// `CARGO_TARGET_DIR` when it is set (relative to the repository, where
+/// the build runs), else under the repository's `target`.
+pub(crate) fn release_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|d| root().join(d))
+        .unwrap_or_else(|| root().join("target"));
+    target.join("release")
 }
 
 /// The vAgenda 0.2 core schema with the ACE extension's definitions copied
@@ -497,28 +534,28 @@ fn bench(only: &[String]) -> Result<(), String> {
         scale::scale_bench(max)?;
     }
     if wants("apply") {
-        apply::apply_bench(&root().join("target/release"))?;
+        apply::apply_bench(&release_dir())?;
     }
     if wants("prune") {
-        prune::prune_bench(&root().join("target/release"))?;
+        prune::prune_bench(&release_dir())?;
     }
     if wants("merge") {
-        merge::merge_bench(&root().join("target/release"))?;
+        merge::merge_bench(&release_dir())?;
     }
     if wants("tokens") {
-        tokens::tokens_bench(&root().join("target/release"))?;
+        tokens::tokens_bench(&release_dir())?;
     }
     if wants("kayba") {
-        kayba::kayba_bench(&root().join("target/release"))?;
+        kayba::kayba_bench(&release_dir())?;
     }
     if wants("hostile") {
-        hostile::hostile_bench(&root().join("target/release"))?;
+        hostile::hostile_bench(&release_dir())?;
     }
     if wants("stores") {
-        stores::stores_bench(&root().join("target/release"))?;
+        stores::stores_bench(&release_dir())?;
     }
     if wants("mcp") {
-        mcp::mcp_bench(&root().join("target/release"))?;
+        mcp::mcp_bench(&release_dir())?;
     }
     Ok(())
 }
@@ -574,10 +611,10 @@ fn process_bench() -> Result<(), String> {
         n += 5;
     }
     let (label, text) = ("generated", generate(n));
-    let (dir, keep) = scratch("process")?;
+    let dir = scratch("process")?;
     let file = dir.join("playbook.txt");
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
-    let exe = root().join("target/release/ace-validate");
+    let exe = release_dir().join("ace-validate");
     let runs = 31;
     let validate = median(
         (0..runs)
@@ -616,9 +653,6 @@ fn process_bench() -> Result<(), String> {
             ms(py),
             py.as_secs_f64() / truth.as_secs_f64()
         );
-    }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(())
 }
@@ -682,7 +716,7 @@ fn skill_bench(pb: &ace_model::Playbook) {
 /// pays. check-jsonschema is found on PATH or through `CHECK_JSONSCHEMA`;
 /// without it only our rows are printed.
 fn batch_bench() -> Result<(), String> {
-    let (dir, keep) = scratch("batch")?;
+    let dir = scratch("batch")?;
     let mut files = Vec::new();
     let mut bytes = 0;
     for i in 0..200 {
@@ -694,7 +728,7 @@ fn batch_bench() -> Result<(), String> {
         std::fs::write(&f, text).map_err(|e| e.to_string())?;
         files.push(f);
     }
-    let exe = root().join("target/release/ace-validate");
+    let exe = release_dir().join("ace-validate");
     let ours = median(
         (0..5)
             .map(|_| {
@@ -743,9 +777,6 @@ fn batch_bench() -> Result<(), String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
     else {
         println!("| check-jsonschema | not installed (set CHECK_JSONSCHEMA) | |");
-        if !keep {
-            let _ = std::fs::remove_dir_all(&dir);
-        }
         return Ok(());
     };
     let core = root().join("schemas/vagenda/vagenda-core.v0.2.schema.json");
@@ -772,9 +803,6 @@ fn batch_bench() -> Result<(), String> {
             ms(theirs),
             theirs.as_secs_f64() / ours.as_secs_f64()
         );
-    }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(())
 }

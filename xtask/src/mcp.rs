@@ -55,7 +55,7 @@ pub fn mcp_bench(bin: &Path) -> Result<(), String> {
         .find_map(|l| l.strip_prefix('[').and_then(|r| r.split_once(']')))
         .map(|(id, _)| id.to_owned())
         .ok_or("the playbook has no entry")?;
-    let dir = crate::scratch("mcp")?.0;
+    let dir = crate::scratch("mcp")?;
     let peer = dir.join("peer");
     std::fs::create_dir_all(&peer).map_err(|e| e.to_string())?;
     for f in ["ace_core.py", "ace_server.py"] {

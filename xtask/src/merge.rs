@@ -68,7 +68,7 @@ pub fn merge_bench(bin: &Path) -> Result<(), String> {
         })
         .transpose()?
         .unwrap_or(100_000);
-    let (dir, keep) = crate::scratch("merge")?;
+    let dir = crate::scratch("merge")?;
     let text = crate::generate(n);
     let base = ace_markdown::read(&text).playbook;
     let base_file = dir.join("base.md");
@@ -135,8 +135,5 @@ pub fn merge_bench(bin: &Path) -> Result<(), String> {
         crate::ms(diffs),
         merge.as_secs_f64() / diffs.as_secs_f64()
     );
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
     Ok(())
 }

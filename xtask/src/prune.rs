@@ -31,7 +31,7 @@ fn formats() -> Vec<Format> {
 
 pub fn prune_bench(bin: &Path) -> Result<(), String> {
     let n = crate::apply::entries()?;
-    let (dir, keep) = crate::scratch("prune")?;
+    let dir = crate::scratch("prune")?;
     let pb = crate::gen_playbook(n);
     let runs = 3;
     let max_entries = (n * 9 / 10).to_string();
@@ -101,9 +101,6 @@ pub fn prune_bench(bin: &Path) -> Result<(), String> {
                 dedup.as_secs_f64() / convert.as_secs_f64()
             );
         }
-    }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(())
 }

@@ -213,8 +213,8 @@ fn mbps(bytes: u64, d: Duration) -> f64 {
 }
 
 pub fn scale_bench(max: usize) -> Result<(), String> {
-    let exe = crate::root().join("target/release/ace-convert");
-    let (root, keep) = crate::scratch("scale")?;
+    let exe = crate::release_dir().join("ace-convert");
+    let root = crate::scratch("scale")?;
     // (format, size) -> read seconds per entry, for the linearity table
     let mut read_cost: BTreeMap<(&str, usize), f64> = BTreeMap::new();
     let mut conv_cost: BTreeMap<(String, usize), f64> = BTreeMap::new();
@@ -308,7 +308,7 @@ pub fn scale_bench(max: usize) -> Result<(), String> {
             }
             println!();
         }
-        if !keep {
+        if !root.keep {
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
@@ -348,9 +348,6 @@ pub fn scale_bench(max: usize) -> Result<(), String> {
         worst_ratio.1,
         worst_ratio.0
     );
-    if !keep {
-        let _ = std::fs::remove_dir_all(&root);
-    }
     Ok(())
 }
 

@@ -67,7 +67,7 @@ pub fn speed(args: &[String]) -> Result<(), String> {
     }
     // A format newer than OLD is left out: OLD has nothing to time.
     let known = listed_formats(&old)?;
-    let (dir, keep) = crate::scratch("speed")?;
+    let dir = crate::scratch("speed")?;
     println!("| entries | format | operation | old | new | new / old |");
     println!("|---|---|---|---|---|---|");
     for &n in &sizes {
@@ -133,9 +133,6 @@ pub fn speed(args: &[String]) -> Result<(), String> {
                 );
             }
         }
-    }
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
     }
     Ok(())
 }

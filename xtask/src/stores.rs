@@ -210,7 +210,7 @@ pub fn stores_bench(bin: &Path) -> Result<(), String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000);
-    let dir = crate::scratch("stores")?.0;
+    let dir = crate::scratch("stores")?;
     migrations(bin, &dir, &admin, entries)?;
 
     let url = database(&admin, "ace_bench_agents")?;

@@ -30,7 +30,7 @@ pub fn tokens_bench(bin: &Path) -> Result<(), String> {
     let js = std::env::var_os("ACE_TRON_JS")
         .map(PathBuf::from)
         .ok_or("set ACE_TRON_JS to tests/js after `npm ci` there")?;
-    let (dir, keep) = crate::scratch("tokens")?;
+    let dir = crate::scratch("tokens")?;
     let file = dir.join("playbook.md");
     let text = crate::generate(100_000);
     std::fs::write(&file, &text).map_err(|e| e.to_string())?;
@@ -85,8 +85,5 @@ pub fn tokens_bench(bin: &Path) -> Result<(), String> {
         crate::ms(theirs),
         theirs.as_secs_f64() / cold.as_secs_f64()
     );
-    if !keep {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
     Ok(())
 }
