@@ -315,6 +315,32 @@ fn an_empty_patch_changes_nothing() {
 }
 
 #[test]
+fn a_new_skill_bullet_without_a_title_gets_one_from_its_content() {
+    let playbook = fixture("apply/skill-playbook.json");
+    let patch = r#"{"operations": [
+        {"op": "appendEntry", "entry": {"id": "bullet-2026-01-01-001", "kind": "strategy", "text": "Read the whole error message before retrying a failed API call.", "helpfulCount": 0, "harmfulCount": 0}},
+        {"op": "appendEntry", "entry": {"id": "bullet-2026-01-01-002", "kind": "strategy", "title": "Timeouts", "text": "Set a timeout on every network call.", "helpfulCount": 0, "harmfulCount": 0}}
+    ]}"#;
+    let (text, outcome) = apply("skill-json", &playbook, &[patch], Compat::Spec);
+    assert_eq!(outcome.accepted().count(), 1);
+    let mut b = bullets(&text);
+    let titles: Vec<Value> = ["bullet-2026-01-01-001", "bullet-2026-01-01-002"]
+        .iter()
+        .map(|id| find(&mut b, id).expect("added")["title"].clone())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            json!("Read the whole error message before retrying a failed API"),
+            json!("Timeouts")
+        ]
+    );
+    let format = Format::from_name("skill-json").expect("a format");
+    let report = ace_check::validate(format, &text, &ace_lint::Options::default());
+    assert!(!report.iter().any(|d| d.code == "ACE035"), "{report:#?}");
+}
+
+#[test]
 fn a_patch_on_a_stale_sequence_is_a_conflict_unless_it_commutes() {
     let doc = r#"{
   "vAgendaInfo": {"version": "0.2"},

@@ -1093,12 +1093,15 @@ pub fn apply(
     let mut originals = std::mem::take(&mut st.originals);
     let State {
         pb,
-        added,
+        mut added,
         gone_old,
         gone_new,
         saved,
         ..
     } = st;
+    if let Some(complete) = curation.complete_new {
+        complete(pb, added.iter_mut().map(|(_, e)| e).collect());
+    }
     let removed = rebuild(pb, added, &gone_old, &gone_new, curation.ids.ordered);
     originals.extend(removed.into_iter().filter(|(i, _)| !saved.contains(i)));
     originals.sort_by_key(|(i, _)| *i);

@@ -44,6 +44,10 @@ pub struct Curation {
     /// The delta dialect that speaks of this format's files, by name: what
     /// `ace-apply --emit-delta` writes unless told otherwise.
     pub dialect: Option<&'static str>,
+    /// Fills in what this format requires of the entries a delta added
+    /// and the delta did not give (the skill's title and tags), changing
+    /// nothing they have.
+    pub complete_new: Option<fn(&Playbook, Vec<&mut ace_model::Entry>)>,
 }
 
 impl std::fmt::Debug for Curation {
@@ -55,6 +59,7 @@ impl std::fmt::Debug for Curation {
             .field("timestamps", &self.timestamps)
             .field("line_based", &self.line_based)
             .field("ledger", &self.ledger.is_some())
+            .field("complete_new", &self.complete_new.is_some())
             .finish()
     }
 }

@@ -325,18 +325,7 @@ fn tags(e: &mut Entry, id: &str, table: &HashSet<String>, losses: &mut Vec<LossE
         );
     }
     if out.is_empty() {
-        for s in [e.section.as_deref(), e.kind.as_deref()]
-            .into_iter()
-            .flatten()
-            .map(slug)
-        {
-            if !s.is_empty() && !out.contains(&s) {
-                out.push(s);
-            }
-        }
-        if out.is_empty() {
-            out.push(FALLBACK_TAG.to_owned());
-        }
+        out = derived_tags(e);
         let only_the_section = e.kind.is_none()
             && e.tags.is_none()
             && e.section
@@ -354,6 +343,44 @@ fn tags(e: &mut Entry, id: &str, table: &HashSet<String>, losses: &mut Vec<LossE
         );
     }
     e.tags = Some(out);
+}
+
+/// The tags of an entry that has none: its section's and its kind's, or
+/// `general`.
+fn derived_tags(e: &Entry) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in [e.section.as_deref(), e.kind.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(slug)
+    {
+        if !s.is_empty() && !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    if out.is_empty() {
+        out.push(FALLBACK_TAG.to_owned());
+    }
+    out
+}
+
+/// The bullets a delta added, given what the bullet schema requires and
+/// the delta did not: a title from the content ([`title_of`]) and, with
+/// no tags, [`derived_tags`], unless the file keeps its section table and
+/// so tags the bullet with its section. Nothing they have is changed: tags
+/// outside the schema's alphabet stay as the delta wrote them, and are
+/// reported.
+pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) {
+    let tagged_by_section = crate::layout::sections_kept(pb);
+    for e in added {
+        if e.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
+            e.title = Some(title_of(&e.content));
+        }
+        let untagged = e.tags.as_ref().is_none_or(Vec::is_empty);
+        if untagged && !(tagged_by_section && e.section.is_some()) {
+            e.tags = Some(derived_tags(e));
+        }
+    }
 }
 
 /// `s` in the tag alphabet: lower-cased, runs of other characters as one

@@ -118,6 +118,7 @@ impl PlaybookFormat for SkillJson {
             timestamps: true,
             ledger: Some(&LEDGER),
             dialect: Some("skill-delta"),
+            complete_new: Some(crate::conform::complete_new),
             ..Curation::default()
         }
     }

@@ -3,6 +3,7 @@
 //! playbook gives back the same bytes. Every part is optional: a missing or damaged layout
 //! means the seed's layout, never an error.
 
+use ace_model::Playbook;
 use serde_json::{Map, Value};
 
 use crate::style::Style;
@@ -112,6 +113,24 @@ impl Layout {
             style: v.get("style").map(Style::from_value).unwrap_or_default(),
         }
     }
+}
+
+/// Whether writing `pb` keeps its section table, so that each bullet is
+/// tagged with its section.
+pub(crate) fn sections_kept(pb: &Playbook) -> bool {
+    let stored = pb.layout_of(crate::LAYOUT_KEY);
+    let layout = stored.map(Layout::from_value).unwrap_or_default();
+    keeps_sections(pb, &layout, stored.is_none())
+}
+
+pub(crate) fn keeps_sections(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
+    !layout.array
+        && !pb.sections.is_empty()
+        && (fresh
+            || layout
+                .metadata_keys
+                .iter()
+                .any(|k| k == crate::ACE_TOOLS_KEY))
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use ace_schema::Generation;
 use serde_json::{Map, Number, Value};
 
 use crate::fields::KeyOrder;
-use crate::layout::Layout;
+use crate::layout::{keeps_sections, Layout};
 use crate::style::{escape, Style, Text};
 use crate::LAYOUT_KEY;
 
@@ -321,16 +321,6 @@ fn version_in_wrapper(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
 /// file, and in a file that had one. A skill file of the skill's own tools
 /// is not given one because a delta named a section; the section is
 /// reported lost instead, as the skill has no place for it.
-fn keeps_sections(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
-    !layout.array
-        && !pb.sections.is_empty()
-        && (fresh
-            || layout
-                .metadata_keys
-                .iter()
-                .any(|k| k == crate::ACE_TOOLS_KEY))
-}
-
 /// `metadata.ace_tools` ([`crate::ACE_TOOLS_KEY`]): the section table and
 /// a version the wrapper does not carry, when there is either.
 fn ace_tools(pb: &Playbook, layout: &Layout, fresh: bool) -> Option<Value> {

@@ -151,6 +151,7 @@ impl Schema {
             kept_apart: None,
             appends: false,
             dialect: None,
+            complete_new: None,
         }
     }
 }
