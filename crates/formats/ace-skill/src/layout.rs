@@ -123,6 +123,10 @@ pub(crate) fn sections_kept(pb: &Playbook) -> bool {
     keeps_sections(pb, &layout, stored.is_none())
 }
 
+/// Whether the section table goes into `metadata.ace_tools`: in a new
+/// file, and in a file that had one. A skill file of the skill's own tools
+/// is not given one because a delta named a section; the section is
+/// reported lost instead, as the skill has no place for it.
 pub(crate) fn keeps_sections(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
     !layout.array
         && !pb.sections.is_empty()

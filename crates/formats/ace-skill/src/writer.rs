@@ -317,10 +317,6 @@ fn version_in_wrapper(pb: &Playbook, layout: &Layout, fresh: bool) -> bool {
     }
 }
 
-/// Whether the section table goes into `metadata.ace_tools`: in a new
-/// file, and in a file that had one. A skill file of the skill's own tools
-/// is not given one because a delta named a section; the section is
-/// reported lost instead, as the skill has no place for it.
 /// `metadata.ace_tools` ([`crate::ACE_TOOLS_KEY`]): the section table and
 /// a version the wrapper does not carry, when there is either.
 fn ace_tools(pb: &Playbook, layout: &Layout, fresh: bool) -> Option<Value> {
