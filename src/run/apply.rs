@@ -112,29 +112,36 @@ fn apply(args: &Args) -> Result<ExitStatus, Stopped> {
     };
     let source =
         load_input(&args.playbook, &args.stdin_filename).map_err(|e| usage(e.to_string()))?;
-    let registry = ace_registry::Registry::builtin();
-    let format = match args.from {
-        Some(f) => f,
-        None => registry.detect(source.path.as_deref(), &source.text),
-    };
-    if args.output_format == OutputFormat::Curator && format.companion().is_none() {
-        return Err(usage(format!(
-            "--output-format curator writes the AGENTS.md curator's output; {} is {format}",
-            source.name
-        )));
-    }
-    if let Some(held) = held.as_mut() {
-        ace_apply::place::lock_companion(
-            held,
-            format,
-            source.path.as_deref(),
-            args.sections.as_deref(),
-            args.lock_timeout,
-        )
-        .map_err(usage)?;
-    }
     let ctx = ace_registry::ReadCtx::min(Severity::Error);
-    let input = match convert::read_input(&source, format, args.sections.as_deref(), &ctx) {
+    let as_usage = |m: String| Stop::Usage(ace_model::Error::Usage(m));
+    let detected = convert::read_detected(
+        ace_registry::Registry::builtin(),
+        &source,
+        args.from,
+        |format| {
+            if args.output_format == OutputFormat::Curator && format.companion().is_none() {
+                return Err(as_usage(format!(
+                    "--output-format curator writes the AGENTS.md curator's output; {} is {format}",
+                    source.name
+                )));
+            }
+            if let Some(held) = held.as_mut() {
+                ace_apply::place::lock_companion(
+                    held,
+                    format,
+                    source.path.as_deref(),
+                    args.sections.as_deref(),
+                    args.lock_timeout,
+                )
+                .map_err(|e| as_usage(e.into()))?;
+            }
+            let read = convert::read_input(&source, format, args.sections.as_deref(), &ctx);
+            Ok(((), read))
+        },
+    )
+    .map_err(|stop| Box::new((stop, None)))?;
+    let format = detected.from;
+    let input = match detected.read {
         Ok(i) => i,
         Err(stop) => return Err(Box::new((stop, Some(source)))),
     };

@@ -116,10 +116,13 @@ pub fn apply(
     }
     let mut held = lock_input(location, how.wait)?.forcing(how.force);
     let source = ace_fs::load(Path::new(location))?;
-    let format = Registry::builtin().detect(source.path.as_deref(), &source.text);
-    lock_companion(&mut held, format, source.path.as_deref(), None, how.wait)?;
     let ctx = ace_registry::ReadCtx::min(Severity::Error);
-    let input = convert::read_input(&source, format, None, &ctx)?;
+    let detected = convert::read_detected(Registry::builtin(), &source, None, |format| {
+        lock_companion(&mut held, format, source.path.as_deref(), None, how.wait)?;
+        Ok(((), convert::read_input(&source, format, None, &ctx)))
+    })?;
+    let format = detected.from;
+    let input = detected.read?;
     let before = input.parsed.playbook.clone();
     let subject = Subject {
         format,

@@ -177,13 +177,16 @@ pub fn print_runs_reporting<R: Send>(
         return;
     }
     // Runs hold as many items each and print to about as many bytes: each
-    // buffer starts at the largest size printed yet, instead of doubling
-    // its way there and copying a run's text several times over.
+    // buffer starts at the largest size printed yet, or a kilobyte an item
+    // before any is printed, instead of doubling its way there and copying
+    // a run's text several times over. Room not written to is never
+    // touched, so it costs no memory.
     let largest = std::sync::atomic::AtomicUsize::new(0);
     map_runs(
         n,
         |range| {
-            let mut buf = Out::with_capacity(largest.load(Ordering::Relaxed));
+            let room = largest.load(Ordering::Relaxed).max(range.len() << 10);
+            let mut buf = Out::with_capacity(room);
             let mut reported = Vec::new();
             print(range, &mut buf, &mut reported);
             largest.fetch_max(buf.len(), Ordering::Relaxed);

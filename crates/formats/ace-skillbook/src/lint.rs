@@ -43,13 +43,35 @@ pub(crate) fn keyword(s: &str) -> Option<String> {
 /// left out, in order.
 pub(crate) fn keywords<'a>(words: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // A skill's few keywords are told apart by a search; the set is made
+    // only past them.
     let mut seen: HashSet<String> = HashSet::new();
     for w in words {
-        if let Some(k) = keyword(w) {
-            if seen.insert(k.clone()) {
-                out.push(k);
+        let normal = match is_normal_keyword(w) {
+            true => Some(w.to_owned()),
+            false => keyword(w),
+        };
+        let Some(k) = normal else { continue };
+        let new = if out.len() < 16 {
+            !out.contains(&k)
+        } else {
+            if seen.is_empty() {
+                seen.extend(out.iter().cloned());
             }
+            seen.insert(k.clone())
+        };
+        if new {
+            out.push(k);
         }
     }
     out
+}
+
+/// Whether kayba's keyword normalisation gives `w` back unchanged, told
+/// without making it.
+pub(crate) fn is_normal_keyword(w: &str) -> bool {
+    !w.is_empty()
+        && w.bytes().all(|b| {
+            b.is_ascii() && !b.is_ascii_uppercase() && !b.is_ascii_whitespace() && b != 0x0b
+        })
 }

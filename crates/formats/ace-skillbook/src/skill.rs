@@ -9,7 +9,7 @@ use ace_model::{
     rules, Diagnostic, Entry, Evidence, Extra, Origin, Severity, SmolStr, Span, Status,
 };
 
-use crate::lint::{keyword, section};
+use crate::lint::{is_normal_keyword, keyword, section};
 use crate::member::{bit, extra_key, key_bit, Field, Keys, Val, MEMBER_DEPTH};
 use serde_json::Value;
 
@@ -561,15 +561,6 @@ pub(crate) fn id_number(id: &str) -> Option<i64> {
 
 fn warn(span: Span, message: String) -> Diagnostic {
     Diagnostic::new(&rules::SKILLBOOK_V2, span, message)
-}
-
-/// Whether kayba's keyword normalisation gives `w` back unchanged, told
-/// without making it for the keywords it writes itself.
-fn is_normal_keyword(w: &str) -> bool {
-    !w.is_empty()
-        && w.bytes().all(|b| {
-            b.is_ascii() && !b.is_ascii_uppercase() && !b.is_ascii_whitespace() && b != 0x0b
-        })
 }
 
 /// kayba 0.13's findings on v2 skill `fields` (`ace/core/skillbook.py`):

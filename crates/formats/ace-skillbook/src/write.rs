@@ -3,6 +3,7 @@
 //! with none, it is what the framework's `save_to_file` writes, and every
 //! field it has no place for is reported.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use ace_exec::Out;
@@ -323,6 +324,16 @@ impl Print {
         }
     }
 
+    fn val(&self, v: &Val<'_>, level: usize, out: &mut Out<'_>) {
+        match v {
+            Val::Str(s) => ace_pyjson::escape(s, self.style.ascii, out),
+            Val::Int(i) => ace_pyjson::push_int(*i, out),
+            Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Val::Null => out.push_str("null"),
+            Val::Json(v) => self.value(v, level, out),
+        }
+    }
+
     /// The end of an object or list `level` deep; an empty one is closed
     /// on the line it opened (`{}`).
     fn close(&self, empty: bool, level: usize, bracket: char, out: &mut Out<'_>) {
@@ -386,12 +397,12 @@ fn print_skill(e: &Entry, skills: &Skills<'_>, out: &mut Out<'_>, losses: &mut V
     fn put<'k>(
         print: &Print,
         key: &'k str,
-        v: &Value,
+        v: &Val<'_>,
         printed: &mut Vec<&'k str>,
         out: &mut Out<'_>,
     ) {
         print.member(printed.len(), 3, key, out);
-        print.value(v, 3, out);
+        print.val(v, 3, out);
         printed.push(key);
     }
     for &key in &order {
@@ -401,7 +412,7 @@ fn print_skill(e: &Entry, skills: &Skills<'_>, out: &mut Out<'_>, losses: &mut V
         match at.value(e, key, losses) {
             Some(v) => put(print, key, &v, &mut printed, out),
             // The framework's optional fields are saved as null.
-            None if nullable.contains(&key) => put(print, key, &Value::Null, &mut printed, out),
+            None if nullable.contains(&key) => put(print, key, &Val::Null, &mut printed, out),
             None => {}
         }
     }
@@ -415,14 +426,14 @@ fn print_skill(e: &Entry, skills: &Skills<'_>, out: &mut Out<'_>, losses: &mut V
             // saves its optional fields as null, so a skillbook converted
             // away and back keeps them.
             None if fresh && nullable.contains(&key) => {
-                put(print, key, &Value::Null, &mut printed, out)
+                put(print, key, &Val::Null, &mut printed, out)
             }
             None => {}
         }
     }
     for (k, v) in &e.extra {
         if !printed.contains(&k.as_str()) {
-            put(print, k, v, &mut printed, out);
+            put(print, k, &Val::Json(Cow::Borrowed(v)), &mut printed, out);
         }
     }
     print.close(printed.is_empty(), 2, '}', out);
@@ -435,29 +446,32 @@ struct Field<'a> {
     clock: &'a str,
 }
 
-impl Field<'_> {
+impl<'a> Field<'a> {
     /// The issue of a skill read with a null insight.
     fn issue_read(&self, e: &Entry) -> Option<&str> {
         self.layout.no_insight.get(&e.id).and_then(Value::as_str)
     }
 
     /// The value of skill key `key` the entry holds.
-    fn value(&self, e: &Entry, key: &str, losses: &mut Vec<LossEntry>) -> Option<Value> {
+    fn value<'e>(&self, e: &'e Entry, key: &str, losses: &mut Vec<LossEntry>) -> Option<Val<'e>>
+    where
+        'a: 'e,
+    {
         if let Some(v) = e.extra.get(key) {
-            return Some(v.clone());
+            return Some(Val::Json(Cow::Borrowed(v)));
         }
-        let s = |v: &Option<String>| v.clone().map(Value::String);
-        let count = |v: Option<i64>| Some(Value::from(v.unwrap_or(0)));
+        let s = |v: &'e Option<String>| v.as_deref().map(Val::Str);
+        let time = |v: &'e Option<String>| Val::Str(v.as_deref().unwrap_or(self.clock));
         if self.era == Era::V2 {
             return match key {
-                "id" => Some(Value::String(e.id.clone())),
+                "id" => Some(Val::Str(&e.id)),
                 "section" => s(&e.section),
-                "keywords" => Some(Value::from(keywords_of(e))),
+                "keywords" => Some(Val::Json(Cow::Owned(Value::from(keywords_of(e))))),
                 "issue" => Some(match self.issue_read(e) {
                     // Its insight was null and the content was its issue:
                     // a content that changed since is the insight.
-                    Some(issue) if issue != e.content => Value::String(issue.to_owned()),
-                    _ => Value::String(e.content.clone()),
+                    Some(issue) if issue != e.content => Val::Json(Cow::Owned(issue.into())),
+                    _ => Val::Str(&e.content),
                 }),
                 "insight" => {
                     // The content is the insight beside an issue of its
@@ -473,41 +487,46 @@ impl Field<'_> {
                             e.extra.contains_key("issue") || e.section.as_deref() != Some("harness")
                         }
                     };
-                    own.then(|| Value::String(e.content.clone()))
+                    own.then_some(Val::Str(&e.content))
                 }
-                "occurrences" => Some(Value::Array(Vec::new())),
-                "active" => Some(Value::Bool(is_active(e))),
-                "used_count" => Some(Value::from(0)),
-                "helpful_count" => count(e.helpful),
-                "harmful_count" => count(e.harmful),
-                "neutral_count" => count(e.neutral),
-                "created_at" => Some(Value::String(
-                    e.created_at
-                        .clone()
-                        .unwrap_or_else(|| self.clock.to_owned()),
-                )),
-                "updated_at" => Some(Value::String(
-                    e.updated_at
-                        .clone()
-                        .unwrap_or_else(|| self.clock.to_owned()),
-                )),
+                "occurrences" => Some(Val::Json(Cow::Owned(Value::Array(Vec::new())))),
+                "active" => Some(Val::Bool(is_active(e))),
+                "used_count" => Some(Val::Int(0)),
+                "helpful_count" => Some(Val::Int(e.helpful.unwrap_or(0))),
+                "harmful_count" => Some(Val::Int(e.harmful.unwrap_or(0))),
+                "neutral_count" => Some(Val::Int(e.neutral.unwrap_or(0))),
+                "created_at" => Some(time(&e.created_at)),
+                "updated_at" => Some(time(&e.updated_at)),
                 _ => None,
             };
         }
         match key {
-            "id" => Some(Value::String(e.id.clone())),
+            "id" => Some(Val::Str(&e.id)),
             "section" => s(&e.section),
-            "content" => Some(Value::String(e.content.clone())),
-            "helpful" => e.helpful.map(Value::from),
-            "harmful" => e.harmful.map(Value::from),
-            "neutral" => e.neutral.map(Value::from),
+            "content" => Some(Val::Str(&e.content)),
+            "helpful" => e.helpful.map(Val::Int),
+            "harmful" => e.harmful.map(Val::Int),
+            "neutral" => e.neutral.map(Val::Int),
             "created_at" => s(&e.created_at),
             "updated_at" => s(&e.updated_at),
-            "status" => e.status.clone().map(|st| Value::String(st.into())),
-            "evidence" => e.evidence.as_ref().map(|items| evidence(e, items, losses)),
+            "status" => e.status.as_ref().map(|st| Val::Str(st.as_str())),
+            "evidence" => e
+                .evidence
+                .as_ref()
+                .map(|items| Val::Json(Cow::Owned(evidence(e, items, losses)))),
             _ => None,
         }
     }
+}
+
+/// A skill key's value as printed: the entry's own text where it holds
+/// it, so that printing a skill copies none of its strings.
+enum Val<'e> {
+    Str(&'e str),
+    Int(i64),
+    Bool(bool),
+    Null,
+    Json(Cow<'e, Value>),
 }
 
 /// Whether kayba holds the skill active.

@@ -65,12 +65,17 @@ pub fn python_number(n: &Number) -> String {
 /// numbers, without a temporary string.
 pub fn push_python_number<O: Text>(n: &Number, out: &mut O) {
     if let Some(i) = n.as_i64() {
-        out.push_str(itoa::Buffer::new().format(i));
+        push_int(i, out);
     } else if let Some(u) = n.as_u64() {
         out.push_str(itoa::Buffer::new().format(u));
     } else {
         out.push_str(&float_repr(n));
     }
+}
+
+/// An integer as `json.dump` writes it.
+pub fn push_int<O: Text>(i: i64, out: &mut O) {
+    out.push_str(itoa::Buffer::new().format(i));
 }
 
 fn float_repr(n: &Number) -> String {
@@ -288,9 +293,16 @@ pub fn dump_line<O: Text>(v: &Value, ascii: bool, out: &mut O) {
 
 /// A line break and the indentation of `level`.
 pub fn newline<O: Text>(indent: usize, level: usize, out: &mut O) {
-    out.push('\n');
-    for _ in 0..indent * level {
-        out.push(' ');
+    const SPACES: &str = "\n                                ";
+    let n = indent * level;
+    match SPACES.get(..n + 1) {
+        Some(line) => out.push_str(line),
+        None => {
+            out.push('\n');
+            for _ in 0..n {
+                out.push(' ');
+            }
+        }
     }
 }
 
