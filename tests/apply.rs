@@ -341,6 +341,20 @@ fn a_new_skill_bullet_without_a_title_gets_one_from_its_content() {
 }
 
 #[test]
+fn a_new_skill_bullet_drops_what_its_schema_refuses_and_says_so() {
+    let playbook = fixture("apply/skill-playbook.json");
+    let batch = r#"{"reasoning": "r", "operations": [{"type": "ADD", "section": "api", "content": "Retry idempotent HTTP calls with backoff when the server answers 429.", "justification": "seen in two runs", "evidence": "run 12"}]}"#;
+    let (text, outcome) = apply("skill-json", &playbook, &[batch], Compat::Spec);
+    assert_eq!(outcome.accepted().count(), 1);
+    let fields: Vec<&str> = outcome.losses.iter().map(|l| l.field.as_ref()).collect();
+    assert_eq!(fields, ["evidence", "extra.justification"]);
+    assert!(!text.contains("seen in two runs") && !text.contains("run 12"));
+    let format = Format::from_name("skill-json").expect("a format");
+    let report = ace_check::validate(format, &text, &ace_lint::Options::default());
+    assert!(!report.iter().any(|d| d.code == "ACE035"), "{report:#?}");
+}
+
+#[test]
 fn a_patch_on_a_stale_sequence_is_a_conflict_unless_it_commutes() {
     let doc = r#"{
   "vAgendaInfo": {"version": "0.2"},

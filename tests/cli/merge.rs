@@ -592,3 +592,40 @@ fn two_branches_adding_one_new_id_merge_with_both_bullets() {
         }
     }
 }
+
+#[test]
+fn a_skill_bullet_theirs_added_is_merged_as_it_was_written() {
+    // Branch b adds a bullet with what real files hold and the bullet
+    // schema refuses (an author outside its enum, a key of its own,
+    // evidence as text): a merge carries it as b wrote it.
+    let added = r#"    {
+      "id": "bullet-2025-10-25-002",
+      "content": "Keep functions small enough to read at once.",
+      "tags": ["style"],
+      "author": "seed",
+      "origin": "hand-written",
+      "evidence": ["review of PR 12"],
+      "helpful_count": 0,
+      "harmful_count": 0
+    }
+  ],"#;
+    let base = SKILL_JSON.base;
+    let a = base.replace(r#""helpful_count": 1"#, r#""helpful_count": 2"#);
+    let b = base.replacen("    }\n  ],", &format!("    }},\n{added}"), 1);
+    assert_ne!(b, base);
+    let dir = repo(SKILL_JSON.file, base, &a, &b);
+    let merged = merge_cleanly(dir.path(), SKILL_JSON.file);
+    let text = std::fs::read_to_string(&merged).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let bullets = doc["bullets"].as_array().unwrap();
+    assert_eq!(bullets[0]["helpful_count"], 2, "{text}");
+    let new = &bullets[1];
+    assert_eq!(new["author"], "seed", "{text}");
+    assert_eq!(new["origin"], "hand-written", "{text}");
+    assert_eq!(
+        new["evidence"],
+        serde_json::json!(["review of PR 12"]),
+        "{text}"
+    );
+    assert!(new.get("title").is_none(), "{text}");
+}

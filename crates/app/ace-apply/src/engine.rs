@@ -46,6 +46,9 @@ pub struct Outcome {
     /// The playbook as it was, as far as writing the change over its file
     /// needs (what `PlaybookFormat::rewrite` takes).
     pub before: ace_model::Before,
+    /// What the format took off the entries the deltas added, because its
+    /// schema refuses it there.
+    pub losses: Vec<ace_model::LossEntry>,
 }
 
 impl Outcome {
@@ -1099,8 +1102,8 @@ pub fn apply(
         saved,
         ..
     } = st;
-    if let Some(complete) = curation.complete_new {
-        complete(pb, added.iter_mut().map(|(_, e)| e).collect());
+    if let Some(complete) = curation.complete_new.filter(|_| !opts.verbatim) {
+        out.losses = complete(pb, added.iter_mut().map(|(_, e)| e).collect());
     }
     let removed = rebuild(pb, added, &gone_old, &gone_new, curation.ids.ordered);
     originals.extend(removed.into_iter().filter(|(i, _)| !saved.contains(i)));

@@ -116,4 +116,8 @@ pub struct Options {
     pub append_only: bool,
     /// RFC 3339, for the timestamps a delta's spec sets.
     pub now: String,
+    /// The deltas carry entries of another copy of the same file (a
+    /// merge's): what they add is kept as it is, not completed to the
+    /// format's schema (`Curation::complete_new`).
+    pub verbatim: bool,
 }

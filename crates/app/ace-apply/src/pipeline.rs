@@ -116,8 +116,9 @@ pub struct Applied<'a> {
     pub files: Vec<DeltaFile<'a>>,
     pub outcome: Outcome,
     pub output: Output,
-    /// What a splice could not hold; a whole write reports its losses as
-    /// it writes.
+    /// What the format took off the entries the deltas added and what a
+    /// splice could not hold; a whole write reports its losses as it
+    /// writes.
     pub splice_losses: Vec<LossEntry>,
     /// What `--dedup` and `--prune` did.
     pub curated: Curated,
@@ -543,7 +544,8 @@ pub fn apply_to<'a, 'b>(
         let (spliced, escapes) = format.text_safe(&playbook);
         match format.imp().rewrite(text, &outcome.before, &spliced, &wctx) {
             Some((edits, report)) => {
-                let mut losses = report.losses;
+                let mut losses = outcome.losses.clone();
+                losses.extend(report.losses);
                 losses.extend(escapes);
                 (Output::Spliced(edits), losses)
             }
@@ -591,10 +593,12 @@ impl<'a> Applied<'a> {
             },
             Output::Whole => {
                 let files = ace_registry::write_files(self.format, &self.playbook, &self.wctx);
+                let mut losses = self.outcome.losses.clone();
+                losses.extend(files.losses);
                 Texts {
                     main: files.main,
                     companion: files.companion,
-                    losses: files.losses,
+                    losses,
                 }
             }
         }
@@ -710,6 +714,9 @@ impl<'a> Applied<'a> {
         let io = |p: &std::path::Path, e: std::io::Error| Stop::Usage(ace_model::Error::io(p, e));
         let edits = match &self.output {
             Output::Whole => {
+                if !self.outcome.losses.is_empty() {
+                    on_losses(&self.outcome.losses, self.format.name());
+                }
                 ace_registry::convert::write_output(
                     &self.playbook,
                     self.format,

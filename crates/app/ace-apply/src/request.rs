@@ -96,6 +96,7 @@ impl Request {
                 compat: self.compat,
                 append_only: self.append_only,
                 now,
+                verbatim: false,
             },
         };
         Ok(Ready {

@@ -189,6 +189,7 @@ fn prune_plan(
             compat: ace_apply::Compat::Spec,
             append_only: false,
             now: "1970-01-01T00:00:00Z".to_owned(),
+            verbatim: false,
         },
     };
     let curate = ace_apply::Curate {

@@ -11,6 +11,10 @@ pub use ace_model::mint::IdScheme;
 /// The pairs of entry IDs a playbook keeps apart on purpose.
 pub type KeptApart = fn(&ace_model::Playbook) -> Vec<(String, String)>;
 
+/// Completes the entries a delta added to a playbook; returns what it
+/// took off them.
+pub type CompleteNew = fn(&Playbook, Vec<&mut ace_model::Entry>) -> Vec<ace_model::LossEntry>;
+
 /// What the curator needs of a format's files.
 #[derive(Clone, Copy, Default)]
 pub struct Curation {
@@ -45,9 +49,10 @@ pub struct Curation {
     /// `ace-apply --emit-delta` writes unless told otherwise.
     pub dialect: Option<&'static str>,
     /// Fills in what this format requires of the entries a delta added
-    /// and the delta did not give (the skill's title and tags), changing
-    /// nothing they have.
-    pub complete_new: Option<fn(&Playbook, Vec<&mut ace_model::Entry>)>,
+    /// and the delta did not give (the skill's title and tags), and takes
+    /// off what the format's schema refuses on them (another producer's
+    /// fields), returning what it took as losses.
+    pub complete_new: Option<CompleteNew>,
 }
 
 impl std::fmt::Debug for Curation {

@@ -176,6 +176,14 @@ fn entry(e: &mut Entry, table: &HashSet<String>, losses: &mut Vec<LossEntry>) {
     for (field, name) in [("created_at", "created"), ("updated_at", "last_updated")] {
         timestamp(e, field, name, id, losses);
     }
+    unfit(e, id, losses);
+}
+
+/// Takes off `e` what the bullet schema refuses, each reported: evidence
+/// that is not a `{type, ref}` object of a known type, extra keys that are
+/// not the schema's own; a status outside its enum is written as the
+/// closest one in it.
+fn unfit(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
     if let Some(items) = e.evidence.take() {
         let (kept, lost): (Vec<Evidence>, Vec<Evidence>) =
             items.into_iter().partition(evidence_fits);
@@ -367,12 +375,17 @@ fn derived_tags(e: &Entry) -> Vec<String> {
 /// The bullets a delta added, given what the bullet schema requires and
 /// the delta did not: a title from the content ([`title_of`]) and, with
 /// no tags, [`derived_tags`], unless the file keeps its section table and
-/// so tags the bullet with its section. Nothing they have is changed: tags
-/// outside the schema's alphabet stay as the delta wrote them, and are
-/// reported.
-pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) {
+/// so tags the bullet with its section. What the schema refuses and
+/// another producer's delta gave (kayba's `justification`, evidence as
+/// text) is taken off as a conversion takes it ([`unfit`]) and returned as
+/// losses. Tags outside the schema's alphabet stay as the delta wrote
+/// them, and are reported.
+pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) -> Vec<LossEntry> {
     let tagged_by_section = crate::layout::sections_kept(pb);
+    let mut losses = Vec::new();
     for e in added {
+        let id = e.id.clone();
+        unfit(e, &id, &mut losses);
         if e.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
             e.title = Some(title_of(&e.content));
         }
@@ -381,6 +394,7 @@ pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) {
             e.tags = Some(derived_tags(e));
         }
     }
+    losses
 }
 
 /// `s` in the tag alphabet: lower-cased, runs of other characters as one

@@ -84,6 +84,7 @@ pub fn merge_file(
     let p = plan_with(base.playbook, ours.playbook, theirs.playbook, &fresh);
     let apply_opts = Options {
         now: opts.now.clone(),
+        verbatim: true,
         ..Options::default()
     };
     // `deltas` applied to one side and written over its text, as

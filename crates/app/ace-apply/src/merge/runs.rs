@@ -55,6 +55,7 @@ pub fn merge_runs(
 ) -> MergedRuns {
     let opts = Options {
         now: now.to_owned(),
+        verbatim: true,
         ..Options::default()
     };
     let curation = format.imp().curation(base);
