@@ -176,14 +176,16 @@ fn entry(e: &mut Entry, table: &HashSet<String>, losses: &mut Vec<LossEntry>) {
     for (field, name) in [("created_at", "created"), ("updated_at", "last_updated")] {
         timestamp(e, field, name, id, losses);
     }
-    unfit(e, id, losses);
+    unfit(e, id, false, losses);
 }
 
 /// Takes off `e` what the bullet schema refuses, each reported: evidence
 /// that is not a `{type, ref}` object of a known type, extra keys that are
-/// not the schema's own; a status outside its enum is written as the
-/// closest one in it.
-fn unfit(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
+/// not the schema's own. Unless `added` (an entry a delta added, whose own
+/// keys are kept as another copy of the file may hold them), an own key
+/// with a value outside the schema goes too, and a status outside its enum
+/// is written as the closest one in it.
+fn unfit(e: &mut Entry, id: &str, added: bool, losses: &mut Vec<LossEntry>) {
     if let Some(items) = e.evidence.take() {
         let (kept, lost): (Vec<Evidence>, Vec<Evidence>) =
             items.into_iter().partition(evidence_fits);
@@ -203,7 +205,7 @@ fn unfit(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
             e.evidence = Some(kept);
         }
     }
-    if let Some(Status::Quarantined | Status::Other(_)) = &e.status {
+    if let (false, Some(Status::Quarantined | Status::Other(_))) = (added, &e.status) {
         let from = e.status.clone().map(String::from).unwrap_or_default();
         let to = skill_status(&from);
         e.status = Some(Status::Other(to.to_owned()));
@@ -220,6 +222,7 @@ fn unfit(e: &mut Entry, id: &str, losses: &mut Vec<LossEntry>) {
         let dropped: Vec<(String, &'static str)> = e
             .extra
             .iter()
+            .filter(|(k, _)| !added || !DEFAULT_ORDER.contains(&k.as_str()))
             .filter_map(|(k, v)| extra_problem(k, v).map(|why| (k.to_string(), why)))
             .collect();
         for (key, why) in dropped {
@@ -385,7 +388,7 @@ pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) -> Vec<LossEntry> {
     let mut losses = Vec::new();
     for e in added {
         let id = e.id.clone();
-        unfit(e, &id, &mut losses);
+        unfit(e, &id, true, &mut losses);
         if e.title.as_deref().is_none_or(|t| t.trim().is_empty()) {
             e.title = Some(title_of(&e.content));
         }
