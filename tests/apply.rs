@@ -355,6 +355,45 @@ fn a_new_skill_bullet_drops_what_its_schema_refuses_and_says_so() {
 }
 
 #[test]
+fn an_update_keeps_off_a_skill_bullet_what_its_schema_refuses_and_says_so() {
+    let playbook = fixture("apply/skill-playbook.json");
+    let legacy = r#"{"reasoning": "r", "operations": [{"type": "UPDATE", "section": "api", "skill_id": "bullet-2025-10-25-001", "content": "Retry idempotent HTTP calls with backoff on 429 and 503.", "justification": "seen in two runs", "evidence": "run 12"}]}"#;
+    let current = r#"{"reasoning": "r", "operations": [{"type": "UPDATE", "section": "api", "skill_id": "bullet-2025-10-25-002", "insight": "Pin the container image by digest, not by tag.", "issue": "a tag moved under us"}]}"#;
+    let format = Format::from_name("skill-json").expect("a format");
+    for (batch, taken, gone) in [
+        (
+            legacy,
+            vec!["extra.justification", "evidence"],
+            "seen in two runs",
+        ),
+        (current, vec!["extra.issue"], "a tag moved under us"),
+    ] {
+        let (text, outcome) = apply("skill-json", &playbook, &[batch], Compat::Spec);
+        assert_eq!(outcome.accepted().count(), 1);
+        let fields: Vec<&str> = outcome.losses.iter().map(|l| l.field.as_ref()).collect();
+        assert_eq!(fields, taken);
+        assert!(!text.contains(gone) && !text.contains("run 12"), "{text}");
+        let report = ace_check::validate(format, &text, &ace_lint::Options::default());
+        assert!(!report.iter().any(|d| d.code == "ACE035"), "{report:#?}");
+        let before: Value = serde_json::from_str(&playbook).unwrap();
+        let after: Value = serde_json::from_str(&text).unwrap();
+        let evidence = |v: &Value| {
+            v["bullets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["evidence"].clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            evidence(&before),
+            evidence(&after),
+            "the bullets keep their evidence"
+        );
+    }
+}
+
+#[test]
 fn a_patch_on_a_stale_sequence_is_a_conflict_unless_it_commutes() {
     let doc = r#"{
   "vAgendaInfo": {"version": "0.2"},

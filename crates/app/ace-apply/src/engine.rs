@@ -175,6 +175,8 @@ struct State<'p> {
     /// Old entries as they were before their first change.
     originals: Vec<(usize, Entry)>,
     saved: HashSet<usize>,
+    /// What the format's schema refused of the fields deltas set.
+    refused: Vec<ace_model::LossEntry>,
 }
 
 fn key_of(e: &Entry) -> String {
@@ -773,9 +775,15 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                     continue;
                 };
                 let holds_provenance = st.curation.provenance;
+                let refuse = st.curation.refuse_set.filter(|_| !st.opts.verbatim);
+                let mut refused = Vec::new();
                 let e = st.entry_mut(s);
                 for f in fields.iter() {
                     if f == "id" {
+                        continue;
+                    }
+                    if let Some(loss) = refuse.and_then(|refuse| refuse(e, from, f)) {
+                        refused.push(loss);
                         continue;
                     }
                     if f == "provenance" {
@@ -797,6 +805,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 if !holds_provenance {
                     e.provenance = None;
                 }
+                st.refused.append(&mut refused);
                 st.by_key = None;
                 // A change that says when it was made keeps that time.
                 if !fields.iter().any(|f| f == "updated_at") {
@@ -1069,6 +1078,7 @@ pub fn apply(
         logged: Vec::new(),
         originals: Vec::new(),
         saved: HashSet::new(),
+        refused: Vec::new(),
         heads,
         raw_events: Vec::new(),
     };
@@ -1100,10 +1110,13 @@ pub fn apply(
         gone_old,
         gone_new,
         saved,
+        refused,
         ..
     } = st;
+    out.losses = refused;
     if let Some(complete) = curation.complete_new.filter(|_| !opts.verbatim) {
-        out.losses = complete(pb, added.iter_mut().map(|(_, e)| e).collect());
+        out.losses
+            .extend(complete(pb, added.iter_mut().map(|(_, e)| e).collect()));
     }
     let removed = rebuild(pb, added, &gone_old, &gone_new, curation.ids.ordered);
     originals.extend(removed.into_iter().filter(|(i, _)| !saved.contains(i)));

@@ -15,6 +15,11 @@ pub type KeptApart = fn(&ace_model::Playbook) -> Vec<(String, String)>;
 /// took off them.
 pub type CompleteNew = fn(&Playbook, Vec<&mut ace_model::Entry>) -> Vec<ace_model::LossEntry>;
 
+/// Whether a format's schema refuses a field a delta sets (the field's
+/// name, as `Change::Set` gives it) from an entry (the second) on an entry
+/// the file holds (the first): the loss to report when it does.
+pub type RefuseSet = fn(&ace_model::Entry, &ace_model::Entry, &str) -> Option<ace_model::LossEntry>;
+
 /// What the curator needs of a format's files.
 #[derive(Clone, Copy, Default)]
 pub struct Curation {
@@ -53,6 +58,10 @@ pub struct Curation {
     /// off what the format's schema refuses on them (another producer's
     /// fields), returning what it took as losses.
     pub complete_new: Option<CompleteNew>,
+    /// Names the fields a delta sets on an entry the file holds that the
+    /// format's schema refuses (another producer's fields): the entry
+    /// keeps what it had, and each is reported as a loss.
+    pub refuse_set: Option<RefuseSet>,
 }
 
 impl std::fmt::Debug for Curation {
@@ -65,6 +74,7 @@ impl std::fmt::Debug for Curation {
             .field("line_based", &self.line_based)
             .field("ledger", &self.ledger.is_some())
             .field("complete_new", &self.complete_new.is_some())
+            .field("refuse_set", &self.refuse_set.is_some())
             .finish()
     }
 }

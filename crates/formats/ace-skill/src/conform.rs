@@ -400,6 +400,48 @@ pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) -> Vec<LossEntry> {
     losses
 }
 
+/// A field a delta sets on a bullet the file holds that the bullet schema
+/// refuses: a key of another producer's that the bullet does not hold
+/// already (kayba's `justification` and `issue`), or evidence the skill
+/// cannot hold. The bullet keeps what it had; a key it holds already, the
+/// schema's or not, takes the delta's value, so a diff between two skill
+/// files applies back.
+pub fn refuse_set(to: &Entry, from: &Entry, field: &str) -> Option<LossEntry> {
+    let mut losses = Vec::new();
+    if field == "evidence" {
+        let lost = from
+            .evidence
+            .iter()
+            .flatten()
+            .filter(|ev| !evidence_fits(ev))
+            .count();
+        if lost > 0 {
+            losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(&to.id),
+                "evidence",
+                format!(
+                    "{lost} evidence item(s) are not `{{type, ref}}` objects with a type the skill knows ({}); the bullet keeps its evidence",
+                    EVIDENCE_TYPES.join(", ")
+                ),
+            );
+        }
+    } else if let Some(key) = field.strip_prefix("extra.") {
+        if from.extra.contains_key(key)
+            && !to.extra.contains_key(key)
+            && !DEFAULT_ORDER.contains(&key)
+        {
+            losses.lose(
+                &rules::DROPPED_FIELD,
+                Some(&to.id),
+                field.to_owned(),
+                "the bullet schema allows no keys but its own",
+            );
+        }
+    }
+    losses.pop()
+}
+
 /// `s` in the tag alphabet: lower-cased, runs of other characters as one
 /// `-`, none at either end.
 pub(crate) fn slug(s: &str) -> String {

@@ -119,6 +119,7 @@ impl PlaybookFormat for SkillJson {
             ledger: Some(&LEDGER),
             dialect: Some("skill-delta"),
             complete_new: Some(crate::conform::complete_new),
+            refuse_set: Some(crate::conform::refuse_set),
             ..Curation::default()
         }
     }

@@ -152,6 +152,7 @@ impl Schema {
             appends: false,
             dialect: None,
             complete_new: None,
+            refuse_set: None,
         }
     }
 }
