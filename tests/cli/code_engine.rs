@@ -51,6 +51,19 @@ fn node_prints(text: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `ace-cli export > playbook.json` is how an export is saved: its root
+/// says what it is, and that outweighs a name the skill's files share.
+#[test]
+fn an_export_saved_as_playbook_json_reads_as_an_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("playbook.json");
+    std::fs::copy(fixture("export.json"), &export).unwrap();
+    cmd("ace-validate").arg(&export).assert().success();
+    let e = crate::entries_of(&export);
+    assert_eq!(e.len(), 3);
+    assert_eq!(e[2]["section"], "troubleshooting_and_pitfalls");
+}
+
 #[test]
 #[ignore = "needs node"]
 fn an_export_reads_with_every_pattern_and_rewrites_as_node_prints_it() {

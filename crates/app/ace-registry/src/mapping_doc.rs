@@ -56,7 +56,9 @@ format's schema (ACE035, ACE048, ACE049) was read and is converted, with the fin
 printed.\n\n\
 **The format of an input** is `--from` when given; else the root of a JSON document decides \
 when it declares its format (`vAgendaInfo`, `vContextInfo`, the canonical tag, a skillbook's \
-`skills` object, v2's among them, or its pre-0.7 `bullets` object beside `sections` or `next_id`); else the \
+`skills` object, v2's among them, or its pre-0.7 `bullets` object beside `sections` or `next_id`, \
+a Code Engine export's `playbook` object of its sections, a DannyMac180/ACE dump's bullets with \
+the keys only its bullets have); else the \
 name (`playbook.json` and `*.playbook.json` are skill-json; `AGENTS.md`, `AGENT.md` and \
 `AGENTS.archive.md` agents-md; `*.tron` TRON; `*.vagenda.json`, `*.vcontext.json` vAgenda; \
 a `.json` name with `skillbook` in it the skillbook); else the top-level shape (a stray key \

@@ -25,12 +25,14 @@ impl PlaybookFormat for Export {
         &["json"]
     }
 
-    /// `playbook`, an object holding one of the server's four sections.
+    /// `playbook`, an object holding one of the server's four sections: a
+    /// root no other format has, which outweighs the name an export is
+    /// saved under (`ace-cli export > playbook.json`).
     fn sniff(&self, input: &Sniff<'_>) -> Option<Confidence> {
         (input.syntax() == Syntax::Json
             && input.top_opens("playbook") == Some(b'{')
             && crate::sniff(input.text))
-        .then_some(Confidence::Marker)
+        .then_some(Confidence::Declared)
     }
 
     fn read(&self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
