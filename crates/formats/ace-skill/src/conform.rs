@@ -194,11 +194,7 @@ fn unfit(e: &mut Entry, id: &str, added: bool, losses: &mut Vec<LossEntry>) {
                 &rules::DROPPED_FIELD,
                 Some(id),
                 "evidence",
-                format!(
-                    "{} evidence item(s) are not `{{type, ref}}` objects with a type the skill knows ({}); not written",
-                    lost.len(),
-                    EVIDENCE_TYPES.join(", ")
-                ),
+                unfit_evidence(lost.len(), "not written"),
             );
         }
         if !kept.is_empty() || lost.is_empty() {
@@ -407,39 +403,36 @@ pub fn complete_new(pb: &Playbook, added: Vec<&mut Entry>) -> Vec<LossEntry> {
 /// schema's or not, takes the delta's value, so a diff between two skill
 /// files applies back.
 pub fn refuse_set(to: &Entry, from: &Entry, field: &str) -> Option<LossEntry> {
-    let mut losses = Vec::new();
-    if field == "evidence" {
+    let why: std::borrow::Cow<'static, str> = if field == "evidence" {
         let lost = from
             .evidence
             .iter()
             .flatten()
             .filter(|ev| !evidence_fits(ev))
             .count();
-        if lost > 0 {
-            losses.lose(
-                &rules::DROPPED_FIELD,
-                Some(&to.id),
-                "evidence",
-                format!(
-                    "{lost} evidence item(s) are not `{{type, ref}}` objects with a type the skill knows ({}); the bullet keeps its evidence",
-                    EVIDENCE_TYPES.join(", ")
-                ),
-            );
+        (lost > 0).then(|| unfit_evidence(lost, "the bullet keeps its evidence").into())?
+    } else {
+        let key = field.strip_prefix("extra.")?;
+        if to.extra.contains_key(key) || DEFAULT_ORDER.contains(&key) {
+            return None;
         }
-    } else if let Some(key) = field.strip_prefix("extra.") {
-        if from.extra.contains_key(key)
-            && !to.extra.contains_key(key)
-            && !DEFAULT_ORDER.contains(&key)
-        {
-            losses.lose(
-                &rules::DROPPED_FIELD,
-                Some(&to.id),
-                field.to_owned(),
-                "the bullet schema allows no keys but its own",
-            );
-        }
-    }
-    losses.pop()
+        extra_problem(key, from.extra.get(key)?)?.into()
+    };
+    Some(LossEntry::new(
+        &rules::DROPPED_FIELD,
+        Some(&to.id),
+        field.to_owned(),
+        why,
+    ))
+}
+
+/// Why evidence items the skill cannot hold are lost, and what became of
+/// them.
+fn unfit_evidence(lost: usize, then: &str) -> String {
+    format!(
+        "{lost} evidence item(s) are not `{{type, ref}}` objects with a type the skill knows ({}); {then}",
+        EVIDENCE_TYPES.join(", ")
+    )
 }
 
 /// `s` in the tag alphabet: lower-cased, runs of other characters as one
