@@ -99,6 +99,34 @@ fn a_commit_message_is_never_an_option_or_a_row() {
     assert_eq!(html.matches("did not read").count(), 0, "{html}");
 }
 
+/// A delta's file name and IDs reach the terminal as text: an escape
+/// sequence in them is shown, not run.
+#[test]
+fn ace_apply_shows_a_control_character_in_a_name_or_id_and_never_sends_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    let name = "-e\u{1b}[31mvil\".json";
+    let delta = r#"{"id": "d\u001b[2J1", "operations": [{"op": "incrementCounter", "entryId": "str-00001", "delta": {"helpfulCount": 1}}]}"#;
+    std::fs::write(d.join(name), delta).unwrap();
+    let out = tool("ace-apply")
+        .current_dir(d)
+        .args(["pb.md", "-o", "out.md", "--", name])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(
+        err.contains("-e[U+001B][31mvil\".json:1:1: applied"),
+        "{err}"
+    );
+    assert!(std::fs::read_to_string(d.join("out.md"))
+        .unwrap()
+        .contains("helpful=2"));
+}
+
 /// Names git would quote, and names that are pathspec patterns, are read
 /// as the file they name and no other.
 #[test]

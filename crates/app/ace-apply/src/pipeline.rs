@@ -645,6 +645,8 @@ impl<'a> Applied<'a> {
     /// A line per delta (`FILE:LINE:COL: applied ID (N changes)` or
     /// `rejected ID (REASON): message`), the IDs given to new entries,
     /// what `--prune` deprecated, and a summary; `prog` names the tool.
+    /// File names, IDs and messages come from the files: a control
+    /// character in them is shown as `[U+XXXX]`, never sent to a terminal.
     pub fn report_text(&self, prog: &str) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
@@ -695,7 +697,7 @@ impl<'a> Applied<'a> {
                 self.refused()
             );
         }
-        out
+        ace_model::controls::visible(&out).into_owned()
     }
 
     /// Writes the playbook's files to `dest`: the file's own bytes or the
