@@ -503,6 +503,37 @@ fn the_format_comes_from_the_name_and_the_top_level_shape() {
     assert!(written["vAgendaInfo"].is_object(), "{written}");
 }
 
+/// A text extension does not make a JSON document prose: a skill playbook
+/// saved as `.txt` or `.md` reads as the skill playbook it is, the same
+/// entries `--from skill-json` gives, rather than one description.
+#[test]
+fn a_json_playbook_under_a_text_name_reads_as_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = curator_fixture("skill-json/gen1-python.json");
+    let canonical = |path: &std::path::Path, from: Option<&str>| -> serde_json::Value {
+        let mut cmd = convert();
+        cmd.arg(path).args(["--to", "json"]);
+        if let Some(from) = from {
+            cmd.args(["--from", from]);
+        }
+        let out = cmd.assert().success().get_output().stdout.clone();
+        serde_json::from_slice(&out).unwrap()
+    };
+    let want = canonical(&skill, Some("skill-json"))["playbook"]["entries"].clone();
+    assert!(want.as_array().unwrap().len() > 1, "{want}");
+    for name in ["saved.txt", "saved.md"] {
+        let path = dir.path().join(name);
+        std::fs::copy(&skill, &path).unwrap();
+        let got = canonical(&path, None);
+        assert_eq!(got["playbook"]["entries"], want, "{name}");
+    }
+    // Prose that opens with a bracket is still prose.
+    let prose = dir.path().join("notes.txt");
+    std::fs::write(&prose, "[str-00001] helpful=1 harmful=0 :: Check inputs.\n").unwrap();
+    let got = canonical(&prose, None);
+    assert_eq!(got["playbook"]["entries"][0]["id"], "str-00001", "{got}");
+}
+
 /// A large `.json` file is read as its head says, then as what its root
 /// keys say when a key after the head changes the format: the output is
 /// the one `--from` gives.

@@ -156,7 +156,11 @@ impl<'a> Sniff<'a> {
 
     pub fn syntax(&self) -> Syntax {
         *self.syntax.get_or_init(|| {
-            if let Some(syntax) = self.syntax_of_name() {
+            let by_name = self.syntax_of_name();
+            // A text extension names no structure: a `.txt` or `.md` file
+            // that is one whole JSON document (an export saved under the
+            // wrong name) is JSON, not prose to fold into a description.
+            if let Some(syntax) = by_name.filter(|s| *s != Syntax::Text) {
                 return syntax;
             }
             let trimmed = self.text.trim_start_matches('\u{feff}').trim_start();
@@ -164,7 +168,7 @@ impl<'a> Sniff<'a> {
                 && serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok()
             {
                 Syntax::Json
-            } else if trimmed.starts_with("class ") {
+            } else if by_name.is_none() && trimmed.starts_with("class ") {
                 Syntax::Tron
             } else {
                 Syntax::Text
