@@ -166,8 +166,10 @@ def apply(
 ) -> Any:
     """``deltas`` (texts of any delta dialect) applied to the playbook, as
     ``ace-apply`` applies them: the new text, and the curator's report
-    ``{"accepted": [...], "rejected": [{"id", "reason", "message"}]}``;
-    with ``companion`` (an AGENTS.md's ``playbook.yaml`` text), the new
+    ``{"accepted": [...], "rejected": [{"id", "reason", "message"}]}``
+    (and ``"passed_over": [{"id", "operation", "target"}]`` when an
+    operation named an entry the playbook lacks and its dialect passes it
+    over); with ``companion`` (an AGENTS.md's ``playbook.yaml`` text), the new
     companion text as a third item.
 
     Each delta is applied whole or refused; ``now`` (RFC 3339) is the time

@@ -350,3 +350,56 @@ fn a_kayba_add_writes_the_markdown_specs_line() {
         assert!(spec.is_match(line), "{line:?} in\n{text}");
     }
 }
+
+/// kayba passes over an operation on a skill its skillbook lacks, and so
+/// does ace-apply; the report names what was passed over, in text and in
+/// JSON, rather than counting one change for a batch of two.
+#[test]
+fn an_operation_passed_over_is_named_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = write(
+        dir.path(),
+        "skillbook.json",
+        r#"{"skills": {"general-00001": {"id": "general-00001", "section": "general", "content": "Check inputs.", "helpful": 1, "harmful": 0, "neutral": 0}}, "sections": {"general": ["general-00001"]}, "next_id": 1}"#,
+    );
+    let batch = write(
+        dir.path(),
+        "batch.json",
+        r#"{"reasoning": "r", "operations": [
+  {"type": "TAG", "section": "general", "skill_id": "general-00009", "metadata": {"helpful": 1}},
+  {"type": "TAG", "section": "general", "skill_id": "general-00001", "metadata": {"helpful": 1}}
+]}"#,
+    );
+    let out = apply()
+        .arg(&book)
+        .arg(&batch)
+        .args(["-o", "-", "--report", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let report: serde_json::Value = stderr
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON report in {stderr}"));
+    assert_eq!(
+        report["passed_over"],
+        serde_json::json!([{"id": "#1", "operation": "count", "target": "general-00009"}]),
+        "{stderr}"
+    );
+    let book_out: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(book_out["skills"]["general-00001"]["helpful"], 2);
+    apply()
+        .arg(&book)
+        .arg(&batch)
+        .args(["-o", "-"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "applied #1 (1 change)",
+        ))
+        .stderr(predicate::str::contains(
+            "ace-apply: #1: passed over `count` on `general-00009`, which the playbook does not have",
+        ));
+}

@@ -33,6 +33,16 @@ pub struct Verdict {
     pub applied: usize,
 }
 
+/// An operation passed over: the entry it names is not in the playbook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passed {
+    /// The delta's label, as its [`Verdict`]'s `id`.
+    pub delta: String,
+    /// The canonical operation (`count`, `set`, ...).
+    pub operation: &'static str,
+    pub target: Target,
+}
+
 /// What applying a batch did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
@@ -43,6 +53,9 @@ pub struct Outcome {
     /// IDs given to new entries that came without one, or whose own was
     /// taken: `(delta label, new id)`.
     pub minted: Vec<(String, String)>,
+    /// Operations on an entry the playbook does not have, passed over as
+    /// their dialect's rules say (`Rules::skip_unknown_ids`).
+    pub passed_over: Vec<Passed>,
     /// The playbook as it was, as far as writing the change over its file
     /// needs (what `PlaybookFormat::rewrite` takes).
     pub before: ace_model::Before,
@@ -67,7 +80,9 @@ impl Outcome {
         self.accepted().any(|v| v.applied > 0) || self.curated
     }
 
-    /// the curator spec's report: `{accepted: [id], rejected: [{id, reason, message}]}`.
+    /// the curator spec's report: `{accepted: [id], rejected: [{id, reason, message}]}`,
+    /// and `passed_over: [{id, operation, target}]` when an operation named
+    /// an entry the playbook does not have and its dialect passes it over.
     pub fn report_json(&self) -> serde_json::Value {
         let accepted: Vec<_> = self.accepted().map(|v| v.id.clone()).collect();
         let rejected: Vec<_> = self
@@ -81,7 +96,21 @@ impl Outcome {
                 }))
             })
             .collect();
-        serde_json::json!({ "accepted": accepted, "rejected": rejected })
+        let mut report = serde_json::json!({ "accepted": accepted, "rejected": rejected });
+        if !self.passed_over.is_empty() {
+            report["passed_over"] = self
+                .passed_over
+                .iter()
+                .map(|p| {
+                    let (key, name) = match &p.target {
+                        Target::Id(id) => ("target", id),
+                        Target::Key(k) => ("target_key", k),
+                    };
+                    serde_json::json!({ "id": p.delta, "operation": p.operation, key: name })
+                })
+                .collect();
+        }
+        report
     }
 
     /// [`Outcome::report_json`], with the delta files that could not be
@@ -166,6 +195,7 @@ struct State<'p> {
     applied_ids: Option<HashSet<String>>,
     sequence: Option<i64>,
     minted: Vec<(String, String)>,
+    passed_over: Vec<Passed>,
     logged: Vec<AppliedDelta>,
     /// The last event of each target of an event-log playbook, as the
     /// batch moves them on.
@@ -224,6 +254,21 @@ impl<'p> State<'p> {
             self.by_key = Some(m);
         }
         self.by_key.as_mut().expect("built above")
+    }
+
+    /// [`State::find`] for an operation of a dialect that passes over an
+    /// ID the playbook lacks (as kayba's `apply_update` does): what was
+    /// passed over is said in the report, not lost without a word.
+    fn find_or_pass(&mut self, t: &Target, op: &'static str, label: &str) -> Option<Slot> {
+        let found = self.find(t);
+        if found.is_none() {
+            self.passed_over.push(Passed {
+                delta: label.to_owned(),
+                operation: op,
+                target: t.clone(),
+            });
+        }
+        found
     }
 
     fn find(&mut self, t: &Target) -> Option<Slot> {
@@ -708,6 +753,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
     st.added.reserve(adds);
     for mut op in ops {
         count += 1;
+        let name = op.change.name();
         match &mut op.change {
             Change::Add(e) => {
                 let mut e = std::mem::take(e);
@@ -770,7 +816,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 from,
                 fields,
             } => {
-                let Some(s) = st.find(target) else {
+                let Some(s) = st.find_or_pass(target, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -814,7 +860,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 touched.push(s);
             }
             Change::Replace { target, entry } => {
-                let Some(s) = st.find(target) else {
+                let Some(s) = st.find_or_pass(target, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -835,7 +881,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 harmful,
                 neutral,
             } => {
-                let Some(s) = st.find(target) else {
+                let Some(s) = st.find_or_pass(target, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -863,7 +909,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 field,
                 values,
             } => {
-                let Some(s) = st.find(target) else {
+                let Some(s) = st.find_or_pass(target, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -883,7 +929,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 touched.push(s);
             }
             Change::Deprecate { target, reason } => {
-                let Some(s) = st.find(target) else {
+                let Some(s) = st.find_or_pass(target, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -906,7 +952,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 merged,
                 content,
             } => {
-                let Some(k) = st.find(keep) else {
+                let Some(k) = st.find_or_pass(keep, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -964,7 +1010,7 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 touched.push(k);
             }
             Change::Remove { target } => {
-                let Some(s) = st.find(target) else {
+                let Some(s) = st.find_or_pass(target, name, label) else {
                     count -= 1;
                     continue;
                 };
@@ -1075,6 +1121,7 @@ pub fn apply(
         applied_ids: None,
         sequence: sequence_before,
         minted: Vec::new(),
+        passed_over: Vec::new(),
         logged: Vec::new(),
         originals: Vec::new(),
         saved: HashSet::new(),
@@ -1101,6 +1148,7 @@ pub fn apply(
     }
     let sequence = st.sequence;
     out.minted = std::mem::take(&mut st.minted);
+    out.passed_over = std::mem::take(&mut st.passed_over);
     let logged = std::mem::take(&mut st.logged);
     let raw_events = std::mem::take(&mut st.raw_events);
     let mut originals = std::mem::take(&mut st.originals);

@@ -28,7 +28,7 @@ use ace_model::delta::Delta;
 use ace_registry::{DeltaDialect, DeltaError, Registry};
 
 pub use ace_model::delta::{Change, Op, Reason, Refusal, Rules, Target};
-pub use engine::{apply, Outcome, Verdict};
+pub use engine::{apply, Outcome, Passed, Verdict};
 pub use pipeline::{
     apply_to, run, run_curated, run_rows, unified, Applied, Curate, CurateArgs, Curated, DeltaFile,
     DeltaSource, Output, RunOptions, Subject, Texts,

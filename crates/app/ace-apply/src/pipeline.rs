@@ -643,8 +643,9 @@ impl<'a> Applied<'a> {
     }
 
     /// A line per delta (`FILE:LINE:COL: applied ID (N changes)` or
-    /// `rejected ID (REASON): message`), the IDs given to new entries,
-    /// what `--prune` deprecated, and a summary; `prog` names the tool.
+    /// `rejected ID (REASON): message`), the IDs given to new entries, the
+    /// operations passed over, what `--prune` deprecated, and a summary;
+    /// `prog` names the tool.
     /// File names, IDs and messages come from the files: a control
     /// character in them is shown as `[U+XXXX]`, never sent to a terminal.
     pub fn report_text(&self, prog: &str) -> String {
@@ -687,6 +688,13 @@ impl<'a> Applied<'a> {
         }
         for (label, id) in &self.outcome.minted {
             let _ = writeln!(out, "{prog}: {label}: new entry given ID `{id}`");
+        }
+        for p in &self.outcome.passed_over {
+            let _ = writeln!(
+                out,
+                "{prog}: {}: passed over `{}` on {}, which the playbook does not have",
+                p.delta, p.operation, p.target
+            );
         }
         out.push_str(&self.curated.report_text(prog));
         if !self.files.is_empty() {
