@@ -83,3 +83,58 @@ fn every_help_ends_with_the_exit_statuses_and_the_readme_gives_them() {
         assert!(readme.contains(&row), "README.md lacks {row}");
     }
 }
+
+/// A playbook still holding a merge's conflict markers does not read in
+/// any tool: exit 1, with ACE093 at the block's first line, whatever the
+/// format (the markdown playbook would otherwise read as two entries of
+/// one ID, and JSON as a parse error at a brace).
+#[test]
+fn a_file_with_conflict_markers_is_refused_by_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = [
+        (
+            "playbook.md",
+            "## STRATEGIES\n<<<<<<< HEAD\n[str-00001] helpful=1 harmful=0 :: Ours.\n=======\n[str-00001] helpful=1 harmful=0 :: Theirs.\n>>>>>>> run1\n",
+        ),
+        (
+            "playbook.json",
+            "{\n  \"bullets\": [\n<<<<<<< HEAD\n    {\"id\": \"a\", \"content\": \"Ours.\"}\n=======\n    {\"id\": \"a\", \"content\": \"Theirs.\"}\n>>>>>>> run1\n  ]\n}\n",
+        ),
+    ];
+    std::fs::write(
+        d.join("delta.json"),
+        r#"{"reasoning": "r", "operations": []}"#,
+    )
+    .unwrap();
+    for (name, text) in files {
+        std::fs::write(d.join(name), text).unwrap();
+        let runs: [(&str, Vec<&str>); 5] = [
+            ("ace-validate", vec![name]),
+            ("ace-convert", vec![name, "--to", "json"]),
+            ("ace-apply", vec![name, "delta.json"]),
+            ("ace-diff", vec![name, name]),
+            ("ace-view", vec![name, "-o", "view.html"]),
+        ];
+        for (bin, args) in runs {
+            let out = assert_cmd::Command::cargo_bin(bin)
+                .unwrap()
+                .current_dir(d)
+                .args(&args)
+                .output()
+                .unwrap();
+            let all = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(out.status.code(), Some(1), "{bin} {name}: {all}");
+            let line = text.lines().position(|l| l.starts_with("<<<<<<<")).unwrap() + 1;
+            assert!(
+                all.contains(&format!("{name}:{line}:1: error[ACE093]")),
+                "{bin} {name}: {all}"
+            );
+        }
+        assert!(!d.join("view.html").exists());
+    }
+}

@@ -324,6 +324,21 @@ fn two_branches_change_one_bullet_s_text_and_git_reports_a_conflict() {
                 "{merged}"
             );
             assert!(inner.contains("Theirs: always"), "{merged}");
+            // Left unresolved, the file is refused as a conflict, at the
+            // line git users look at, not read as two entries of one ID.
+            let validate = assert_cmd::Command::cargo_bin("ace-validate")
+                .unwrap()
+                .current_dir(dir.path())
+                .args([case.file, "--output-format", "concise"])
+                .output()
+                .unwrap();
+            let report = String::from_utf8_lossy(&validate.stdout);
+            assert_eq!(validate.status.code(), Some(1), "{report}");
+            assert!(
+                report.contains(&format!("{}:{n}:1: error[ACE093]", case.file))
+                    && !report.contains("ACE002"),
+                "{report}"
+            );
         } else {
             // JSON keeps OURS' value: markers would break it.
             assert!(!merged.contains("<<<<<<<"), "{merged}");

@@ -347,6 +347,11 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     }
     let read = match format.read(&source.text, &ReadCtx::default()) {
         Ok(r) => r,
+        // A conflicted file is refused as such, whatever its format.
+        Err(d) if d.code == rules::MERGE_CONFLICT.code => {
+            finish(source, vec![d], &mut outcome);
+            return outcome;
+        }
         Err(d) if !claimed && rules::not_an_artifact(d.code) => {
             outcome.errors.push(ace_model::Error::Content {
                 place: source.name.clone(),

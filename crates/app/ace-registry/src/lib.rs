@@ -6,6 +6,7 @@
 
 pub mod block;
 pub mod capabilities;
+mod conflict;
 pub mod convert;
 mod folder;
 mod located;
@@ -56,8 +57,12 @@ pub fn recognise(path: &Path) -> bool {
 
 impl Format {
     /// Reads `text`: the playbook, the findings, and what the file holds
-    /// instead of a playbook, if it does.
+    /// instead of a playbook, if it does. A text holding a merge's
+    /// conflict markers is refused whatever its format (ACE093).
     pub fn read(self, text: &str, ctx: &ReadCtx) -> Result<Read, Diagnostic> {
+        if let Some(conflict) = conflict::markers(text) {
+            return Err(conflict);
+        }
         self.imp().read(text, ctx)
     }
 
