@@ -403,3 +403,66 @@ fn an_operation_passed_over_is_named_in_the_report() {
             "ace-apply: #1: passed over `count` on `general-00009`, which the playbook does not have",
         ));
 }
+
+/// A skill bullet's title that conversion derived from its content
+/// follows the content an update gives it; a title of the author's own
+/// stays as it is.
+#[test]
+fn an_update_of_a_skill_bullet_s_content_moves_a_derived_title_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = write(
+        dir.path(),
+        "pb.md",
+        "## STRATEGIES\n[str-00001] helpful=1 harmful=0 :: Make sure to end code blocks with a newline.\n[str-00002] helpful=1 harmful=0 :: Read the docs first.\n",
+    );
+    let skill = dir.path().join("playbook.json");
+    Command::cargo_bin("ace-convert")
+        .unwrap()
+        .env("SOURCE_DATE_EPOCH", "1766880000")
+        .arg(&md)
+        .arg("-o")
+        .arg(&skill)
+        .assert()
+        .success();
+    let mut pb: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&skill).unwrap()).unwrap();
+    let ids: Vec<String> = pb["bullets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        pb["bullets"][0]["title"],
+        "Make sure to end code blocks with a newline"
+    );
+    pb["bullets"][1]["title"] = "Docs before code".into();
+    std::fs::write(&skill, serde_json::to_string_pretty(&pb).unwrap()).unwrap();
+    let batch = write(
+        dir.path(),
+        "batch.json",
+        &serde_json::json!({"reasoning": "r", "operations": [
+            {"type": "UPDATE", "section": "", "skill_id": ids[0], "content": "Check the premise before answering, twice."},
+            {"type": "UPDATE", "section": "", "skill_id": ids[1], "content": "Read the API docs before the first call."}
+        ]})
+        .to_string(),
+    );
+    let out = apply()
+        .arg(&skill)
+        .arg(&batch)
+        .args(["-o", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let pb: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let b = &pb["bullets"];
+    assert_eq!(
+        b[0]["content"],
+        "Check the premise before answering, twice."
+    );
+    assert_eq!(b[0]["title"], "Check the premise before answering, twice");
+    assert_eq!(b[1]["content"], "Read the API docs before the first call.");
+    assert_eq!(b[1]["title"], "Docs before code");
+}

@@ -823,6 +823,24 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 let holds_provenance = st.curation.provenance;
                 let refuse = st.curation.refuse_set.filter(|_| !st.opts.verbatim);
                 let mut refused = Vec::new();
+                // A title derived from the content follows the content a
+                // delta that says nothing of titles gives it (kayba's
+                // UPDATE); one of the author's own stays, and so does the
+                // title of an entry given whole (a difference, a merge's
+                // run), and the skill script's, which keeps it.
+                let retitle = st
+                    .curation
+                    .title_of
+                    .filter(|_| {
+                        from.title.is_none()
+                            && !script
+                            && !st.opts.verbatim
+                            && fields.iter().any(|f| f == "content")
+                    })
+                    .filter(|title_of| {
+                        let e = st.entry(s);
+                        e.title.as_deref() == Some(title_of(&e.content).as_str())
+                    });
                 let e = st.entry_mut(s);
                 for f in fields.iter() {
                     if f == "id" {
@@ -850,6 +868,9 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 }
                 if !holds_provenance {
                     e.provenance = None;
+                }
+                if let Some(title_of) = retitle {
+                    e.title = Some(title_of(&e.content));
                 }
                 st.refused.append(&mut refused);
                 st.by_key = None;

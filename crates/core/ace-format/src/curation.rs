@@ -62,6 +62,10 @@ pub struct Curation {
     /// format's schema refuses (another producer's fields): the entry
     /// keeps what it had, and each is reported as a loss.
     pub refuse_set: Option<RefuseSet>,
+    /// How the format derives an entry's title from its content, where it
+    /// does (the skill's bullets need one): a title that is the
+    /// derivation of the old content follows a delta's new content.
+    pub title_of: Option<fn(&str) -> String>,
 }
 
 impl std::fmt::Debug for Curation {
@@ -75,6 +79,7 @@ impl std::fmt::Debug for Curation {
             .field("ledger", &self.ledger.is_some())
             .field("complete_new", &self.complete_new.is_some())
             .field("refuse_set", &self.refuse_set.is_some())
+            .field("title_of", &self.title_of.is_some())
             .finish()
     }
 }

@@ -120,6 +120,7 @@ impl PlaybookFormat for SkillJson {
             dialect: Some("skill-delta"),
             complete_new: Some(crate::conform::complete_new),
             refuse_set: Some(crate::conform::refuse_set),
+            title_of: Some(crate::conform::title_of),
             ..Curation::default()
         }
     }

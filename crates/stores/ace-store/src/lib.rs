@@ -153,6 +153,7 @@ impl Schema {
             dialect: None,
             complete_new: None,
             refuse_set: None,
+            title_of: None,
         }
     }
 }
