@@ -121,7 +121,8 @@ pub fn format_list(registry: &ace_registry::Registry) -> String {
 }
 
 /// `-` reads standard input, anything else a file.
-pub fn load_input(arg: &str, stdin_name: &str) -> Result<Source, LoadError> {
+pub fn load_input(arg: impl AsRef<std::ffi::OsStr>, stdin_name: &str) -> Result<Source, LoadError> {
+    let arg = arg.as_ref();
     if arg == "-" {
         ace_fs::load_stdin(stdin_name)
     } else {

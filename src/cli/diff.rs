@@ -53,10 +53,10 @@ pub fn output_format_parser() -> impl TypedValueParser<Value = OutputFormat> {
 pub struct Args {
     /// OLD NEW, or git's seven external-diff arguments.
     #[arg(value_name = "FILE", num_args = 0..)]
-    pub files: Vec<String>,
+    pub files: Vec<std::ffi::OsString>,
     /// Print FILE as one line per entry, for git's `diff.<driver>.textconv`.
     #[arg(long, value_name = "FILE", conflicts_with = "files")]
-    pub textconv: Option<String>,
+    pub textconv: Option<std::ffi::OsString>,
     #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = output_format_parser())]
     pub output_format: OutputFormat,
     /// The format of both files, when detection should not decide.

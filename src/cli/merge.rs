@@ -27,7 +27,7 @@ pub struct Args {
     /// The file's path in the repository (git's %P): names it in messages
     /// and tells its format when the three files are git's temporary ones.
     #[arg(long, value_name = "P")]
-    pub path: Option<String>,
+    pub path: Option<PathBuf>,
     /// Where the result goes; OURS itself by default, as git expects, and
     /// standard output (`-`) with --base.
     #[arg(short, long, value_name = "OUT")]

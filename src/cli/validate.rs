@@ -34,7 +34,7 @@ pub enum Output {
 pub struct Args {
     /// Files, directories (walked for ACE files) or globs to check; `-`
     /// reads standard input.
-    pub paths: Vec<String>,
+    pub paths: Vec<std::ffi::OsString>,
     /// Input format for every file (detected per file if omitted). A file
     /// that no format claims is then not checked: exit 2.
     #[arg(long, value_name = "FMT", value_parser = crate::format_parser())]

@@ -31,8 +31,8 @@ fn load_delta_files(args: &Args) -> Result<Vec<(Source, Option<String>)>, Stoppe
     args.deltas
         .iter()
         .map(|path| {
-            let source = load_input(&path.to_string_lossy(), &args.stdin_filename)
-                .map_err(|e| usage(e.to_string()))?;
+            let source =
+                load_input(path, &args.stdin_filename).map_err(|e| usage(e.to_string()))?;
             let name = source
                 .path
                 .as_ref()

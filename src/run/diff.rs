@@ -6,6 +6,8 @@
 //! different, 2 trouble. Also git's `textconv` (`--textconv FILE`) and
 //! external diff (`GIT_EXTERNAL_DIFF`, seven arguments).
 
+use std::ffi::OsStr;
+
 use crate::{error, load_input, ExitStatus};
 use ace_apply::render;
 use ace_fs::Source;
@@ -15,10 +17,11 @@ use ace_registry::Format;
 use crate::cli::diff::*;
 
 /// A playbook read for comparing, or why it could not be.
-fn read(name: &str, args: &Args) -> Result<(Source, Format, Playbook), ExitStatus> {
+fn read(name: &OsStr, args: &Args) -> Result<(Source, Format, Playbook), ExitStatus> {
     // A database's rows are compared as the canonical model, which holds
-    // every field they do.
-    if let Some(read) = crate::read_location(PROG, name) {
+    // every field they do. A name that is not UTF-8 (git passes the
+    // repository's as they are) is a file's.
+    if let Some(read) = name.to_str().and_then(|n| crate::read_location(PROG, n)) {
         return read.map(|(source, pb)| (source, Format::JSON, pb));
     }
     let source = load_input(name, &args.stdin_filename).map_err(|e| {
@@ -64,7 +67,10 @@ pub fn run(args: &Args) -> ExitStatus {
     };
     let d = render::difference(&old_pb, &new_pb, (old_fmt, new_fmt));
     let names = match external {
-        Some(path) => (format!("a/{path}"), format!("b/{path}")),
+        Some(path) => {
+            let path = path.to_string_lossy();
+            (format!("a/{path}"), format!("b/{path}"))
+        }
         None => (old_src.name.clone(), new_src.name.clone()),
     };
     let names = (names.0.as_str(), names.1.as_str());

@@ -26,7 +26,7 @@ fn read(source: &Source, format: Format) -> Result<Playbook, String> {
 /// file's own name and its content say.
 fn format_of(args: &Args, src: &Source) -> Format {
     args.from.unwrap_or_else(|| {
-        let by_name = args.path.as_deref().map(Path::new).or(src.path.as_deref());
+        let by_name = args.path.as_deref().or(src.path.as_deref());
         ace_registry::Registry::builtin().detect(by_name, &src.text)
     })
 }
@@ -58,7 +58,10 @@ fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
         return Err(ExitStatus::Refused);
     };
     let (base_src, ours_src, theirs_src) = (load(base)?, load(ours)?, load(theirs)?);
-    let name = args.path.clone().unwrap_or_else(|| ours_src.name.clone());
+    let name = args
+        .path
+        .as_ref()
+        .map_or_else(|| ours_src.name.clone(), |p| p.display().to_string());
     let format = format_of(args, &ours_src);
     let now = crate::now(args.now.as_deref()).map_err(|e| {
         error(PROG, e);

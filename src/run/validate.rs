@@ -54,7 +54,9 @@ pub fn run(args: Args) -> ExitStatus {
     let mut stores = Vec::new();
     let mut paths = Vec::new();
     for p in &args.paths {
-        match ace_registry::store::location(p) {
+        // A location is words (`sqlite:`, `postgres://`); a name that is
+        // not UTF-8 is a file's.
+        match p.to_str().map_or(Ok(None), ace_registry::store::location) {
             Ok(Some(l)) => stores.push(l),
             Ok(None) => paths.push(p.clone()),
             Err(e) => {

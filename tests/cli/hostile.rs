@@ -808,3 +808,82 @@ fn the_corpus_empty_sections_round_trip_is_reported() {
         .code(1)
         .stderr(predicates::str::contains("`sections`"));
 }
+
+/// A file name that is not UTF-8 (an untrusted repository may hold one,
+/// and pre-commit and git pass it on as it is) is read like any other,
+/// shown with U+FFFD where its bytes are not text, rather than failing
+/// the whole run on the argument: by ace-validate (the pre-commit hook),
+/// ace-diff (git's external diff and textconv) and ace-apply's deltas.
+#[cfg(unix)]
+#[test]
+fn tools_git_hands_names_to_read_a_file_whose_name_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bad = std::ffi::OsStr::from_bytes(b"team\xff-playbook.md");
+    let prose = std::ffi::OsStr::from_bytes(b"notes\xfe.md");
+    std::fs::write(
+        d.join(bad),
+        format!("{BASE}[str-00001] helpful=0 harmful=0 :: Again.\n"),
+    )
+    .unwrap();
+    std::fs::write(d.join(prose), "# Notes\n\nNothing to see.\n").unwrap();
+    let out = tool("ace-validate")
+        .current_dir(d)
+        .args([
+            "--only-ace",
+            "--force-exclude",
+            "--output-format",
+            "concise",
+        ])
+        .arg(bad)
+        .arg(prose)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("team\u{fffd}-playbook.md:5:1: error[ACE002]"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("notes"), "{stdout}");
+    let new = std::ffi::OsStr::from_bytes(b"new\xfe.md");
+    std::fs::write(d.join(new), BASE.replace("helpful=1", "helpful=2")).unwrap();
+    let good = std::ffi::OsStr::from_bytes(b"good\xfd.md");
+    std::fs::write(d.join(good), BASE).unwrap();
+    // git's seven external-diff arguments, the path first.
+    let out = tool("ace-diff")
+        .current_dir(d)
+        .arg(bad)
+        .arg(good)
+        .args(["0", "100644"])
+        .arg(new)
+        .args(["0", "100644"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("+++ b/team\u{fffd}-playbook.md"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("helpful: 1 -> 2"), "{stdout}");
+    tool("ace-diff")
+        .current_dir(d)
+        .arg("--textconv")
+        .arg(good)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Read the docs first."));
+    let delta = std::ffi::OsStr::from_bytes(b"delta\xfc.json");
+    std::fs::write(d.join(delta), DELTA).unwrap();
+    std::fs::write(d.join("good.md"), BASE).unwrap();
+    tool("ace-apply")
+        .current_dir(d)
+        .arg("good.md")
+        .arg(delta)
+        .args(["-o", "-"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("[str-00001] helpful=2"));
+}

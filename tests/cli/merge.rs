@@ -644,3 +644,35 @@ fn a_skill_bullet_theirs_added_is_merged_as_it_was_written() {
     );
     assert!(new.get("title").is_none(), "{text}");
 }
+
+/// git hands the driver a file name that is not UTF-8 as it is (`%P`):
+/// the merge goes as for any other name, rather than failing on the
+/// argument, which git would take for a conflict.
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_merges() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let name = std::ffi::OsStr::from_bytes(b"team\xff-playbook.md");
+    ok(d, &["init", "-q", "-b", "main"]);
+    std::fs::write(d.join(".gitattributes"), "*playbook.md merge=ace\n").unwrap();
+    ok(d, &["config", "merge.ace.name", "ACE playbook merge"]);
+    ok(d, &["config", "merge.ace.driver", DRIVER]);
+    std::fs::write(d.join(name), BASE).unwrap();
+    ok(d, &["add", "."]);
+    ok(d, &["commit", "-qm", "base"]);
+    for (branch, counters) in [("a", "helpful=3 harmful=0"), ("b", "helpful=2 harmful=1")] {
+        ok(d, &["checkout", "-q", "-b", branch, "main"]);
+        let text = BASE.replace("helpful=1 harmful=0", counters);
+        std::fs::write(d.join(name), text).unwrap();
+        ok(d, &["commit", "-qam", branch]);
+    }
+    ok(d, &["checkout", "-q", "a"]);
+    merge_cleanly(d, "");
+    let merged = std::fs::read_to_string(d.join(name)).unwrap();
+    assert!(
+        merged.contains("[str-00001] helpful=4 harmful=1 :: Check the input first."),
+        "{merged}"
+    );
+}

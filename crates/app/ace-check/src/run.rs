@@ -128,7 +128,7 @@ pub fn settings(loaded: &Loaded, over: &Overrides) -> Result<Settings, ace_model
 /// rather than refused: the pre-commit hook names every staged file whose
 /// syntax a format is written in.
 pub fn inputs(
-    paths: &[String],
+    paths: &[impl AsRef<std::ffi::OsStr>],
     loaded: &Loaded,
     force_exclude: bool,
     only_ace: bool,

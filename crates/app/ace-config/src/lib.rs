@@ -486,23 +486,27 @@ fn has_glob_chars(s: &str) -> bool {
 /// patterns, when `recognise` says it is an ACE artifact. A directory or glob
 /// that yields nothing is an error, never a silent pass.
 pub fn select(
-    args: &[String],
+    args: &[impl AsRef<std::ffi::OsStr>],
     selector: &Selector,
     force_exclude: bool,
     recognise: &dyn Fn(&Path) -> bool,
 ) -> Result<Vec<Input>, SelectError> {
     let mut out = Vec::new();
     for arg in args {
+        let arg = arg.as_ref();
         if arg == "-" {
             out.push(Input::Stdin);
             continue;
         }
+        // A name that is not UTF-8 (an untrusted repository's) is a file
+        // name, never a glob.
         let path = Path::new(arg);
+        let shown = path.display();
         if path.is_dir() {
             let found = walk(path, None, selector, recognise)?;
             if found.is_empty() {
                 return Err(SelectError::Empty(format!(
-                    "{arg}: directory holds no ACE file to check (recognised by name and content{})",
+                    "{shown}: directory holds no ACE file to check (recognised by name and content{})",
                     if selector.include.is_some() {
                         ", or matching `include` in ace.toml"
                     } else {
@@ -511,11 +515,11 @@ pub fn select(
                 )));
             }
             out.extend(found.into_iter().map(Input::File));
-        } else if !path.exists() && has_glob_chars(arg) {
-            let found = expand_glob(arg, selector)?;
+        } else if let Some(pattern) = arg.to_str().filter(|a| !path.exists() && has_glob_chars(a)) {
+            let found = expand_glob(pattern, selector)?;
             if found.is_empty() {
                 return Err(SelectError::Empty(format!(
-                    "{arg}: pattern matches no ACE file to check"
+                    "{shown}: pattern matches no ACE file to check"
                 )));
             }
             out.extend(found.into_iter().map(Input::File));
