@@ -887,3 +887,45 @@ fn tools_git_hands_names_to_read_a_file_whose_name_is_not_utf8() {
         .success()
         .stdout(predicates::str::contains("[str-00001] helpful=2"));
 }
+
+/// `-o /dev/null` writes to it, as `sort -o /dev/null` does (a character
+/// device has no file to replace and never waits), in every tool that
+/// takes `-o`; the device stays a device. Rewriting it in place is still
+/// refused, as is `/dev/stdout` when it is a pipe (a FIFO).
+#[cfg(unix)]
+#[test]
+fn output_to_dev_null_is_written_and_in_place_is_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    std::fs::write(d.join("delta.json"), DELTA).unwrap();
+    let runs: [(&str, &[&str]); 4] = [
+        ("ace-convert", &["pb.md", "--to", "json", "-o", "/dev/null"]),
+        ("ace-apply", &["pb.md", "delta.json", "-o", "/dev/null"]),
+        ("ace-view", &["pb.md", "-o", "/dev/null"]),
+        (
+            "ace-merge",
+            &["--base", "pb.md", "pb.md", "-o", "/dev/null"],
+        ),
+    ];
+    for (bin, args) in runs {
+        tool(bin).current_dir(d).args(args).assert().success();
+    }
+    let null = std::fs::metadata("/dev/null").unwrap();
+    assert!(null.file_type().is_char_device());
+    tool("ace-apply")
+        .current_dir(d)
+        .args(["/dev/null", "delta.json", "--in-place"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("a device"));
+    // `/dev/stdout` on a pipe: refused, not waited on.
+    tool("ace-convert")
+        .current_dir(d)
+        .args(["pb.md", "--to", "json", "-o", "/dev/stdout"])
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("a FIFO"));
+}

@@ -123,6 +123,11 @@ enum Temp {
     #[cfg(target_os = "linux")]
     Unnamed(File),
     Named(tempfile::NamedTempFile),
+    /// A character device (`-o /dev/null`, a terminal), as `sort -o`
+    /// writes it: there is no file to replace, so the output is held and
+    /// sent at [`AtomicFile::commit`], and nothing of an output dropped
+    /// uncommitted reaches it.
+    Device(File, Vec<u8>),
 }
 
 impl Temp {
@@ -131,6 +136,7 @@ impl Temp {
             #[cfg(target_os = "linux")]
             Temp::Unnamed(f) => f,
             Temp::Named(t) => t.as_file(),
+            Temp::Device(f, _) => f,
         }
     }
 
@@ -139,8 +145,25 @@ impl Temp {
             #[cfg(target_os = "linux")]
             Temp::Unnamed(f) => f,
             Temp::Named(t) => t.as_file_mut(),
+            Temp::Device(f, _) => f,
         }
     }
+}
+
+/// `path` opened for writing when it names a character device, through
+/// any links the kernel follows (`/dev/stdout` on a terminal); `None` for
+/// anything else, which [`regular_or_missing`] then judges. A FIFO stays
+/// refused: opening it would wait for a reader.
+fn character_device(path: &Path) -> io::Result<Option<File>> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device()) {
+            return std::fs::OpenOptions::new().write(true).open(path).map(Some);
+        }
+    }
+    let _ = path;
+    Ok(None)
 }
 
 /// An unnamed file in `dir`; `None` where the system or the file system
@@ -228,6 +251,19 @@ const WRITEBACK: u64 = 8 << 20;
 
 impl AtomicFile {
     pub fn create(path: &Path) -> io::Result<AtomicFile> {
+        if let Some(device) = character_device(path)? {
+            return Ok(AtomicFile {
+                temp: Temp::Device(device, Vec::new()),
+                path: path.to_owned(),
+                written: 0,
+                handed: 0,
+                expect: None,
+                force: false,
+            });
+        }
+        // The kernel's answer first: `/dev/stdout` on a pipe is a FIFO,
+        // which no link followed here names.
+        regular_or_missing(path)?;
         let path = destination(path)?;
         regular_or_missing(&path)?;
         let dir = directory_of(&path);
@@ -293,6 +329,9 @@ impl AtomicFile {
     fn start_writeback(&mut self) {}
 
     pub fn commit(self) -> io::Result<()> {
+        if let Temp::Device(mut device, held) = self.temp {
+            return device.write_all(&held);
+        }
         let file = self.temp.file();
         file.sync_all()?;
         // One look at the destination: whether it is still as it was read
@@ -330,6 +369,8 @@ impl AtomicFile {
             Temp::Named(t) => {
                 t.persist(&self.path).map_err(|e| e.error)?;
             }
+            // Written straight, above.
+            Temp::Device(..) => {}
         }
         Ok(())
     }
@@ -337,6 +378,10 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Temp::Device(_, held) = &mut self.temp {
+            held.extend_from_slice(buf);
+            return Ok(buf.len());
+        }
         let n = self.temp.file_mut().write(buf)?;
         self.written += n as u64;
         if self.written - self.handed >= WRITEBACK {
