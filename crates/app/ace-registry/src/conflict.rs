@@ -26,20 +26,20 @@ pub(crate) fn markers(text: &str) -> Option<Diagnostic> {
     memchr::memmem::find(text.as_bytes(), b"<<<<<<<")?;
     let mut blocks: Vec<[Span; 3]> = Vec::new();
     let mut open: Option<(Span, Option<Span>)> = None;
-    let mut fence: Option<&str> = None;
+    let mut fence: Option<(u8, usize)> = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
-        let span = Span::new(at, at + line.trim_end_matches(['\r', '\n']).len());
+        let body = line.trim_end_matches(['\r', '\n']);
+        let span = Span::new(at, at + body.len());
         at += line.len();
-        let trimmed = line.trim_start();
-        if let Some(f) = fence {
-            if trimmed.starts_with(f) {
+        if let Some((ch, run)) = fence {
+            if ace_mdtext::is_fence_close(body, ch, run) {
                 fence = None;
             }
             continue;
         }
-        if let Some(f) = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f)) {
-            fence = Some(f);
+        if let Some(open) = ace_mdtext::fence_open(body) {
+            fence = Some(open);
             continue;
         }
         if marker(line, b'<') {
