@@ -1525,3 +1525,85 @@ fn ace_playbooks_own_migration_and_models_read_what_ace_tools_writes_in_postgres
     let sqlalchemy = url.replacen("postgresql://", "postgresql+psycopg2://", 1);
     ace_playbook_round_trip(&sqlalchemy, &sqlalchemy);
 }
+
+/// A project or user that a database or folder holds nothing of is most
+/// likely a misspelt name: the tools that only read refuse it, naming what
+/// is there, rather than check or convert an empty playbook with exit 0;
+/// an apply makes it.
+#[test]
+fn a_project_the_location_does_not_hold_is_refused_by_a_read_and_made_by_an_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = made_with(dir.path(), &(CLAUDE_MCP.ddl)(Dialect::Sqlite));
+    convert()
+        .arg(fixture("canonical.md"))
+        .args(["-o", &loc(&db, "#project=appworld"), "-q"])
+        .assert()
+        .success();
+    let ace = ace_folder(dir.path());
+    let other = dir.path().join("other.md");
+    std::fs::write(&other, "## STRATEGIES & INSIGHTS\n").unwrap();
+    let absent = [
+        (
+            loc(&db, "#project=apworld"),
+            "no project `apworld` is there; it holds project `appworld`",
+        ),
+        (
+            loc(&db, "#user=bob"),
+            "no user `bob` is there; it holds user `default`",
+        ),
+        (
+            folder_loc(&ace, "fin"),
+            "no project `fin` is there; it holds projects `finance`, `global`, `ops`",
+        ),
+    ];
+    for (location, said) in &absent {
+        let other = other.to_str().unwrap();
+        for (tool, args) in [
+            ("ace-convert", vec![location.as_str(), "--to", "markdown"]),
+            ("ace-validate", vec![location.as_str()]),
+            ("ace-diff", vec![location.as_str(), other]),
+            ("ace-view", vec![location.as_str(), "-o", "-"]),
+        ] {
+            assert_cmd::Command::cargo_bin(tool)
+                .unwrap()
+                .args(&args)
+                .assert()
+                .code(2)
+                .stdout("")
+                .stderr(predicates::str::contains(*said));
+        }
+    }
+    // Named and there: read.
+    for location in [
+        loc(&db, "#project=appworld"),
+        loc(&db, "#user=default"),
+        folder_loc(&ace, "finance"),
+    ] {
+        validate().arg(&location).assert().success();
+    }
+    // The shared project is always there, rows or none.
+    validate()
+        .arg(loc(&db, "#project=global"))
+        .assert()
+        .success();
+    // An apply to a project not made yet makes it, as ace_claude_mcp's
+    // add_entry does; then it reads.
+    let delta = dir.path().join("add.json");
+    std::fs::write(
+        &delta,
+        r#"{"operations": [{"op": "appendEntry", "entry": {"id": "str-00009", "kind": "strategy", "text": "Name the project.", "helpfulCount": 0, "harmfulCount": 0}}]}"#,
+    )
+    .unwrap();
+    for location in [loc(&db, "#project=new"), folder_loc(&ace, "new")] {
+        ace_apply()
+            .args([
+                location.as_str(),
+                delta.to_str().unwrap(),
+                "--in-place",
+                "-q",
+            ])
+            .assert()
+            .success();
+        validate().arg(&location).assert().success();
+    }
+}

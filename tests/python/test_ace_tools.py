@@ -587,6 +587,9 @@ def test_a_database_location_reads_writes_and_applies_as_the_tools_do(tmp_path):
         ace_tools.read(EXAMPLE.read_text(), location=where)
     with pytest.raises(ace_tools.AceError, match="expected sqlite:PATH"):
         ace_tools.read(location=str(tmp_path / "missing.md"))
+    # A misspelt project is refused, naming the one there; an apply makes one.
+    with pytest.raises(ace_tools.AceError, match="no project `apworld` is there; it holds project `appworld`"):
+        ace_tools.read(location=f"sqlite:{db}#project=apworld")
 
 
 def test_the_one_file_per_project_folder_is_a_location(tmp_path):

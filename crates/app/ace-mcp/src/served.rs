@@ -93,7 +93,7 @@ impl Served {
 
     fn read(&self, project: Option<&str>) -> Result<Read, Failure> {
         if let Some(loc) = self.store(project)? {
-            let input = ace_registry::store::read(&loc).map_err(|s| stop_message(&s))?;
+            let input = ace_registry::store::view(&loc).map_err(|s| stop_message(&s))?;
             return Ok(Read {
                 playbook: input.parsed.playbook,
                 format: None,

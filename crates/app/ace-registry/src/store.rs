@@ -33,8 +33,25 @@ pub fn open(location: &Location, access: Access) -> Result<Store, Error> {
     Store::open(*engine, location, access)
 }
 
-/// The playbook at `location` ([`StoreInput`]).
+/// The playbook at `location` ([`StoreInput`]), for a tool that only
+/// reads: a project or user the location names that the database holds
+/// nothing of is refused, as a missing file is, rather than read as an
+/// empty playbook (a misspelt `#project=` would otherwise pass every
+/// check).
 pub fn read(location: &Location) -> Result<StoreInput, Stop> {
+    let input = view(location)?;
+    match &input.absent {
+        Some(absent) => Err(Stop::Usage(Error::Usage(format!(
+            "{location}: {absent}; a write to it makes it"
+        )))),
+        None => Ok(input),
+    }
+}
+
+/// The playbook at `location` as an agent's server reads it: a project
+/// not made yet reads as the shared entries alone, as ace_claude_mcp's
+/// `read_playbook` reads it.
+pub fn view(location: &Location) -> Result<StoreInput, Stop> {
     if let Db::Folder(_) = location.db {
         return crate::folder::read(location);
     }
@@ -64,6 +81,7 @@ pub fn read(location: &Location) -> Result<StoreInput, Stop> {
         source,
         parsed,
         lint: read.schema.lint,
+        absent: read.absent,
     })
 }
 

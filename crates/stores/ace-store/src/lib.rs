@@ -103,6 +103,22 @@ pub struct StoreLedger;
 
 pub static LEDGER: StoreLedger = StoreLedger;
 
+/// `; it holds project `a``, `; it holds projects `a`, `b`` (the first
+/// twenty), or `; it holds none`: what a location could have named
+/// instead of a `what` it holds nothing of.
+pub fn held(what: &str, names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().take(20).map(|n| format!("`{n}`")).collect();
+    let more = match names.len() {
+        n if n > 20 => format!(", and {} more", n - 20),
+        _ => String::new(),
+    };
+    match names.len() {
+        0 => format!("; it holds no {what}"),
+        1 => format!("; it holds {what} {}", quoted[0]),
+        _ => format!("; it holds {what}s {}{more}", quoted.join(", ")),
+    }
+}
+
 /// The strings listed under `key` in `pb`'s extra fields.
 fn listed(pb: &Playbook, key: &str) -> Vec<String> {
     pb.extra
@@ -319,21 +335,7 @@ impl Store {
         if self.schema.is_none() {
             return Ok(default.to_owned());
         }
-        let rows = self.conn.query(
-            &format!(
-                "SELECT DISTINCT {column} FROM {} ORDER BY {column} LIMIT 21",
-                schema.table
-            ),
-            &[],
-        )?;
-        let values: Vec<String> = rows
-            .into_iter()
-            .filter_map(|r| match r.into_iter().next() {
-                Some(Cell::Text(t)) => Some(t),
-                _ => None,
-            })
-            .collect();
-        match values.as_slice() {
+        match self.distinct(schema, column, None)?.as_slice() {
             [] => Ok(default.to_owned()),
             [one] => Ok(one.clone()),
             many => Err(Error::Usage(format!(
@@ -342,6 +344,71 @@ impl Store {
                 many.join(", ")
             ))),
         }
+    }
+
+    /// The values of `expr` in the entry table, sorted; with `user`
+    /// (column, value), in that user's rows only.
+    fn distinct(
+        &mut self,
+        schema: &Schema,
+        expr: &str,
+        user: Option<(&str, &str)>,
+    ) -> Result<Vec<String>, Error> {
+        let (filter, params) = match user {
+            Some((col, u)) => (format!(" WHERE {col} = $1"), vec![Cell::text(u)]),
+            None => (String::new(), Vec::new()),
+        };
+        let rows = self.conn.query(
+            &format!(
+                "SELECT DISTINCT {expr} FROM {}{filter} ORDER BY 1",
+                schema.table
+            ),
+            &params,
+        )?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| match r.into_iter().next() {
+                Some(Cell::Text(t)) => Some(t),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// The user or project the location names that the database holds
+    /// nothing of ([`StoreRead::absent`]); the shared project is always
+    /// there.
+    fn absent(&mut self, schema: &Schema, scope: &Scope) -> Result<Option<String>, Error> {
+        let c = &schema.columns;
+        let select = self.location.select.clone();
+        if let (Some(col), Some(user)) = (c.user, &select.user) {
+            let users = self.distinct(schema, col, None)?;
+            if !users.contains(user) {
+                return Ok(Some(format!(
+                    "no user `{user}` is there{}",
+                    held("user", &users)
+                )));
+            }
+        }
+        let named = select
+            .project
+            .filter(|p| Some(p.as_str()) != schema.shared_project);
+        if let (Some(col), Some(project)) = (c.project, named) {
+            let user = c.user.zip(scope.user.as_deref());
+            let mut projects = self.distinct(schema, &write::project_expr(schema, col), user)?;
+            for p in self.projects()? {
+                if !projects.contains(&p.id) {
+                    projects.push(p.id);
+                }
+            }
+            if !projects.contains(&project) {
+                projects.sort();
+                return Ok(Some(format!(
+                    "no project `{project}` is there{}",
+                    held("project", &projects)
+                )));
+            }
+        }
+        Ok(None)
     }
 
     /// The database's schema; a database without one holds no playbook
@@ -362,7 +429,13 @@ impl Store {
         let scope = self.scope()?;
         let rows = write::select(&mut *self.conn, schema, &scope)?;
         let (_, shell) = write::shell(&mut *self.conn, &scope, self.own)?;
-        Ok(read::build(schema, &scope, &rows, shell))
+        let absent = match shell {
+            Some(_) => None,
+            None => self.absent(schema, &scope)?,
+        };
+        let mut read = read::build(schema, &scope, &rows, shell);
+        read.absent = absent;
+        Ok(read)
     }
 
     /// Reads the playbook the location selects and writes back what

@@ -132,10 +132,10 @@ impl Selector {
         for pair in fragment.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair
                 .split_once('=')
-                .ok_or_else(|| format!("`{pair}`: expected KEY=VALUE after `#`"))?;
+                .ok_or_else(|| format!("KEY=VALUE after `#`, not `{pair}`"))?;
             let value = percent_decode(value)?;
             if value.is_empty() {
-                return Err(format!("`{key}=`: expected a value"));
+                return Err(format!("a value after `{key}=`"));
             }
             let slot = match key {
                 "project" => &mut s.project,
@@ -144,12 +144,12 @@ impl Selector {
                 "schema" => &mut s.schema,
                 _ => {
                     return Err(format!(
-                        "`{key}`: expected project, user, stage or schema after `#`"
+                        "project, user, stage or schema after `#`, not `{key}`"
                     ))
                 }
             };
             if slot.replace(value).is_some() {
-                return Err(format!("`{key}` is given twice"));
+                return Err(format!("`{key}` once, not twice"));
             }
         }
         Ok(s)
@@ -245,7 +245,7 @@ fn percent_decode(s: &str) -> Result<String, String> {
             let hex = s
                 .get(i + 1..i + 3)
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("`{s}`: expected two hex digits after `%`"))?;
+                .ok_or_else(|| format!("two hex digits after each `%` in `{s}`"))?;
             out.push(hex);
             i += 3;
         } else {
@@ -253,7 +253,7 @@ fn percent_decode(s: &str) -> Result<String, String> {
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| format!("`{s}`: not UTF-8 once decoded"))
+    String::from_utf8(out).map_err(|_| format!("`{s}` to be UTF-8 once decoded"))
 }
 
 #[cfg(test)]
@@ -289,14 +289,35 @@ mod tests {
 
     #[test]
     fn a_bad_selector_is_an_error_that_hides_the_password() {
-        for bad in [
-            "sqlite:x.db#colour=red",
-            "sqlite:x.db#project",
-            "sqlite:x.db#project=a&project=b",
-            "sqlite:x.db#project=%zz",
-            "sqlite:",
+        for (bad, said) in [
+            (
+                "sqlite:x.db#colour=red",
+                "expected project, user, stage or schema after `#`, not `colour`",
+            ),
+            (
+                "sqlite:x.db#project",
+                "expected KEY=VALUE after `#`, not `project`",
+            ),
+            ("sqlite:x.db#project=", "expected a value after `project=`"),
+            (
+                "sqlite:x.db#project=a&project=b",
+                "expected `project` once, not twice",
+            ),
+            (
+                "sqlite:x.db#project=%zz",
+                "expected two hex digits after each `%` in `%zz`",
+            ),
+            (
+                "sqlite:x.db#project=%ff",
+                "expected `%ff` to be UTF-8 once decoded",
+            ),
+            ("sqlite:", "expected a file after `sqlite:`"),
         ] {
-            assert!(Location::parse(bad).is_err(), "{bad}");
+            let e = Location::parse(bad).unwrap_err().to_string();
+            assert!(
+                e.ends_with(said) || e.contains(&format!("{said} (")),
+                "{bad}: {e}"
+            );
         }
         let e = Location::parse("postgres://me:s3cret@h/db#nope=1").unwrap_err();
         assert!(!e.to_string().contains("s3cret"), "{e}");

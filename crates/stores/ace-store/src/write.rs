@@ -56,7 +56,7 @@ fn selected(dialect: Dialect, schema: &Schema, column: &str) -> String {
 
 /// The project column's value, a NULL read as the shared project (the
 /// first schema's `project_id DEFAULT 'global'` allows one).
-fn project_expr(schema: &Schema, column: &str) -> String {
+pub(crate) fn project_expr(schema: &Schema, column: &str) -> String {
     match schema.shared_project {
         Some(shared) => format!("COALESCE({column}, '{shared}')"),
         None => column.to_owned(),
