@@ -404,6 +404,61 @@ fn an_operation_passed_over_is_named_in_the_report() {
         ));
 }
 
+/// The skill's merge script folds in the bullets of a merge that are
+/// there and passes over one that is not; ace-apply does the same under
+/// `--compat skill-script`, and says which.
+#[test]
+fn a_merged_bullet_the_playbook_lacks_is_named_under_the_skill_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = write(dir.path(), "playbook.json", &fixture("skill-playbook.json"));
+    let delta = write(
+        dir.path(),
+        "delta.json",
+        r#"{"delta_id": "delta-2025-10-28-001", "timestamp": "2025-10-28T00:00:00Z", "author": "agent", "rationale": "Fold the two Read bullets together",
+  "merges": [{"keep_id": "bullet-2025-10-25-002", "merge_ids": ["bullet-2025-10-25-003", "bullet-2025-10-25-099"], "merged_content": "Read files with the Read tool.", "rationale": "the same advice twice"}]}"#,
+    );
+    let out = apply()
+        .arg(&book)
+        .arg(&delta)
+        .args(["-o", "-", "--compat", "skill-script", "--report", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let report: serde_json::Value = stderr
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON report in {stderr}"));
+    assert_eq!(
+        report["passed_over"],
+        serde_json::json!([{"id": "delta-2025-10-28-001", "operation": "merge", "target": "bullet-2025-10-25-099"}]),
+        "{stderr}"
+    );
+    let pb: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let merged = pb["bullets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "bullet-2025-10-25-003")
+        .unwrap();
+    assert!(
+        merged["tags"]
+            .as_array()
+            .unwrap()
+            .contains(&"merged".into()),
+        "{merged}"
+    );
+    // Under the skill's spec the whole delta is refused instead.
+    apply()
+        .arg(&book)
+        .arg(&delta)
+        .args(["-o", "-"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("bullet-2025-10-25-099"));
+}
+
 /// A skill bullet's title that conversion derived from its content
 /// follows the content an update gives it; a title of the author's own
 /// stays as it is.

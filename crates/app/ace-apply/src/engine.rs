@@ -979,7 +979,9 @@ fn run(st: &mut State<'_>, d: &mut Delta, label: &str) -> usize {
                 };
                 let keep_id = st.entry(k).id.clone();
                 for m in merged {
-                    let Some(ms) = st.find(m) else { continue };
+                    let Some(ms) = st.find_or_pass(m, name, label) else {
+                        continue;
+                    };
                     if ms == k {
                         continue;
                     }
