@@ -676,3 +676,45 @@ fn a_file_name_that_is_not_utf8_merges() {
         "{merged}"
     );
 }
+
+/// Without the driver, git's own merge leaves its markers inside a
+/// code snippet's fence when two branches edit one line of it; every
+/// tool refuses the file there, as `git diff --check` does, rather than
+/// read the markers as the snippet's code.
+#[test]
+fn a_conflict_git_leaves_inside_a_code_snippet_is_refused() {
+    let base = "## USEFUL CODE SNIPPETS AND TEMPLATES\n\
+                [code-00001] helpful=1 harmful=0 :: Page through the results:\n\
+                ```python\npage = 0\nwhile True:\n    items = api.list(page=page)\n    page += 1\n```\n\
+                [code-00002] helpful=0 harmful=0 :: Check the inputs before calling the API.\n";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, &["init", "-q", "-b", "main"]);
+    std::fs::write(d.join("playbook.md"), base).unwrap();
+    ok(d, &["add", "."]);
+    ok(d, &["commit", "-qm", "base"]);
+    for (branch, page) in [("a", "page = 1"), ("b", "page = 2")] {
+        ok(d, &["checkout", "-q", "-b", branch, "main"]);
+        std::fs::write(d.join("playbook.md"), base.replace("page = 0", page)).unwrap();
+        ok(d, &["commit", "-qam", branch]);
+    }
+    ok(d, &["checkout", "-q", "a"]);
+    let out = merge(d);
+    assert!(!out.status.success());
+    let merged = std::fs::read_to_string(d.join("playbook.md")).unwrap();
+    let n = merged
+        .lines()
+        .position(|l| l.starts_with("<<<<<<< "))
+        .unwrap()
+        + 1;
+    assert!(merged.lines().nth(n - 2) == Some("```python"), "{merged}");
+    assert_cmd::Command::cargo_bin("ace-validate")
+        .unwrap()
+        .current_dir(d)
+        .args(["playbook.md", "--output-format", "concise"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(format!(
+            "playbook.md:{n}:1: error[ACE093]"
+        )));
+}

@@ -18,30 +18,20 @@ fn marker(line: &str, c: u8) -> bool {
 }
 
 /// The first block of conflict markers in `text` (`<<<<<<<`, then
-/// `=======`, then `>>>>>>>`, each at the start of a line and outside
-/// fenced code), as an error naming its three lines and how many blocks
-/// there are; `None` when there is none.
+/// `=======`, then `>>>>>>>`, each at the start of a line), as an error
+/// naming its three lines and how many blocks there are; `None` when
+/// there is none. Fenced code is no exception, as it is none for `git diff
+/// --check`: a playbook's code snippets are where two runs' edits meet.
 pub(crate) fn markers(text: &str) -> Option<Diagnostic> {
     // Nearly every file has no marker at all: one search says so.
     memchr::memmem::find(text.as_bytes(), b"<<<<<<<")?;
     let mut blocks: Vec<[Span; 3]> = Vec::new();
     let mut open: Option<(Span, Option<Span>)> = None;
-    let mut fence: Option<(u8, usize)> = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\r', '\n']);
         let span = Span::new(at, at + body.len());
         at += line.len();
-        if let Some((ch, run)) = fence {
-            if ace_mdtext::is_fence_close(body, ch, run) {
-                fence = None;
-            }
-            continue;
-        }
-        if let Some(open) = ace_mdtext::fence_open(body) {
-            fence = Some(open);
-            continue;
-        }
         if marker(line, b'<') {
             open = Some((span, None));
         } else if marker(line, b'=') {
@@ -68,7 +58,7 @@ pub(crate) fn markers(text: &str) -> Option<Diagnostic> {
         )
         .with_related(middle, "the other version starts after this line")
         .with_related(end, "the block ends here")
-        .with_help("keep one version of each block and delete the marker lines; `git diff` lists every block"),
+        .with_help("keep one version of each block and delete the marker lines; `git diff` lists every block (an example of markers, in fenced code too, is written with its marker lines indented)"),
     )
 }
 
@@ -95,6 +85,13 @@ mod tests {
         // CRLF lines, and git's --marker-size.
         let crlf = "a\r\n<<<<<<<<< ours\r\nx\r\n=========\r\ny\r\n>>>>>>>>> theirs\r\n";
         assert!(markers(crlf).is_some());
+        // Inside a code snippet, where two runs edited one line, and after
+        // a fence one side opened and never closed.
+        let snippet =
+            "[c] Page:\n```python\n<<<<<<< HEAD\npage = 2\n=======\npage = 1\n>>>>>>> a\n```\n";
+        assert!(markers(snippet).is_some());
+        let unclosed = "[c] x\n<<<<<<< HEAD\n```\n=======\ny\n>>>>>>> a\n";
+        assert!(markers(unclosed).is_some());
     }
 
     #[test]
@@ -105,7 +102,7 @@ mod tests {
             "<<<<<<<x\n=======\n>>>>>>> b\n",
             "<<<<<<< a\n======= b\n>>>>>>> c\n",
             "<<<<<<< a\n>>>>>>> c\n",
-            "[a] an example:\n```\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n```\n",
+            "[a] an example:\n```\n    <<<<<<< HEAD\n    x\n    =======\n    y\n    >>>>>>> b\n```\n",
             "{\"content\": \"<<<<<<< HEAD\\n=======\\n>>>>>>> b\"}",
         ] {
             assert_eq!(markers(text), None, "{text:?}");
