@@ -294,6 +294,62 @@ fn a_run_that_would_wipe_the_merge_is_refused() {
     }
 }
 
+/// A run its agent's writer was killed in the middle of still reads, as
+/// every entry before the cut: merged, it would remove all the others.
+/// It ends inside a line, and is refused, exit 2, nothing written (a cut
+/// inside an entry's counters does not read, exit 1); a whole run without
+/// its last line end merges.
+#[test]
+fn a_run_cut_off_mid_write_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base: String = (1..=6)
+        .map(|n| {
+            format!(
+                "[str-{n:05}] helpful=1 harmful=0 :: Lesson number {n} says what to do and why.\n"
+            )
+        })
+        .collect::<String>();
+    let base = format!("## STRATEGIES & INSIGHTS\n{base}");
+    std::fs::write(d.join("base.md"), &base).unwrap();
+    std::fs::write(d.join("r1.md"), base.replacen("helpful=1", "helpful=2", 1)).unwrap();
+    let out = d.join("merged.md");
+    let third = base.find("[str-00003]").unwrap();
+    for (cut, missing) in [
+        (third + 1, 4),
+        (third + 45, 3),
+        (base.len() - 10, 0),
+    ] {
+        std::fs::write(d.join("cut.md"), &base[..cut]).unwrap();
+        let o = merge()
+            .current_dir(d)
+            .args(["--base", "base.md", "r1.md", "cut.md", "-o"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{cut}: {err}");
+        assert!(
+            err.contains(&format!(
+                "cut.md: ends inside a line, without the line end BASE ends with, and lacks BASE's last entry `str-00006` in full ({missing} of BASE's 6 entries missing)"
+            )),
+            "{cut}: {err}"
+        );
+        assert!(!out.exists(), "{cut}: nothing written");
+    }
+    // Whole, only without the last line end: merged.
+    std::fs::write(d.join("whole.md"), base.trim_end()).unwrap();
+    merge()
+        .current_dir(d)
+        .args(["--base", "base.md", "r1.md", "whole.md", "-o"])
+        .arg(&out)
+        .assert()
+        .code(0);
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("[str-00006]"));
+}
+
 /// A real `git merge` through the driver, of a branch whose agent crashed
 /// and left the playbook empty: a conflict, and the playbook kept.
 #[test]

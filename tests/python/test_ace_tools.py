@@ -176,6 +176,7 @@ def test_merge_refuses_a_run_that_would_empty_the_playbook():
         ("", "holds none of BASE's 2 entries.*allow_empty=True merges"),
         ("The agent crashed.\n", "holds none of BASE's 2 entries"),
         (as_skill_json, r"a skill-json file, and BASE is markdown.*ace_tools\.convert\(text, to=\"markdown\"\)"),
+        (MERGE_BASE[: MERGE_BASE.index("[str-00002]") + 1], r"ends inside a line.*lacks BASE's last entry `str-00002`"),
     ]:
         with pytest.raises(ace_tools.AceError, match=says):
             ace_tools.merge(MERGE_BASE, [counted, run])

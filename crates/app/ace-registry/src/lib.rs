@@ -23,7 +23,7 @@ pub use ace_exec::Out;
 pub use ace_format::{
     AppliedDelta, CheckCtx, Companion, Confidence, Curation, DeltaDialect, DeltaReadCtx,
     DeltaWriteCtx, DocumentCheck, IdScheme, Ledger, LintProfile, Other, PlaybookFormat, Prompt,
-    Read, ReadCtx, Sniff, TopKeys, WriteCtx, WriteOption, WrittenDelta,
+    Read, ReadCtx, Sniff, Syntax, TopKeys, WriteCtx, WriteOption, WrittenDelta,
 };
 use ace_model::WriteReport;
 pub use mapping_doc::markdown_doc as mapping_doc;

@@ -6,7 +6,7 @@
 
 use ace_fs::Source;
 use ace_model::Playbook;
-use ace_registry::{Format, Registry};
+use ace_registry::{Format, Registry, Syntax};
 
 /// Why a side is not merged. Each is a refusal: nothing is written.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +18,14 @@ pub enum Unfit {
     /// It reads, with none of the entries BASE had, and `allow_empty` was
     /// not given.
     Emptied { had: usize },
+    /// It ends inside a line, as a file a crashed writer left does
+    /// ([`cut_off`]): `last` is BASE's last entry, which it lacks or holds
+    /// cut short, and `missing` how many of BASE's `had` entries it lacks.
+    CutOff {
+        last: String,
+        missing: usize,
+        had: usize,
+    },
 }
 
 /// Who is told what to do about a refused side: the command line's flags
@@ -62,6 +70,12 @@ impl Unfit {
                     Caller::Python => "allow_empty=True",
                 }
             ),
+            Unfit::CutOff { last, missing, had } => format!(
+                "{name}: ends inside a line, without the line end BASE ends with, and lacks \
+                 BASE's last entry `{last}` in full ({missing} of BASE's {had} entries missing): \
+                 a run cut off by a crash?; nothing merged (a whole run ends with a line end: \
+                 add one to merge it)"
+            ),
         }
     }
 }
@@ -93,10 +107,46 @@ pub fn emptied(base: &Playbook, run: &Playbook) -> Option<usize> {
     Some(had)
 }
 
+/// Whether `run` is cut short, as a writer killed mid-write leaves a
+/// file: its text ends inside a line where BASE's ends with a line end,
+/// and BASE's last entry is missing from it or there with its content cut
+/// short. Such a run would merge as one that removed every entry after the
+/// cut. Only a format whose cut file still reads (text, YAML) is asked: a
+/// cut JSON or TRON file does not parse. A cut that falls on a line end
+/// leaves nothing to tell it by.
+pub fn cut_off(format: Format, base: (&str, &Playbook), run: (&str, &Playbook)) -> Option<Unfit> {
+    let ((base_text, base), (run_text, run)) = (base, run);
+    if !matches!(format.imp().syntax(), Syntax::Text | Syntax::Yaml)
+        || !base_text.ends_with('\n')
+        || run_text.is_empty()
+        || run_text.ends_with('\n')
+    {
+        return None;
+    }
+    let last = base.entries.last()?;
+    let cut = match run.entries.iter().rfind(|e| e.id == last.id) {
+        None => true,
+        Some(e) => e.content.len() < last.content.len() && last.content.starts_with(&e.content),
+    };
+    if !cut {
+        return None;
+    }
+    let kept: std::collections::HashSet<&str> = run.entries.iter().map(|e| e.id.as_str()).collect();
+    Some(Unfit::CutOff {
+        last: last.id.clone(),
+        missing: base
+            .entries
+            .iter()
+            .filter(|e| !kept.contains(e.id.as_str()))
+            .count(),
+        had: base.entries.len(),
+    })
+}
+
 /// `source` read as a side of a merge from BASE (its text and playbook)
 /// in `format`: refused as
-/// [`Unfit`] when it is another format's, does not read, or (unless
-/// `allow_empty`) keeps none of `base`'s entries.
+/// [`Unfit`] when it is another format's, does not read, is cut off, or
+/// (unless `allow_empty`) keeps none of `base`'s entries.
 pub fn read_side(
     source: &Source,
     format: Format,
@@ -109,6 +159,9 @@ pub fn read_side(
     }
     let pb = ace_registry::convert::read_playbook(source, format)
         .map_err(|stop| Unfit::Unreadable(stop.to_string()))?;
+    if let Some(cut) = cut_off(format, (base_text, base), (&source.text, &pb)) {
+        return Err(cut);
+    }
     match emptied(base, &pb) {
         Some(had) if !allow_empty => Err(Unfit::Emptied { had }),
         _ => Ok(pb),
