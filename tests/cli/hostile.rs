@@ -315,11 +315,7 @@ fn a_run_cut_off_mid_write_is_refused() {
     std::fs::write(d.join("r1.md"), base.replacen("helpful=1", "helpful=2", 1)).unwrap();
     let out = d.join("merged.md");
     let third = base.find("[str-00003]").unwrap();
-    for (cut, missing) in [
-        (third + 1, 4),
-        (third + 45, 3),
-        (base.len() - 10, 0),
-    ] {
+    for (cut, missing) in [(third + 1, 4), (third + 45, 3), (base.len() - 10, 0)] {
         std::fs::write(d.join("cut.md"), &base[..cut]).unwrap();
         let o = merge()
             .current_dir(d)
@@ -985,3 +981,44 @@ fn output_to_dev_null_is_written_and_in_place_is_refused() {
         .code(2)
         .stderr(predicates::str::contains("a FIFO"));
 }
+
+/// A delta whose text holds a character that hides text from a reviewer
+/// (ACE090: a bidirectional override, Unicode tags, a zero-width space),
+/// as an agent fed injected text may write one, is refused whole in every
+/// dialect: the playbook would pass review while every later agent reads
+/// what no one saw.
+#[test]
+fn a_delta_that_would_hide_text_in_the_playbook_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let book = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Read the docs first.\n";
+    std::fs::write(d.join("pb.md"), book).unwrap();
+    let deltas = [
+        (
+            "patch.json",
+            r#"{"operations": [{"op": "appendEntry", "entry": {"id": "str-00002", "kind": "strategy", "text": "Check the status \u202e code.", "helpfulCount": 0, "harmfulCount": 0}}]}"#,
+            "its content holds U+202E (RIGHT-TO-LEFT OVERRIDE) at character 18",
+        ),
+        (
+            "batch.json",
+            r#"{"reasoning": "r", "operations": [{"type": "UPDATE", "skill_id": "str-00001", "section": "general", "content": "Read the docs first.\udb40\udc41\udb40\udc42"}]}"#,
+            "its content holds U+E0041 (a TAG character) at character 21",
+        ),
+        (
+            "ops.json",
+            r#"{"operation_type": "ADD", "section": "strategies_and_insights", "content": "Page\u200bthrough every result."}"#,
+            "its content holds U+200B (ZERO WIDTH SPACE) at character 5",
+        ),
+    ];
+    for (name, delta, says) in deltas {
+        std::fs::write(d.join(name), delta).unwrap();
+        tool("ace-apply")
+            .current_dir(d)
+            .args(["pb.md", name, "--in-place"])
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(format!("{says}, which hides text from a reviewer (ACE090)")));
+        assert_eq!(std::fs::read_to_string(d.join("pb.md")).unwrap(), book, "{name}");
+    }
+}
+

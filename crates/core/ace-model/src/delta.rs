@@ -133,6 +133,35 @@ impl Change {
         }
     }
 
+    /// The texts the change writes into the playbook, by field (as
+    /// [`Entry::texts`] names them): what agents will read of it.
+    pub fn texts(&self) -> Vec<(&str, &str)> {
+        match self {
+            Change::Add(e) => e.texts(),
+            Change::Replace { entry, .. } => entry.texts(),
+            Change::Set { from, fields, .. } => from
+                .texts()
+                .into_iter()
+                .filter(|(f, _)| {
+                    fields
+                        .iter()
+                        .any(|x| x == f || x.strip_prefix("extra.") == Some(f))
+                })
+                .collect(),
+            Change::Append { field, values, .. } => values
+                .iter()
+                .filter_map(|v| v.as_str().map(|t| (field.as_str(), t)))
+                .collect(),
+            Change::Deprecate { reason, .. } => {
+                reason.iter().map(|r| ("reason", r.as_str())).collect()
+            }
+            Change::Merge { content, .. } => {
+                content.iter().map(|c| ("content", c.as_str())).collect()
+            }
+            Change::Count { .. } | Change::Remove { .. } => Vec::new(),
+        }
+    }
+
     /// Whether applying it in any order with other commuting changes gives
     /// the same playbook: the vAgenda ACE extension says appends and increments commute.
     pub fn commutes(&self) -> bool {

@@ -521,6 +521,21 @@ impl Entry {
         }
     }
 
+    /// The texts of the entry an agent or a reviewer reads, by field
+    /// (an extension field by its name; each tag as `tags`).
+    pub fn texts(&self) -> Vec<(&str, &str)> {
+        let mut texts: Vec<(&str, &str)> = vec![("content", &self.content)];
+        texts.extend(self.title.as_deref().map(|t| ("title", t)));
+        texts.extend(self.section.as_deref().map(|t| ("section", t)));
+        texts.extend(self.tags.iter().flatten().map(|t| ("tags", t.as_str())));
+        for (key, v) in self.extra.iter() {
+            if let Some(t) = v.as_str() {
+                texts.push((key.as_str(), t));
+            }
+        }
+        texts
+    }
+
     /// Every optional field other than the section and the counters, with
     /// whether it holds a value: writers report the ones their format has no
     /// place for.

@@ -131,16 +131,7 @@ fn secret_patterns() -> &'static SecretPatterns {
 /// ACE090: a character that reorders the text shown or that no one sees,
 /// in any text of the entry an agent or a reviewer reads.
 pub(crate) fn hidden_text(e: &Entry, out: &mut Vec<Diagnostic>) {
-    let mut texts: Vec<(&str, &str)> = vec![("content", &e.content)];
-    texts.extend(e.title.as_deref().map(|t| ("title", t)));
-    texts.extend(e.section.as_deref().map(|t| ("section", t)));
-    texts.extend(e.tags.iter().flatten().map(|t| ("tags", t.as_str())));
-    for (key, v) in e.extra.iter() {
-        if let Some(t) = v.as_str() {
-            texts.push((key.as_str(), t));
-        }
-    }
-    for (field, text) in texts {
+    for (field, text) in e.texts() {
         if let Some((at, c, name)) = ace_model::controls::first_hidden(text) {
             out.push(
                 Diagnostic::new(
