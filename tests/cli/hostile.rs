@@ -991,7 +991,8 @@ fn output_to_dev_null_is_written_and_in_place_is_refused() {
 fn a_delta_that_would_hide_text_in_the_playbook_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let book = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Read the docs first.\n";
+    let book =
+        "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Read the docs first.\n";
     std::fs::write(d.join("pb.md"), book).unwrap();
     let deltas = [
         (
@@ -1017,8 +1018,13 @@ fn a_delta_that_would_hide_text_in_the_playbook_is_refused() {
             .args(["pb.md", name, "--in-place"])
             .assert()
             .code(1)
-            .stderr(predicates::str::contains(format!("{says}, which hides text from a reviewer (ACE090)")));
-        assert_eq!(std::fs::read_to_string(d.join("pb.md")).unwrap(), book, "{name}");
+            .stderr(predicates::str::contains(format!(
+                "{says}, which hides text from a reviewer (ACE090)"
+            )));
+        assert_eq!(
+            std::fs::read_to_string(d.join("pb.md")).unwrap(),
+            book,
+            "{name}"
+        );
     }
 }
-

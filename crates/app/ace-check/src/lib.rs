@@ -307,6 +307,43 @@ fn history_form(format: Format, threshold: i64) -> ace_lint::history::Form {
 
 /// Every finding for one input. Findings in a companion playbook.yaml are
 /// reported under its own name.
+/// ACE090 at each operation of the deltas in `source` that would write
+/// a character hiding text from a reviewer: ace-apply refuses such a
+/// delta, and a review of the delta file is where to see it.
+fn hidden_in_deltas(source: &Source, settings: &Settings) -> Vec<Diagnostic> {
+    let ctx = ace_registry::DeltaReadCtx {
+        name: source.path.as_deref().and_then(Path::to_str),
+        min_confidence: settings.curator.confidence,
+        min_evidence: settings.curator.evidence_length,
+    };
+    let Ok((_, deltas)) = ace_registry::Registry::builtin().read_deltas(&source.text, None, &ctx)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for op in deltas.iter().flat_map(|d| &d.ops) {
+        let found = op.change.texts().into_iter().find_map(|(field, text)| {
+            ace_model::controls::first_hidden(text).map(|hit| (field, hit))
+        });
+        if let Some((field, (at, c, name))) = found {
+            out.push(
+                Diagnostic::new(
+                    &rules::HIDDEN_TEXT,
+                    op.span,
+                    format!(
+                        "the `{}` operation's {field} holds U+{:04X} ({name}) at character {}",
+                        op.change.name(),
+                        c as u32,
+                        at + 1
+                    ),
+                )
+                .with_help("remove it: a reviewer is shown other text than the agent reads; ace-apply refuses the delta"),
+            );
+        }
+    }
+    out
+}
+
 pub fn check(source: Source, settings: &Settings) -> Outcome {
     let mut outcome = Outcome::default();
     // Without --from, a file that no format or check claims is not
@@ -341,7 +378,8 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         min_evidence: settings.curator.evidence_length,
     };
     if let Some(check) = ace_registry::Registry::builtin().claimed_check(format, &source.text) {
-        let diags = check.check(&source.text, &ctx);
+        let mut diags = check.check(&source.text, &ctx);
+        diags.extend(hidden_in_deltas(&source, settings));
         finish(source, diags, &mut outcome);
         return outcome;
     }
@@ -394,6 +432,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         };
         if let Some(check) = other.check {
             diags.extend(check.check(&source.text, &ctx));
+            diags.extend(hidden_in_deltas(&source, settings));
             if other.keeps_read_findings {
                 diags.sort_by_key(|d| (d.span.start, d.code));
             }
