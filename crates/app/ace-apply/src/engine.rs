@@ -563,10 +563,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
         // ACE090's characters, written by an agent (or by text injected
         // into its prompt), would hide from the people who review the
         // playbook what every later agent reads.
-        let hidden = change.texts().into_iter().find_map(|(field, text)| {
-            ace_model::controls::first_hidden(text).map(|found| (field, found))
-        });
-        if let Some((field, (at, c, name))) = hidden {
+        if let Some((field, (at, c, name))) = change.first_hidden() {
             return refuse(
                 Reason::Invalid,
                 span,

@@ -322,10 +322,7 @@ fn hidden_in_deltas(source: &Source, settings: &Settings) -> Vec<Diagnostic> {
     };
     let mut out = Vec::new();
     for op in deltas.iter().flat_map(|d| &d.ops) {
-        let found = op.change.texts().into_iter().find_map(|(field, text)| {
-            ace_model::controls::first_hidden(text).map(|hit| (field, hit))
-        });
-        if let Some((field, (at, c, name))) = found {
+        if let Some((field, (at, c, name))) = op.change.first_hidden() {
             out.push(
                 Diagnostic::new(
                     &rules::HIDDEN_TEXT,

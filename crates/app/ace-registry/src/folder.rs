@@ -212,17 +212,19 @@ impl<'a> Folder<'a> {
         if self.project == SHARED {
             parsed.playbook.layout = merged.layout;
         }
-        let listed = match self.project == SHARED {
-            true => Vec::new(),
-            false => self.listed()?,
+        let absent = match self.project == SHARED {
+            true => None,
+            false => {
+                let listed = self.listed()?;
+                (!listed.contains(&self.project)).then(|| {
+                    format!(
+                        "no project `{}` is there{}",
+                        self.project,
+                        ace_store::held("project", &listed)
+                    )
+                })
+            }
         };
-        let absent = (self.project != SHARED && !listed.contains(&self.project)).then(|| {
-            format!(
-                "no project `{}` is there{}",
-                self.project,
-                ace_store::held("project", &listed)
-            )
-        });
         Ok(StoreInput {
             source,
             parsed,

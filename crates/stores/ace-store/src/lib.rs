@@ -103,9 +103,9 @@ pub struct StoreLedger;
 
 pub static LEDGER: StoreLedger = StoreLedger;
 
-/// `; it holds project `a``, `; it holds projects `a`, `b`` (the first
-/// twenty), or `; it holds none`: what a location could have named
-/// instead of a `what` it holds nothing of.
+/// The end of a message about a `what` (project, user) a location holds
+/// nothing of: what it could have named instead, the first twenty of
+/// `names` quoted, or that there is none.
 pub fn held(what: &str, names: &[String]) -> String {
     let quoted: Vec<String> = names.iter().take(20).map(|n| format!("`{n}`")).collect();
     let more = match names.len() {
@@ -339,9 +339,9 @@ impl Store {
             [] => Ok(default.to_owned()),
             [one] => Ok(one.clone()),
             many => Err(Error::Usage(format!(
-                "{}: the database holds the playbooks of several {what}s ({}); name one with `#{what}=NAME`",
+                "{}: which {what}? Name one with `#{what}=NAME`{}",
                 self.location,
-                many.join(", ")
+                held(what, many)
             ))),
         }
     }
