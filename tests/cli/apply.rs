@@ -18,6 +18,23 @@ fn fixture(rel: &str) -> String {
     std::fs::read_to_string(root.join(rel)).unwrap()
 }
 
+/// Runs `cmd` with `--report json`, which must succeed: its output, the
+/// JSON report and the whole of standard error.
+fn applied_with_report(cmd: &mut Command) -> (std::process::Output, serde_json::Value, String) {
+    let out = cmd
+        .args(["--report", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    let report = stderr
+        .lines()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON report in {stderr}"));
+    (out, report, stderr)
+}
+
 #[test]
 fn an_acedelta_batch_into_an_agents_md_pair_in_place() {
     let dir = tempfile::tempdir().unwrap();
@@ -370,19 +387,8 @@ fn an_operation_passed_over_is_named_in_the_report() {
   {"type": "TAG", "section": "general", "skill_id": "general-00001", "metadata": {"helpful": 1}}
 ]}"#,
     );
-    let out = apply()
-        .arg(&book)
-        .arg(&batch)
-        .args(["-o", "-", "--report", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let report: serde_json::Value = stderr
-        .lines()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no JSON report in {stderr}"));
+    let (out, report, stderr) =
+        applied_with_report(apply().arg(&book).arg(&batch).args(["-o", "-"]));
     assert_eq!(
         report["passed_over"],
         serde_json::json!([{"id": "#1", "operation": "count", "target": "general-00009"}]),
@@ -417,19 +423,12 @@ fn a_merged_bullet_the_playbook_lacks_is_named_under_the_skill_script() {
         r#"{"delta_id": "delta-2025-10-28-001", "timestamp": "2025-10-28T00:00:00Z", "author": "agent", "rationale": "Fold the two Read bullets together",
   "merges": [{"keep_id": "bullet-2025-10-25-002", "merge_ids": ["bullet-2025-10-25-003", "bullet-2025-10-25-099"], "merged_content": "Read files with the Read tool.", "rationale": "the same advice twice"}]}"#,
     );
-    let out = apply()
-        .arg(&book)
-        .arg(&delta)
-        .args(["-o", "-", "--compat", "skill-script", "--report", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let report: serde_json::Value = stderr
-        .lines()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| panic!("no JSON report in {stderr}"));
+    let (out, report, stderr) = applied_with_report(apply().arg(&book).arg(&delta).args([
+        "-o",
+        "-",
+        "--compat",
+        "skill-script",
+    ]));
     assert_eq!(
         report["passed_over"],
         serde_json::json!([{"id": "delta-2025-10-28-001", "operation": "merge", "target": "bullet-2025-10-25-099"}]),
