@@ -984,47 +984,78 @@ fn output_to_dev_null_is_written_and_in_place_is_refused() {
 
 /// A delta whose text holds a character that hides text from a reviewer
 /// (ACE090: a bidirectional override, Unicode tags, a zero-width space),
-/// as an agent fed injected text may write one, is refused whole in every
-/// dialect: the playbook would pass review while every later agent reads
-/// what no one saw.
+/// as an agent fed injected text may write one, or what looks like a
+/// credential from the agent's context (ACE057), is refused whole in every
+/// dialect, and ace-validate reports it at the operation: the playbook is
+/// what every later agent reads and a repository keeps. The credential
+/// itself is never printed.
 #[test]
-fn a_delta_that_would_hide_text_in_the_playbook_is_refused() {
+fn a_delta_that_would_hide_text_or_leak_a_credential_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let book =
         "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 :: Read the docs first.\n";
     std::fs::write(d.join("pb.md"), book).unwrap();
+    let secret = "AKIAQWERTYUIOPASDFGH";
+    let kayba_secret = format!(
+        r#"{{"reasoning": "r", "operations": [{{"type": "ADD", "section": "general", "content": "Use the key {secret} for the bucket."}}]}}"#
+    );
     let deltas = [
         (
             "patch.json",
             r#"{"operations": [{"op": "appendEntry", "entry": {"id": "str-00002", "kind": "strategy", "text": "Check the status \u202e code.", "helpfulCount": 0, "harmfulCount": 0}}]}"#,
-            "its content holds U+202E (RIGHT-TO-LEFT OVERRIDE) at character 18",
+            "its content holds U+202E (RIGHT-TO-LEFT OVERRIDE) at character 18, which hides text from a reviewer",
+            "ACE090",
         ),
         (
             "batch.json",
             r#"{"reasoning": "r", "operations": [{"type": "UPDATE", "skill_id": "str-00001", "section": "general", "content": "Read the docs first.\udb40\udc41\udb40\udc42"}]}"#,
-            "its content holds U+E0041 (a TAG character) at character 21",
+            "its content holds U+E0041 (a TAG character) at character 21, which hides text from a reviewer",
+            "ACE090",
         ),
         (
             "ops.json",
             r#"{"operation_type": "ADD", "section": "strategies_and_insights", "content": "Page\u200bthrough every result."}"#,
-            "its content holds U+200B (ZERO WIDTH SPACE) at character 5",
+            "its content holds U+200B (ZERO WIDTH SPACE) at character 5, which hides text from a reviewer",
+            "ACE090",
+        ),
+        (
+            "secret-batch.json",
+            kayba_secret.as_str(),
+            "its content holds what looks like an AWS access key, which every run would read and a repository keep",
+            "ACE057",
         ),
     ];
-    for (name, delta, says) in deltas {
+    for (name, delta, says, code) in deltas {
         std::fs::write(d.join(name), delta).unwrap();
-        tool("ace-apply")
+        let out = tool("ace-apply")
             .current_dir(d)
             .args(["pb.md", name, "--in-place"])
-            .assert()
-            .code(1)
-            .stderr(predicates::str::contains(format!(
-                "{says}, which hides text from a reviewer (ACE090)"
-            )));
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+        assert!(err.contains(&format!("{says} ({code})")), "{name}: {err}");
+        assert!(!err.contains(secret), "{name}: {err}");
         assert_eq!(
             std::fs::read_to_string(d.join("pb.md")).unwrap(),
             book,
             "{name}"
         );
+    }
+    // The kayba batches are what ace-validate recognises by content.
+    for (name, code) in [("batch.json", "ACE090"), ("secret-batch.json", "ACE057")] {
+        let out = tool("ace-validate")
+            .current_dir(d)
+            .arg(name)
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{name}: {shown}");
+        assert!(
+            shown.contains(&format!("error[{code}]: the `")),
+            "{name}: {shown}"
+        );
+        assert!(!shown.contains(secret), "{name}: {shown}");
     }
 }

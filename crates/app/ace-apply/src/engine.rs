@@ -560,19 +560,8 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
     for op in ordered(d, st.opts.compat) {
         let span = op.span;
         let change = &op.change;
-        // ACE090's characters, written by an agent (or by text injected
-        // into its prompt), would hide from the people who review the
-        // playbook what every later agent reads.
-        if let Some((field, (at, c, name))) = change.first_hidden() {
-            return refuse(
-                Reason::Invalid,
-                span,
-                format!(
-                    "its {field} holds U+{:04X} ({name}) at character {}, which hides text from a reviewer (ACE090)",
-                    c as u32,
-                    at + 1
-                ),
-            );
+        if let Some((rule, message)) = ace_lint::unsafe_text(change) {
+            return refuse(Reason::Invalid, span, format!("{message} ({})", rule.code));
         }
         if st.opts.append_only {
             if let Some(what) = content_change(change, script) {

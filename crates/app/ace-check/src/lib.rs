@@ -307,10 +307,11 @@ fn history_form(format: Format, threshold: i64) -> ace_lint::history::Form {
 
 /// Every finding for one input. Findings in a companion playbook.yaml are
 /// reported under its own name.
-/// ACE090 at each operation of the deltas in `source` that would write
-/// a character hiding text from a reviewer: ace-apply refuses such a
-/// delta, and a review of the delta file is where to see it.
-fn hidden_in_deltas(source: &Source, settings: &Settings) -> Vec<Diagnostic> {
+/// ACE090 or ACE057 at each operation of the deltas in `source` that
+/// would write a character hiding text or a credential
+/// ([`ace_lint::unsafe_text`]): ace-apply refuses such a delta, and the
+/// delta file's review is where to see it.
+fn unsafe_in_deltas(source: &Source, settings: &Settings) -> Vec<Diagnostic> {
     let ctx = ace_registry::DeltaReadCtx {
         name: source.path.as_deref().and_then(Path::to_str),
         min_confidence: settings.curator.confidence,
@@ -320,25 +321,21 @@ fn hidden_in_deltas(source: &Source, settings: &Settings) -> Vec<Diagnostic> {
     else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for op in deltas.iter().flat_map(|d| &d.ops) {
-        if let Some((field, (at, c, name))) = op.change.first_hidden() {
-            out.push(
+    deltas
+        .iter()
+        .flat_map(|d| &d.ops)
+        .filter_map(|op| {
+            let (rule, message) = ace_lint::unsafe_text(&op.change)?;
+            Some(
                 Diagnostic::new(
-                    &rules::HIDDEN_TEXT,
+                    rule,
                     op.span,
-                    format!(
-                        "the `{}` operation's {field} holds U+{:04X} ({name}) at character {}",
-                        op.change.name(),
-                        c as u32,
-                        at + 1
-                    ),
+                    format!("the `{}` operation: {message}", op.change.name()),
                 )
-                .with_help("remove it: a reviewer is shown other text than the agent reads; ace-apply refuses the delta"),
-            );
-        }
-    }
-    out
+                .with_help("write the lesson without it; ace-apply refuses the delta"),
+            )
+        })
+        .collect()
 }
 
 pub fn check(source: Source, settings: &Settings) -> Outcome {
@@ -376,7 +373,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
     };
     if let Some(check) = ace_registry::Registry::builtin().claimed_check(format, &source.text) {
         let mut diags = check.check(&source.text, &ctx);
-        diags.extend(hidden_in_deltas(&source, settings));
+        diags.extend(unsafe_in_deltas(&source, settings));
         finish(source, diags, &mut outcome);
         return outcome;
     }
@@ -429,7 +426,7 @@ pub fn check(source: Source, settings: &Settings) -> Outcome {
         };
         if let Some(check) = other.check {
             diags.extend(check.check(&source.text, &ctx));
-            diags.extend(hidden_in_deltas(&source, settings));
+            diags.extend(unsafe_in_deltas(&source, settings));
             if other.keeps_read_findings {
                 diags.sort_by_key(|d| (d.span.start, d.code));
             }

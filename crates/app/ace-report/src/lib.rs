@@ -234,6 +234,19 @@ fn render_human(
     if !frame {
         return Ok(());
     }
+    // A log (a CI run's, often public) is no place for the credential
+    // the finding is about: the line is not shown.
+    if d.code == ace_model::rules::SECRET_IN_CONTENT.code {
+        let pad = " ".repeat(start.line.to_string().len());
+        writeln!(
+            out,
+            "{pad} = note: the line is not shown: it would print the credential"
+        )?;
+        if let Some(help) = &d.help {
+            writeln!(out, "{pad} = help: {help}")?;
+        }
+        return writeln!(out);
+    }
     let line_text = index.line_text(r.text, start.line);
     let gutter = start.line.to_string().len();
     let pad = " ".repeat(gutter);
@@ -687,6 +700,28 @@ mod tests {
         let out = render_str(OutputFormat::Full, "[a-1] first\n[a-1] second\n");
         let expected = "p.md:2:2: error[ACE002]: duplicate ID `a-1`\n  |\n2 | [a-1] second\n  |  ^^^^^\n  = note: first used here at p.md:1:1\n  = help: renumber it\n\nFound 1 error(s), 0 warning(s), 0 info in 1 file.\n";
         assert_eq!(out, expected);
+    }
+
+    #[test]
+    fn a_credential_s_line_is_never_shown() {
+        let text = "[a-1] The token is ghp_abcdefghijklmnopqrstuvwxyz0123456789\n";
+        let d = Diagnostic::new(&rules::SECRET_IN_CONTENT, Span::new(0, 5), "m").with_help("h");
+        let report = [FileReport {
+            name: "f.md",
+            text,
+            diagnostics: std::slice::from_ref(&d),
+        }];
+        for format in [
+            OutputFormat::Full,
+            OutputFormat::Concise,
+            OutputFormat::Json,
+            OutputFormat::Github,
+        ] {
+            let mut out = Vec::new();
+            render(format, &report, false, &mut out).unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert!(!out.contains("ghp_"), "{format:?}: {out}");
+        }
     }
 
     #[test]

@@ -162,14 +162,6 @@ impl Change {
         }
     }
 
-    /// The first character of the texts it writes that hides text from a
-    /// reviewer ([`crate::controls::first_hidden`]), with the field.
-    pub fn first_hidden(&self) -> Option<(&str, (usize, char, &'static str))> {
-        self.texts()
-            .into_iter()
-            .find_map(|(field, text)| crate::controls::first_hidden(text).map(|hit| (field, hit)))
-    }
-
     /// Whether applying it in any order with other commuting changes gives
     /// the same playbook: the vAgenda ACE extension says appends and increments commute.
     pub fn commutes(&self) -> bool {

@@ -8,7 +8,7 @@ use ace_model::{ids, rules, Diagnostic, Entry, Playbook, Span};
 pub mod history;
 mod quality;
 
-pub use quality::{similar_pairs, Pair, Similarity, EVIDENCE_TYPES};
+pub use quality::{similar_pairs, unsafe_text, Pair, Similarity, EVIDENCE_TYPES};
 
 #[derive(Debug, Clone)]
 pub struct Options {

@@ -151,20 +151,59 @@ pub(crate) fn hidden_text(e: &Entry, out: &mut Vec<Diagnostic>) {
     }
 }
 
-pub(crate) fn secrets(e: &Entry, out: &mut Vec<Diagnostic>) {
+/// What a delta's operation would write that a playbook must not hold: a
+/// character that hides text from a reviewer (ACE090), or what looks like
+/// a credential in a content or title (ACE057), with the field (`its
+/// content holds ...`). A credential is named by its kind, never its
+/// value. Agents write deltas, and text injected into an agent's prompt
+/// or a secret from its context would reach every later run.
+pub fn unsafe_text(change: &ace_model::delta::Change) -> Option<(&'static rules::Rule, String)> {
+    let texts = change.texts();
+    let hidden = texts.iter().find_map(|(field, text)| {
+        ace_model::controls::first_hidden(text).map(|(at, c, name)| {
+            format!(
+                "its {field} holds U+{:04X} ({name}) at character {}, which hides text from a reviewer",
+                c as u32,
+                at + 1
+            )
+        })
+    });
+    if let Some(message) = hidden {
+        return Some((&rules::HIDDEN_TEXT, message));
+    }
+    texts
+        .iter()
+        .filter(|(field, _)| matches!(*field, "content" | "title"))
+        .find_map(|(field, text)| {
+            credential(text).map(|what| {
+                (
+                    &rules::SECRET_IN_CONTENT,
+                    format!("its {field} holds what looks like {what}, which every run would read and a repository keep"),
+                )
+            })
+        })
+}
+
+/// What credential `text` looks like it holds (`an AWS access key`), if
+/// any: ACE057's patterns. Only the kind is given, never the value.
+fn credential(text: &str) -> Option<&'static str> {
     let p = secret_patterns();
+    let mut found = PatternSet::new(p.set.pattern_len());
+    p.set
+        .which_overlapping_matches(&Input::new(text), &mut found);
+    found.iter().next().map(|id| p.names[id.as_usize()])
+}
+
+pub(crate) fn secrets(e: &Entry, out: &mut Vec<Diagnostic>) {
     let mut texts = vec![e.content.as_str()];
     texts.extend(e.title.as_deref());
     for text in texts {
-        let mut found = PatternSet::new(p.set.pattern_len());
-        p.set
-            .which_overlapping_matches(&Input::new(text), &mut found);
-        if let Some(i) = found.iter().next().map(|id| id.as_usize()) {
+        if let Some(what) = credential(text) {
             out.push(
                 Diagnostic::new(
                     &rules::SECRET_IN_CONTENT,
                     span(e),
-                    format!("entry `{}` contains what looks like {}", e.id, p.names[i]),
+                    format!("entry `{}` contains what looks like {what}", e.id),
                 )
                 .with_help(
                     "remove the value and rotate the credential; keep the lesson without it",
