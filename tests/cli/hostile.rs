@@ -1043,6 +1043,23 @@ fn a_delta_that_would_hide_text_or_leak_a_credential_is_refused() {
             "{name}"
         );
     }
+    // A merge takes what a branch's file holds as it holds it, for
+    // ace-validate to report: the refusal is for what agents write.
+    let theirs = format!("{book}[str-00002] helpful=0 harmful=0 :: Page\u{200b}through results.\n");
+    std::fs::write(d.join("ours.md"), book).unwrap();
+    std::fs::write(d.join("theirs.md"), &theirs).unwrap();
+    tool("ace-merge")
+        .current_dir(d)
+        .args(["pb.md", "ours.md", "theirs.md"])
+        .assert()
+        .code(0);
+    assert_eq!(std::fs::read_to_string(d.join("ours.md")).unwrap(), theirs);
+    tool("ace-validate")
+        .current_dir(d)
+        .arg("ours.md")
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("error[ACE090]"));
     // The kayba batches are what ace-validate recognises by content.
     for (name, code) in [("batch.json", "ACE090"), ("secret-batch.json", "ACE057")] {
         let out = tool("ace-validate")

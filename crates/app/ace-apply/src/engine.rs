@@ -560,7 +560,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
     for op in ordered(d, st.opts.compat) {
         let span = op.span;
         let change = &op.change;
-        if let Some((rule, message)) = ace_lint::unsafe_text(change) {
+        if let Some((rule, message)) = ace_lint::unsafe_text(change).filter(|_| !st.opts.verbatim) {
             return refuse(Reason::Invalid, span, format!("{message} ({})", rule.code));
         }
         if st.opts.append_only {

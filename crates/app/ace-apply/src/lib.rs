@@ -118,6 +118,8 @@ pub struct Options {
     pub now: String,
     /// The deltas carry entries of another copy of the same file (a
     /// merge's): what they add is kept as it is, not completed to the
-    /// format's schema (`Curation::complete_new`).
+    /// format's schema (`Curation::complete_new`), and text a playbook
+    /// must not hold (`ace_lint::unsafe_text`) is merged as the file holds
+    /// it, for ace-validate to report, rather than refused.
     pub verbatim: bool,
 }
