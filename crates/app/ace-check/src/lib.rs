@@ -305,8 +305,6 @@ fn history_form(format: Format, threshold: i64) -> ace_lint::history::Form {
     }
 }
 
-/// Every finding for one input. Findings in a companion playbook.yaml are
-/// reported under its own name.
 /// ACE090 or ACE057 at each operation of the deltas in `source` that
 /// would write a character hiding text or a credential
 /// ([`ace_lint::unsafe_text`]): ace-apply refuses such a delta, and the
@@ -338,6 +336,8 @@ fn unsafe_in_deltas(source: &Source, settings: &Settings) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Every finding for one input. Findings in a companion playbook.yaml are
+/// reported under its own name.
 pub fn check(source: Source, settings: &Settings) -> Outcome {
     let mut outcome = Outcome::default();
     // Without --from, a file that no format or check claims is not

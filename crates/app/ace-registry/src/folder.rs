@@ -212,24 +212,10 @@ impl<'a> Folder<'a> {
         if self.project == SHARED {
             parsed.playbook.layout = merged.layout;
         }
-        let absent = match self.project == SHARED {
-            true => None,
-            false => {
-                let listed = self.listed()?;
-                (!listed.contains(&self.project)).then(|| {
-                    format!(
-                        "no project `{}` is there{}",
-                        self.project,
-                        ace_store::held("project", &listed)
-                    )
-                })
-            }
-        };
         Ok(StoreInput {
             source,
             parsed,
             lint: Format::MARKDOWN.imp().lint_profile(),
-            absent,
         })
     }
 
@@ -503,6 +489,24 @@ fn is_file_name(name: &str) -> bool {
 /// The selected project's view ([`Folder::read`]).
 pub(crate) fn read(location: &Location) -> Result<StoreInput, Stop> {
     Folder::of(location)?.read()
+}
+
+/// The project the location names when the folder holds nothing of it
+/// (no file, no line in `projects.json`), with what it does hold; the
+/// shared project is always there.
+pub(crate) fn absent(location: &Location) -> Result<Option<String>, Error> {
+    let folder = Folder::of(location)?;
+    if folder.project == SHARED {
+        return Ok(None);
+    }
+    let listed = folder.listed()?;
+    Ok((!listed.contains(&folder.project)).then(|| {
+        format!(
+            "no project `{}` is there{}",
+            folder.project,
+            ace_store::held("project", &listed)
+        )
+    }))
 }
 
 /// `pb` written to the folder ([`Folder::write`]), the files locked.

@@ -14,10 +14,6 @@ pub struct StoreInput {
     pub source: Source,
     pub parsed: Parsed,
     pub lint: crate::LintProfile,
-    /// The project or user the location names that is not there, with
-    /// what is ([`crate::store::read`] refuses it, [`crate::store::view`]
-    /// reads it as empty).
-    pub absent: Option<String>,
 }
 
 /// What [`crate::store::update`]'s change is given: the playbook read under the write

@@ -39,13 +39,22 @@ pub fn open(location: &Location, access: Access) -> Result<Store, Error> {
 /// empty playbook (a misspelt `#project=` would otherwise pass every
 /// check).
 pub fn read(location: &Location) -> Result<StoreInput, Stop> {
-    let input = view(location)?;
-    match &input.absent {
-        Some(absent) => Err(Stop::Usage(Error::Usage(format!(
+    let refuse = |absent: String| {
+        Stop::Usage(Error::Usage(format!(
             "{location}: {absent}; a write to it makes it"
-        )))),
-        None => Ok(input),
+        )))
+    };
+    if let Db::Folder(_) = location.db {
+        if let Some(absent) = crate::folder::absent(location)? {
+            return Err(refuse(absent));
+        }
+        return crate::folder::read(location);
     }
+    let mut store = open(location, Access::Read)?;
+    if let Some(absent) = store.absent()? {
+        return Err(refuse(absent));
+    }
+    input(&mut store, location)
 }
 
 /// The playbook at `location` as an agent's server reads it: a project
@@ -55,7 +64,11 @@ pub fn view(location: &Location) -> Result<StoreInput, Stop> {
     if let Db::Folder(_) = location.db {
         return crate::folder::read(location);
     }
-    let mut store = open(location, Access::Read)?;
+    input(&mut open(location, Access::Read)?, location)
+}
+
+/// The playbook `store` holds at `location`.
+fn input(store: &mut Store, location: &Location) -> Result<StoreInput, Stop> {
     let read = store.read()?;
     let source = Source {
         name: location.shown(),
@@ -81,7 +94,6 @@ pub fn view(location: &Location) -> Result<StoreInput, Stop> {
         source,
         parsed,
         lint: read.schema.lint,
-        absent: read.absent,
     })
 }
 

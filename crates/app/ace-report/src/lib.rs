@@ -234,49 +234,45 @@ fn render_human(
     if !frame {
         return Ok(());
     }
+    let gutter = start.line.to_string().len();
+    let pad = " ".repeat(gutter);
     // A log (a CI run's, often public) is no place for the credential
     // the finding is about: the line is not shown.
     if d.code == ace_model::rules::SECRET_IN_CONTENT.code {
-        let pad = " ".repeat(start.line.to_string().len());
         writeln!(
             out,
             "{pad} = note: the line is not shown: it would print the credential"
         )?;
-        if let Some(help) = &d.help {
-            writeln!(out, "{pad} = help: {help}")?;
-        }
-        return writeln!(out);
-    }
-    let line_text = index.line_text(r.text, start.line);
-    let gutter = start.line.to_string().len();
-    let pad = " ".repeat(gutter);
-    let bar = style.paint("34", "|");
-    let col_byte = byte_of_col(line_text, start.col);
-    let end = index.line_col(r.text, d.span.end);
-    let end_byte = if end.line == start.line {
-        byte_of_col(line_text, end.col)
     } else {
-        line_text.len()
-    };
-    let shown = clip(line_text, col_byte, end_byte.max(col_byte), frame_width);
-    writeln!(out, "{pad} {bar}")?;
-    writeln!(
-        out,
-        "{} {bar} {}",
-        style.paint("34", &start.line.to_string()),
-        shown.text
-    )?;
-    let marker = match d.severity {
-        Severity::Error => "31",
-        Severity::Warning => "33",
-        Severity::Info => "36",
-    };
-    writeln!(
-        out,
-        "{pad} {bar} {}{}",
-        " ".repeat(shown.lead),
-        style.paint(marker, &"^".repeat(shown.width))
-    )?;
+        let line_text = index.line_text(r.text, start.line);
+        let bar = style.paint("34", "|");
+        let col_byte = byte_of_col(line_text, start.col);
+        let end = index.line_col(r.text, d.span.end);
+        let end_byte = if end.line == start.line {
+            byte_of_col(line_text, end.col)
+        } else {
+            line_text.len()
+        };
+        let shown = clip(line_text, col_byte, end_byte.max(col_byte), frame_width);
+        writeln!(out, "{pad} {bar}")?;
+        writeln!(
+            out,
+            "{} {bar} {}",
+            style.paint("34", &start.line.to_string()),
+            shown.text
+        )?;
+        let marker = match d.severity {
+            Severity::Error => "31",
+            Severity::Warning => "33",
+            Severity::Info => "36",
+        };
+        writeln!(
+            out,
+            "{pad} {bar} {}{}",
+            " ".repeat(shown.lead),
+            style.paint(marker, &"^".repeat(shown.width))
+        )?;
+    }
     for rel in &d.related {
         let pos = index.line_col(r.text, rel.span.start);
         writeln!(

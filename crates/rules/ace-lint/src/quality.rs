@@ -128,26 +128,32 @@ fn secret_patterns() -> &'static SecretPatterns {
     })
 }
 
+/// `its FIELD holds U+XXXX (NAME) at character N`, of the first of `texts`
+/// (field, text) that holds a character hiding text.
+fn hidden_in(texts: &[(&str, &str)]) -> Option<String> {
+    texts.iter().find_map(|(field, text)| {
+        ace_model::controls::first_hidden(text).map(|(at, c, name)| {
+            format!(
+                "its {field} holds U+{:04X} ({name}) at character {}",
+                c as u32,
+                at + 1
+            )
+        })
+    })
+}
+
 /// ACE090: a character that reorders the text shown or that no one sees,
 /// in any text of the entry an agent or a reviewer reads.
 pub(crate) fn hidden_text(e: &Entry, out: &mut Vec<Diagnostic>) {
-    for (field, text) in e.texts() {
-        if let Some((at, c, name)) = ace_model::controls::first_hidden(text) {
-            out.push(
-                Diagnostic::new(
-                    &rules::HIDDEN_TEXT,
-                    span(e),
-                    format!(
-                        "entry `{}`: its {field} holds U+{:04X} ({name}) at character {}",
-                        e.id,
-                        c as u32,
-                        at + 1
-                    ),
-                )
-                .with_help("remove it: a reviewer is shown other text than the agent reads"),
-            );
-            return;
-        }
+    if let Some(what) = hidden_in(&e.texts()) {
+        out.push(
+            Diagnostic::new(
+                &rules::HIDDEN_TEXT,
+                span(e),
+                format!("entry `{}`: {what}", e.id),
+            )
+            .with_help("remove it: a reviewer is shown other text than the agent reads"),
+        );
     }
 }
 
@@ -159,17 +165,11 @@ pub(crate) fn hidden_text(e: &Entry, out: &mut Vec<Diagnostic>) {
 /// or a secret from its context would reach every later run.
 pub fn unsafe_text(change: &ace_model::delta::Change) -> Option<(&'static rules::Rule, String)> {
     let texts = change.texts();
-    let hidden = texts.iter().find_map(|(field, text)| {
-        ace_model::controls::first_hidden(text).map(|(at, c, name)| {
-            format!(
-                "its {field} holds U+{:04X} ({name}) at character {}, which hides text from a reviewer",
-                c as u32,
-                at + 1
-            )
-        })
-    });
-    if let Some(message) = hidden {
-        return Some((&rules::HIDDEN_TEXT, message));
+    if let Some(what) = hidden_in(&texts) {
+        return Some((
+            &rules::HIDDEN_TEXT,
+            format!("{what}, which hides text from a reviewer"),
+        ));
     }
     texts
         .iter()

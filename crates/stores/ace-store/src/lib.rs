@@ -374,10 +374,17 @@ impl Store {
             .collect())
     }
 
-    /// The user or project the location names that the database holds
-    /// nothing of ([`StoreRead::absent`]); the shared project is always
-    /// there.
-    fn absent(&mut self, schema: &Schema, scope: &Scope) -> Result<Option<String>, Error> {
+    /// The project or user the location names that the database holds
+    /// nothing of (no row, no line in its table of projects, no layout
+    /// kept), with what it does hold: a read-only tool refuses to read it,
+    /// as it would a missing file; a write makes it. The shared project is
+    /// always there.
+    pub fn absent(&mut self) -> Result<Option<String>, Error> {
+        let schema = self.existing_schema()?;
+        let scope = self.scope()?;
+        if write::shell(&mut *self.conn, &scope, self.own)?.1.is_some() {
+            return Ok(None);
+        }
         let c = &schema.columns;
         let select = self.location.select.clone();
         if let (Some(col), Some(user)) = (c.user, &select.user) {
@@ -429,13 +436,7 @@ impl Store {
         let scope = self.scope()?;
         let rows = write::select(&mut *self.conn, schema, &scope)?;
         let (_, shell) = write::shell(&mut *self.conn, &scope, self.own)?;
-        let absent = match shell {
-            Some(_) => None,
-            None => self.absent(schema, &scope)?,
-        };
-        let mut read = read::build(schema, &scope, &rows, shell);
-        read.absent = absent;
-        Ok(read)
+        Ok(read::build(schema, &scope, &rows, shell))
     }
 
     /// Reads the playbook the location selects and writes back what

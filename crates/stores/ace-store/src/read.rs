@@ -28,11 +28,6 @@ pub struct StoreRead {
     /// registry to give back to that format's writer.
     pub layout: Option<KeptLayout>,
     pub schema: &'static Schema,
-    /// The project or user the location names that the database holds
-    /// nothing of (no row, no line in its table of projects, no layout
-    /// kept), with what it does hold: a read-only tool refuses to read it,
-    /// as it would a missing file; a write makes it.
-    pub absent: Option<String>,
 }
 
 /// Builds the playbook of `scope` from `rows`, with `shell` (what ace-tools
@@ -51,7 +46,6 @@ pub(crate) fn build(
         diagnostics: Vec::new(),
         layout: None,
         schema,
-        absent: None,
     };
     let (mut pb, order, uncounted, unstamped) = match shell {
         Some(s) => {
