@@ -104,6 +104,20 @@ fn directory_of(path: &Path) -> &Path {
     }
 }
 
+/// A temporary file that cannot be made is reported by its folder, which
+/// the user knows, not by the random name tempfile tried.
+fn beside(e: io::Error, dir: &Path) -> io::Error {
+    let text = e.to_string();
+    let cause = text.split(" at path ").next().unwrap_or(&text);
+    io::Error::new(
+        e.kind(),
+        format!(
+            "cannot make a temporary file in `{}` to write it through: {cause}",
+            dir.display()
+        ),
+    )
+}
+
 fn temp_names() -> tempfile::Builder<'static, 'static> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(".ace-").suffix(".tmp");
@@ -268,12 +282,14 @@ impl AtomicFile {
         regular_or_missing(&path)?;
         let dir = directory_of(&path);
         #[cfg(target_os = "linux")]
-        let unnamed = unnamed_in(dir)?.map(Temp::Unnamed);
+        let unnamed = unnamed_in(dir)
+            .map_err(|e| beside(e, dir))?
+            .map(Temp::Unnamed);
         #[cfg(not(target_os = "linux"))]
         let unnamed = None;
         let temp = match unnamed {
             Some(t) => t,
-            None => Temp::Named(temp_names().tempfile_in(dir)?),
+            None => Temp::Named(temp_names().tempfile_in(dir).map_err(|e| beside(e, dir))?),
         };
         Ok(AtomicFile {
             temp,
@@ -436,6 +452,19 @@ mod tests {
         write_atomic(&path, b"two", None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         assert_eq!(names_in(dir.path()), ["out.md"], "no temporary file left");
+    }
+
+    /// procfs takes neither an unnamed nor a named file: the error names
+    /// the folder, not the random name that was tried.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_folder_that_takes_no_new_file_is_named() {
+        let Err(e) = AtomicFile::create(Path::new("/proc/version")) else {
+            panic!("a file was made in /proc");
+        };
+        let text = e.to_string();
+        assert!(text.contains("temporary file in `/proc`"), "{text}");
+        assert!(!text.contains(".ace-"), "{text}");
     }
 
     /// Until it is committed, the output has no name in the directory on
