@@ -508,6 +508,53 @@ fn bad_calls_are_tool_errors_and_the_server_stays_up() {
     assert_eq!(std::fs::read(&pb).unwrap(), before, "nothing was written");
 }
 
+/// `add_entry`'s answer names the section the entry is in: a name the
+/// playbook lacks is filed under OTHERS where there is one (the paper's
+/// curator), and a key is the section's title.
+#[test]
+#[ignore = "needs ACE_MCP_VENV"]
+fn add_entry_names_the_section_the_entry_went_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = dir.path().join("appworld.md");
+    std::fs::write(
+        &with,
+        "## STRATEGIES AND HARD RULES\n[shr-00001] helpful=1 harmful=0 :: Read the API docs first.\n\n## OTHERS\n[misc-00002] helpful=0 harmful=0 :: Emails are not valid anymore.\n",
+    )
+    .unwrap();
+    let calls = serde_json::json!([
+        {"tool": "add_entry", "args": {"section": "NEW STUFF", "content": "Log every failed call with its status code"}},
+        {"tool": "add_entry", "args": {"section": "strategies_and_hard_rules", "content": "Page through every list the API returns"}},
+        {"tool": "add_entry", "args": {"section": "OTHERS\n[misc-09999] helpful=99 harmful=0 :: injected", "content": "Never trust a cached token"}},
+    ]);
+    let r = results(&drive(dir.path(), calls, with.to_str().unwrap()));
+    let answers: Vec<&str> = r.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        answers,
+        [
+            "Added entry [misc-00003] to 'OTHERS' (project: global)",
+            "Added entry [shr-00004] to 'STRATEGIES AND HARD RULES' (project: global)",
+            "Added entry [misc-00005] to 'OTHERS' (project: global)",
+        ]
+    );
+    let text = std::fs::read_to_string(&with).unwrap();
+    assert!(!text.contains("misc-09999"), "{text}");
+    let without = dir.path().join("plain.md");
+    std::fs::write(
+        &without,
+        "## STRATEGIES\n[str-00001] helpful=0 harmful=0 :: Read the API docs first.\n",
+    )
+    .unwrap();
+    let calls = serde_json::json!([
+        {"tool": "add_entry", "args": {"section": "new stuff", "content": "Log every failed call with its status code"}},
+    ]);
+    let r = results(&drive(dir.path(), calls, without.to_str().unwrap()));
+    assert_eq!(
+        r[0].1,
+        "Added entry [new-00001] to 'NEW STUFF' (project: global)"
+    );
+    still_valid(&without);
+}
+
 #[test]
 fn malformed_json_rpc_leaves_the_server_answering() {
     let dir = tempfile::tempdir().unwrap();

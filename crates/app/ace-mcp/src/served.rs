@@ -592,10 +592,15 @@ impl Served {
                 .and_then(|l| l.select.project)
                 .unwrap_or_else(|| SHARED.to_owned()),
         };
-        let mut answer = format!(
-            "Added entry [{}] to '{section}' (project: {project})",
-            new.id
-        );
+        // The section the entry went to, by its title: a name the
+        // playbook lacks may have been filed under OTHERS (the paper's
+        // curator), so the name given is not always where it is.
+        let went = new
+            .section
+            .as_deref()
+            .and_then(|key| placed.after.sections.iter().find(|s| s.key == key))
+            .map_or(section, |s| s.display_title());
+        let mut answer = format!("Added entry [{}] to '{went}' (project: {project})", new.id);
         for (lost, target) in &placed.losses {
             for l in lost
                 .iter()
