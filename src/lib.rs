@@ -202,14 +202,15 @@ pub fn error(prog: &str, message: impl std::fmt::Display) {
     crate::say!("{prog}: error: {message}");
 }
 
-/// Prints one message on stderr, as `eprintln!` does, with the control
-/// characters a file name, a location or a row may carry shown as
-/// `[U+XXXX]`: an escape sequence in an untrusted repository's file name
-/// is never run by the user's terminal.
+/// Prints one line on stderr, as `eprintln!` does, with the control
+/// characters and line breaks a file name, a location or a row may carry
+/// shown as `[U+XXXX]` ([`ace_model::controls::line`]): an untrusted
+/// repository's file name never runs an escape sequence in the user's
+/// terminal, nor starts a line of a CI log.
 #[macro_export]
 macro_rules! say {
     ($($arg:tt)*) => {
-        eprintln!("{}", ace_model::controls::visible(&format!($($arg)*)))
+        eprintln!("{}", ace_model::controls::line(&format!($($arg)*)))
     };
 }
 
@@ -265,7 +266,7 @@ pub fn print_stop(
                 print_diagnostics(&f.name, &f.text, &diagnostics);
             }
             if let Some(line) = after {
-                error(prog, line.trim_end());
+                error(prog, line);
             }
         }
         Stop::Lossy { lost, target } => error(prog, lossy(lost, &target)),

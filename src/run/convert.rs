@@ -82,9 +82,14 @@ fn convert(args: &Args) -> Result<(), Stopped> {
                 Stop::Findings {
                     companion: None, ..
                 } if !told => Some(format!(
-                    "cannot tell the format of {} from its name or content, and it does not read as {from}; pass --from FORMAT, one of:\n{}",
+                    "cannot tell the format of {} from its name or content, and it does not read as {from}; pass --from FORMAT, one of: {} (`ace-convert --list-formats` says what each is)",
                     source.name,
-                    crate::format_list(registry)
+                    registry
+                        .formats()
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )),
                 _ => None,
             };
@@ -321,13 +326,11 @@ fn into_block(
     let r = &planned.rendered;
     report_block_losses(args, &r.report.losses, &name);
     if !args.quiet {
-        let mut err = std::io::stderr().lock();
         for p in &r.left_out {
-            let _ = writeln!(err, "{PROG}: {name}: left out `{}` ({})", p.id, p.why);
+            crate::say!("{PROG}: {name}: left out `{}` ({})", p.id, p.why);
         }
         if let (Some((max, enc)), Some(tokens), None) = (r.limit, r.tokens, r.over_budget()) {
-            let _ = writeln!(
-                err,
+            crate::say!(
                 "{PROG}: {name}: {} entries, {tokens} tokens ({}, budget {max}); {} left out",
                 r.entries,
                 enc.name(),

@@ -1076,3 +1076,111 @@ fn a_delta_that_would_hide_text_or_leak_a_credential_is_refused() {
         assert!(!shown.contains(secret), "{name}: {shown}");
     }
 }
+
+/// A line break in a file name, a section's name, an ID or a field never
+/// starts a line of what a tool prints: the next line would be the file's,
+/// a forged finding, or a command to the CI runner reading the log (GitHub
+/// runs `::stop-commands::` at the start of any line of a step's output as
+/// a workflow command, and its legacy `##[error]` anywhere in a line).
+#[cfg(unix)]
+#[test]
+fn a_line_break_in_a_name_or_text_never_starts_a_line_of_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let forged = "\n::stop-commands::PWN\nforged.md:1:1: error[ACE001]: ##[error]FORGED";
+    // More than ten findings of a level: GitHub shows ten as
+    // annotations, and ace-validate prints the rest as log lines.
+    let skills: Vec<String> = (0..12)
+        .map(|i| {
+            format!(
+                r#""s-{i:05}": {{"id": "s-{i:05}", "section": "x{}", "content": "do it", "helpful": 0, "harmful": 0, "neutral": 0, "created_at": "2025-01-01T00:00:00Z", "updated_at": "2025-01-01T00:00:00Z", "status": "active"}}"#,
+                forged.escape_default()
+            )
+        })
+        .collect();
+    let skillbook = format!(
+        r#"{{"skills": {{{}}}, "sections": {{}}, "next_id": 12}}"#,
+        skills.join(", ")
+    );
+    std::fs::write(d.join(format!("a{forged}.json")), &skillbook).unwrap();
+    std::fs::write(d.join("skillbook.json"), &skillbook).unwrap();
+    std::fs::write(d.join(format!("b{forged}.json")), "garbage {").unwrap();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    // A name that is a workflow command where a finding's line starts, and
+    // text a code frame shows.
+    std::fs::write(
+        d.join("::stop-commands::PWN.md"),
+        format!("{BASE}[str-00001] helpful=0 harmful=0 :: Again ##[error]PWN.\n"),
+    )
+    .unwrap();
+    let batch = format!(
+        r#"{{"reasoning": "r", "operations": [{{"type": "ADD", "section": "X{}", "content": "Read the changelog before upgrading."}}]}}"#,
+        forged.escape_default()
+    );
+    std::fs::write(d.join("batch.json"), batch).unwrap();
+    let runs: Vec<(&str, Vec<String>)> = vec![
+        ("ace-validate", vec![".".into()]),
+        (
+            "ace-validate",
+            vec!["--output-format".into(), "github".into(), ".".into()],
+        ),
+        (
+            "ace-validate",
+            vec![
+                "--output-format".into(),
+                "github".into(),
+                "--".into(),
+                format!("b{forged}.json"),
+            ],
+        ),
+        (
+            "ace-apply",
+            vec![
+                "pb.md".into(),
+                "batch.json".into(),
+                "-o".into(),
+                "out.md".into(),
+            ],
+        ),
+        ("ace-diff", vec!["pb.md".into(), "out.md".into()]),
+        ("ace-diff", vec!["--textconv".into(), "out.md".into()]),
+        // Its standard output would be the playbook itself; what it says
+        // is on standard error.
+        (
+            "ace-convert",
+            vec![
+                "skillbook.json".into(),
+                "--to".into(),
+                "markdown".into(),
+                "-o".into(),
+                "out2.md".into(),
+            ],
+        ),
+    ];
+    for (bin, args) in runs {
+        let out = tool(bin).current_dir(d).args(&args).output().unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(all.contains("PWN"), "{bin} {args:?} shows the text: {all}");
+        for line in all.lines() {
+            let line = line.trim_start();
+            // An annotation of ace-validate's own: the runner reads a line
+            // that starts with `::` as that command, and only as it.
+            if ["::error file=", "::warning file=", "::notice file="]
+                .iter()
+                .any(|a| line.starts_with(a))
+            {
+                continue;
+            }
+            assert!(
+                !line.starts_with("::stop-commands")
+                    && !line.starts_with("forged.md")
+                    && !line.contains("##["),
+                "{bin} {args:?}: a line of the file's: {line:?}\n{all}"
+            );
+        }
+    }
+}

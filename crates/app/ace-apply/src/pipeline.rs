@@ -7,6 +7,7 @@
 //! module call it; each keeps only its own way of taking input and
 //! reporting.
 
+use ace_model::controls::push_line;
 use std::borrow::Cow;
 
 use ace_model::delta::Delta;
@@ -214,7 +215,6 @@ impl Curated {
     /// A line per merge and per entry pruned, and the size before and
     /// after.
     pub fn report_text(&self, prog: &str) -> String {
-        use std::fmt::Write as _;
         let mut out = String::new();
         let ids = |l: &[String]| {
             l.iter()
@@ -223,14 +223,16 @@ impl Curated {
                 .join(", ")
         };
         for m in &self.merged {
-            let _ = writeln!(
-                out,
+            push_line(
+                &mut out,
+                format_args!(
                 "{prog}: --dedup: merged {} into `{}` ({:.0}% similar; now helpful={} harmful={})",
                 ids(&m.merged),
                 m.keep,
                 m.similarity * 100.0,
                 m.helpful,
                 m.harmful
+            ),
             );
         }
         for p in &self.pruned {
@@ -239,12 +241,17 @@ impl Curated {
             } else {
                 "removed"
             };
-            let _ = writeln!(out, "{prog}: --prune: {did} `{}` ({})", p.id, p.why);
+            push_line(
+                &mut out,
+                format_args!("{prog}: --prune: {did} `{}` ({})", p.id, p.why),
+            );
         }
         if self.removed_for_deprecated {
-            let _ = writeln!(
-                out,
+            push_line(
+                &mut out,
+                format_args!(
                 "{prog}: warning: --deprecate: the format has no status; the entries were removed"
+            ),
             );
         }
         if let Some((before, after)) = &self.usage {
@@ -252,12 +259,14 @@ impl Curated {
                 (Some(b), Some(a)) => format!("{b} -> {a} tokens ({}), ", before.encoding.name()),
                 _ => String::new(),
             };
-            let _ = writeln!(
-                out,
-                "{prog}: --prune: {tokens}{} -> {} active entries; {} pruned",
-                before.entries,
-                after.entries,
-                self.pruned.len()
+            push_line(
+                &mut out,
+                format_args!(
+                    "{prog}: --prune: {tokens}{} -> {} active entries; {} pruned",
+                    before.entries,
+                    after.entries,
+                    self.pruned.len()
+                ),
             );
         }
         out
@@ -647,13 +656,16 @@ impl<'a> Applied<'a> {
     /// operations passed over, what `--prune` deprecated, and a summary;
     /// `prog` names the tool.
     /// File names, IDs and messages come from the files: a control
-    /// character in them is shown as `[U+XXXX]`, never sent to a terminal.
+    /// character or a line break in them is shown as `[U+XXXX]`
+    /// ([`push_line`]), so each line is the tool's.
     pub fn report_text(&self, prog: &str) -> String {
-        use std::fmt::Write as _;
         let mut out = String::new();
         for f in &self.files {
             if let Some(why) = &f.unreadable {
-                let _ = writeln!(out, "{why}: rejected (invalid): not read as a delta");
+                push_line(
+                    &mut out,
+                    format_args!("{why}: rejected (invalid): not read as a delta"),
+                );
             }
         }
         let indexes: Vec<LineIndex> = self
@@ -669,43 +681,54 @@ impl<'a> Applied<'a> {
             let span = v.refusal.as_ref().map_or(v.span, |r| r.span);
             let at = index.line_col(text, span.start);
             let place = format!("{name}:{}:{}", at.line, at.col);
-            let _ = match &v.refusal {
-                None => writeln!(
-                    out,
-                    "{place}: applied {} ({} change{})",
-                    v.id,
-                    v.applied,
-                    if v.applied == 1 { "" } else { "s" }
+            match &v.refusal {
+                None => push_line(
+                    &mut out,
+                    format_args!(
+                        "{place}: applied {} ({} change{})",
+                        v.id,
+                        v.applied,
+                        if v.applied == 1 { "" } else { "s" }
+                    ),
                 ),
-                Some(r) => writeln!(
-                    out,
-                    "{place}: rejected {} ({}): {}",
-                    v.id,
-                    r.reason.code(),
-                    r.message
+                Some(r) => push_line(
+                    &mut out,
+                    format_args!(
+                        "{place}: rejected {} ({}): {}",
+                        v.id,
+                        r.reason.code(),
+                        r.message
+                    ),
                 ),
             };
         }
         for (label, id) in &self.outcome.minted {
-            let _ = writeln!(out, "{prog}: {label}: new entry given ID `{id}`");
+            push_line(
+                &mut out,
+                format_args!("{prog}: {label}: new entry given ID `{id}`"),
+            );
         }
         for p in &self.outcome.passed_over {
-            let _ = writeln!(
-                out,
-                "{prog}: {}: passed over `{}` on {}, which the playbook does not have",
-                p.delta, p.operation, p.target
+            push_line(
+                &mut out,
+                format_args!(
+                    "{prog}: {}: passed over `{}` on {}, which the playbook does not have",
+                    p.delta, p.operation, p.target
+                ),
             );
         }
         out.push_str(&self.curated.report_text(prog));
         if !self.files.is_empty() {
-            let _ = writeln!(
-                out,
-                "{prog}: {} delta(s) applied, {} rejected",
-                self.outcome.accepted().count(),
-                self.refused()
+            push_line(
+                &mut out,
+                format_args!(
+                    "{prog}: {} delta(s) applied, {} rejected",
+                    self.outcome.accepted().count(),
+                    self.refused()
+                ),
             );
         }
-        ace_model::controls::visible(&out).into_owned()
+        out
     }
 
     /// Writes the playbook's files to `dest`: the file's own bytes or the

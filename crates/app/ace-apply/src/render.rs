@@ -124,7 +124,7 @@ pub fn as_json(d: &Diff, names: (&str, &str), formats: (Format, Format)) -> Valu
 pub fn entry_line(e: &Entry) -> String {
     let mut s = String::new();
     if !e.id.is_empty() {
-        s.push_str(&format!("[{}] ", e.id));
+        s.push_str(&format!("[{}] ", one_line(&e.id)));
     }
     if let Some(h) = e.helpful {
         s.push_str(&format!("helpful={h} "));
@@ -149,12 +149,17 @@ fn status_name(st: &Status) -> String {
         .unwrap_or_default()
 }
 
-/// Text on one line: line breaks as `\n`, so that a multi-line entry is
-/// still one line of a textconv.
+/// Text on one line: line breaks as `\n` (`\r`), so that a multi-line
+/// entry is still one line of a textconv, and any other character that
+/// would break the line or hide text shown as `[U+XXXX]`
+/// ([`ace_model::controls::one_line`]).
 fn one_line(s: &str) -> String {
-    s.replace('\\', "\\\\")
+    let escaped = s
+        .replace('\\', "\\\\")
         .replace("\r\n", "\\n")
         .replace('\n', "\\n")
+        .replace('\r', "\\r");
+    ace_model::controls::one_line(&escaped).into_owned()
 }
 
 /// One line per entry under its section's heading, in the playbook's
@@ -207,7 +212,7 @@ pub fn as_text(
 ) -> String {
     let mut out = String::new();
     out.push_str(&paint(
-        &format!("--- {}\n+++ {}\n", names.0, names.1),
+        &format!("--- {}\n+++ {}\n", one_line(names.0), one_line(names.1)),
         HEADER,
         color,
     ));
@@ -229,7 +234,7 @@ pub fn as_text(
         let title = s
             .and_then(|k| new.section(k).or_else(|| old.section(k)))
             .map_or(s.unwrap_or("(no section)"), |sec| sec.display_title());
-        out.push_str(&paint(&format!("## {title}\n"), SECTION, color));
+        out.push_str(&paint(&format!("## {}\n", one_line(title)), SECTION, color));
         for c in d
             .entries
             .iter()
@@ -245,11 +250,11 @@ pub fn as_text(
                 EntryDiff::Changed {
                     old, new, fields, ..
                 } => {
-                    let name = if new.id.is_empty() {
-                        one_line(&new.content)
+                    let name = one_line(if new.id.is_empty() {
+                        &new.content
                     } else {
-                        new.id.clone()
-                    };
+                        &new.id
+                    });
                     out.push_str(&paint(&format!("~ [{name}]\n"), CHANGED, color));
                     for (label, a, b) in [
                         ("helpful", old.helpful, new.helpful),
@@ -277,11 +282,12 @@ pub fn as_text(
                             (Value::Null, Value::String(_)) => fields
                                 .iter()
                                 .find(|g| *g != f && field_value(old, g) == now)
-                                .map(|g| format!(" (was {g})")),
+                                .map(|g| format!(" (was {})", one_line(g))),
                             _ => None,
                         };
                         out.push_str(&format!(
-                            "    {f}: {} -> {}{}\n",
+                            "    {}: {} -> {}{}\n",
+                            ace_model::controls::line(&one_line(f)),
                             paint(&show(was), REMOVED, color),
                             paint(&show(now), ADDED, color),
                             moved.unwrap_or_default()

@@ -224,12 +224,12 @@ fn render_human(
     writeln!(
         out,
         "{}:{}:{}: {}[{}]: {}",
-        ace_model::controls::visible(r.name),
+        ace_model::controls::line(r.name),
         start.line,
         start.col,
         style.severity(d.severity),
         d.code,
-        ace_model::controls::visible(&d.message)
+        ace_model::controls::one_line(&d.message)
     )?;
     if !frame {
         return Ok(());
@@ -278,14 +278,14 @@ fn render_human(
         writeln!(
             out,
             "{pad} = note: {} at {}:{}:{}",
-            ace_model::controls::visible(&rel.message),
-            ace_model::controls::visible(r.name),
+            ace_model::controls::one_line(&rel.message),
+            ace_model::controls::one_line(r.name),
             pos.line,
             pos.col
         )?;
     }
     if let Some(help) = &d.help {
-        writeln!(out, "{pad} = help: {help}")?;
+        writeln!(out, "{pad} = help: {}", ace_model::controls::one_line(help))?;
     }
     writeln!(out)
 }
@@ -334,9 +334,9 @@ fn clip(line: &str, start: usize, end: usize, width: usize) -> Shown<'_> {
     let after = if to < line.len() { CUT } else { "" };
     let end = end.min(to).max(start);
     let (lead, span, tail) = (
-        ace_model::controls::visible(&line[from..start]),
-        ace_model::controls::visible(&line[start..end]),
-        ace_model::controls::visible(&line[end..to]),
+        ace_model::controls::one_line(&line[from..start]),
+        ace_model::controls::one_line(&line[start..end]),
+        ace_model::controls::one_line(&line[end..to]),
     );
     Shown {
         text: format!("{before}{lead}{span}{tail}{after}").into(),
@@ -466,7 +466,11 @@ fn render_github(reports: &[FileReport], out: &mut dyn Write) -> io::Result<()> 
             if total > GITHUB_LIMIT && *n >= GITHUB_LIMIT {
                 overflow.push(format!(
                     "{}:{}:{}: {level}[{}]: {}",
-                    r.name, s.line, s.col, d.code, d.message
+                    ace_model::controls::line(r.name),
+                    s.line,
+                    s.col,
+                    d.code,
+                    ace_model::controls::one_line(&d.message)
                 ));
                 continue;
             }
@@ -531,7 +535,7 @@ pub fn render_losses_text(
             _ => String::new(),
         };
         let line = format!("{level}[{code}] {name}: {target}: `{field}`{which}: {reason}");
-        writeln!(out, "{}", ace_model::controls::visible(&line))?;
+        writeln!(out, "{}", ace_model::controls::line(&line))?;
     }
     Ok(())
 }

@@ -21,8 +21,52 @@ pub fn is_raw_control(c: char) -> bool {
 /// or hides text (ACE090) written as `[U+XXXX]`. Tab, line feed and
 /// carriage return stay: messages are laid out with them.
 pub fn visible(s: &str) -> Cow<'_, str> {
-    let shown =
-        |c: char| is_raw_control(c) || ('\u{80}'..'\u{a0}').contains(&c) || hidden(c).is_some();
+    shown(s, false)
+}
+
+/// `s` for one line of output: as [`visible`] shows it, and a line break
+/// (`\n`, `\r`, U+2028, U+2029) shown as `[U+XXXX]` too, and the `#` that
+/// makes `##[` (GitHub's legacy workflow command, obeyed anywhere in a line
+/// of a CI log). Every line a tool prints is its own: a file name or a
+/// section name holding a line break would start the next line with text
+/// of the file's choosing, a forged finding or a command to the runner
+/// reading the log (`::stop-commands::`, `::add-mask::`, `##[error]`).
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    let shown = shown(s, true);
+    if !shown.contains("##[") {
+        return shown;
+    }
+    shown.replace("##[", "#[U+0023][").into()
+}
+
+/// A whole line of output, `s` shown as [`one_line`] shows it, and, where
+/// it would start with `::` (GitHub's workflow command, after any white
+/// space), that first `:` as `[U+003A]`: a file named `::stop-commands::x`
+/// at the start of a finding's line.
+pub fn line(s: &str) -> Cow<'_, str> {
+    let shown = one_line(s);
+    let lead = shown.len() - shown.trim_start().len();
+    if !shown[lead..].starts_with("::") {
+        return shown;
+    }
+    format!("{}[U+003A]{}", &shown[..lead], &shown[lead + 1..]).into()
+}
+
+/// Appends `line` to `out` as one line of output ([`line`]) and a line
+/// end.
+pub fn push_line(out: &mut String, args: std::fmt::Arguments<'_>) {
+    let text = args.to_string();
+    out.push_str(&line(&text));
+    out.push('\n');
+}
+
+fn shown(s: &str, breaks: bool) -> Cow<'_, str> {
+    let shown = |c: char| {
+        is_raw_control(c)
+            || ('\u{80}'..'\u{a0}').contains(&c)
+            || hidden(c).is_some()
+            || (breaks && matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}'))
+    };
     if !s.chars().any(shown) {
         return s.into();
     }
@@ -219,6 +263,24 @@ pub fn escape_controls(pb: &Playbook) -> Option<(Playbook, Vec<LossEntry>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_shows_line_breaks_and_visible_keeps_them() {
+        let s = "a\n::x\r\u{2028}b\u{1b}\tc";
+        assert_eq!(one_line(s), "a[U+000A]::x[U+000D][U+2028]b[U+001B]\tc");
+        assert_eq!(visible(s), "a\n::x\r\u{2028}b[U+001B]\tc");
+        assert!(matches!(one_line("plain, é ## [x] #[y]"), Cow::Borrowed(_)));
+        assert_eq!(one_line("see ##[error]x"), "see #[U+0023][error]x");
+        assert_eq!(
+            line("  ::stop-commands::t.md:1:1"),
+            "  [U+003A]:stop-commands::t.md:1:1"
+        );
+        assert_eq!(line("a ::b"), "a ::b");
+        let mut out = String::new();
+        push_line(&mut out, format_args!("{}: {}", "f\nx", 1));
+        push_line(&mut out, format_args!("{}: {}", "::f", 2));
+        assert_eq!(out, "f[U+000A]x: 1\n[U+003A]:f: 2\n");
+    }
 
     #[test]
     fn hidden_characters_are_found_and_joiners_are_not() {
