@@ -140,7 +140,7 @@ pub struct Args {
     pub tokenizer: Option<ace_tokens::Encoding>,
     /// With --prune: the rule's N in harmful > helpful + N [default:
     /// ace.toml's `thresholds.curation`, else 3].
-    #[arg(long, value_name = "N", requires = "prune")]
+    #[arg(long, value_name = "N", requires = "prune", value_parser = crate::cli::non_negative)]
     pub threshold: Option<i64>,
     /// After the deltas (before --prune), merge each cluster of near-duplicate
     /// entries of a section into the best-scored one, adding up the counters.

@@ -18,6 +18,15 @@ pub fn unit_interval(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A whole number 0 or more (`--threshold`): below 0, `harmful > helpful
+/// + N` holds for an entry never counted harmful.
+pub fn non_negative(s: &str) -> Result<i64, String> {
+    match s.parse::<i64>() {
+        Ok(n) if n >= 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a whole number 0 or more")),
+    }
+}
+
 /// Every tool's command, as its binary parses it (ace-convert's with the
 /// writers' flags): what completions and man pages are made from.
 pub fn commands() -> Vec<clap::Command> {

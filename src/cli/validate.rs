@@ -83,7 +83,7 @@ pub struct Args {
     pub ignore: Vec<String>,
     /// Curation threshold: report entries with harmful > helpful + N
     /// (`thresholds.curation` in ace.toml; default 3).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::cli::non_negative)]
     pub threshold: Option<i64>,
     /// The curator's playbook.yaml to check with each AGENTS.md (default:
     /// playbook.yaml beside it, if there is one).

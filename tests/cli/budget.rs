@@ -485,3 +485,35 @@ fn the_merges_can_be_written_as_a_delta_for_review_and_applied_later() {
         assert!(d.is_object() || d.is_array(), "{to}");
     }
 }
+
+/// Below 0, `harmful > helpful + N` holds for an entry never counted
+/// harmful: a threshold under 0 is refused before anything is pruned,
+/// from the flag or from ace.toml, and ace-validate refuses it too.
+#[test]
+fn a_threshold_below_zero_is_refused_not_a_wiped_playbook() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("playbook.md");
+    std::fs::write(&file, PLAYBOOK).unwrap();
+    let (_, err, code) = apply(&file, &["--prune", "--threshold=-1", "--in-place"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`-1` is not a whole number 0 or more"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("ace.toml"), "[thresholds]\ncuration = -1\n").unwrap();
+    let out = cmd("ace-apply")
+        .current_dir(dir.path())
+        .args(["playbook.md", "--prune", "--in-place"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("ace.toml:2:12: -1 is below 0"), "{err}");
+    let out = cmd("ace-validate")
+        .current_dir(dir.path())
+        .arg("playbook.md")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), PLAYBOOK);
+}

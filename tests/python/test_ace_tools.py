@@ -489,6 +489,11 @@ def test_prune_and_dedup_do_what_ace_apply_does(tmp_path):
     [m] = report["merged"]
     assert (m["keep"], m["merged"], m["helpful"]) == ("str-00001", ["str-00003"], 6)
     assert "[str-00001] helpful=6 harmful=0 :: Check the HTTP status before parsing the body." in text
+    # Below 0, every entry never counted harmful would go.
+    with pytest.raises(ace_tools.AceError, match="expected a whole number 0 or more"):
+        ace_tools.prune(BUDGET_PLAYBOOK, threshold=-1, format="markdown")
+    with pytest.raises(ace_tools.AceError, match="expected a number from 0 to 1"):
+        ace_tools.dedup(BUDGET_PLAYBOOK, similarity=-1, format="markdown")
 
 
 def test_render_is_the_block_ace_convert_into_writes(tmp_path):

@@ -143,6 +143,18 @@ impl Curate {
     /// it: ace-apply's flags and the Python module's arguments alike.
     pub fn of(asked: &CurateArgs, config: &ace_config::Config) -> Result<Curate, ace_model::Error> {
         let t = &config.thresholds;
+        // Below 0 the rule holds for an entry never counted harmful, and
+        // pruning would empty the playbook.
+        if let Some(n) = asked.threshold.filter(|n| *n < 0) {
+            return Err(ace_model::Error::Usage(format!(
+                "the threshold is {n}; expected a whole number 0 or more"
+            )));
+        }
+        if let Some(x) = asked.similarity.filter(|x| !(0.0..=1.0).contains(x)) {
+            return Err(ace_model::Error::Usage(format!(
+                "the similarity is {x}; expected a number from 0 to 1"
+            )));
+        }
         if asked.deprecate && !asked.dedup && !asked.prune {
             return Err(ace_model::Error::Usage(
                 "--deprecate goes with --prune or --dedup".into(),

@@ -116,10 +116,12 @@ pub enum Level {
 pub struct Thresholds {
     /// ACE006: report `harmful > helpful + curation` (the playbook format spec: 3).
     #[schemars(range(min = 0))]
+    #[serde(default, deserialize_with = "non_negative")]
     pub curation: Option<i64>,
     /// ACE063: the lowest AceDelta confidence the curator accepts (the curator spec:
     /// 0.80).
     #[schemars(range(min = 0.0, max = 1.0))]
+    #[serde(default, deserialize_with = "fraction")]
     pub confidence: Option<f64>,
     /// ACE064: the shortest AceDelta evidence the curator accepts, in
     /// characters (the curator spec: 8).
@@ -127,17 +129,43 @@ pub struct Thresholds {
     /// ACE061: the lexical similarity of title and content above which two
     /// entries are likely duplicates (the skill spec: 0.8).
     #[schemars(range(min = 0.0, max = 1.0))]
+    #[serde(default, deserialize_with = "fraction")]
     pub similarity: Option<f64>,
     /// ACE061: the share of tags two entries must have in common (the skill spec:
     /// more than 0.7).
     #[schemars(range(min = 0.0, max = 1.0))]
+    #[serde(default, deserialize_with = "fraction")]
     pub tag_overlap: Option<f64>,
     /// ACE072: the confidence at or above which a self-reported entry is
     /// reported (0.8).
     #[schemars(range(min = 0.0, max = 1.0))]
+    #[serde(default, deserialize_with = "fraction")]
     pub self_report_confidence: Option<f64>,
     /// ACE056: content with fewer words than this is too vague (4).
     pub vague_words: Option<usize>,
+}
+
+/// `thresholds.curation`: below 0, `harmful > helpful + N` holds for an
+/// entry never counted harmful, and pruning would empty the playbook.
+fn non_negative<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    let n = i64::deserialize(d)?;
+    if n < 0 {
+        return Err(serde::de::Error::custom(format!(
+            "{n} is below 0; expected a whole number 0 or more"
+        )));
+    }
+    Ok(Some(n))
+}
+
+/// A similarity, overlap or confidence, which is a number from 0 to 1.
+fn fraction<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let x = f64::deserialize(d)?;
+    if !(0.0..=1.0).contains(&x) {
+        return Err(serde::de::Error::custom(format!(
+            "{x} is not from 0 to 1; expected a number from 0 to 1"
+        )));
+    }
+    Ok(Some(x))
 }
 
 /// The JSON Schema of `ace.toml`, as published in `schemas/ace-toml.schema.json`.
@@ -609,6 +637,30 @@ mod tests {
         let e = parse("colour = 1\n", "ace.toml").unwrap_err();
         assert!(e.to_string().starts_with("ace.toml:1:1:"), "{e}");
         assert!(e.to_string().contains("unknown field `colour`"), "{e}");
+    }
+
+    #[test]
+    fn a_threshold_out_of_its_range_is_refused_where_it_is() {
+        for (text, want) in [
+            (
+                "[thresholds]\ncuration = -1\n",
+                "ace.toml:2:12: -1 is below 0",
+            ),
+            (
+                "[thresholds]\nsimilarity = 1.5\n",
+                "ace.toml:2:14: 1.5 is not from 0 to 1",
+            ),
+            (
+                "[thresholds]\nconfidence = -0.1\n",
+                "ace.toml:2:14: -0.1 is not from 0 to 1",
+            ),
+        ] {
+            let e = parse(text, "ace.toml").unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        }
+        let c = parse("[thresholds]\ncuration = 0\nsimilarity = 1\n", "ace.toml").unwrap();
+        assert_eq!(c.thresholds.curation, Some(0));
+        assert_eq!(c.thresholds.similarity, Some(1.0));
     }
 
     #[test]

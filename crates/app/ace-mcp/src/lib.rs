@@ -104,7 +104,8 @@ pub struct ReflectionArgs {
 pub struct CurateArgs {
     /// The project to curate (default: every project).
     pub project_id: Option<String>,
-    /// An entry goes when harmful > helpful + this (default 3).
+    /// An entry goes when harmful > helpful + this (default 3; 0 or more).
+    #[schemars(range(min = 0))]
     pub harmful_threshold: Option<i64>,
 }
 
@@ -237,11 +238,16 @@ impl Server {
         &self,
         Parameters(a): Parameters<CurateArgs>,
     ) -> Result<String, String> {
+        let threshold = a.harmful_threshold.unwrap_or(3);
+        // Below 0 the rule holds for an entry never counted harmful: one
+        // call would empty the playbook.
+        if threshold < 0 {
+            return Err(format!(
+                "`harmful_threshold` is {threshold}; expected a whole number 0 or more"
+            ));
+        }
         let s = self.served.clone();
-        blocking(move || {
-            s.curate_playbook(a.project_id.as_deref(), a.harmful_threshold.unwrap_or(3))
-        })
-        .await
+        blocking(move || s.curate_playbook(a.project_id.as_deref(), threshold)).await
     }
 
     #[tool(description = "List the playbook's projects, with their descriptions.")]
