@@ -219,7 +219,7 @@ impl Store {
             schema::Detected::Empty => None,
             schema::Detected::Unknown(names) => {
                 return Err(Error::Refused(format!(
-                    "{location}: the database's tables ({}) are of no schema ace-tools knows; it knows:\n{}",
+                    "{location}: the database's tables ({}) are of no schema ace-tools knows; it knows: {}",
                     names.join(", "),
                     schema::known()
                 )))
@@ -238,7 +238,7 @@ impl Store {
                 return Err(Error::value(
                     "schema",
                     want,
-                    format!("one of:\n{}", schema::known()),
+                    format!("one of: {}", schema::known()),
                 ));
             }
         }
@@ -423,7 +423,7 @@ impl Store {
     fn existing_schema(&self) -> Result<&'static Schema, Error> {
         self.schema.ok_or_else(|| {
             Error::Refused(format!(
-                "{}: the database has no playbook tables; ace-tools knows:\n{}",
+                "{}: the database has no playbook tables; ace-tools knows: {}",
                 self.location,
                 schema::known()
             ))

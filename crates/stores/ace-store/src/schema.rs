@@ -477,13 +477,13 @@ pub fn by_name(name: &str) -> Option<&'static Schema> {
     SCHEMAS.iter().copied().find(|s| s.name == name)
 }
 
-/// The known schemas, one per line, as an error lists them.
+/// The known schemas, on one line, as an error lists them.
 pub fn known() -> String {
     SCHEMAS
         .iter()
-        .map(|s| format!("  {}: {}", s.name, s.about))
+        .map(|s| format!("`{}` ({})", s.name, s.about))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("; ")
 }
 
 #[cfg(test)]
