@@ -62,10 +62,18 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
         .output()
         .map_err(|e| format!("cannot run git: {e}"))?;
     if !out.status.success() {
+        // git's `fatal:` and `hint:` lines, said on the one line of the
+        // error.
+        let said: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect();
         return Err(format!(
             "git {}: {}",
             args.first().copied().unwrap_or(""),
-            String::from_utf8_lossy(&out.stderr).trim()
+            said.join("; ")
         ));
     }
     Ok(out.stdout)
