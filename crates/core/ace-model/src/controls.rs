@@ -36,7 +36,24 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     if !shown.contains("##[") {
         return shown;
     }
-    shown.replace("##[", "#[U+0023][").into()
+    // In a run of `#` before `[`, every `#` after the first is shown, so
+    // that no `##[` is left (`###[` too).
+    let mut out = String::with_capacity(shown.len() + 8);
+    let mut hashes = 0;
+    for c in shown.chars() {
+        match c {
+            '#' => hashes += 1,
+            _ => {
+                let tail = if c == '[' { hashes.min(1) } else { hashes };
+                out.push_str(&"#".repeat(tail));
+                out.push_str(&"[U+0023]".repeat(hashes - tail));
+                hashes = 0;
+                out.push(c);
+            }
+        }
+    }
+    out.push_str(&"#".repeat(hashes));
+    out.into()
 }
 
 /// A whole line of output, `s` shown as [`one_line`] shows it, and, where
@@ -271,6 +288,7 @@ mod tests {
         assert_eq!(visible(s), "a\n::x\r\u{2028}b[U+001B]\tc");
         assert!(matches!(one_line("plain, é ## [x] #[y]"), Cow::Borrowed(_)));
         assert_eq!(one_line("see ##[error]x"), "see #[U+0023][error]x");
+        assert_eq!(one_line("###[e] ## # ##"), "#[U+0023][U+0023][e] ## # ##");
         assert_eq!(
             line("  ::stop-commands::t.md:1:1"),
             "  [U+003A]:stop-commands::t.md:1:1"
