@@ -117,15 +117,17 @@ impl From<LockError> for ace_model::Error {
 
 /// Appends `bytes` to the file `path` names (made if there is none)
 /// under its lock, waiting at most `wait`: lines that processes append
-/// at once to one log stay whole and apart. Anything but a regular file
-/// is refused, so a FIFO never blocks the append.
+/// at once to one log stay whole and apart. A log whose last line was cut
+/// off (a writer killed mid-line, a full disk) gets a line end first, so
+/// the new line is not glued to the broken one. Anything but a regular
+/// file is refused, so a FIFO never blocks the append.
 pub fn append_locked(path: &Path, bytes: &[u8], wait: Duration) -> Result<(), LockError> {
-    use std::io::Write as _;
+    use std::io::{Read as _, Seek as _, Write as _};
     let err = |e: io::Error| LockError::Io(path.to_owned(), e);
     let at = destination(path).map_err(err)?;
     crate::target::regular_or_missing(&at).map_err(err)?;
     let mut opts = std::fs::OpenOptions::new();
-    opts.append(true).create(true);
+    opts.read(true).append(true).create(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
@@ -141,6 +143,15 @@ pub fn append_locked(path: &Path, bytes: &[u8], wait: Duration) -> Result<(), Lo
             io::ErrorKind::InvalidInput,
             "not a regular file; nothing written",
         )));
+    }
+    let len = file.metadata().map_err(err)?.len();
+    if len > 0 && bytes.first() != Some(&b'\n') {
+        let mut last = [0u8];
+        file.seek(io::SeekFrom::Start(len - 1)).map_err(err)?;
+        file.read_exact(&mut last).map_err(err)?;
+        if last[0] != b'\n' {
+            file.write_all(b"\n").map_err(err)?;
+        }
     }
     file.write_all(bytes).map_err(err)?;
     drop(held);
@@ -367,6 +378,19 @@ fn try_lock(file: &File) -> io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_append_after_a_cut_line_starts_a_line_of_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("r.jsonl");
+        std::fs::write(&log, "{\"a\": 1}\n{\"b\": ").unwrap();
+        append_locked(&log, b"{\"c\": 3}\n", Duration::from_secs(1)).unwrap();
+        append_locked(&log, b"{\"d\": 4}\n", Duration::from_secs(1)).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "{\"a\": 1}\n{\"b\": \n{\"c\": 3}\n{\"d\": 4}\n"
+        );
+    }
 
     #[test]
     fn a_second_holder_waits_and_times_out() {
