@@ -209,6 +209,15 @@ fn unsound_markers_exit_2_naming_their_lines_and_nothing_is_written() {
     assert!(o.status.success());
     let text = std::fs::read_to_string(&f).unwrap();
     assert!(text.starts_with(&doc) && text.len() > doc.len());
+    // So are markers in an indented code block, as markdown shows code
+    // indented by four spaces (or a tab).
+    let f = dir.path().join("GUIDE.md");
+    let doc = format!("# Guide\n\nThe block looks like this:\n\n    {START}\n    example\n\t{END}\n\nMore prose.\n");
+    std::fs::write(&f, &doc).unwrap();
+    let o = into(&pb, &f, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&f).unwrap();
+    assert!(text.starts_with(&doc) && text.len() > doc.len(), "{text}");
 }
 
 #[test]

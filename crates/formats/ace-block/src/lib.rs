@@ -104,10 +104,17 @@ impl std::fmt::Display for MarkerError {
 impl std::error::Error for MarkerError {}
 
 /// The marker a line is, if it is one: the marker alone on its line, with
-/// any white space around it, and the version a Code Engine marker names.
-/// kayba's text after `ACE:START` is not required (`<!-- ACE:START -->` is
-/// a start marker too); Code Engine's markers name a version or none.
+/// white space after it and at most three spaces before it, and the
+/// version a Code Engine marker names. Four spaces or a tab before it make
+/// the line indented code in markdown (a README's example of the markers),
+/// as a fence does. kayba's text after `ACE:START` is not required
+/// (`<!-- ACE:START -->` is a start marker too); Code Engine's markers
+/// name a version or none.
 fn kind_of(line: &str) -> Option<(Kind, Option<String>)> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    if indent > 3 || line[indent..].starts_with('\t') {
+        return None;
+    }
     let t = line.trim();
     let body = t.strip_prefix("<!--")?.strip_suffix("-->")?.trim();
     let word = |w: &str| {
@@ -520,6 +527,17 @@ mod tests {
     fn markers_in_fenced_code_are_examples() {
         let text = "```\n<!-- ACE:START -->\n```\n~~~~\n<!-- ACE:END -->\n~~~\nstill\n~~~~\n";
         assert_eq!(locate(text).unwrap(), None);
+    }
+
+    #[test]
+    fn markers_in_indented_code_are_examples() {
+        let text = "# Notes\n\n    <!-- ACE:START - Do not edit manually -->\n    example\n\t<!-- ACE:END -->\n\nprose\n";
+        assert_eq!(locate(text).unwrap(), None);
+        assert!(!has_markers(text));
+        let b = locate("   <!-- ACE:START -->\n[a] x\n<!-- ACE:END -->  \n")
+            .unwrap()
+            .unwrap();
+        assert_eq!((b.start_line, b.end_line), (1, 3));
     }
 
     #[test]
