@@ -1184,3 +1184,83 @@ fn a_line_break_in_a_name_or_text_never_starts_a_line_of_output() {
         }
     }
 }
+
+/// An untrusted repository's playbook may be a symbolic link to a file of
+/// the user's (`~/.bashrc`): a write through a link to outside the git
+/// repository the name is in is refused unless forced, whichever tool
+/// writes. A link inside it (CLAUDE.md to AGENTS.md) is written through.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_repository_is_not_written_through_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let home = d.join("home");
+    let repo = d.join("repo");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(repo.join("knowledge")).unwrap();
+    git(&repo, &["init", "-q"]);
+    let rc = home.join("bashrc");
+    let original = "export PATH=$PATH:/usr/bin\n";
+    std::fs::write(&rc, original).unwrap();
+    std::os::unix::fs::symlink(&rc, repo.join("knowledge/playbook.md")).unwrap();
+    // A folder that is a link out of the repository leads there too.
+    std::os::unix::fs::symlink(&home, repo.join("notes")).unwrap();
+    std::fs::write(home.join("pb.md"), BASE).unwrap();
+    let batch = r#"{"reasoning": "r", "operations": [{"type": "ADD", "section": "x", "content": "Read the release notes first."}]}"#;
+    std::fs::write(repo.join("batch.json"), batch).unwrap();
+    std::fs::write(repo.join("pb.md"), BASE).unwrap();
+    let runs: [&[&str]; 4] = [
+        &[
+            "ace-apply",
+            "knowledge/playbook.md",
+            "batch.json",
+            "--in-place",
+        ],
+        &["ace-apply", "notes/pb.md", "batch.json", "--in-place"],
+        &["ace-convert", "pb.md", "-o", "knowledge/playbook.md"],
+        &["ace-convert", "pb.md", "--into", "knowledge/playbook.md"],
+    ];
+    for run in runs {
+        let out = tool(run[0])
+            .current_dir(&repo)
+            .args(&run[1..])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{run:?}: {err}");
+        assert!(
+            err.contains("outside the git repository it is in"),
+            "{run:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&rc).unwrap(), original, "{run:?}");
+        assert_eq!(std::fs::read_to_string(home.join("pb.md")).unwrap(), BASE);
+    }
+    tool("ace-apply")
+        .current_dir(&repo)
+        .args([
+            "knowledge/playbook.md",
+            "batch.json",
+            "--in-place",
+            "--force",
+        ])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&rc)
+        .unwrap()
+        .contains("Read the release notes"));
+    // A link inside the repository is the common CLAUDE.md -> AGENTS.md.
+    std::fs::write(repo.join("AGENTS.md"), "# Agents\n").unwrap();
+    std::os::unix::fs::symlink("AGENTS.md", repo.join("CLAUDE.md")).unwrap();
+    tool("ace-convert")
+        .current_dir(&repo)
+        .args(["pb.md", "--into", "CLAUDE.md"])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(repo.join("AGENTS.md"))
+        .unwrap()
+        .contains("str-00001"));
+    assert!(std::fs::symlink_metadata(repo.join("CLAUDE.md"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}

@@ -256,8 +256,11 @@ pub struct AtomicFile {
     /// What the destination must still be at the rename: the stamp it had
     /// when it was locked and read ([`AtomicFile::expecting`]).
     expect: Option<Stamp>,
-    /// Whether a read-only or hard-linked destination may be replaced.
+    /// Whether a read-only or hard-linked destination may be replaced,
+    /// or one a link leads to outside the repository of the name given.
     force: bool,
+    /// That destination, when a link leads there.
+    outside: Option<PathBuf>,
 }
 
 /// Bytes written between requests to start writing them to disk.
@@ -273,13 +276,16 @@ impl AtomicFile {
                 handed: 0,
                 expect: None,
                 force: false,
+                outside: None,
             });
         }
         // The kernel's answer first: `/dev/stdout` on a pipe is a FIFO,
         // which no link followed here names.
         regular_or_missing(path)?;
+        let given = path;
         let path = destination(path)?;
         regular_or_missing(&path)?;
+        let outside = crate::target::outside_its_repository(given, &path)?;
         let dir = directory_of(&path);
         #[cfg(target_os = "linux")]
         let unnamed = unnamed_in(dir)
@@ -298,6 +304,7 @@ impl AtomicFile {
             handed: 0,
             expect: None,
             force: false,
+            outside,
         })
     }
 
@@ -347,6 +354,15 @@ impl AtomicFile {
     pub fn commit(self) -> io::Result<()> {
         if let Temp::Device(mut device, held) = self.temp {
             return device.write_all(&held);
+        }
+        if let (Some(real), false) = (&self.outside, self.force) {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "a symbolic link to {}, outside the git repository it is in; nothing written (--force writes through it)",
+                    real.display()
+                ),
+            ));
         }
         let file = self.temp.file();
         file.sync_all()?;

@@ -126,6 +126,15 @@ pub fn append_locked(path: &Path, bytes: &[u8], wait: Duration) -> Result<(), Lo
     let err = |e: io::Error| LockError::Io(path.to_owned(), e);
     let at = destination(path).map_err(err)?;
     crate::target::regular_or_missing(&at).map_err(err)?;
+    if let Some(real) = crate::target::outside_its_repository(path, &at).map_err(err)? {
+        return Err(err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "a symbolic link to {}, outside the git repository it is in; nothing written",
+                real.display()
+            ),
+        )));
+    }
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true).append(true).create(true);
     #[cfg(unix)]

@@ -30,6 +30,53 @@ pub fn destination(path: &Path) -> io::Result<PathBuf> {
     )))
 }
 
+/// Where a write to `path` would land outside the git repository that
+/// holds `path`, having followed a symbolic link there (of the file, or of
+/// a folder on its way): the file it would replace, as the system names
+/// it. `None` for a path in no repository, or one whose file is in it.
+///
+/// A repository's links are the cloner's to trust or not: an untrusted
+/// one's `knowledge/playbook.md` may be a link to `~/.bashrc`, and an apply
+/// in place would write an entry's text there.
+pub fn outside_its_repository(path: &Path, dest: &Path) -> io::Result<Option<PathBuf>> {
+    let cwd = std::env::current_dir()?;
+    let lexical = normal(&cwd.join(path));
+    let Some(root) = lexical
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.join(".git").exists())
+    else {
+        return Ok(None);
+    };
+    let root = root.canonicalize()?;
+    let dest = cwd.join(dest);
+    let real = match (dest.parent(), dest.file_name()) {
+        (Some(dir), Some(name)) => match dir.canonicalize() {
+            Ok(dir) => dir.join(name),
+            // A folder not made yet: nothing of it is a link.
+            Err(_) => normal(&dest),
+        },
+        _ => return Ok(None),
+    };
+    Ok((!real.starts_with(&root)).then_some(real))
+}
+
+/// `path` with `.` and `..` taken away by their names alone.
+fn normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// What a file that is not a regular file is, in a user's words.
 fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     let t = meta.file_type();
