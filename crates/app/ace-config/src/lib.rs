@@ -411,7 +411,7 @@ impl Selector {
     pub fn new(loaded: &Loaded) -> Result<Selector, ace_model::Error> {
         let c = &loaded.config;
         Ok(Selector {
-            root: absolute(&loaded.root),
+            root: ace_fs::absolute(&loaded.root),
             include: if c.include.is_empty() {
                 None
             } else {
@@ -424,7 +424,7 @@ impl Selector {
     /// The path relative to the configuration's folder, with `/` separators;
     /// paths outside it are matched as they are.
     fn relative(&self, path: &Path) -> PathBuf {
-        let abs = absolute(path);
+        let abs = ace_fs::absolute(path);
         abs.strip_prefix(&self.root)
             .map(Path::to_owned)
             .unwrap_or(abs)
@@ -448,27 +448,6 @@ impl Selector {
             .as_ref()
             .map(|set| set.is_match(self.relative(path)))
     }
-}
-
-/// `path` made absolute and tidied (`.` and `..` resolved by name, without
-/// touching the file system, so that paths that do not exist still compare).
-fn absolute(path: &Path) -> PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    let mut out = PathBuf::new();
-    for c in joined.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// One thing to check.

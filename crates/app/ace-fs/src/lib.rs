@@ -11,4 +11,4 @@ mod target;
 pub use atomic::{reader_left_is_ok, write_atomic, write_atomic_pieces, write_stdout, AtomicFile};
 pub use load::{load, load_stdin, LoadError, Source, Text};
 pub use lock::{append_locked, Held, LockError, Stamp};
-pub use target::destination;
+pub use target::{absolute, destination};

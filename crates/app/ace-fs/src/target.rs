@@ -40,7 +40,7 @@ pub fn destination(path: &Path) -> io::Result<PathBuf> {
 /// in place would write an entry's text there.
 pub fn outside_its_repository(path: &Path, dest: &Path) -> io::Result<Option<PathBuf>> {
     let cwd = std::env::current_dir()?;
-    let lexical = normal(&cwd.join(path));
+    let lexical = absolute(path);
     let Some(root) = lexical
         .ancestors()
         .skip(1)
@@ -54,18 +54,24 @@ pub fn outside_its_repository(path: &Path, dest: &Path) -> io::Result<Option<Pat
         (Some(dir), Some(name)) => match dir.canonicalize() {
             Ok(dir) => dir.join(name),
             // A folder not made yet: nothing of it is a link.
-            Err(_) => normal(&dest),
+            Err(_) => absolute(&dest),
         },
         _ => return Ok(None),
     };
     Ok((!real.starts_with(&root)).then_some(real))
 }
 
-/// `path` with `.` and `..` taken away by their names alone.
-fn normal(path: &Path) -> PathBuf {
+/// `path` made absolute and tidied (`.` and `..` resolved by name, without
+/// touching the file system, so that paths that do not exist still compare).
+pub fn absolute(path: &Path) -> PathBuf {
     use std::path::Component;
+    let joined = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
     let mut out = PathBuf::new();
-    for c in path.components() {
+    for c in joined.components() {
         match c {
             Component::CurDir => {}
             Component::ParentDir => {
