@@ -373,7 +373,8 @@ fn emit_delta(
         "{}\n",
         serde_json::to_string_pretty(&value).unwrap_or_default()
     );
-    ace_fs::write_atomic(path, text.as_bytes(), None)
+    let permit = ace_fs::Held::default().forcing(args.force);
+    ace_fs::write_atomic(path, text.as_bytes(), Some(&permit))
         .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     if !args.quiet {
         crate::say!(

@@ -160,7 +160,7 @@ fn write_file(
     let written = convert::write_output(pb, to, ctx, &dest, args.strict, Some(held), &mut report)?;
     match (&args.id_map, dest) {
         (Some(path), Destination::File(_) | Destination::Stdout) => {
-            convert::write_id_map(path, &written.id_changes).map_err(Stop::from)
+            convert::write_id_map(path, &written.id_changes, held).map_err(Stop::from)
         }
         _ => Ok(()),
     }

@@ -122,7 +122,7 @@ fn merge(args: &Args) -> Result<ExitStatus, ExitStatus> {
                 crate::say!("{name}:{}: conflict: {}", r.line, r.message);
                 report.push(r.to_json(&name));
             }
-            write_json(args.conflicts.as_deref(), &report)?;
+            write_json(args, args.conflicts.as_deref(), &report)?;
         }
     }
     if let ThreeWay::Merged {
@@ -161,15 +161,20 @@ fn report_ids(args: &Args, name: &str, ids: &[serde_json::Value]) -> Result<(), 
             crate::say!("{name}: {PROG}: new entry `{old}` of {run} renumbered `{new}`: the ID was taken by another new entry");
         }
     }
-    write_json(args.id_map.as_deref(), ids)
+    write_json(args, args.id_map.as_deref(), ids)
 }
 
 /// Writes `list` as a JSON array to `path` (`--conflicts`, `--id-map`),
 /// if one was given.
-fn write_json(path: Option<&Path>, list: &[serde_json::Value]) -> Result<(), ExitStatus> {
+fn write_json(
+    args: &Args,
+    path: Option<&Path>,
+    list: &[serde_json::Value],
+) -> Result<(), ExitStatus> {
     let Some(f) = path else { return Ok(()) };
     let body = serde_json::to_string_pretty(list).unwrap_or_default() + "\n";
-    ace_fs::write_atomic(f, body.as_bytes(), None).map_err(|e| {
+    let permit = ace_fs::Held::default().forcing(args.force);
+    ace_fs::write_atomic(f, body.as_bytes(), Some(&permit)).map_err(|e| {
         error(PROG, format!("{}: {e}", f.display()));
         ExitStatus::Refused
     })
@@ -252,7 +257,7 @@ fn merge_runs(args: &Args, base_path: &str) -> Result<ExitStatus, ExitStatus> {
             c["value"]
         );
     }
-    write_json(args.conflicts.as_deref(), &report)?;
+    write_json(args, args.conflicts.as_deref(), &report)?;
     Ok(if report.is_empty() && merged.refused.is_empty() {
         ExitStatus::Ok
     } else {

@@ -1209,16 +1209,23 @@ fn a_link_out_of_the_repository_is_not_written_through_unless_forced() {
     let batch = r#"{"reasoning": "r", "operations": [{"type": "ADD", "section": "x", "content": "Read the release notes first."}]}"#;
     std::fs::write(repo.join("batch.json"), batch).unwrap();
     std::fs::write(repo.join("pb.md"), BASE).unwrap();
-    let runs: [&[&str]; 4] = [
-        &[
-            "ace-apply",
-            "knowledge/playbook.md",
-            "batch.json",
-            "--in-place",
-        ],
+    let side = "knowledge/playbook.md";
+    let runs: [&[&str]; 7] = [
+        &["ace-apply", side, "batch.json", "--in-place"],
         &["ace-apply", "notes/pb.md", "batch.json", "--in-place"],
-        &["ace-convert", "pb.md", "-o", "knowledge/playbook.md"],
-        &["ace-convert", "pb.md", "--into", "knowledge/playbook.md"],
+        &["ace-convert", "pb.md", "-o", side],
+        &["ace-convert", "pb.md", "--into", side],
+        // Side outputs are refused alike, and take the same --force.
+        &["ace-apply", "pb.md", "--prune", "--emit-delta", side],
+        &[
+            "ace-convert",
+            "pb.md",
+            "--to",
+            "skill-json",
+            "--id-map",
+            side,
+        ],
+        &["ace-merge", "--base", "pb.md", "pb.md", "--conflicts", side],
     ];
     for run in runs {
         let out = tool(run[0])
@@ -1229,7 +1236,8 @@ fn a_link_out_of_the_repository_is_not_written_through_unless_forced() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{run:?}: {err}");
         assert!(
-            err.contains("outside the git repository it is in"),
+            err.contains("outside the git repository it is in")
+                && err.contains("(--force writes through it)"),
             "{run:?}: {err}"
         );
         assert_eq!(std::fs::read_to_string(&rc).unwrap(), original, "{run:?}");
@@ -1248,6 +1256,13 @@ fn a_link_out_of_the_repository_is_not_written_through_unless_forced() {
     assert!(std::fs::read_to_string(&rc)
         .unwrap()
         .contains("Read the release notes"));
+    tool("ace-merge")
+        .current_dir(&repo)
+        .args(["--base", "pb.md", "pb.md", "-o", "merged.md"])
+        .args(["--conflicts", side, "--force"])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_to_string(&rc).unwrap(), "[]\n");
     // A link inside the repository is the common CLAUDE.md -> AGENTS.md.
     std::fs::write(repo.join("AGENTS.md"), "# Agents\n").unwrap();
     std::os::unix::fs::symlink("AGENTS.md", repo.join("CLAUDE.md")).unwrap();

@@ -356,13 +356,7 @@ impl AtomicFile {
             return device.write_all(&held);
         }
         if let (Some(real), false) = (&self.outside, self.force) {
-            return Err(io::Error::new(
-                io::ErrorKind::PermissionDenied,
-                format!(
-                    "a symbolic link to {}, outside the git repository it is in; nothing written (--force writes through it)",
-                    real.display()
-                ),
-            ));
+            return Err(crate::target::refused_outside(real));
         }
         let file = self.temp.file();
         file.sync_all()?;

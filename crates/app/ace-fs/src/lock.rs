@@ -80,6 +80,8 @@ pub enum LockError {
         waited: Duration,
     },
     Io(PathBuf, io::Error),
+    /// Not to be written at all, for the reason the error gives.
+    Refused(PathBuf, io::Error),
 }
 
 impl std::fmt::Display for LockError {
@@ -93,6 +95,7 @@ impl std::fmt::Display for LockError {
                 waited.as_secs()
             ),
             // Not a file to lock at all: said as what it is.
+            LockError::Refused(path, e) => write!(f, "{}: {e}", path.display()),
             LockError::Io(path, e) if e.kind() == io::ErrorKind::InvalidInput => {
                 write!(f, "{}: {e}", path.display())
             }
@@ -105,7 +108,9 @@ impl std::error::Error for LockError {}
 
 impl From<LockError> for ace_model::Error {
     fn from(e: LockError) -> Self {
-        let (LockError::TimedOut { path, .. } | LockError::Io(path, _)) = &e;
+        let (LockError::TimedOut { path, .. }
+        | LockError::Io(path, _)
+        | LockError::Refused(path, _)) = &e;
         let path = path.display().to_string();
         let text = e.to_string();
         ace_model::Error::Io {
@@ -120,20 +125,26 @@ impl From<LockError> for ace_model::Error {
 /// at once to one log stay whole and apart. A log whose last line was cut
 /// off (a writer killed mid-line, a full disk) gets a line end first, so
 /// the new line is not glued to the broken one. Anything but a regular
-/// file is refused, so a FIFO never blocks the append.
-pub fn append_locked(path: &Path, bytes: &[u8], wait: Duration) -> Result<(), LockError> {
+/// file is refused, so a FIFO never blocks the append, and so is a link
+/// out of the git repository the log is in, unless `force`.
+pub fn append_locked(
+    path: &Path,
+    bytes: &[u8],
+    wait: Duration,
+    force: bool,
+) -> Result<(), LockError> {
     use std::io::{Read as _, Seek as _, Write as _};
     let err = |e: io::Error| LockError::Io(path.to_owned(), e);
     let at = destination(path).map_err(err)?;
     crate::target::regular_or_missing(&at).map_err(err)?;
-    if let Some(real) = crate::target::outside_its_repository(path, &at).map_err(err)? {
-        return Err(err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "a symbolic link to {}, outside the git repository it is in; nothing written",
-                real.display()
-            ),
-        )));
+    match crate::target::outside_its_repository(path, &at).map_err(err)? {
+        Some(real) if !force => {
+            return Err(LockError::Refused(
+                path.to_owned(),
+                crate::target::refused_outside(&real),
+            ))
+        }
+        _ => {}
     }
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true).append(true).create(true);
@@ -393,12 +404,32 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("r.jsonl");
         std::fs::write(&log, "{\"a\": 1}\n{\"b\": ").unwrap();
-        append_locked(&log, b"{\"c\": 3}\n", Duration::from_secs(1)).unwrap();
-        append_locked(&log, b"{\"d\": 4}\n", Duration::from_secs(1)).unwrap();
+        append_locked(&log, b"{\"c\": 3}\n", Duration::from_secs(1), false).unwrap();
+        append_locked(&log, b"{\"d\": 4}\n", Duration::from_secs(1), false).unwrap();
         assert_eq!(
             std::fs::read_to_string(&log).unwrap(),
             "{\"a\": 1}\n{\"b\": \n{\"c\": 3}\n{\"d\": 4}\n"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_append_through_a_link_out_of_the_repository_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        let outside = dir.path().join("profile");
+        std::fs::write(&outside, "kept\n").unwrap();
+        let log = repo.join("r.jsonl");
+        std::os::unix::fs::symlink(&outside, &log).unwrap();
+        let err = append_locked(&log, b"{}\n", Duration::from_secs(1), false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("outside the git repository"), "{err}");
+        assert!(!err.contains("cannot lock"), "{err}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "kept\n");
+        append_locked(&log, b"{}\n", Duration::from_secs(1), true).unwrap();
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "kept\n{}\n");
     }
 
     #[test]

@@ -61,6 +61,19 @@ pub fn outside_its_repository(path: &Path, dest: &Path) -> io::Result<Option<Pat
     Ok((!real.starts_with(&root)).then_some(real))
 }
 
+/// The refusal of a write through a link that [`outside_its_repository`]
+/// found, naming where it leads and the option that allows it.
+pub fn refused_outside(real: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "a symbolic link to {}, outside the git repository it is in; \
+             nothing written (--force writes through it)",
+            real.display()
+        ),
+    )
+}
+
 /// `path` made absolute and tidied (`.` and `..` resolved by name, without
 /// touching the file system, so that paths that do not exist still compare).
 pub fn absolute(path: &Path) -> PathBuf {

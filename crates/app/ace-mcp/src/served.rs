@@ -394,7 +394,7 @@ impl Served {
                 let path = reflections_beside(Path::new(&self.location))?;
                 self.in_scope(&ready, &path)?;
                 let line = r.json_line(&now, project != SHARED);
-                ace_fs::append_locked(&path, line.as_bytes(), self.wait)
+                ace_fs::append_locked(&path, line.as_bytes(), self.wait, self.force)
                     .map_err(|e| e.to_string())?;
             }
         }

@@ -100,11 +100,13 @@ pub fn writer_options(registry: &Registry) -> Vec<(WriteOption, Vec<&'static str
 pub fn write_id_map(
     path: &Path,
     changes: &[ace_model::ids::IdChange],
+    held: &ace_fs::Held,
 ) -> Result<(), ace_model::Error> {
     let mut text =
         serde_json::to_string_pretty(changes).map_err(|e| ace_model::Error::io(path, e))?;
     text.push('\n');
-    ace_fs::write_atomic(path, text.as_bytes(), None).map_err(|e| ace_model::Error::io(path, e))
+    ace_fs::write_atomic(path, text.as_bytes(), Some(held))
+        .map_err(|e| ace_model::Error::io(path, e))
 }
 
 pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {

@@ -444,6 +444,7 @@ impl Folder<'_> {
         r: &Reflection,
         now: &str,
         wait: std::time::Duration,
+        force: bool,
     ) -> Result<PathBuf, Error> {
         if !is_file_name(&r.project) {
             return Err(Error::value(
@@ -455,7 +456,7 @@ impl Folder<'_> {
         let dir = self.dir.join("reflections");
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let path = dir.join(format!("{}.jsonl", r.project));
-        ace_fs::append_locked(&path, r.json_line(now, false).as_bytes(), wait)
+        ace_fs::append_locked(&path, r.json_line(now, false).as_bytes(), wait, force)
             .map_err(|e| Error::Refused(format!("{}: {e}", self.shown)))?;
         Ok(path)
     }
@@ -589,8 +590,9 @@ pub(crate) fn reflect(
     r: &Reflection,
     now: &str,
     wait: std::time::Duration,
+    force: bool,
 ) -> Result<PathBuf, Error> {
-    Folder::of(location)?.reflect(r, now, wait)
+    Folder::of(location)?.reflect(r, now, wait, force)
 }
 
 #[cfg(test)]

@@ -236,7 +236,7 @@ pub fn reflect(
     force: bool,
 ) -> Result<Option<std::path::PathBuf>, Error> {
     if let Db::Folder(_) = location.db {
-        return crate::folder::reflect(location, r, now, wait).map(Some);
+        return crate::folder::reflect(location, r, now, wait, force).map(Some);
     }
     let access = Access::Write {
         create: false,
