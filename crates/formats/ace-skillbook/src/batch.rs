@@ -52,8 +52,11 @@ const COUNTERS: [&str; 3] = ["helpful", "harmful", "neutral"];
 
 /// Whether `n` is an update batch: an object with an `operations` list
 /// whose items name a `type` (an AcePatch's name an `op`), or with
-/// `reasoning` beside an empty one.
+/// `reasoning` beside an empty one or alone.
 fn is_batch(n: &Node) -> bool {
+    if reasoning_alone(n) {
+        return true;
+    }
     let Some(ops) = n.get("operations").and_then(Node::as_array) else {
         return false;
     };
@@ -63,18 +66,28 @@ fn is_batch(n: &Node) -> bool {
     ops.iter().all(is_kayba_op)
 }
 
+/// An object of `reasoning` alone: a SkillManager that decided on no
+/// change and left `operations` out, which kayba's `UpdateBatch.from_json`
+/// reads as a batch of none.
+fn reasoning_alone(n: &Node) -> bool {
+    n.members()
+        .is_some_and(|m| !m.is_empty() && m.iter().all(|m| m.key == "reasoning"))
+}
+
 /// An operation of kayba's: a `type`, and no AcePatch `op`.
 fn is_kayba_op(o: &Node) -> bool {
     o.get("type").is_some() && o.get("op").is_none()
 }
 
 /// Whether `text` looks like an update batch before it is parsed: an
-/// `operations` key and an operation type of kayba's.
+/// `operations` key and an operation type of kayba's, or `reasoning`.
 pub fn sniff(text: &str) -> bool {
     let b = text.as_bytes();
-    memchr::memmem::find(b, b"\"operations\"").is_some()
-        && (memchr::memmem::find(b, b"\"type\"").is_some()
-            || memchr::memmem::find(b, b"\"reasoning\"").is_some())
+    let reasoning = memchr::memmem::find(b, b"\"reasoning\"").is_some();
+    match memchr::memmem::find(b, b"\"operations\"") {
+        Some(_) => reasoning || memchr::memmem::find(b, b"\"type\"").is_some(),
+        None => reasoning,
+    }
 }
 
 /// The batches in `text` (one object, an array of them, or JSON Lines),
@@ -90,9 +103,10 @@ pub fn read_batches(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
     if let Ok(doc) = ace_jsonspan::parse_with(text, &mut skim) {
         if doc.root.members().is_some() {
             let shell = doc.root.get("operations").and_then(Node::as_array);
-            let is_one = shell.is_some()
-                && !skim.untyped
-                && (!skim.spans.is_empty() || doc.root.get("reasoning").is_some());
+            let is_one = reasoning_alone(&doc.root)
+                || shell.is_some()
+                    && !skim.untyped
+                    && (!skim.spans.is_empty() || doc.root.get("reasoning").is_some());
             if !is_one {
                 return Ok(None);
             }
@@ -108,6 +122,12 @@ pub fn read_batches(text: &str) -> Result<Option<Vec<Delta>>, Diagnostic> {
             });
             return Ok(Some(vec![batch(doc.root.span, generation, ops)]));
         }
+    }
+    // Without `operations`, only a one-object batch of `reasoning` alone
+    // is one: another dialect's file that says `reasoning` is not judged
+    // as JSON here.
+    if memchr::memmem::find(text.as_bytes(), b"\"operations\"").is_none() {
+        return Ok(None);
     }
     let nodes = ace_jsonspan::records(text, &[])?;
     if nodes.is_empty() || !nodes.iter().all(is_batch) {
@@ -1159,5 +1179,18 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(empty[0].ops.is_empty());
+        // kayba's `from_json` reads a batch without `operations` as none;
+        // `reasoning` beside another dialect's keys is that dialect's.
+        let alone = read_batches(r#"{"reasoning": "nothing new"}"#)
+            .unwrap()
+            .unwrap();
+        assert!(alone[0].ops.is_empty());
+        for text in [
+            r#"{"reasoning": "r", "proposed_deltas": []}"#,
+            "reasoning: r\n",
+            r#"{}"#,
+        ] {
+            assert_eq!(read_batches(text).unwrap(), None, "{text}");
+        }
     }
 }
