@@ -492,6 +492,7 @@ fn bad_calls_are_tool_errors_and_the_server_stays_up() {
         {"tool": "remove_entry", "args": {"entry_id": "nope-00009"}},
         // Below 0, every entry never counted harmful would go.
         {"tool": "curate_playbook", "args": {"harmful_threshold": -1}},
+        {"tool": "add_entry", "args": {"section": "STRATEGIES & INSIGHTS", "content": " \n\t"}},
         {"tool": "read_playbook", "args": {}},
     ]);
     let r = results(&drive(dir.path(), calls, pb.to_str().unwrap()));
@@ -502,12 +503,13 @@ fn bad_calls_are_tool_errors_and_the_server_stays_up() {
         "`content` is 10485760 bytes; ace-mcp takes at most 65536",
         "Entry 'nope-00009' not found in playbook.",
         "`harmful_threshold` is -1; expected a whole number 0 or more",
+        "`content` is empty; expected the entry's text",
     ];
     for (i, want) in expected.iter().enumerate() {
         assert!(r[i].0, "call {i} is an error: {}", r[i].1);
         assert!(r[i].1.contains(want), "call {i}: {}", r[i].1);
     }
-    assert!(!r[6].0, "the server answers after them: {}", r[6].1);
+    assert!(!r[7].0, "the server answers after them: {}", r[7].1);
     assert_eq!(std::fs::read(&pb).unwrap(), before, "nothing was written");
 }
 

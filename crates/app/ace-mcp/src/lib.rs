@@ -50,7 +50,8 @@ pub struct SectionArgs {
 pub struct AddArgs {
     /// The section to add to, by its title.
     pub section: String,
-    /// The insight, formula or knowledge to add.
+    /// The insight, formula or knowledge to add (not blank).
+    #[schemars(length(min = 1))]
     pub content: String,
     /// The project the entry belongs to (default: the location's, else
     /// global).

@@ -560,6 +560,11 @@ impl Served {
         content: &str,
         project: Option<&str>,
     ) -> Result<String, Failure> {
+        // An entry of no text is ACE021 in every format, and an agent that
+        // sends one has lost its lesson on the way: said, not filed.
+        if content.trim().is_empty() {
+            return Err("`content` is empty; expected the entry's text (nothing added)".to_owned());
+        }
         let mut delta = serde_json::json!({
             "operation_type": "ADD", "section": section, "content": content.trim()
         });
