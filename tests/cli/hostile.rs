@@ -344,6 +344,30 @@ fn a_run_cut_off_mid_write_is_refused() {
     assert!(std::fs::read_to_string(&out)
         .unwrap()
         .contains("[str-00006]"));
+    // A BASE without a final line end: a run whose last entry is one of
+    // BASE's cut inside its text.
+    std::fs::write(d.join("base.md"), base.trim_end()).unwrap();
+    std::fs::write(d.join("cut.md"), &base[..third + 45]).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let o = merge()
+        .current_dir(d)
+        .args(["--base", "base.md", "r1.md", "cut.md", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cut.md: ends inside a line, inside entry `str-00003`, whose text BASE holds in full (3 of BASE's 6 entries missing)"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing written");
+    merge()
+        .current_dir(d)
+        .args(["--base", "base.md", "r1.md", "whole.md", "-o"])
+        .arg(&out)
+        .assert()
+        .code(0);
 }
 
 /// A real `git merge` through the driver, of a branch whose agent crashed

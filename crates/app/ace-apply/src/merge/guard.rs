@@ -19,12 +19,14 @@ pub enum Unfit {
     /// not given.
     Emptied { had: usize },
     /// It ends inside a line, as a file a crashed writer left does
-    /// ([`cut_off`]): `last` is BASE's last entry, which it lacks or holds
-    /// cut short, and `missing` how many of BASE's `had` entries it lacks.
+    /// ([`cut_off`]): `last` is the entry of BASE's it lacks or holds cut
+    /// short (BASE's last, when BASE ends with a line end), and `missing`
+    /// how many of BASE's `had` entries it lacks.
     CutOff {
         last: String,
         missing: usize,
         had: usize,
+        base_ends_line: bool,
     },
 }
 
@@ -70,11 +72,22 @@ impl Unfit {
                     Caller::Python => "allow_empty=True",
                 }
             ),
-            Unfit::CutOff { last, missing, had } => format!(
-                "{name}: ends inside a line, without the line end BASE ends with, and lacks \
-                 BASE's last entry `{last}` in full ({missing} of BASE's {had} entries missing): \
+            Unfit::CutOff {
+                last,
+                missing,
+                had,
+                base_ends_line,
+            } => format!(
+                "{name}: ends inside a line, {} ({missing} of BASE's {had} entries missing): \
                  a run cut off by a crash?; nothing merged (a whole run ends with a line end: \
-                 add one to merge it)"
+                 add one to merge it)",
+                match base_ends_line {
+                    true => format!(
+                        "without the line end BASE ends with, and lacks BASE's last entry \
+                         `{last}` in full"
+                    ),
+                    false => format!("inside entry `{last}`, whose text BASE holds in full"),
+                }
             ),
         }
     }
@@ -108,31 +121,38 @@ pub fn emptied(base: &Playbook, run: &Playbook) -> Option<usize> {
 }
 
 /// Whether `run` is cut short, as a writer killed mid-write leaves a
-/// file: its text ends inside a line where BASE's ends with a line end,
-/// and BASE's last entry is missing from it or there with its content cut
-/// short. Such a run would merge as one that removed every entry after the
-/// cut. Only a format whose cut file still reads (text, YAML) is asked: a
-/// cut JSON or TRON file does not parse. A cut that falls on a line end
-/// leaves nothing to tell it by.
+/// file: its text ends inside a line, and either BASE's ends with a line
+/// end and BASE's last entry is missing from the run or there with its
+/// content cut short, or the run's last entry is one of BASE's with its
+/// content cut short (all a BASE without a final line end leaves to tell
+/// a cut by). Such a run would merge as one that removed every entry after
+/// the cut. Only a format whose cut file still reads (text, YAML) is
+/// asked: a cut JSON or TRON file does not parse. A cut that falls on a
+/// line end leaves nothing to tell it by.
 pub fn cut_off(format: Format, base: (&str, &Playbook), run: (&str, &Playbook)) -> Option<Unfit> {
     let ((base_text, base), (run_text, run)) = (base, run);
     if !matches!(format.imp().syntax(), Syntax::Text | Syntax::Yaml)
-        || !base_text.ends_with('\n')
         || run_text.is_empty()
         || run_text.ends_with('\n')
     {
         return None;
     }
-    let last = base.entries.last()?;
-    let cut = match run.entries.iter().rfind(|e| e.id == last.id) {
-        None => true,
-        Some(e) => e.content.len() < last.content.len() && last.content.starts_with(&e.content),
+    let cut_short = |e: &ace_model::Entry| {
+        base.entries
+            .iter()
+            .rfind(|b| b.id == e.id)
+            .is_some_and(|b| e.content.len() < b.content.len() && b.content.starts_with(&e.content))
     };
-    if !cut {
-        return None;
-    }
+    let base_ends_line = base_text.ends_with('\n');
+    let base_last = base.entries.last()?;
+    let last = match run.entries.iter().rfind(|e| e.id == base_last.id) {
+        None if base_ends_line => base_last,
+        Some(e) if base_ends_line && cut_short(e) => base_last,
+        _ => run.entries.last().filter(|e| cut_short(e))?,
+    };
     let kept: std::collections::HashSet<&str> = run.entries.iter().map(|e| e.id.as_str()).collect();
     Some(Unfit::CutOff {
+        base_ends_line: base_ends_line && last.id == base_last.id,
         last: last.id.clone(),
         missing: base
             .entries
