@@ -160,7 +160,13 @@ fn an_mdc_rule_keeps_its_front_matter_and_new_markers_go_at_the_end() {
         "---\ndescription: Learned rules\nglobs: \"**/*.py\"\nalwaysApply: true\n---\n\n# Rules\n";
     std::fs::write(&mdc, front).unwrap();
     let o = into(&pb, &mdc, &["--to", "content"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // The summary names the fields left out, as each writer names them.
+    assert!(
+        err.contains("which the playbook keeps: harmful, helpful, id ("),
+        "{err}"
+    );
     let text = std::fs::read_to_string(&mdc).unwrap();
     assert!(text.starts_with(&format!("{front}\n{START}\n")), "{text}");
     assert!(text.ends_with(&format!("{END}\n")));

@@ -311,14 +311,7 @@ pub fn render(pb: &Playbook, style: Style, ctx: &WriteCtx) -> (String, WriteRepo
         None => {
             out.push_str(&ace_block::content::render(pb));
             let mut report = WriteReport::default();
-            if !pb.entries.is_empty() {
-                report.losses.lose(
-                    &rules::DROPPED_FIELD,
-                    None,
-                    "entries",
-                    "the content style writes each entry's text alone: the block holds no IDs and no counters",
-                );
-            }
+            content_losses(pb, &mut report.losses);
             report
         }
     };
@@ -429,6 +422,33 @@ impl PlaybookFormat for ManagedBlock {
             id_shape: false,
             prefixes: false,
             ..LintProfile::default()
+        }
+    }
+}
+
+/// What the content style leaves out: every field but an entry's text and
+/// its section, each named as the other writers name them.
+fn content_losses(pb: &Playbook, losses: &mut Vec<ace_model::LossEntry>) {
+    const WHY: &str =
+        "the content style writes each entry's text alone, under its section's heading";
+    for key in pb.extra.keys() {
+        losses.lose(&rules::DROPPED_FIELD, None, format!("extra.{key}"), WHY);
+    }
+    for e in &pb.entries {
+        let id = Some(e.id.as_str());
+        losses.lose(&rules::DROPPED_FIELD, id, "id", WHY);
+        let counters = [
+            ("helpful", e.helpful.is_some()),
+            ("harmful", e.harmful.is_some()),
+            ("neutral", e.neutral.is_some()),
+        ];
+        for (name, present) in counters.into_iter().chain(e.optional_fields()) {
+            if present {
+                losses.lose(&rules::DROPPED_FIELD, id, name, WHY);
+            }
+        }
+        for key in e.extra.keys() {
+            losses.lose(&rules::DROPPED_FIELD, id, format!("extra.{key}"), WHY);
         }
     }
 }
