@@ -1,11 +1,11 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::Parser;
-
 use ace_tools::cli::validate::Args;
 
 fn main() {
     ace_tools::prepare_process();
-    ace_tools::exit(ace_tools::run::validate::run(Args::parse()))
+    ace_tools::exit(ace_tools::run::validate::run(
+        ace_tools::cli::parse::<Args>(),
+    ))
 }

@@ -1,12 +1,10 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use clap::Parser;
-
 use ace_tools::cli::view::Args;
 
 fn main() {
     ace_tools::prepare_process();
-    let args = Args::parse();
+    let args = ace_tools::cli::parse::<Args>();
     ace_tools::exit(ace_tools::run::view::run(&args))
 }

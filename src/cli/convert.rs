@@ -176,8 +176,9 @@ impl Args {
     pub fn parse_with_writer_flags() -> Args {
         use clap::{CommandFactory, FromArgMatches};
         let registry = ace_registry::Registry::builtin();
-        let matches = crate::with_writer_flags(Args::command(), registry).get_matches();
-        let mut args = Args::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let matches =
+            super::parsed(crate::with_writer_flags(Args::command(), registry).try_get_matches());
+        let mut args = super::parsed(Args::from_arg_matches(&matches));
         args.options = crate::writer_options_given(&matches, registry);
         args
     }

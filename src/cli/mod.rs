@@ -10,6 +10,39 @@ pub mod merge;
 pub mod validate;
 pub mod view;
 
+/// The command line parsed as `A`, or the process ended as clap ends it
+/// (help, version, a usage error), except that a help or version text
+/// that cannot be written (`--help > /dev/full`) is an error, exit 2:
+/// exit 0 says the text was printed. A reader that went away (`| head`)
+/// is no error.
+pub fn parse<A: clap::Parser>() -> A {
+    parsed(A::try_parse())
+}
+
+/// What [`parse`] does with clap's answer, for a command put together
+/// before it is parsed (ace-convert's writer flags).
+pub fn parsed<T>(answer: Result<T, clap::Error>) -> T {
+    use std::io::Write as _;
+    let e = match answer {
+        Ok(t) => return t,
+        Err(e) if e.use_stderr() => e.exit(),
+        Err(e) => e,
+    };
+    let printed = e.print().and_then(|()| std::io::stdout().flush());
+    match ace_fs::reader_left_is_ok(printed) {
+        Ok(()) => crate::exit(crate::ExitStatus::Ok),
+        Err(err) => {
+            let name = std::env::args()
+                .next()
+                .map(std::path::PathBuf::from)
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_default();
+            eprintln!("{name}: error: standard output: {err}");
+            crate::exit(crate::ExitStatus::Refused)
+        }
+    }
+}
+
 /// A number from 0 to 1 (`--similarity`).
 pub fn unit_interval(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {

@@ -1,8 +1,6 @@
 //! `ace-convert`: its command-line flow, from the parsed arguments to the
 //! exit status. What it does lives in the library crates.
 
-use std::io::Write;
-
 use crate::{load_input, print_diagnostics, ExitStatus};
 use ace_fs::Source;
 use ace_model::LossEntry;
@@ -13,8 +11,13 @@ use crate::cli::convert::*;
 
 fn list_formats() -> ExitStatus {
     let table = ace_registry::capabilities::format_table(ace_registry::Registry::builtin());
-    let _ = std::io::stdout().lock().write_all(table.as_bytes());
-    ExitStatus::Ok
+    match ace_fs::write_stdout([table.as_str()]) {
+        Ok(()) => ExitStatus::Ok,
+        Err(e) => {
+            crate::say!("{PROG}: error: standard output: {e}");
+            ExitStatus::Refused
+        }
+    }
 }
 
 /// The tool's run: what it does with `args`, and the status it exits with.

@@ -84,6 +84,52 @@ fn every_help_ends_with_the_exit_statuses_and_the_readme_gives_them() {
     }
 }
 
+/// Exit 0 says the text was printed: a help, version or format list that
+/// cannot be written (a full disk) is exit 2, and a reader that went away
+/// early (`| head`) is no error.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_help_that_cannot_be_written_is_no_exit_0() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for tool in TOOLS.iter().copied().chain(["ace-mcp"]) {
+        runs.push(vec![tool, "--help"]);
+        runs.push(vec![tool, "--version"]);
+    }
+    runs.push(vec!["ace-convert", "--list-formats"]);
+    for run in &runs {
+        let o = std::process::Command::new(assert_cmd::cargo::cargo_bin(run[0]))
+            .args(&run[1..])
+            .stdout(full())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{run:?}: {err}");
+        assert!(
+            err.contains("standard output: No space left"),
+            "{run:?}: {err}"
+        );
+    }
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{}' --help | head -c 1 >/dev/null",
+            assert_cmd::cargo::cargo_bin("ace-apply").display()
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// A playbook still holding a merge's conflict markers does not read in
 /// any tool: exit 1, with ACE093 at the block's first line, whatever the
 /// format (the markdown playbook would otherwise read as two entries of
