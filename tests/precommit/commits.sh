@@ -12,7 +12,11 @@ check_commits() {
   # warning whose 300-character line must not fill the hook's output.
   long="$(printf 'Read the whole stack trace before changing code %.0s' 1 2 3 4 5 6)"
   printf '## STRATEGIES & INSIGHTS\n\n[s9] helpful=0 harmful=0 :: %s\n[str-00001] helpful=3 harmful=0 :: Reproduce a failing case with a small test before changing the code.\n[str-00001] helpful=1 harmful=0 :: Read the API schema before writing a request so field names match.\n' "$long" > knowledge/playbook.md
-  git add knowledge/playbook.md
+  # A file whose name is an option, and the settings it would load: they
+  # are file names to the hook, so the duplicate still stops the commit.
+  printf 'ignore = ["ACE002"]\n' > quiet.md
+  printf 'ignore = ["ACE002"]\n' > ./--config=quiet.md
+  git add knowledge/playbook.md quiet.md ./--config=quiet.md
   if "$@" git commit -q -m bad > "$logs/bad.log" 2>&1; then
     echo "FAIL ($label): a playbook with a duplicate ID was committed" >&2
     cat "$logs/bad.log" >&2
