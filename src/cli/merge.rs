@@ -12,7 +12,7 @@ pub const PROG: &str = "ace-merge";
     name = PROG,
     version = crate::VERSION,
     after_help = crate::EXIT_STATUS_HELP,
-    about = "Merge playbooks by the ACE merge rules: three-way as git's merge driver (ace-merge %O %A %B --path %P), or any number of runs from one base (ace-merge --base BASE RUN...)",
+    about = "Merge playbooks by the ACE merge rules: three-way as git's merge driver (ace-merge %O %A %B --path=%P), or any number of runs from one base (ace-merge --base BASE RUN...)",
     override_usage = "ace-merge [OPTIONS] BASE OURS THEIRS\n       ace-merge [OPTIONS] --base BASE RUN..."
 )]
 pub struct Args {

@@ -4,7 +4,7 @@
 //! `ace-merge BASE OURS THEIRS`: a three-way merge of playbooks by the
 //! ACE merge rules (counters add, appends commute, deprecation wins, two
 //! changes of one field conflict), as git's merge driver:
-//! `ace-merge %O %A %B --path %P` writes the result into OURS.
+//! `ace-merge %O %A %B --path=%P` writes the result into OURS.
 
 use std::path::{Path, PathBuf};
 

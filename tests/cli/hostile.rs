@@ -383,7 +383,7 @@ fn git_merge_of_an_emptied_playbook_is_a_conflict() {
         &[
             "config",
             "merge.ace.driver",
-            &format!("'{}' %O %A %B --path %P", bin.display()),
+            &format!("'{}' %O %A %B --path=%P", bin.display()),
         ],
     );
     std::fs::write(d.join(".gitattributes"), "*.md merge=ace\n").unwrap();

@@ -8,7 +8,7 @@ const BASE: &str = "## STRATEGIES & INSIGHTS\n[str-00001] helpful=1 harmful=0 ::
 
 /// The driver line, as the README gives it.
 const DRIVER: &str =
-    "ace-merge %O %A %B --path %P --marker-size %L --ours-label %X --theirs-label %Y";
+    "ace-merge %O %A %B --path=%P --marker-size=%L --ours-label=%X --theirs-label=%Y";
 
 #[test]
 fn the_readme_gives_the_driver_line_the_tests_use() {
@@ -645,16 +645,22 @@ fn a_skill_bullet_theirs_added_is_merged_as_it_was_written() {
     assert!(new.get("title").is_none(), "{text}");
 }
 
-/// git hands the driver a file name that is not UTF-8 as it is (`%P`):
-/// the merge goes as for any other name, rather than failing on the
-/// argument, which git would take for a conflict.
+/// git hands the driver a file name that is not UTF-8 as it is (`%P`),
+/// and one that starts with `-` (the README's `--path=%P` keeps it a
+/// value): the merge goes as for any other name, rather than failing on
+/// the argument, which git would take for a conflict.
 #[cfg(unix)]
 #[test]
-fn a_file_name_that_is_not_utf8_merges() {
+fn a_file_name_that_is_not_utf8_or_looks_like_an_option_merges() {
     use std::os::unix::ffi::OsStrExt;
+    for name in [&b"team\xff-playbook.md"[..], b"--force-playbook.md"] {
+        merges_file_named(std::ffi::OsStr::from_bytes(name));
+    }
+}
+
+fn merges_file_named(name: &std::ffi::OsStr) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let name = std::ffi::OsStr::from_bytes(b"team\xff-playbook.md");
     ok(d, &["init", "-q", "-b", "main"]);
     std::fs::write(d.join(".gitattributes"), "*playbook.md merge=ace\n").unwrap();
     ok(d, &["config", "merge.ace.name", "ACE playbook merge"]);
@@ -673,7 +679,7 @@ fn a_file_name_that_is_not_utf8_merges() {
     let merged = std::fs::read_to_string(d.join(name)).unwrap();
     assert!(
         merged.contains("[str-00001] helpful=4 harmful=1 :: Check the input first."),
-        "{merged}"
+        "{name:?}: {merged}"
     );
 }
 
