@@ -1303,3 +1303,57 @@ fn a_link_out_of_the_repository_is_not_written_through_unless_forced() {
         .file_type()
         .is_symlink());
 }
+
+/// A repository's link to a device that never ends (`/dev/zero`,
+/// `/dev/urandom`), given as a playbook, a delta, a section map or
+/// standard input, is refused as binary at its first NUL byte: read to the
+/// end, it would fill memory and hang the hook that runs the tool.
+#[cfg(unix)]
+#[test]
+fn a_link_to_an_endless_device_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("pb.md"), BASE).unwrap();
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let _ = std::fs::remove_file(d.join("x.md"));
+        std::os::unix::fs::symlink(device, d.join("x.md")).unwrap();
+        let runs: [&[&str]; 7] = [
+            &["ace-validate", "x.md"],
+            &["ace-convert", "x.md"],
+            &["ace-convert", "pb.md", "--section-map", "x.md"],
+            &["ace-apply", "pb.md", "x.md"],
+            &["ace-diff", "pb.md", "x.md"],
+            &["ace-merge", "--base", "pb.md", "x.md"],
+            &["ace-view", "x.md"],
+        ];
+        for run in runs {
+            let out = tool(run[0])
+                .current_dir(d)
+                .args(&run[1..])
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{device} {run:?}: {err}");
+            assert!(err.contains("x.md: binary file"), "{device} {run:?}: {err}");
+        }
+    }
+    let mut child = Process::new(assert_cmd::cargo::cargo_bin("ace-validate"))
+        .arg("-")
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("ace-validate - < /dev/zero still reads after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(2));
+}

@@ -159,15 +159,10 @@ pub fn plan(pb: &Playbook, req: &IntoFile<'_>, ctx: &WriteCtx) -> Result<Planned
     let held = ace_fs::Held::lock(&[req.file], req.lock_timeout)
         .map_err(|e| IntoError::Io(e.into()))?
         .forcing(req.force);
-    let host = match std::fs::read(req.file) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
-            IntoError::Io(ace_model::Error::io(
-                req.file,
-                format!("not UTF-8 text ({e})"),
-            ))
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(IntoError::Io(ace_model::Error::io(req.file, e))),
+    let host = match ace_fs::load(req.file) {
+        Ok(source) => String::from(&*source.text),
+        Err(ace_fs::LoadError::NotFound(_)) => String::new(),
+        Err(e) => return Err(IntoError::Io(e.into())),
     };
     let block = match block::place(&host) {
         Ok(b) => b,

@@ -215,7 +215,9 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
 /// Reads the configuration at `path`.
 pub fn load(path: &Path) -> Result<Loaded, ace_model::Error> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ace_model::Error::io(path, e))?;
+    // As a playbook is read: a repository's `ace.toml` may be a link to
+    // `/dev/zero`, which must be refused, not read until memory runs out.
+    let text = ace_fs::load(path)?.text;
     let config = parse(&text, &name)?;
     let root = path
         .parent()

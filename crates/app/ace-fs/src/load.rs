@@ -148,8 +148,8 @@ pub fn load(path: &Path) -> Result<Source, LoadError> {
     let text = if meta.is_file() && meta.len() >= MAP_AT {
         map_text(path, &name)?
     } else {
-        let bytes = std::fs::read(path).map_err(|e| LoadError::Io(name.clone(), e))?;
-        decode(bytes, &name)?.into()
+        let file = std::fs::File::open(path).map_err(|e| LoadError::Io(name.clone(), e))?;
+        decode(read_text_bytes(file, &name, meta.len() as usize)?, &name)?.into()
     };
     Ok(Source {
         text,
@@ -171,15 +171,31 @@ fn map_text(path: &Path, name: &str) -> Result<Text, LoadError> {
 }
 
 pub fn load_stdin(name: &str) -> Result<Source, LoadError> {
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
-        .map_err(|e| LoadError::Io(name.to_owned(), e))?;
+    let bytes = read_text_bytes(std::io::stdin().lock(), name, 0)?;
     Ok(Source {
         text: decode(bytes, name)?.into(),
         name: name.to_owned(),
         path: None,
     })
+}
+
+/// Everything `from` gives, stopping at the first piece that holds a NUL
+/// byte: a link to `/dev/zero` or `/dev/urandom` (a device, which never
+/// ends) is then refused as binary at once rather than read until memory
+/// runs out. `size` is what the file's length said, if anything.
+fn read_text_bytes(mut from: impl Read, name: &str, size: usize) -> Result<Vec<u8>, LoadError> {
+    let mut bytes = Vec::with_capacity(size + 1);
+    loop {
+        let start = bytes.len();
+        let n = (&mut from)
+            .take(1 << 16)
+            .read_to_end(&mut bytes)
+            .map_err(|e| LoadError::Io(name.to_owned(), e))?;
+        check_no_nul(&bytes[start..], name)?;
+        if n == 0 {
+            return Ok(bytes);
+        }
+    }
 }
 
 fn decode(bytes: Vec<u8>, name: &str) -> Result<String, LoadError> {

@@ -113,7 +113,7 @@ pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
     let Some(path) = path else {
         return Ok(Arc::default());
     };
-    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    let text = ace_fs::load(path)?.text;
     SectionMap::from_json(&text)
         .map(Arc::new)
         .map_err(|e| Stop::Usage(e.under(&format!("{}:", path.display()))))
