@@ -139,6 +139,16 @@ fn round_trip(file: &Path) {
 fn a_markdown_playbook_migrates_into_ace_claude_mcp_and_back() {
     round_trip(&fixture("canonical.md"));
     round_trip(&fixture("no-counters.txt"));
+    // An entry under no heading is stored with an empty section and read
+    // back under none, not under a heading of no title.
+    let dir = tempfile::tempdir().unwrap();
+    let loose = dir.path().join("loose.md");
+    std::fs::write(
+        &loose,
+        "[str-00001] helpful=1 harmful=0 :: Keep each change small enough to review.\n\n## STRATEGIES\n[str-00002] helpful=0 harmful=0 :: Read the API docs first.\n",
+    )
+    .unwrap();
+    round_trip(&loose);
 }
 
 #[test]

@@ -142,17 +142,22 @@ pub(crate) fn build(
             (e.helpful, e.harmful) = (None, None);
         }
         let section = text(c.section, cell(Some(c.section)), &mut bad).unwrap_or_default();
-        let next_key = key_of_title.len();
-        let section_key = key_of_title
-            .entry(section.clone())
-            .or_insert_with(|| new_key(&pb, &section, next_key))
-            .clone();
-        if !pb.sections.iter().any(|s| s.key == section_key) {
-            let mut s = Section::new(section_key.clone());
-            s.title = Some(section);
-            pb.sections.push(s);
+        // An empty section is how an entry filed under none is written
+        // (the column takes no NULL in ace_claude_mcp's schema): it reads
+        // back as under none, unless the playbook has a section titled so.
+        if !section.is_empty() || key_of_title.contains_key("") {
+            let next_key = key_of_title.len();
+            let section_key = key_of_title
+                .entry(section.clone())
+                .or_insert_with(|| new_key(&pb, &section, next_key))
+                .clone();
+            if !pb.sections.iter().any(|s| s.key == section_key) {
+                let mut s = Section::new(section_key.clone());
+                s.title = Some(section);
+                pb.sections.push(s);
+            }
+            e.section = Some(section_key);
         }
-        e.section = Some(section_key);
         // A project's own entry is marked with it where a shared project
         // is read beside it (ace_claude_mcp's `[project]` marker); where
         // projects are kept apart, every row is the selection's own.
