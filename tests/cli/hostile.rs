@@ -314,9 +314,8 @@ fn a_run_cut_off_mid_write_is_refused() {
     std::fs::write(d.join("base.md"), &base).unwrap();
     std::fs::write(d.join("r1.md"), base.replacen("helpful=1", "helpful=2", 1)).unwrap();
     let out = d.join("merged.md");
-    let third = base.find("[str-00003]").unwrap();
-    for (cut, missing) in [(third + 1, 4), (third + 45, 3), (base.len() - 10, 0)] {
-        std::fs::write(d.join("cut.md"), &base[..cut]).unwrap();
+    // `cut.md` merged after `r1.md`: refused with `says`, nothing written.
+    let refused = |says: &str| {
         let o = merge()
             .current_dir(d)
             .args(["--base", "base.md", "r1.md", "cut.md", "-o"])
@@ -324,50 +323,38 @@ fn a_run_cut_off_mid_write_is_refused() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{cut}: {err}");
-        assert!(
-            err.contains(&format!(
-                "cut.md: ends inside a line, without the line end BASE ends with, and lacks BASE's last entry `str-00006` in full ({missing} of BASE's 6 entries missing)"
-            )),
-            "{cut}: {err}"
-        );
-        assert!(!out.exists(), "{cut}: nothing written");
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{says}: {err}");
+        assert!(!out.exists(), "{says}: nothing written");
+    };
+    let whole_merges = || {
+        merge()
+            .current_dir(d)
+            .args(["--base", "base.md", "r1.md", "whole.md", "-o"])
+            .arg(&out)
+            .assert()
+            .code(0);
+        assert!(std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("[str-00006]"));
+        std::fs::remove_file(&out).unwrap();
+    };
+    let third = base.find("[str-00003]").unwrap();
+    for (cut, missing) in [(third + 1, 4), (third + 45, 3), (base.len() - 10, 0)] {
+        std::fs::write(d.join("cut.md"), &base[..cut]).unwrap();
+        refused(&format!(
+            "cut.md: ends inside a line, without the line end BASE ends with, and lacks BASE's last entry `str-00006` in full ({missing} of BASE's 6 entries missing)"
+        ));
     }
     // Whole, only without the last line end: merged.
     std::fs::write(d.join("whole.md"), base.trim_end()).unwrap();
-    merge()
-        .current_dir(d)
-        .args(["--base", "base.md", "r1.md", "whole.md", "-o"])
-        .arg(&out)
-        .assert()
-        .code(0);
-    assert!(std::fs::read_to_string(&out)
-        .unwrap()
-        .contains("[str-00006]"));
+    whole_merges();
     // A BASE without a final line end: a run whose last entry is one of
     // BASE's cut inside its text.
     std::fs::write(d.join("base.md"), base.trim_end()).unwrap();
     std::fs::write(d.join("cut.md"), &base[..third + 45]).unwrap();
-    std::fs::remove_file(&out).unwrap();
-    let o = merge()
-        .current_dir(d)
-        .args(["--base", "base.md", "r1.md", "cut.md", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("cut.md: ends inside a line, inside entry `str-00003`, whose text BASE holds in full (3 of BASE's 6 entries missing)"),
-        "{err}"
-    );
-    assert!(!out.exists(), "nothing written");
-    merge()
-        .current_dir(d)
-        .args(["--base", "base.md", "r1.md", "whole.md", "-o"])
-        .arg(&out)
-        .assert()
-        .code(0);
+    refused("cut.md: ends inside a line, inside entry `str-00003`, whose text BASE holds in full (3 of BASE's 6 entries missing)");
+    whole_merges();
 }
 
 /// A real `git merge` through the driver, of a branch whose agent crashed
