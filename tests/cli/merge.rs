@@ -658,6 +658,7 @@ fn a_file_name_that_is_not_utf8_or_looks_like_an_option_merges() {
     }
 }
 
+#[cfg(unix)]
 fn merges_file_named(name: &std::ffi::OsStr) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
