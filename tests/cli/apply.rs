@@ -368,9 +368,10 @@ fn a_kayba_add_writes_the_markdown_specs_line() {
     }
 }
 
-/// kayba passes over an operation on a skill its skillbook lacks, and so
+/// kayba passes over an operation on a skill its skillbook lacks, and one
+/// with no `skill_id` (an agent's `bullet_id`, the paper's word), and so
 /// does ace-apply; the report names what was passed over, in text and in
-/// JSON, rather than counting one change for a batch of two.
+/// JSON, rather than counting one change for a batch of three.
 #[test]
 fn an_operation_passed_over_is_named_in_the_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -384,14 +385,18 @@ fn an_operation_passed_over_is_named_in_the_report() {
         "batch.json",
         r#"{"reasoning": "r", "operations": [
   {"type": "TAG", "section": "general", "skill_id": "general-00009", "metadata": {"helpful": 1}},
-  {"type": "TAG", "section": "general", "skill_id": "general-00001", "metadata": {"helpful": 1}}
+  {"type": "TAG", "section": "general", "skill_id": "general-00001", "metadata": {"helpful": 1}},
+  {"type": "TAG", "section": "general", "bullet_id": "general-00001", "metadata": {"helpful": 1}}
 ]}"#,
     );
     let (out, report, stderr) =
         applied_with_report(apply().arg(&book).arg(&batch).args(["-o", "-"]));
     assert_eq!(
         report["passed_over"],
-        serde_json::json!([{"id": "#1", "operation": "count", "target": "general-00009"}]),
+        serde_json::json!([
+            {"id": "#1", "operation": "count", "target": "general-00009"},
+            {"id": "#1", "operation": "count", "missing": "skill_id"}
+        ]),
         "{stderr}"
     );
     let book_out: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -407,6 +412,9 @@ fn an_operation_passed_over_is_named_in_the_report() {
         ))
         .stderr(predicate::str::contains(
             "ace-apply: #1: passed over `count` on `general-00009`, which the playbook does not have",
+        ))
+        .stderr(predicate::str::contains(
+            "ace-apply: #1: passed over `count`, which has no `skill_id` and so names no entry",
         ));
 }
 

@@ -103,8 +103,9 @@ impl Outcome {
                 .iter()
                 .map(|p| {
                     let (key, name) = match &p.target {
-                        Target::Id(id) => ("target", id),
-                        Target::Key(k) => ("target_key", k),
+                        Target::Id(id) => ("target", id.as_str()),
+                        Target::Key(k) => ("target_key", k.as_str()),
+                        Target::Unnamed(k) => ("missing", *k),
                     };
                     serde_json::json!({ "id": p.delta, "operation": p.operation, key: name })
                 })
@@ -275,6 +276,7 @@ impl<'p> State<'p> {
         let s = match t {
             Target::Id(id) => self.by_id.get(id).copied(),
             Target::Key(k) => self.keys().get(k).copied(),
+            Target::Unnamed(_) => None,
         }?;
         (!self.gone(s)).then_some(s)
     }
@@ -634,7 +636,7 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
                             && matches!(other, Change::Count { .. } | Change::Deprecate { .. });
                     let gone = match t {
                         Target::Id(id) => removed_new.contains(id),
-                        Target::Key(_) => false,
+                        Target::Key(_) | Target::Unnamed(_) => false,
                     };
                     if (gone || (!exists(st, t, &removed) && !is_new(t, &new_ids))) && !skip {
                         return refuse(

@@ -10,7 +10,7 @@
 use ace_model::controls::push_line;
 use std::borrow::Cow;
 
-use ace_model::delta::Delta;
+use ace_model::delta::{Delta, Target};
 use ace_model::edit::Edits;
 use ace_model::{LineIndex, LossEntry, Playbook};
 use ace_registry::convert::{Destination, Stop};
@@ -721,13 +721,22 @@ impl<'a> Applied<'a> {
             );
         }
         for p in &self.outcome.passed_over {
-            push_line(
-                &mut out,
-                format_args!(
-                    "{prog}: {}: passed over `{}` on {}, which the playbook does not have",
-                    p.delta, p.operation, p.target
+            match p.target {
+                Target::Unnamed(key) => push_line(
+                    &mut out,
+                    format_args!(
+                        "{prog}: {}: passed over `{}`, which has no `{key}` and so names no entry",
+                        p.delta, p.operation
+                    ),
                 ),
-            );
+                Target::Id(_) | Target::Key(_) => push_line(
+                    &mut out,
+                    format_args!(
+                        "{prog}: {}: passed over `{}` on {}, which the playbook does not have",
+                        p.delta, p.operation, p.target
+                    ),
+                ),
+            }
         }
         out.push_str(&self.curated.report_text(prog));
         if !self.files.is_empty() {

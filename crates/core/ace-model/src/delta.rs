@@ -13,6 +13,11 @@ pub enum Target {
     /// The entry whose curator-spec hash (`section::normalized content`) is this:
     /// how ace_beads' `amend` and `deprecate` find their bullet.
     Key(String),
+    /// No entry: the operation lacks the key (this one) its dialect names
+    /// entries by. A dialect whose native tool passes such an operation
+    /// over (kayba's `skill_id is None`) gives it this, so that the pass
+    /// is said in the report rather than the operation dropped unread.
+    Unnamed(&'static str),
 }
 
 impl std::fmt::Display for Target {
@@ -20,6 +25,7 @@ impl std::fmt::Display for Target {
         match self {
             Target::Id(id) => write!(f, "`{id}`"),
             Target::Key(key) => write!(f, "the bullet with hash `{key}`"),
+            Target::Unnamed(key) => write!(f, "no entry (no `{key}`)"),
         }
     }
 }
@@ -35,6 +41,10 @@ impl Target {
                 lost.push(format!(
                     "the entry with hash `{k}` has no ID for {dialect} to name"
                 ));
+                None
+            }
+            Target::Unnamed(key) => {
+                lost.push(format!("an operation with no `{key}` names no entry"));
                 None
             }
         }

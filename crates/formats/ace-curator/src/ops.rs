@@ -354,6 +354,7 @@ pub fn write_deltas(delta: &Delta, opts: &WriteOptions<'_>) -> (Value, Vec<Strin
         match t {
             Target::Id(id) => by_id.get(id.as_str()).copied(),
             Target::Key(k) => opts.old.entries.iter().find(|e| &e.dedup_key() == k),
+            Target::Unnamed(_) => None,
         }
     };
     let name = |e: &Entry| {

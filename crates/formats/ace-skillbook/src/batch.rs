@@ -313,8 +313,11 @@ impl Reader<'_> {
         out
     }
 
-    fn target(&self) -> Option<Target> {
-        raw_text(self.get("skill_id")).map(Target::Id)
+    /// The skill the operation names. kayba passes over an operation
+    /// without `skill_id` (`if operation.skill_id is None: return`), and
+    /// so does the engine, which says so.
+    fn target(&self) -> Target {
+        raw_text(self.get("skill_id")).map_or(Target::Unnamed("skill_id"), Target::Id)
     }
 
     /// `insight_source` as a list of sources (one object, or a list of
@@ -403,7 +406,7 @@ fn operation(r: &mut Reader<'_>) {
         "UPDATE" => update(r, &metadata),
         "TAG" => tag(r, &metadata),
         "REMOVE" => {
-            let Some(target) = r.target() else { return };
+            let target = r.target();
             match r.generation {
                 Generation::V2 => {
                     r.push(Change::Deprecate {
@@ -520,7 +523,7 @@ fn set_counters(e: &mut Entry, metadata: &[(String, i64)]) -> Vec<String> {
 }
 
 fn update(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
-    let Some(target) = r.target() else { return };
+    let target = r.target();
     let mut from = Entry::default();
     let mut fields: Vec<String> = Vec::new();
     match r.generation {
@@ -565,7 +568,7 @@ fn update(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
 }
 
 fn tag(r: &mut Reader<'_>, metadata: &[(String, i64)]) {
-    let Some(target) = r.target() else { return };
+    let target = r.target();
     let get = |k: &str| metadata.iter().rev().find(|(m, _)| m == k).map(|(_, v)| *v);
     let (helpful, harmful, neutral) = match r.generation {
         Generation::V2 => match get("delta").unwrap_or(0).signum() {
