@@ -314,7 +314,7 @@ pub fn read_playbook(
 /// wrong has its findings printed and gives the status to stop with.
 pub fn read_location(
     prog: &str,
-    arg: &str,
+    arg: impl AsRef<std::ffi::OsStr>,
 ) -> Option<Result<(Source, ace_model::Playbook), ExitStatus>> {
     let location = match ace_registry::store::location(arg) {
         Ok(Some(l)) => l,

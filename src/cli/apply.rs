@@ -4,6 +4,7 @@
 use ace_registry::{DeltaDialect, Format};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub const PROG: &str = "ace-apply";
@@ -69,7 +70,7 @@ pub fn written_dialect_parser() -> impl TypedValueParser<Value = &'static dyn De
 #[command(name = PROG, version = crate::VERSION, after_help = crate::EXIT_STATUS_HELP)]
 pub struct Args {
     /// The playbook, in any format ace-convert reads (`-` for standard input).
-    pub playbook: String,
+    pub playbook: OsString,
     /// Delta files, applied in this order (none with --prune or --dedup
     /// alone).
     #[arg(value_name = "DELTA", required_unless_present_any = ["prune", "dedup"])]
@@ -77,7 +78,7 @@ pub struct Args {
     /// Write the result to OUT (`-`: standard output, the default). With
     /// an AGENTS.md, a directory receives AGENTS.md and playbook.yaml.
     #[arg(short, long, value_name = "OUT")]
-    pub output: Option<String>,
+    pub output: Option<OsString>,
     /// Replace a file that is read-only or has other hard links, or write
     /// to a SQLite file marked read-only (refused otherwise: exit 2,
     /// nothing written).

@@ -4,6 +4,7 @@
 use ace_registry::block::Style;
 use ace_registry::Format;
 use clap::{Parser, ValueEnum};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 pub const PROG: &str = "ace-convert";
@@ -89,12 +90,12 @@ pub struct Args {
     /// Input file, or `-` for standard input (required unless
     /// --list-formats).
     #[arg(required_unless_present = "list_formats", value_name = "INPUT")]
-    pub input: Option<String>,
+    pub input: Option<OsString>,
     /// Output file, or `-` for standard output (the default). With
     /// `--to agents-md`, a directory (existing, or ending in `/`) receives
     /// both AGENTS.md and playbook.yaml.
     #[arg(short, long, value_name = "OUT")]
-    pub output: Option<String>,
+    pub output: Option<OsString>,
     /// The curator's playbook.yaml to read with an AGENTS.md input (default:
     /// playbook.yaml beside the input, if there is one).
     #[arg(long, value_name = "FILE")]

@@ -17,7 +17,7 @@ pub const PROG: &str = "ace-view";
 pub struct Args {
     /// The playbook, or `-` for standard input.
     #[arg(value_name = "PLAYBOOK")]
-    pub input: String,
+    pub input: std::ffi::OsString,
     /// The page's file, or `-` for standard output (the default).
     #[arg(short, long, value_name = "FILE.html")]
     pub output: Option<PathBuf>,

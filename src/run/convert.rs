@@ -40,7 +40,7 @@ type Stopped = Box<(Stop, Option<Source>, Option<String>)>;
 fn convert(args: &Args) -> Result<(), Stopped> {
     let at = |stop| Box::new((stop, None, None));
     let sections = convert::section_map(args.section_map.as_deref()).map_err(at)?;
-    let input = args.input.as_deref().unwrap_or("-");
+    let input = args.input.as_deref().unwrap_or(std::ffi::OsStr::new("-"));
     let to_store = match args.output.as_deref() {
         Some(out) => ace_registry::store::location(out).map_err(|e| at(e.into()))?,
         None => None,

@@ -19,9 +19,8 @@ use crate::cli::diff::*;
 /// A playbook read for comparing, or why it could not be.
 fn read(name: &OsStr, args: &Args) -> Result<(Source, Format, Playbook), ExitStatus> {
     // A database's rows are compared as the canonical model, which holds
-    // every field they do. A name that is not UTF-8 (git passes the
-    // repository's as they are) is a file's.
-    if let Some(read) = name.to_str().and_then(|n| crate::read_location(PROG, n)) {
+    // every field they do.
+    if let Some(read) = crate::read_location(PROG, name) {
         return read.map(|(source, pb)| (source, Format::JSON, pb));
     }
     let source = load_input(name, &args.stdin_filename).map_err(|e| {

@@ -876,7 +876,9 @@ fn the_corpus_empty_sections_round_trip_is_reported() {
 /// and pre-commit and git pass it on as it is) is read like any other,
 /// shown with U+FFFD where its bytes are not text, rather than failing
 /// the whole run on the argument: by ace-validate (the pre-commit hook),
-/// ace-diff (git's external diff and textconv) and ace-apply's deltas.
+/// ace-diff (git's external diff and textconv), ace-apply's playbook,
+/// deltas and output, ace-convert's input and output (whose format the
+/// rest of the name tells) and ace-view's playbook.
 #[cfg(unix)]
 #[test]
 fn tools_git_hands_names_to_read_a_file_whose_name_is_not_utf8() {
@@ -949,6 +951,55 @@ fn tools_git_hands_names_to_read_a_file_whose_name_is_not_utf8() {
         .assert()
         .success()
         .stdout(predicates::str::contains("[str-00001] helpful=2"));
+    tool("ace-apply")
+        .current_dir(d)
+        .arg(good)
+        .arg(delta)
+        .arg("--in-place")
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(d.join(good))
+        .unwrap()
+        .contains("[str-00001] helpful=2"));
+    let out = std::ffi::OsStr::from_bytes(b"out\xfb-skillbook.json");
+    tool("ace-apply")
+        .current_dir(d)
+        .arg(good)
+        .arg(delta)
+        .arg("-o")
+        .arg(new)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(d.join(new))
+        .unwrap()
+        .contains("[str-00001] helpful=3"));
+    tool("ace-convert")
+        .current_dir(d)
+        .arg(good)
+        .arg("-o")
+        .arg(out)
+        .assert()
+        .success();
+    let book: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join(out)).unwrap()).unwrap();
+    assert_eq!(
+        book["skills"].as_object().map(|s| s.len()),
+        Some(2),
+        "{book}"
+    );
+    tool("ace-convert")
+        .current_dir(d)
+        .arg(out)
+        .args(["--to", "markdown"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Read the docs first."));
+    tool("ace-view")
+        .current_dir(d)
+        .arg(good)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("Read the docs first."));
 }
 
 /// `-o /dev/null` writes to it, as `sort -o /dev/null` does (a character

@@ -20,7 +20,8 @@ use crate::{Ready, Subject};
 /// concurrent updates of one playbook take turns (`ace_fs::Held`). The
 /// companion is locked after it, once the format is known
 /// ([`lock_companion`]). Standard input holds nothing.
-pub fn lock_input(arg: &str, wait: Duration) -> Result<Held, Error> {
+pub fn lock_input(arg: impl AsRef<std::ffi::OsStr>, wait: Duration) -> Result<Held, Error> {
+    let arg = arg.as_ref();
     if arg == "-" {
         return Ok(Held::default());
     }

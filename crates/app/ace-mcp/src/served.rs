@@ -60,7 +60,7 @@ impl Served {
             && dir.is_dir()
             && (dir.join("playbooks").is_dir() || dir.join("projects.json").is_file())
         {
-            parsed = ace_registry::store::location(&format!("{}#project={SHARED}", self.location))
+            parsed = ace_registry::store::location(format!("{}#project={SHARED}", self.location))
                 .map_err(|e| e.to_string())?;
         }
         let Some(mut loc) = parsed else {

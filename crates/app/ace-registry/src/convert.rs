@@ -3,6 +3,7 @@
 //! writing it. `ace-convert` parses its arguments and prints; what it
 //! decides is here, for any program that converts.
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -124,7 +125,7 @@ pub fn section_map(path: Option<&Path>) -> Result<Arc<SectionMap>, Stop> {
 pub fn target_format(
     from: Format,
     to: Option<Format>,
-    output: Option<&str>,
+    output: Option<&OsStr>,
     in_place: bool,
 ) -> Result<Format, Stop> {
     match (to, output, in_place) {
@@ -134,7 +135,8 @@ pub fn target_format(
             crate::format_of_name(Path::new(out)).ok_or_else(|| {
                 let names: Vec<&str> = Format::all().iter().map(|f| f.name()).collect();
                 usage(format!(
-                    "cannot tell the output format from `{out}`; pass --to FORMAT, one of: {}",
+                    "cannot tell the output format from `{}`; pass --to FORMAT, one of: {}",
+                    Path::new(out).display(),
                     names.join(", ")
                 ))
             })
@@ -343,7 +345,7 @@ pub enum Destination {
 /// input is never overwritten without `in_place`.
 pub fn destination(
     to: Format,
-    output: Option<&str>,
+    output: Option<&OsStr>,
     in_place: bool,
     input: &Source,
     companion: Option<&Source>,
@@ -359,7 +361,7 @@ pub fn destination(
     };
     if let Some(c) = to.companion() {
         let dir = output
-            .filter(|out| out.ends_with('/') || Path::new(out).is_dir())
+            .filter(|out| out.as_encoded_bytes().ends_with(b"/") || Path::new(out).is_dir())
             .map(PathBuf::from);
         let pair = match (&dir, in_place, &input.path, companion) {
             (Some(dir), _, _, _) => Some((dir.join(c.main_file()), dir.join(c.file_names()[0]))),
@@ -385,7 +387,8 @@ pub fn destination(
         };
     }
     match output {
-        None | Some("-") => Ok(Destination::Stdout),
+        Some(out) if out == "-" => Ok(Destination::Stdout),
+        None => Ok(Destination::Stdout),
         Some(out) => {
             let out = PathBuf::from(out);
             refuse_input(&out)?;

@@ -18,9 +18,13 @@ pub use ace_store::{
 };
 
 /// `arg` as a database location, `None` when it names a file (or standard
-/// input) to read as a playbook file.
-pub fn location(arg: &str) -> Result<Option<Location>, Error> {
-    Location::parse(arg)
+/// input) to read as a playbook file. A name that is not UTF-8 is a
+/// file's: every location is written in UTF-8.
+pub fn location(arg: impl AsRef<std::ffi::OsStr>) -> Result<Option<Location>, Error> {
+    match arg.as_ref().to_str() {
+        Some(arg) => Location::parse(arg),
+        None => Ok(None),
+    }
 }
 
 /// Opens `location` for what `access` says.

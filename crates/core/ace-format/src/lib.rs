@@ -139,14 +139,26 @@ impl<'a> Sniff<'a> {
         self.bar.set(bar);
     }
 
-    /// The file name, lower-cased.
+    /// The file name, lower-cased. Bytes that are not UTF-8 (a name git
+    /// gives as it is) become U+FFFD, which no format's name or extension
+    /// holds: the rest of the name still tells the format.
     pub fn file_name(&self) -> Option<String> {
-        Some(self.path?.file_name()?.to_str()?.to_ascii_lowercase())
+        Some(
+            self.path?
+                .file_name()?
+                .to_string_lossy()
+                .to_ascii_lowercase(),
+        )
     }
 
     /// The extension, lower-cased.
     pub fn extension(&self) -> Option<String> {
-        Some(self.path?.extension()?.to_str()?.to_ascii_lowercase())
+        Some(
+            self.path?
+                .extension()?
+                .to_string_lossy()
+                .to_ascii_lowercase(),
+        )
     }
 
     /// The syntax the extension says, when it says one.
