@@ -418,6 +418,42 @@ fn an_operation_passed_over_is_named_in_the_report() {
         ));
 }
 
+/// A count past the largest counter a playbook holds (ACE004 refuses a
+/// larger one) is refused, not saturated: a saturated count would be
+/// reported as applied while the file stays as it was. One short of the
+/// largest still counts.
+#[test]
+fn a_count_past_the_largest_counter_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let delta = write(
+        dir.path(),
+        "delta.json",
+        r#"{"operations": [{"op": "incrementCounter", "entryId": "str-00001", "delta": {"helpfulCount": 1}}]}"#,
+    );
+    let line =
+        |n: i64| format!("## S\n[str-00001] helpful={n} harmful=0 :: Check the input first.\n");
+    let full = write(dir.path(), "full.md", &line(i64::MAX));
+    apply()
+        .arg(&full)
+        .arg(&delta)
+        .arg("--in-place")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "rejected #1 (invalid): `count` would take `helpful` of `str-00001` past 9223372036854775807",
+        ));
+    assert_eq!(std::fs::read_to_string(&full).unwrap(), line(i64::MAX));
+    let near = write(dir.path(), "near.md", &line(i64::MAX - 1));
+    apply()
+        .arg(&near)
+        .arg(&delta)
+        .arg("--in-place")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("applied #1 (1 change)"));
+    assert_eq!(std::fs::read_to_string(&near).unwrap(), line(i64::MAX));
+}
+
 /// The skill's merge script folds in the bullets of a merge that are
 /// there and passes over one that is not; ace-apply does the same under
 /// `--compat skill-script`, and says which.

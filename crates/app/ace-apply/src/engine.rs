@@ -648,6 +648,34 @@ fn check_delta(st: &mut State<'_>, d: &Delta) -> Option<Refusal> {
                             ),
                         );
                     }
+                    if let Change::Count {
+                        helpful,
+                        harmful,
+                        neutral,
+                        ..
+                    } = other
+                    {
+                        if let Some(field) = st.find(t).and_then(|s| {
+                            let e = st.entry(s);
+                            [
+                                ("helpful", e.helpful, *helpful),
+                                ("harmful", e.harmful, *harmful),
+                                ("neutral", e.neutral, *neutral),
+                            ]
+                            .into_iter()
+                            .find(|(_, was, by)| was.unwrap_or(0).checked_add(*by).is_none())
+                            .map(|(field, _, _)| field)
+                        }) {
+                            // Saturating would count the delta applied and
+                            // change nothing; no playbook holds a larger
+                            // counter (ACE004), so the count is refused.
+                            return refuse(
+                                Reason::Invalid,
+                                span,
+                                format!("`count` would take `{field}` of {t} past {}, the largest counter a playbook holds", i64::MAX),
+                            );
+                        }
+                    }
                     if matches!(other, Change::Remove { .. }) {
                         match st.find(t) {
                             Some(s) => {
