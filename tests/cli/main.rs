@@ -371,8 +371,10 @@ fn bad_inputs_are_one_line_errors_with_exit_2() {
     std::fs::write(&binary, b"\x7fELF\0\0\x01").unwrap();
     let invalid = dir.path().join("bad.md");
     std::fs::write(&invalid, b"## A\n[a-1] caf\xe9\n").unwrap();
-    let cases: [(PathBuf, &str); 4] = [
+    let under_a_file = binary.join("playbook.md");
+    let cases: [(PathBuf, &str); 5] = [
         (dir.path().join("missing.md"), "no such file"),
+        (under_a_file, "playbook.md: no such file"),
         (dir.path().to_owned(), "is a directory"),
         (binary, "binary file"),
         (invalid, "bad.md:2:10: invalid UTF-8 (byte 0xe9)"),
@@ -397,6 +399,33 @@ fn bad_inputs_are_one_line_errors_with_exit_2() {
             assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"));
         }
     }
+}
+
+/// A path with a file where a folder must be is named by that file, in a
+/// read and in a write: the system's own "Not a directory" names no part.
+#[test]
+fn a_file_where_a_folder_must_be_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("pb.md");
+    std::fs::write(&pb, "## S\n[s-00001] helpful=1 harmful=0 :: A rule.\n").unwrap();
+    let named = format!("`{}` is a file, not a folder", pb.display());
+    convert()
+        .arg(pb.join("x.md"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!("no such file: {named}")));
+    for out in [pb.join("x.json"), pb.join("deeper").join("x.json")] {
+        convert()
+            .arg(&pb)
+            .args(["--to", "json", "-o"])
+            .arg(&out)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "{named}; nothing written"
+            )));
+    }
+    assert!(pb.is_file());
 }
 
 #[test]

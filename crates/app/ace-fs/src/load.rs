@@ -140,7 +140,12 @@ pub fn load(path: &Path) -> Result<Source, LoadError> {
     let name = path.display().to_string();
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => LoadError::NotFound(name.clone()),
-        _ => LoadError::Io(name.clone(), e),
+        _ => LoadError::Io(
+            name.clone(),
+            crate::target::named_on_the_way(e, path, |file| {
+                format!("no such file: `{file}` is a file, not a folder")
+            }),
+        ),
     })?;
     if meta.is_dir() {
         return Err(LoadError::IsDirectory(name));

@@ -134,6 +134,30 @@ pub(crate) fn regular_or_missing(path: &Path) -> io::Result<Option<std::fs::Meta
             ),
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
+        Err(e) => Err(named_on_the_way(e, path, |file| {
+            format!("`{file}` is a file, not a folder; nothing written")
+        })),
+    }
+}
+
+/// `e` for `path` with the file that stands where a folder must be named
+/// (the system's "Not a directory" names no part of the path), in
+/// `say(file)`. Other errors are returned as they are.
+pub(crate) fn named_on_the_way(
+    e: io::Error,
+    path: &Path,
+    say: impl FnOnce(&str) -> String,
+) -> io::Error {
+    if e.kind() != io::ErrorKind::NotADirectory {
+        return e;
+    }
+    let file = path
+        .ancestors()
+        .skip(1)
+        .filter(|a| !a.as_os_str().is_empty())
+        .find(|a| std::fs::metadata(a).is_ok_and(|m| !m.is_dir()));
+    match file {
+        Some(file) => io::Error::new(e.kind(), say(&file.display().to_string())),
+        None => e,
     }
 }
