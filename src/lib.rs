@@ -104,22 +104,6 @@ pub fn format_parser() -> impl TypedValueParser<Value = Format> {
         .try_map(|name| Format::from_name(&name).ok_or_else(|| format!("unknown format `{name}`")))
 }
 
-/// Every format with its one-line description, one per line and indented:
-/// what a user who has to name a format needs to see.
-pub fn format_list(registry: &ace_registry::Registry) -> String {
-    let width = registry
-        .formats()
-        .iter()
-        .map(|f| f.name().len())
-        .max()
-        .unwrap_or(0);
-    registry
-        .formats()
-        .iter()
-        .map(|f| format!("  {:width$}  {}\n", f.name(), f.imp().describe()))
-        .collect()
-}
-
 /// `-` reads standard input, anything else a file.
 pub fn load_input(arg: impl AsRef<std::ffi::OsStr>, stdin_name: &str) -> Result<Source, LoadError> {
     let arg = arg.as_ref();

@@ -11,7 +11,11 @@
 //! - a kayba batch of 100,000 and 1,000,000 ADD operations, applied and
 //!   validated, beside kayba 0.13 applying it when `ACE_KAYBA` is set;
 //! - ace-view of a playbook with a 100 KB and a 500 KB word, and Chromium
-//!   laying the page out (`--dump-dom`) when `ACE_CHROMIUM` names it.
+//!   laying the page out (`--dump-dom`) when `ACE_CHROMIUM` names it;
+//! - playbooks of 10,000 and 40,000 entries each in a section of its own,
+//!   and of one ID 10,000 and 40,000 times: converted to every format,
+//!   validated, shown, compared, merged, and given an entry in as many new
+//!   sections.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -314,6 +318,112 @@ pub fn hostile_bench(bin: &Path) -> Result<(), String> {
             None => "(ACE_CHROMIUM unset)".to_owned(),
         };
         println!("| {kb} KB | {:.3} s | {layout} |", view.as_secs_f64());
+    }
+    shapes(&dir, &tool)
+}
+
+/// `n` entries of `shape`: `sections`, each in a section of its own, or
+/// `repeated`, all of one ID in one section; `counted` raises each
+/// entry's helpful count by `counted`.
+fn shaped(shape: &str, n: usize, counted: u32) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let helpful = 1 + counted;
+        let _ = match shape {
+            "sections" => writeln!(
+                s,
+                "## S{i}\n[s{i}-00001] helpful={helpful} harmful=0 :: rule {i}"
+            ),
+            _ if i == 0 => writeln!(s, "## S\n[s-00001] helpful={helpful} harmful=0 :: rule {i}"),
+            _ => writeln!(s, "[s-00001] helpful={helpful} harmful=0 :: rule {i}"),
+        };
+    }
+    s
+}
+
+/// The shapes of [`shaped`] through every tool: the growth from 10,000
+/// to 40,000 entries is 4× when the cost is linear.
+fn shapes(dir: &Path, tool: &dyn Fn(&str) -> Command) -> Result<(), String> {
+    println!("\nentries each in a section of their own, and one ID repeated: time at 10,000 and 40,000 entries");
+    println!("| shape | what | 10,000 | 40,000 | growth |");
+    println!("|---|---|---|---|---|");
+    let formats = ace_registry::Registry::builtin()
+        .formats()
+        .iter()
+        .map(|f| f.name())
+        .collect::<Vec<_>>();
+    for shape in ["sections", "repeated"] {
+        let mut rows: Vec<(String, Vec<Duration>)> = Vec::new();
+        for n in [10_000, 40_000] {
+            let pb = dir.join(format!("{shape}-{n}.md"));
+            let changed = dir.join(format!("{shape}-{n}-changed.md"));
+            write(&pb, &shaped(shape, n, 0))?;
+            write(&changed, &shaped(shape, n, 1))?;
+            let batch = dir.join(format!("{shape}-{n}-batch.json"));
+            let ops: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        "{{\"type\": \"ADD\", \"section\": \"new{i}\", \"content\": \"rule {i}\"}}"
+                    )
+                })
+                .collect();
+            write(
+                &batch,
+                &format!("{{\"operations\": [{}]}}", ops.join(",\n")),
+            )?;
+            let out = |ext: &str| dir.join(format!("{shape}-out.{ext}"));
+            let mut runs: Vec<(String, Command)> = Vec::new();
+            for f in &formats {
+                let mut c = tool("ace-convert");
+                c.arg(&pb)
+                    .args(["--to", f, "-q", "--force", "-o"])
+                    .arg(out(f));
+                runs.push((format!("ace-convert --to {f}"), c));
+            }
+            let mut c = tool("ace-validate");
+            c.arg(&pb);
+            runs.push(("ace-validate".into(), c));
+            let mut c = tool("ace-view");
+            c.arg(&pb).args(["--force", "-o"]).arg(out("html"));
+            runs.push(("ace-view".into(), c));
+            let mut c = tool("ace-diff");
+            c.arg(&pb).arg(&changed);
+            runs.push(("ace-diff".into(), c));
+            let mut c = tool("ace-merge");
+            c.arg("--base")
+                .arg(&pb)
+                .arg(&changed)
+                .arg(&changed)
+                .arg("-o")
+                .arg(out("merged.md"));
+            runs.push(("ace-merge".into(), c));
+            let mut c = tool("ace-apply");
+            c.arg(&pb)
+                .arg(&batch)
+                .args(["-q", "-o"])
+                .arg(out("applied.md"));
+            runs.push((
+                "ace-apply of an ADD to each of as many new sections".into(),
+                c,
+            ));
+            // A finding or a refused operation is not a failure here: the
+            // time to say so is what is measured. A conversion must write.
+            for (i, (what, mut c)) in runs.into_iter().enumerate() {
+                let (took, _) = timed_exiting(&mut c, what.starts_with("ace-convert"))?;
+                match rows.get_mut(i) {
+                    Some((_, times)) => times.push(took),
+                    None => rows.push((what, vec![took])),
+                }
+            }
+        }
+        for (what, t) in rows {
+            println!(
+                "| {shape} | {what} | {:.2} s | {:.2} s | {:.1}× |",
+                t[0].as_secs_f64(),
+                t[1].as_secs_f64(),
+                t[1].as_secs_f64() / t[0].as_secs_f64().max(1e-3)
+            );
+        }
     }
     Ok(())
 }

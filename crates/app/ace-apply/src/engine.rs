@@ -188,6 +188,12 @@ struct State<'p> {
     gone_new: Vec<bool>,
     /// The old entries of each section, computed on the first addition.
     of_section: Option<HashMap<Option<String>, OfSection>>,
+    /// The places in the list of sections of those with old entries, in
+    /// order, computed with `of_section` (sections are only appended).
+    old_places: Vec<usize>,
+    /// The sections by the names an operation may give them, computed on
+    /// the first lookup.
+    section_names: Option<SectionNames>,
     /// Whether an old entry was removed: [`OfSection::least_from`] counts
     /// them all.
     removed_old: bool,
@@ -362,6 +368,9 @@ impl<'p> State<'p> {
         if let Some(w) = rules.new_section_weight {
             s.weight = serde_json::Number::from_f64(w);
         }
+        if let Some(names) = &mut self.section_names {
+            names.add(self.pb.sections.len(), &s);
+        }
         self.pb.sections.push(s);
         name.to_owned()
     }
@@ -396,6 +405,10 @@ impl<'p> State<'p> {
             if let Some((s, list)) = run {
                 m.entry(s.clone()).or_default().extend(list);
             }
+            self.old_places = (self.pb.sections.iter().enumerate())
+                .filter(|(_, s)| m.contains_key(&Some(s.key.clone())))
+                .map(|(i, _)| i)
+                .collect();
             let entries = &self.pb.entries;
             self.of_section = Some(
                 m.into_iter()
@@ -431,18 +444,18 @@ impl<'p> State<'p> {
         }
         // A section with no entry yet: after the entries of the section
         // before it, so that its entries sit under it.
-        let Some(pos) = self
-            .pb
-            .sections
-            .iter()
-            .position(|s| Some(&s.key) == e.section.as_ref())
-        else {
+        let names = SectionNames::of(&mut self.section_names, self.pb);
+        let Some(pos) = e.section.as_ref().and_then(|k| names.keys.get(k).copied()) else {
             return n;
         };
-        self.pb.sections[..pos]
+        let before = self.old_places.partition_point(|&p| p < pos);
+        self.old_places[..before]
             .iter()
             .rev()
-            .find_map(|s| m.get(&Some(s.key.clone()))?.list.iter().rev().find(live))
+            .find_map(|&p| {
+                let s = &self.pb.sections[p];
+                m.get(&Some(s.key.clone()))?.list.iter().rev().find(live)
+            })
             .map_or(n, |i| i + 1)
     }
 
@@ -497,15 +510,6 @@ fn loose_key(name: &str) -> String {
         .filter(|w| *w != "and")
         .collect::<Vec<_>>()
         .join("_")
-}
-
-/// Whether section `s` is the one `name` means: its key or title, or
-/// either read as the same [`loose_key`] (`wanted`).
-fn names(s: &Section, name: &str, wanted: &str) -> bool {
-    s.key == name
-        || s.title.as_deref() == Some(name)
-        || loose_key(s.display_title()) == wanted
-        || loose_key(&s.key) == wanted
 }
 
 /// What a refusal of an operation says, before any change is made.
@@ -717,13 +721,49 @@ fn content_change(c: &Change, script: bool) -> Option<String> {
 
 impl State<'_> {
     /// The key of the section `name` means, if the playbook has it.
-    fn known_section(&self, name: &str) -> Option<String> {
+    fn known_section(&mut self, name: &str) -> Option<String> {
         let wanted = loose_key(name);
-        self.pb
-            .sections
-            .iter()
-            .find(|s| names(s, name, &wanted))
-            .map(|s| s.key.clone())
+        let names = SectionNames::of(&mut self.section_names, self.pb);
+        let exact = names.exact.get(name).copied();
+        let loose = names.loose.get(&wanted).copied();
+        let first = match (exact, loose) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        first.map(|i| self.pb.sections[i].key.clone())
+    }
+}
+
+/// Each section's first place under each name an operation may give it:
+/// its key, its title, or either as a [`loose_key`]. The first section
+/// that a name means is the least of its places.
+#[derive(Default)]
+struct SectionNames {
+    keys: HashMap<String, usize>,
+    exact: HashMap<String, usize>,
+    loose: HashMap<String, usize>,
+}
+
+impl SectionNames {
+    /// `kept`, built from `pb`'s sections if it is not yet.
+    fn of<'a>(kept: &'a mut Option<SectionNames>, pb: &Playbook) -> &'a SectionNames {
+        kept.get_or_insert_with(|| {
+            let mut names = SectionNames::default();
+            for (i, s) in pb.sections.iter().enumerate() {
+                names.add(i, s);
+            }
+            names
+        })
+    }
+
+    fn add(&mut self, i: usize, s: &Section) {
+        self.keys.entry(s.key.clone()).or_insert(i);
+        for name in [Some(&s.key), s.title.as_ref()].into_iter().flatten() {
+            self.exact.entry(name.clone()).or_insert(i);
+        }
+        for name in [loose_key(s.display_title()), loose_key(&s.key)] {
+            self.loose.entry(name).or_insert(i);
+        }
     }
 }
 
@@ -1172,6 +1212,8 @@ pub fn apply(
         gone_old: vec![false; n],
         gone_new: Vec::new(),
         of_section: None,
+        old_places: Vec::new(),
+        section_names: None,
         removed_old: false,
         alloc: None,
         applied_ids: None,

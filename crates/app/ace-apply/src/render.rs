@@ -4,6 +4,7 @@
 
 use anstyle::{AnsiColor, Style};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 
 use ace_model::{Entry, Playbook, Status};
 use ace_registry::{DeltaDialect, DeltaWriteCtx, Format};
@@ -170,11 +171,12 @@ pub fn textconv(pb: &Playbook) -> String {
         out.push_str(&format!("# {}\n", one_line(t)));
     }
     let mut section: Option<Option<&str>> = None;
+    let sections = pb.sections_by_key();
     for e in &pb.entries {
         let s = e.section.as_deref();
         if section != Some(s) {
             let title = s
-                .and_then(|k| pb.section(k))
+                .and_then(|k| sections.get(k))
                 .map_or(s.unwrap_or("(no section)"), |sec| sec.display_title());
             out.push_str(&format!("## {}\n", one_line(title)));
             section = Some(s);
@@ -200,6 +202,15 @@ const ADDED: Style = AnsiColor::Green.on_default();
 const REMOVED: Style = AnsiColor::Red.on_default();
 const CHANGED: Style = AnsiColor::Yellow.on_default();
 
+/// Each section's first place in `pb`.
+fn places(pb: &Playbook) -> HashMap<&str, usize> {
+    let mut first = HashMap::with_capacity(pb.sections.len());
+    for (i, x) in pb.sections.iter().enumerate() {
+        first.entry(x.key.as_str()).or_insert(i);
+    }
+    first
+}
+
 /// Entries grouped by section (the new playbook's order of sections, then
 /// the old one's), each a line: `+` added, `-` removed, `~` changed with
 /// its counters and fields below it.
@@ -216,30 +227,35 @@ pub fn as_text(
         HEADER,
         color,
     ));
-    let mut order: Vec<Option<&str>> = Vec::new();
+    // The changes of each section, the sections in the order of their
+    // first change.
+    let mut order: Vec<(Option<&str>, Vec<&EntryDiff>)> = Vec::new();
+    let mut at: HashMap<Option<&str>, usize> = HashMap::new();
     for c in &d.entries {
         let s = c.entry().section.as_deref();
-        if !order.contains(&s) {
-            order.push(s);
-        }
+        let i = *at.entry(s).or_insert_with(|| {
+            order.push((s, Vec::new()));
+            order.len() - 1
+        });
+        order[i].1.push(c);
     }
-    let rank = |s: &Option<&str>| -> usize {
-        let i = s.and_then(|k| new.sections.iter().position(|x| x.key == k));
-        let j = s.and_then(|k| old.sections.iter().position(|x| x.key == k));
+    let (new_at, old_at) = (places(new), places(old));
+    let rank = |s: Option<&str>| -> usize {
+        let i = s.and_then(|k| new_at.get(k).copied());
+        let j = s.and_then(|k| old_at.get(k).copied());
         i.or(j.map(|j| j + new.sections.len()))
             .unwrap_or(usize::MAX)
     };
-    order.sort_by_key(rank);
-    for s in order {
+    order.sort_by_key(|(s, _)| rank(*s));
+    for (s, changes) in order {
         let title = s
-            .and_then(|k| new.section(k).or_else(|| old.section(k)))
+            .and_then(|k| match new_at.get(k) {
+                Some(&i) => Some(&new.sections[i]),
+                None => old_at.get(k).map(|&i| &old.sections[i]),
+            })
             .map_or(s.unwrap_or("(no section)"), |sec| sec.display_title());
         out.push_str(&paint(&format!("## {}\n", one_line(title)), SECTION, color));
-        for c in d
-            .entries
-            .iter()
-            .filter(|c| c.entry().section.as_deref() == s)
-        {
+        for c in changes {
             match c {
                 EntryDiff::Added(e) => {
                     out.push_str(&paint(&format!("+ {}\n", entry_line(e)), ADDED, color))

@@ -170,8 +170,10 @@ impl<'a> Folder<'a> {
             entries: shared.entries,
             ..Playbook::default()
         };
+        let mut has: std::collections::HashSet<String> =
+            out.sections.iter().map(|o| o.key.clone()).collect();
         for s in own.sections {
-            if !out.sections.iter().any(|o| o.key == s.key) {
+            if has.insert(s.key.clone()) {
                 out.sections.push(s);
             }
         }
@@ -295,12 +297,15 @@ impl<'a> Folder<'a> {
                     e
                 })
                 .collect();
+            let used: std::collections::HashSet<String> = sub
+                .entries
+                .iter()
+                .filter_map(|e| e.section.clone())
+                .collect();
+            let mut has: std::collections::HashSet<String> =
+                sub.sections.iter().map(|o| o.key.clone()).collect();
             for s in &pb.sections {
-                let used = sub
-                    .entries
-                    .iter()
-                    .any(|e| e.section.as_deref() == Some(&s.key));
-                if used && !sub.sections.iter().any(|o| o.key == s.key) {
+                if used.contains(&s.key) && has.insert(s.key.clone()) {
                     sub.sections.push(s.clone());
                 }
             }

@@ -55,6 +55,8 @@ pub struct View {
     pub clusters: Vec<Merged>,
     /// The file's commits, oldest first, with `--history`.
     pub history: Option<Vec<Commit>>,
+    /// The title of each section, by key, as `Playbook::section` finds it.
+    titles: HashMap<String, Option<String>>,
 }
 
 /// How the page is computed.
@@ -156,9 +158,16 @@ pub fn view(
     if let Some(n) = b.whole.max_entries {
         let _ = write!(budget, ", at most {n} entries");
     }
+    let mut titles = HashMap::with_capacity(playbook.sections.len());
+    for s in &playbook.sections {
+        titles
+            .entry(s.key.clone())
+            .or_insert_with(|| s.title.clone());
+    }
     View {
         name: name.to_owned(),
         format,
+        titles,
         playbook,
         tokens,
         prompt,
@@ -454,9 +463,9 @@ impl View {
         if key.is_empty() {
             return "(no section)";
         }
-        self.playbook
-            .section(key)
-            .and_then(|s| s.title.as_deref())
+        self.titles
+            .get(key)
+            .and_then(Option::as_deref)
             .unwrap_or(key)
     }
 

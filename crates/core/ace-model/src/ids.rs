@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::{mapping, Entry, Playbook};
+use crate::{mapping, Entry, Playbook, Section};
 
 /// An ID of the form `prefix-digits` or `prefixdigits` (`str-00001`, `s6`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,11 +117,8 @@ pub struct IdChange {
 /// its section's row in the mapping (`str`, `mis`, `dom`, ...), the key's
 /// first three letters, or the table's prefix for the entry's kind; `oth`
 /// when none of these says anything.
-pub fn prefix_for(pb: &Playbook, e: &Entry, sections: &mapping::SectionMap) -> String {
-    let section = e
-        .section
-        .as_deref()
-        .and_then(|k| pb.sections.iter().find(|s| s.key == k));
+/// `section` is the playbook's section of `e`'s key, if it has one.
+pub fn prefix_for(section: Option<&Section>, e: &Entry, sections: &mapping::SectionMap) -> String {
     if let Some(p) = section
         .and_then(|s| s.prefix.as_deref())
         .filter(|p| is_prefix(p))
@@ -171,8 +168,10 @@ pub fn reallocate(
             *h = (*h).max(p.number);
         }
     }
+    let by_key = pb.sections_by_key();
     reallocate_by(pb, valid, |e| {
-        let prefix = prefix_for(pb, e, sections);
+        let section = e.section.as_deref().and_then(|k| by_key.get(k).copied());
+        let prefix = prefix_for(section, e, sections);
         let n = highest.entry(prefix.clone()).or_default();
         *n = n.saturating_add(1);
         format!("{prefix}-{:05}", *n)

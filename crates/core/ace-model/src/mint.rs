@@ -285,7 +285,10 @@ impl Allocator {
     ) -> String {
         let id = match self.scheme.stem {
             Stem::Hash => self.hash(e, seed),
-            Stem::SectionPrefix => self.numbered(ids::prefix_for(pb, e, sections)),
+            Stem::SectionPrefix => {
+                let section = e.section.as_deref().and_then(|k| pb.section(k));
+                self.numbered(ids::prefix_for(section, e, sections))
+            }
             Stem::SectionWord => self.numbered(section_word(e.section.as_deref())),
             Stem::Text(t) => match dated(t) {
                 Some(parts) => self.dated(parts, day),

@@ -775,8 +775,19 @@ pub struct ScopeDetail {
 }
 
 impl Playbook {
+    /// The first section of `key`. It goes through the list: a loop over
+    /// entries or sections looks them up in [`Playbook::sections_by_key`].
     pub fn section(&self, key: &str) -> Option<&Section> {
         self.sections.iter().find(|s| s.key == key)
+    }
+
+    /// The first section of each key, as [`Playbook::section`] finds it.
+    pub fn sections_by_key(&self) -> std::collections::HashMap<&str, &Section> {
+        let mut by_key = std::collections::HashMap::with_capacity(self.sections.len());
+        for s in &self.sections {
+            by_key.entry(s.key.as_str()).or_insert(s);
+        }
+        by_key
     }
 }
 

@@ -620,6 +620,7 @@ impl Writer<'_, '_> {
         }
         let mut slot_no = 0;
         let mut ends: HashSet<Option<&str>> = HashSet::new();
+        let sections = pb.sections_by_key();
         for item in items {
             match item {
                 Item::Text(t) => self.out.push_str(t),
@@ -657,7 +658,7 @@ impl Writer<'_, '_> {
                         self.taken.insert((*key).to_owned());
                     }
                     if let (Some(key), Some(title)) = (section, title) {
-                        if let Some(s) = pb.section(key) {
+                        if let Some(s) = sections.get(key) {
                             if s.title.as_deref().is_some_and(|t| t != *title) {
                                 self.losses.lose(
                                     &rules::ALTERED_TEXT,

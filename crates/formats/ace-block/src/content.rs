@@ -7,7 +7,7 @@
 //! (`str-00001`, ...): the style holds no IDs, so these name positions,
 //! not the source's entries.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ace_model::mapping::SectionMap;
 use ace_model::{Entry, Playbook, ReadOutput, Section, Span};
@@ -17,13 +17,14 @@ use ace_model::{Entry, Playbook, ReadOutput, Section, Span};
 /// first appear; entries of no section first.
 pub fn render(pb: &Playbook) -> String {
     let mut order: Vec<Option<&str>> = vec![None];
-    order.extend(pb.sections.iter().map(|s| Some(s.key.as_str())));
-    for e in &pb.entries {
-        let s = e.section.as_deref();
-        if !order.contains(&s) {
+    let mut listed: HashSet<Option<&str>> = HashSet::from([None]);
+    let named = pb.sections.iter().map(|s| Some(s.key.as_str()));
+    for s in named.chain(pb.entries.iter().map(|e| e.section.as_deref())) {
+        if listed.insert(s) {
             order.push(s);
         }
     }
+    let sections = pb.sections_by_key();
     let mut by: HashMap<Option<&str>, Vec<&Entry>> = HashMap::new();
     for e in &pb.entries {
         by.entry(e.section.as_deref()).or_default().push(e);
@@ -34,8 +35,8 @@ pub fn render(pb: &Playbook) -> String {
             continue;
         };
         if let Some(key) = key {
-            let title = pb
-                .section(key)
+            let title = sections
+                .get(key)
                 .and_then(|s| s.title.as_deref())
                 .unwrap_or(key);
             if !out.is_empty() {
@@ -86,6 +87,8 @@ pub fn read(text: &str, sections: &SectionMap) -> ReadOutput {
     let mut pb = Playbook::default();
     let mut section: Option<String> = None;
     let mut numbers: HashMap<String, usize> = HashMap::new();
+    // Each section's place in `pb.sections`.
+    let mut declared: HashMap<String, usize> = HashMap::new();
     // Blank lines seen since the last text: kept inside an item only if an
     // indented line continues it.
     let mut blanks = 0;
@@ -104,7 +107,8 @@ pub fn read(text: &str, sections: &SectionMap) -> ReadOutput {
                 .row_for_section(title, Some(title), None)
                 .map(|r| r.key.to_owned())
                 .unwrap_or_else(|| ace_model::normalize::section_key(title));
-            if pb.section(&key).is_none() {
+            if !declared.contains_key(&key) {
+                declared.insert(key.clone(), pb.sections.len());
                 let mut s = Section::new(key.clone());
                 s.title = Some(title.to_owned());
                 s.origin = span.into();
@@ -114,7 +118,9 @@ pub fn read(text: &str, sections: &SectionMap) -> ReadOutput {
         } else if let Some(first) = line.strip_prefix("- ") {
             let mut e = Entry::new(String::new(), first.trim_end());
             e.section = section.clone();
-            let prefix = ace_model::ids::prefix_for(&pb, &e, sections);
+            let declared = section.as_ref().and_then(|k| declared.get(k));
+            let prefix =
+                ace_model::ids::prefix_for(declared.map(|&i| &pb.sections[i]), &e, sections);
             let n = numbers.entry(prefix.clone()).or_default();
             *n += 1;
             e.id = format!("{prefix}-{n:05}");

@@ -312,6 +312,7 @@ pub fn read(text: &str) -> ReadOutput {
     let mut offset = 0;
     let mut in_skill = false;
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    let mut headed: std::collections::HashSet<String> = std::collections::HashSet::new();
     for raw in text.split_inclusive('\n') {
         let span = Span::new(offset, offset + raw.len());
         offset += raw.len();
@@ -319,7 +320,7 @@ pub fn read(text: &str) -> ReadOutput {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if let Some(name) = line.strip_prefix("## ") {
             section = Some(name.to_owned());
-            if !pb.sections.iter().any(|s| s.key == name) {
+            if headed.insert(name.to_owned()) {
                 pb.sections.push(Section::new(name));
             }
             in_skill = false;
@@ -818,8 +819,12 @@ fn losses(pb: &Playbook, back: &Playbook, order: &[usize], shape: Shape) -> Writ
             _ => {}
         }
     }
+    let mut named: HashMap<&str, &Section> = HashMap::with_capacity(back.sections.len());
+    for t in &back.sections {
+        named.entry(t.key.as_str()).or_insert(t);
+    }
     for s in &pb.sections {
-        let Some(t) = back.sections.iter().find(|t| t.key == s.key) else {
+        let Some(t) = named.get(s.key.as_str()) else {
             losses.lose(
                 &rules::DROPPED_FIELD,
                 None,

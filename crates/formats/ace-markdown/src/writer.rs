@@ -177,12 +177,13 @@ fn group(pb: &Playbook) -> Vec<Group<'_>> {
     let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut unsectioned = Vec::new();
     let mut undeclared: Vec<&str> = Vec::new();
+    let declared = pb.sections_by_key();
     for (i, e) in pb.entries.iter().enumerate() {
         match e.section.as_deref() {
             None => unsectioned.push(i),
             Some(k) => {
                 let list = by_key.entry(k).or_default();
-                if list.is_empty() && pb.section(k).is_none() {
+                if list.is_empty() && !declared.contains_key(k) {
                     undeclared.push(k);
                 }
                 list.push(i);

@@ -167,11 +167,12 @@ pub(crate) fn assemble(
     }
     // Sections: the index's, in its order, then those only skills name.
     let index = root.get("sections");
+    let mut listed: HashSet<String> = pb.sections.iter().map(|x| x.key.clone()).collect();
     if let Some(index) = index {
         match index.members() {
             Some(items) => {
                 for s in items {
-                    if !pb.sections.iter().any(|x| x.key == s.key.as_str()) {
+                    if listed.insert(s.key.as_str().to_owned()) {
                         pb.sections.push(Section::new(s.key.as_str()));
                     }
                     if s.value.as_array().is_none() {
@@ -190,7 +191,7 @@ pub(crate) fn assemble(
     }
     for e in &pb.entries {
         if let Some(s) = e.section.as_deref() {
-            if !pb.sections.iter().any(|x| x.key == s) {
+            if listed.insert(s.to_owned()) {
                 pb.sections.push(Section::new(s));
             }
         }

@@ -274,14 +274,21 @@ fn unique_ids<'a>(
         return (std::borrow::Cow::Borrowed(pb), Vec::new());
     }
     let mut taken: HashSet<String> = pb.entries.iter().map(|e| e.id.clone()).collect();
+    // The number each repeated ID's next suffix is tried from, so that the
+    // thousandth repeat does not try the 998 suffixes before it again.
+    let mut next: HashMap<&str, usize> = HashMap::new();
     let mut out = pb.clone();
     let mut changes = Vec::new();
     for i in repeats {
         let old = pb.entries[i].id.clone();
-        let new = (2..)
-            .map(|n| format!("{old}-{n}"))
-            .find(|c| !taken.contains(c))
-            .unwrap_or_default();
+        let n = next.entry(pb.entries[i].id.as_str()).or_insert(2);
+        let new = loop {
+            let c = format!("{old}-{n}");
+            *n += 1;
+            if !taken.contains(&c) {
+                break c;
+            }
+        };
         taken.insert(new.clone());
         losses.lose(
             &rules::ID_REASSIGNED,
@@ -698,12 +705,13 @@ fn conform(pb: &Playbook, era: Era, clock: &str, losses: &mut Vec<LossEntry>) ->
             );
         }
     }
+    let used: HashSet<&str> = pb
+        .entries
+        .iter()
+        .filter_map(|e| e.section.as_deref())
+        .collect();
     for s in &mut out.sections {
-        let used = pb
-            .entries
-            .iter()
-            .any(|e| e.section.as_deref() == Some(s.key.as_str()));
-        if !used {
+        if !used.contains(s.key.as_str()) {
             losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
@@ -749,11 +757,7 @@ fn conform(pb: &Playbook, era: Era, clock: &str, losses: &mut Vec<LossEntry>) ->
         let key = s.key.clone();
         *s = ace_model::Section::new(key);
     }
-    out.sections.retain(|s| {
-        pb.entries
-            .iter()
-            .any(|e| e.section.as_deref() == Some(s.key.as_str()))
-    });
+    out.sections.retain(|s| used.contains(s.key.as_str()));
     out.entries = pb
         .entries
         .iter()
@@ -763,18 +767,20 @@ fn conform(pb: &Playbook, era: Era, clock: &str, losses: &mut Vec<LossEntry>) ->
         })
         .collect();
     // Sections only skills name (v2's two, the legacy ones' stand-in).
+    let named: HashSet<&str> = out
+        .entries
+        .iter()
+        .filter_map(|e| e.section.as_deref())
+        .collect();
+    out.sections.retain(|s| named.contains(s.key.as_str()));
+    let mut listed: HashSet<String> = out.sections.iter().map(|s| s.key.clone()).collect();
     for e in &out.entries {
         if let Some(name) = e.section.as_deref() {
-            if !out.sections.iter().any(|s| s.key == name) {
+            if listed.insert(name.to_owned()) {
                 out.sections.push(ace_model::Section::new(name));
             }
         }
     }
-    out.sections.retain(|s| {
-        out.entries
-            .iter()
-            .any(|e| e.section.as_deref() == Some(s.key.as_str()))
-    });
     out
 }
 
@@ -1093,6 +1099,22 @@ mod tests {
         let mut out = Out::new();
         let report = write_into(pb, opts, &mut out);
         (out.into_string(), report.losses)
+    }
+
+    /// Each repeat of an ID takes the next free number after it, passing
+    /// over a number another entry holds, and once only.
+    #[test]
+    fn repeated_ids_are_numbered_on_past_those_taken() {
+        let mut pb = Playbook::default();
+        for (i, id) in ["a", "a", "a-3", "a", "a", "b", "b"].iter().enumerate() {
+            pb.entries.push(Entry::new(*id, format!("rule {i}")));
+        }
+        let mut losses = Vec::new();
+        let (out, changes) = unique_ids(&pb, &mut losses);
+        let ids: Vec<&str> = out.entries.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(ids, ["a", "a-2", "a-3", "a-4", "a-5", "b", "b-2"]);
+        assert_eq!(changes.len(), 4);
+        assert_eq!(losses.len(), 4);
     }
 
     /// Long skillbooks are printed in runs on several threads: the text

@@ -75,6 +75,8 @@ pub(crate) struct SectionKinds<'p> {
     pb: &'p Playbook,
     /// Beside `pb.sections`.
     kinds: Vec<&'static str>,
+    /// The first section of each key, as `Playbook::section` finds it.
+    first: HashMap<&'p str, usize>,
     map: &'p SectionMap,
     extras: entry::Extras,
     /// The key order of the file's entries (the layout's `entryKeys`):
@@ -89,9 +91,14 @@ impl<'p> SectionKinds<'p> {
             .iter()
             .map(|s| map.kind_for_section(&s.key, s.title.as_deref(), s.prefix.as_deref()))
             .collect();
+        let mut first = HashMap::with_capacity(pb.sections.len());
+        for (i, s) in pb.sections.iter().enumerate() {
+            first.entry(s.key.as_str()).or_insert(i);
+        }
         SectionKinds {
             pb,
             kinds,
+            first,
             map,
             // Fields vAgenda has no place for go to its extension point,
             // under one name, whether the document is new or rewritten.
@@ -134,9 +141,8 @@ impl<'p> SectionKinds<'p> {
     /// The kind `e`'s section maps to; `note` without a section.
     fn of(&self, e: &Entry) -> &'static str {
         match e.section.as_deref() {
-            // The first section with the key, as `Playbook::section` finds.
-            Some(key) => match self.pb.sections.iter().position(|s| s.key == key) {
-                Some(i) => self.kinds[i],
+            Some(key) => match self.first.get(key) {
+                Some(&i) => self.kinds[i],
                 None => self.map.kind_for_section(key, None, None),
             },
             None => "note",

@@ -186,6 +186,7 @@ fn prefixes(pb: &Playbook, out: &mut Vec<Diagnostic>) {
                 .or_default() += 1;
         }
     }
+    let sections = pb.sections_by_key();
     for e in &pb.entries {
         let (Some(section), Some(p)) = (e.section.as_deref(), ids::parse_prefixed(&e.id)) else {
             continue;
@@ -195,8 +196,8 @@ fn prefixes(pb: &Playbook, out: &mut Vec<Diagnostic>) {
             .find(|(sp, _)| *sp == p.prefix)
             .map(|(_, s)| *s);
         let section_is_seed = SEED_PREFIXES.iter().any(|(_, s)| *s == section);
-        let title = pb
-            .section(section)
+        let title = sections
+            .get(section)
             .map(|s| s.display_title())
             .unwrap_or(section);
         if let Some(home) = seed_home.filter(|h| section_is_seed && *h != section) {

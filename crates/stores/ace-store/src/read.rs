@@ -73,6 +73,8 @@ pub(crate) fn build(
         .iter()
         .map(|s| (s.display_title().to_owned(), s.key.clone()))
         .collect();
+    let mut keys: std::collections::HashSet<String> =
+        pb.sections.iter().map(|s| s.key.clone()).collect();
     let mut entries: Vec<Entry> = Vec::with_capacity(rows.len());
     for row in rows {
         let key = match &row.cells[0] {
@@ -149,9 +151,9 @@ pub(crate) fn build(
             let next_key = key_of_title.len();
             let section_key = key_of_title
                 .entry(section.clone())
-                .or_insert_with(|| new_key(&pb, &section, next_key))
+                .or_insert_with(|| new_key(&keys, &section, next_key))
                 .clone();
-            if !pb.sections.iter().any(|s| s.key == section_key) {
+            if keys.insert(section_key.clone()) {
                 let mut s = Section::new(section_key.clone());
                 s.title = Some(section);
                 pb.sections.push(s);
@@ -293,15 +295,15 @@ fn in_order(
     out
 }
 
-/// A key for a section titled `title` that no section of `pb` has.
-fn new_key(pb: &Playbook, title: &str, n: usize) -> String {
+/// A key for a section titled `title` that is none of `keys`.
+fn new_key(keys: &std::collections::HashSet<String>, title: &str, n: usize) -> String {
     let base = match section_key(title) {
         k if k.is_empty() => format!("section_{n}"),
         k => k,
     };
     let mut key = base.clone();
     let mut i = 2;
-    while pb.sections.iter().any(|s| s.key == key) {
+    while keys.contains(&key) {
         key = format!("{base}_{i}");
         i += 1;
     }

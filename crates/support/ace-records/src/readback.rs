@@ -4,6 +4,8 @@
 
 use ace_model::ids::IdChange;
 use ace_model::{rules, LossEntry, Losses, Playbook, WriteReport};
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
 fn object(v: Value) -> Map<String, Value> {
@@ -64,8 +66,13 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
         &["sections", "entries"],
         |rule, field| losses.lose(rule, None, field, reason),
     );
+    // The first section read back under each name.
+    let mut named: HashMap<&str, usize> = HashMap::with_capacity(back.sections.len());
+    for (i, t) in back.sections.iter().enumerate() {
+        named.entry(t.key.as_str()).or_insert(i);
+    }
     for s in &pb.sections {
-        let Some(t) = back.sections.iter().find(|t| t.key == s.key) else {
+        let Some(t) = named.get(s.key.as_str()).map(|&i| &back.sections[i]) else {
             losses.lose(
                 &rules::DROPPED_FIELD,
                 None,
@@ -86,7 +93,7 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
     let kept: Vec<usize> = pb
         .sections
         .iter()
-        .filter_map(|s| back.sections.iter().position(|t| t.key == s.key))
+        .filter_map(|s| named.get(s.key.as_str()).copied())
         .collect();
     if kept.windows(2).any(|w| w[0] > w[1]) {
         losses.lose(&rules::VALUE_CONVERTED, None, "sections", reason);
@@ -94,15 +101,23 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
     // Each entry is found by its ID, else (a format that keeps no IDs) at
     // its own place.
     let mut used = vec![false; back.entries.len()];
+    // The places read back under each ID, in order, and how many of them
+    // are known to be used: the first unused one is found without going
+    // over the used ones again.
+    let mut places: HashMap<&str, (Vec<usize>, usize)> = HashMap::new();
+    for (j, f) in back.entries.iter().enumerate() {
+        places.entry(f.id.as_str()).or_default().0.push(j);
+    }
     let mut order = Vec::new();
     let mut id_changes = Vec::new();
     for (i, e) in pb.entries.iter().enumerate() {
-        let found = back
-            .entries
-            .iter()
-            .enumerate()
-            .position(|(j, f)| !used[j] && f.id == e.id)
-            .or_else(|| (i < used.len() && !used[i]).then_some(i));
+        let by_id = places.get_mut(e.id.as_str()).and_then(|(at, seen)| {
+            while at.get(*seen).is_some_and(|&j| used[j]) {
+                *seen += 1;
+            }
+            at.get(*seen).copied()
+        });
+        let found = by_id.or_else(|| (i < used.len() && !used[i]).then_some(i));
         let Some(j) = found else {
             losses.lose(&rules::DROPPED_FIELD, Some(&e.id), "entry", reason);
             continue;
@@ -136,6 +151,32 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
 mod tests {
     use super::*;
     use ace_model::Entry;
+
+    /// Entries of one ID are matched in order; an entry whose ID came
+    /// back changed is found at its own place, never at a place an ID
+    /// took.
+    #[test]
+    fn a_repeated_id_is_matched_in_order_and_a_changed_one_at_its_place() {
+        let pb = |ids: &[&str]| Playbook {
+            entries: (ids.iter().enumerate())
+                .map(|(i, id)| Entry::new(*id, format!("rule {i}")))
+                .collect(),
+            ..Playbook::default()
+        };
+        let r = readback(
+            &pb(&["a", "a", "b", "a"]),
+            &pb(&["a", "a", "b", "a"]),
+            "why",
+        );
+        assert!(r.losses.is_empty(), "{:?}", r.losses);
+        // `c` came back as `c-2`: compared at its place, an ID change.
+        let r = readback(&pb(&["a", "c", "a"]), &pb(&["a", "c-2", "a"]), "why");
+        let changed: Vec<(&str, &str)> = (r.id_changes.iter())
+            .map(|c| (c.old.as_str(), c.new.as_str()))
+            .collect();
+        assert_eq!(changed, [("c", "c-2")]);
+        assert!(r.losses.iter().all(|l| l.field == "id"), "{:?}", r.losses);
+    }
 
     #[test]
     fn each_field_lost_changed_or_added_is_reported() {
