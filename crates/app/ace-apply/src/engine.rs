@@ -334,7 +334,11 @@ impl<'p> State<'p> {
             self.alloc = Some((scheme, a));
         }
         let (_, alloc) = self.alloc.as_mut().expect("made above");
-        alloc.mint(self.pb, e, &BUILT_IN, day, seed)
+        let names = SectionNames::of(&mut self.section_names, self.pb);
+        let section = (e.section.as_ref())
+            .and_then(|k| names.keys.get(k))
+            .map(|&i| &self.pb.sections[i]);
+        alloc.mint(section, e, &BUILT_IN, day, seed)
     }
 
     /// The section key `name` means: a section whose key or title it is,

@@ -7,7 +7,7 @@
 // a tenth of writing a new skill file of 10,000 bullets.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::{ids, mapping::SectionMap, Entry, Playbook};
+use crate::{ids, mapping::SectionMap, Entry, Playbook, Section};
 
 /// What comes before an ID's number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -273,11 +273,12 @@ impl Allocator {
         self.taken.insert(id.to_owned());
     }
 
-    /// A new ID for `e` of `pb`, dated by `day` (`YYYY-MM-DD`) where the
-    /// stem is dated; `seed` (the delta's ID) gives a hash.
+    /// A new ID for `e`, whose section in its playbook is `section`,
+    /// dated by `day` (`YYYY-MM-DD`) where the stem is dated; `seed` (the
+    /// delta's ID) gives a hash.
     pub fn mint(
         &mut self,
-        pb: &Playbook,
+        section: Option<&Section>,
         e: &Entry,
         sections: &SectionMap,
         day: &str,
@@ -285,10 +286,7 @@ impl Allocator {
     ) -> String {
         let id = match self.scheme.stem {
             Stem::Hash => self.hash(e, seed),
-            Stem::SectionPrefix => {
-                let section = e.section.as_deref().and_then(|k| pb.section(k));
-                self.numbered(ids::prefix_for(section, e, sections))
-            }
+            Stem::SectionPrefix => self.numbered(ids::prefix_for(section, e, sections)),
             Stem::SectionWord => self.numbered(section_word(e.section.as_deref())),
             Stem::Text(t) => match dated(t) {
                 Some(parts) => self.dated(parts, day),
@@ -451,7 +449,7 @@ mod tests {
             content: "x".into(),
             ..Entry::default()
         };
-        Allocator::new(pb, own, 0).mint(pb, &e, &SectionMap::default(), day, None)
+        Allocator::new(pb, own, 0).mint(None, &e, &SectionMap::default(), day, None)
     }
 
     #[test]
@@ -497,7 +495,7 @@ mod tests {
             ..Entry::default()
         };
         assert_eq!(
-            a.mint(&kayba, &e, &SectionMap::default(), "2026-01-02", None),
+            a.mint(None, &e, &SectionMap::default(), "2026-01-02", None),
             "context-00041"
         );
     }
@@ -515,7 +513,7 @@ mod tests {
         };
         let mut a = Allocator::new(&mixed, IdScheme::DATED, 0);
         assert_eq!(
-            a.mint(&mixed, &e, &SectionMap::default(), "2026-01-02", None),
+            a.mint(None, &e, &SectionMap::default(), "2026-01-02", None),
             "int-003"
         );
     }

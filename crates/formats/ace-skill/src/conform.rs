@@ -155,7 +155,7 @@ fn new_ids(pb: &Playbook, fallback: &str) -> (Playbook, Vec<IdChange>) {
     let sections = SectionMap::default();
     let minted = ids::reallocate_by(pb, is_bullet_id, |e| {
         let day = entry_date(e).unwrap_or(fallback);
-        alloc.mint(pb, e, &sections, day, None)
+        alloc.mint(None, e, &sections, day, None)
     });
     minted.unwrap_or_else(|| (pb.clone(), Vec::new()))
 }

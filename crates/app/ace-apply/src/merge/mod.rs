@@ -237,7 +237,8 @@ pub fn plan_diffs(d_ours: &Diff, d_theirs: Diff, ours: &Playbook, fresh: &Fresh)
                         }
                         a
                     });
-                    let new = alloc.mint(ours, &e, &fresh.sections, &fresh.today, None);
+                    let section = e.section.as_deref().and_then(|k| ours.section(k));
+                    let new = alloc.mint(section, &e, &fresh.sections, &fresh.today, None);
                     renumbered.push(Renumbered {
                         old: std::mem::replace(&mut e.id, new.clone()),
                         new,
