@@ -202,15 +202,6 @@ const ADDED: Style = AnsiColor::Green.on_default();
 const REMOVED: Style = AnsiColor::Red.on_default();
 const CHANGED: Style = AnsiColor::Yellow.on_default();
 
-/// Each section's first place in `pb`.
-fn places(pb: &Playbook) -> HashMap<&str, usize> {
-    let mut first = HashMap::with_capacity(pb.sections.len());
-    for (i, x) in pb.sections.iter().enumerate() {
-        first.entry(x.key.as_str()).or_insert(i);
-    }
-    first
-}
-
 /// Entries grouped by section (the new playbook's order of sections, then
 /// the old one's), each a line: `+` added, `-` removed, `~` changed with
 /// its counters and fields below it.
@@ -239,7 +230,7 @@ pub fn as_text(
         });
         order[i].1.push(c);
     }
-    let (new_at, old_at) = (places(new), places(old));
+    let (new_at, old_at) = (new.section_places(), old.section_places());
     let rank = |s: Option<&str>| -> usize {
         let i = s.and_then(|k| new_at.get(k).copied());
         let j = s.and_then(|k| old_at.get(k).copied());

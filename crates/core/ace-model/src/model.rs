@@ -783,11 +783,18 @@ impl Playbook {
 
     /// The first section of each key, as [`Playbook::section`] finds it.
     pub fn sections_by_key(&self) -> std::collections::HashMap<&str, &Section> {
-        let mut by_key = std::collections::HashMap::with_capacity(self.sections.len());
-        for s in &self.sections {
-            by_key.entry(s.key.as_str()).or_insert(s);
+        (self.section_places().into_iter())
+            .map(|(k, i)| (k, &self.sections[i]))
+            .collect()
+    }
+
+    /// The place in `sections` of the first section of each key.
+    pub fn section_places(&self) -> std::collections::HashMap<&str, usize> {
+        let mut first = std::collections::HashMap::with_capacity(self.sections.len());
+        for (i, s) in self.sections.iter().enumerate() {
+            first.entry(s.key.as_str()).or_insert(i);
         }
-        by_key
+        first
     }
 }
 

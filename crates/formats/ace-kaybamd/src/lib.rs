@@ -819,10 +819,7 @@ fn losses(pb: &Playbook, back: &Playbook, order: &[usize], shape: Shape) -> Writ
             _ => {}
         }
     }
-    let mut named: HashMap<&str, &Section> = HashMap::with_capacity(back.sections.len());
-    for t in &back.sections {
-        named.entry(t.key.as_str()).or_insert(t);
-    }
+    let named = back.sections_by_key();
     for s in &pb.sections {
         let Some(t) = named.get(s.key.as_str()) else {
             losses.lose(

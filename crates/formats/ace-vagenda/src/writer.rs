@@ -91,10 +91,7 @@ impl<'p> SectionKinds<'p> {
             .iter()
             .map(|s| map.kind_for_section(&s.key, s.title.as_deref(), s.prefix.as_deref()))
             .collect();
-        let mut first = HashMap::with_capacity(pb.sections.len());
-        for (i, s) in pb.sections.iter().enumerate() {
-            first.entry(s.key.as_str()).or_insert(i);
-        }
+        let first = pb.section_places();
         SectionKinds {
             pb,
             kinds,

@@ -67,10 +67,7 @@ pub fn readback(pb: &Playbook, back: &Playbook, reason: &'static str) -> WriteRe
         |rule, field| losses.lose(rule, None, field, reason),
     );
     // The first section read back under each name.
-    let mut named: HashMap<&str, usize> = HashMap::with_capacity(back.sections.len());
-    for (i, t) in back.sections.iter().enumerate() {
-        named.entry(t.key.as_str()).or_insert(i);
-    }
+    let named = back.section_places();
     for s in &pb.sections {
         let Some(t) = named.get(s.key.as_str()).map(|&i| &back.sections[i]) else {
             losses.lose(
